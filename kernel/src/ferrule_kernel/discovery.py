@@ -1,0 +1,248 @@
+"""Plugin discovery: entry points -> pluggy -> a registry of descriptions.
+
+Loading a plugin imports only its hook module, which returns descriptions; the code a
+description names is imported the first time it is needed (`Entry.resolve`). A plugin
+that fails to import, or whose hook raises or returns something else than descriptions,
+is recorded with the reason and left out; the others are unaffected.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from importlib import metadata
+from typing import Any, Callable, Iterable
+
+import attrs
+import pluggy
+
+from . import hookspecs
+from .errors import PluginLoadError
+from .log import get_logger
+from .specs import ComponentTypeSpec, OperatorSpec, Target
+
+log = get_logger("ferrule.discovery")
+
+ENTRY_POINT_GROUP = "ferrule"
+hookimpl = pluggy.HookimplMarker("ferrule")
+
+
+@attrs.define
+class PluginInfo:
+    """What `ferrule plugins` shows for one plugin."""
+
+    name: str
+    module: str
+    distribution: str | None = None
+    version: str | None = None
+    operators: list[str] = attrs.Factory(list)
+    component_types: list[str] = attrs.Factory(list)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+def _describe_exception(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def import_target(target: Target) -> Callable[..., Any]:
+    """Import a ``"module:attr.attr"`` string (or return a callable as is)."""
+    if not isinstance(target, str):
+        return target
+    module_name, _, attr_path = target.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for attr in filter(None, attr_path.split(".")):
+        obj = getattr(obj, attr)
+    return obj
+
+
+@attrs.define(eq=False)
+class Entry:
+    """A registered operator or component type with the plugin that provides it."""
+
+    spec: OperatorSpec | ComponentTypeSpec
+    plugin: PluginInfo
+    _resolved: Callable[..., Any] | None = None
+
+    @property
+    def provider(self) -> str:
+        return self.plugin.distribution or self.plugin.name
+
+    def resolve(self) -> Callable[..., Any]:
+        """The implementation, imported on first use; a failed import is a `PluginLoadError`."""
+        if self._resolved is None:
+            target = (
+                self.spec.function if isinstance(self.spec, OperatorSpec) else self.spec.factory
+            )
+            try:
+                self._resolved = import_target(target)
+            except Exception as exc:
+                raise PluginLoadError(
+                    f"plugin {self.provider!r} could not load {target!r} for "
+                    f"{self.spec.name!r}: {_describe_exception(exc)}",
+                    plugin=self.provider,
+                ) from exc
+        return self._resolved
+
+
+@attrs.define
+class Registry:
+    plugins: list[PluginInfo]
+    operators: dict[str, Entry]
+    component_types: dict[str, Entry]  # by name and by alias
+    component_type_names: list[str]  # canonical names only, in registration order
+
+
+def _entry_points(group: str) -> list[metadata.EntryPoint]:
+    seen: set[tuple[str, str]] = set()
+    found = []
+    for ep in metadata.entry_points(group=group):
+        key = (ep.name, ep.value)
+        if key not in seen:  # the same distribution can be visible twice on sys.path
+            seen.add(key)
+            found.append(ep)
+    return found
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager("ferrule")
+    pm.add_hookspecs(hookspecs)
+    pm.hook.ferrule_add_hookspecs.call_historic(kwargs={"pluginmanager": pm})
+    return pm
+
+
+def load_entry_point_plugins(pm: pluggy.PluginManager, group: str) -> list[PluginInfo]:
+    """Import and register every entry point of ``group``; failures are recorded, not raised."""
+    infos = []
+    for ep in _entry_points(group):
+        dist = getattr(ep, "dist", None)
+        info = PluginInfo(
+            name=ep.name,
+            module=ep.value,
+            distribution=dist.metadata["Name"] if dist is not None else None,
+            version=dist.version if dist is not None else None,
+        )
+        infos.append(info)
+        if pm.has_plugin(ep.name):
+            continue
+        try:
+            plugin = ep.load()
+            pm.register(plugin, name=ep.name)
+        except Exception as exc:
+            info.error = f"import failed: {_describe_exception(exc)}"
+            log.debug("plugin_import_failed", plugin=ep.name, error=info.error)
+    return infos
+
+
+def plugin_info_for(plugin: object, name: str) -> PluginInfo:
+    module = getattr(plugin, "__name__", None) or type(plugin).__module__
+    dist = _distribution_of_module(module)
+    return PluginInfo(
+        name=name,
+        module=module,
+        distribution=dist[0] if dist else None,
+        version=dist[1] if dist else None,
+    )
+
+
+def _distribution_of_module(module: str) -> tuple[str, str] | None:
+    top = module.split(".")[0]
+    try:
+        names = metadata.packages_distributions().get(top)
+    except Exception:  # broken metadata of an unrelated distribution
+        return None
+    if not names:
+        return None
+    try:
+        return names[0], metadata.version(names[0])
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _collect(
+    pm: pluggy.PluginManager,
+    hook_name: str,
+    expected: type,
+    infos: dict[str, PluginInfo],
+) -> Iterable[tuple[PluginInfo, Any]]:
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        info = infos[impl.plugin_name]
+        try:
+            specs = impl.function() or []
+            bad = [s for s in specs if not isinstance(s, expected)]
+            if bad:
+                raise TypeError(f"{hook_name} returned {bad[0]!r}, expected {expected.__name__}")
+        except Exception as exc:
+            info.error = f"{hook_name} failed: {_describe_exception(exc)}"
+            log.debug("plugin_hook_failed", plugin=info.name, error=info.error)
+            continue
+        for spec in specs:
+            yield info, spec
+
+
+def _conflict(info: PluginInfo, what: str, name: str, other: Entry) -> None:
+    note = f"{what} {name!r} is already provided by {other.provider!r}; this one is ignored"
+    info.error = note if info.error is None else f"{info.error}; {note}"
+
+
+def build_registry(pm: pluggy.PluginManager, entry_point_infos: list[PluginInfo]) -> Registry:
+    infos = {info.name: info for info in entry_point_infos}
+    for name, plugin in pm.list_name_plugin():
+        if name not in infos:
+            infos[name] = plugin_info_for(plugin, name)
+    operators: dict[str, Entry] = {}
+    for info, spec in _collect(pm, "ferrule_register_operators", OperatorSpec, infos):
+        if spec.name in operators:
+            _conflict(info, "operator", spec.name, operators[spec.name])
+            continue
+        operators[spec.name] = Entry(spec, info)
+        info.operators.append(spec.name)
+    component_types: dict[str, Entry] = {}
+    names = []
+    for info, spec in _collect(pm, "ferrule_register_component_types", ComponentTypeSpec, infos):
+        if spec.name in component_types:
+            _conflict(info, "component type", spec.name, component_types[spec.name])
+            continue
+        entry = Entry(spec, info)
+        component_types[spec.name] = entry
+        names.append(spec.name)
+        info.component_types.append(spec.name)
+        for alias in spec.aliases:
+            component_types.setdefault(alias, entry)
+    for info in infos.values():
+        if pm.get_plugin(info.name) is None and info.error is None:
+            info.error = "not registered"
+    return Registry(
+        plugins=sorted(infos.values(), key=lambda i: i.name),
+        operators=operators,
+        component_types=component_types,
+        component_type_names=names,
+    )
+
+
+def call_kind(fn: Callable[..., Any]) -> str:
+    """How to drive an implementation: "async", "async_gen", "sync_gen" or "sync"."""
+    target = inspect.unwrap(fn)
+    if inspect.isasyncgenfunction(target):
+        return "async_gen"
+    if inspect.iscoroutinefunction(target):
+        return "async"
+    if inspect.isgeneratorfunction(target):
+        return "sync_gen"
+    return "sync"
+
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Entry",
+    "PluginInfo",
+    "Registry",
+    "build_registry",
+    "call_kind",
+    "hookimpl",
+    "import_target",
+    "load_entry_point_plugins",
+    "new_plugin_manager",
+]

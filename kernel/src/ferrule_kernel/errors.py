@@ -1,0 +1,118 @@
+"""Typed errors of the request protocol.
+
+Every error a request can end with is a `FerruleError` subclass with a stable `kind`
+string, so it survives a trip over the network (`to_dict` / `error_from_dict`) as the
+same type with the same message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class FerruleError(Exception):
+    """Base of every error the kernel (or a plugin, through the kernel) reports."""
+
+    kind: ClassVar[str] = "ferrule_error"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "details": self.details}
+
+    def __reduce__(self):  # keep details when pickled (e.g. across processes)
+        return (_rebuild, (type(self), self.message, self.details))
+
+
+def _rebuild(cls: type[FerruleError], message: str, details: dict[str, Any]) -> FerruleError:
+    return cls(message, **details)
+
+
+class UnknownOperatorError(FerruleError):
+    kind = "unknown_operator"
+
+
+class UnknownComponentTypeError(FerruleError):
+    kind = "unknown_component_type"
+
+
+class UnknownComponentError(FerruleError):
+    kind = "unknown_component"
+
+
+class UnknownMethodError(FerruleError):
+    kind = "unknown_method"
+
+
+class DuplicateComponentError(FerruleError):
+    kind = "duplicate_component"
+
+
+class InvalidInputError(FerruleError):
+    """Input that does not match the declared input class.
+
+    `details["errors"]` is a list of `{"path": "$.field[0]", "message": "..."}`.
+    Plugins may raise it themselves (e.g. from an attrs validator) with `field=`.
+    """
+
+    kind = "invalid_input"
+
+    def __init__(self, message: str, *, field: str | None = None, **details: Any) -> None:
+        if field is not None:
+            details.setdefault("errors", [{"path": field, "message": message}])
+        super().__init__(message, **details)
+
+    @property
+    def errors(self) -> list[dict[str, str]]:
+        return list(self.details.get("errors", []))
+
+
+class PluginLoadError(FerruleError):
+    """A plugin that could not be imported or whose registration hook failed."""
+
+    kind = "plugin_load_error"
+
+
+class PluginError(FerruleError):
+    """A plugin raised while serving a request. The request ends; the kernel keeps serving."""
+
+    kind = "plugin_error"
+
+
+class RequestCancelledError(FerruleError):
+    kind = "cancelled"
+
+
+_KINDS: dict[str, type[FerruleError]] = {}
+
+
+def register_error_kind(cls: type[FerruleError]) -> type[FerruleError]:
+    """Make `error_from_dict` rebuild `cls` from its `kind` (plugins may add their own)."""
+    _KINDS[cls.kind] = cls
+    return cls
+
+
+for _cls in (
+    FerruleError,
+    UnknownOperatorError,
+    UnknownComponentTypeError,
+    UnknownComponentError,
+    UnknownMethodError,
+    DuplicateComponentError,
+    InvalidInputError,
+    PluginLoadError,
+    PluginError,
+    RequestCancelledError,
+):
+    register_error_kind(_cls)
+
+
+def error_from_dict(data: dict[str, Any]) -> FerruleError:
+    cls = _KINDS.get(str(data.get("kind")), FerruleError)
+    details = dict(data.get("details") or {})
+    err = cls.__new__(cls)
+    FerruleError.__init__(err, str(data.get("message", "")), **details)
+    return err

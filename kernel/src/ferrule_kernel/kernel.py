@@ -1,0 +1,506 @@
+"""The kernel: routes define, delete, call, call_method and iter to plugins.
+
+A request is resolved and its input validated synchronously (`Kernel.prepare`), which
+gives a `Prepared` request; that is then run on the event loop (`run` / `stream`) or,
+for plain sync code and a sync caller, in the caller's own thread (`run_inline` /
+`stream_inline`) so a synchronous script pays no thread hop for a trivial operator.
+Whatever a plugin raises ends that request with a typed error; the kernel keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any, Callable
+
+import attrs
+import pluggy
+
+from . import discovery
+from .errors import (
+    DuplicateComponentError,
+    FerruleError,
+    InvalidInputError,
+    PluginError,
+    UnknownComponentError,
+    UnknownComponentTypeError,
+    UnknownMethodError,
+    UnknownOperatorError,
+)
+from .known import KNOWN_COMPONENT_TYPES, KNOWN_OPERATORS
+from .log import get_logger
+from .specs import ComponentTypeSpec, MethodSpec, OperatorSpec
+from .validation import converter, json_schema, structure_input, type_name
+
+log = get_logger("ferrule.kernel")
+
+_END = object()
+_THREADED = object()
+
+
+def _plugin_error(label: str, provider: str, exc: BaseException) -> FerruleError:
+    if isinstance(exc, FerruleError):
+        return exc
+    return PluginError(
+        f"{label} failed in plugin {provider!r}: {type(exc).__name__}: {exc}",
+        plugin=provider,
+        target=label,
+        exception_type=type(exc).__name__,
+    )
+
+
+def _to_output(value: Any, label: str, provider: str, conv: Any = converter) -> dict[str, Any]:
+    if type(value) is dict:
+        return value
+    if attrs.has(type(value)):
+        return conv.unstructure(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise PluginError(
+        f"{label} in plugin {provider!r} produced {type_name(value)}, expected an object",
+        plugin=provider,
+        target=label,
+    )
+
+
+@attrs.define(slots=True, eq=False)
+class Prepared:
+    """A validated request, ready to run: the implementation, its argument and how to drive it."""
+
+    label: str
+    provider: str
+    fn: Callable[..., Any]
+    arg: Any
+    kind: str  # discovery.call_kind
+    blocking: bool
+    streaming: bool
+    converter: Any = converter
+
+    @property
+    def inline(self) -> bool:
+        """True when a sync caller may run this in its own thread (plain sync code)."""
+        return self.kind in ("sync", "sync_gen")
+
+    def _fail(self, exc: BaseException) -> FerruleError:
+        log.debug("request_failed", target=self.label, plugin=self.provider, error=repr(exc))
+        return _plugin_error(self.label, self.provider, exc)
+
+    def run_inline(self) -> dict[str, Any]:
+        try:
+            result = self.fn(self.arg)
+        except Exception as exc:
+            raise self._fail(exc) from exc
+        return _to_output(result, self.label, self.provider, self.converter)
+
+    async def run(self) -> dict[str, Any]:
+        try:
+            if self.kind == "async":
+                result = await self.fn(self.arg)
+            elif self.blocking:
+                result = await asyncio.to_thread(self.fn, self.arg)
+            else:
+                result = self.fn(self.arg)
+        except (Exception, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise self._fail(exc) from exc
+        return _to_output(result, self.label, self.provider, self.converter)
+
+    def _open(self) -> Any:
+        try:
+            return self.fn(self.arg)
+        except Exception as exc:
+            raise self._fail(exc) from exc
+
+    def stream_inline(self) -> Iterator[dict[str, Any]]:
+        return self._iterate(iter(self._open()))
+
+    def _iterate(self, items: Iterator[Any]) -> Iterator[dict[str, Any]]:
+        try:
+            while True:
+                try:
+                    item = next(items)
+                except StopIteration:
+                    return
+                except Exception as exc:
+                    raise self._fail(exc) from exc
+                yield _to_output(item, self.label, self.provider, self.converter)
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    async def stream(self) -> AsyncIterator[dict[str, Any]]:
+        if self.kind in ("sync_gen", "sync") and self.blocking:
+            items = _THREADED
+        else:
+            items = self._open()
+            if inspect.isawaitable(items):
+                try:
+                    items = await items
+                except Exception as exc:
+                    raise self._fail(exc) from exc
+        if items is _THREADED:
+            source = self._stream_threaded()
+        elif hasattr(items, "__aiter__"):
+            source = self._stream_async(items.__aiter__())
+        else:
+            source = _aiter_sync(self._iterate(iter(items)))
+        async for item in source:
+            yield item
+
+    async def _stream_async(self, agen: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+        try:
+            while True:
+                try:
+                    item = await agen.__anext__()
+                except StopAsyncIteration:
+                    return
+                except Exception as exc:
+                    raise self._fail(exc) from exc
+                yield _to_output(item, self.label, self.provider, self.converter)
+        finally:
+            aclose = getattr(agen, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    async def _stream_threaded(self) -> AsyncIterator[dict[str, Any]]:
+        # One thread hop per item: the producer never runs ahead of the consumer, so
+        # closing or cancelling the stream stops it before its next item.
+        loop = asyncio.get_running_loop()
+        items = iter(await loop.run_in_executor(None, self._open))
+
+        def step() -> Any:
+            return next(items, _END)
+
+        try:
+            while True:
+                try:
+                    item = await loop.run_in_executor(None, step)
+                except Exception as exc:
+                    raise self._fail(exc) from exc
+                if item is _END:
+                    return
+                yield _to_output(item, self.label, self.provider, self.converter)
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                await loop.run_in_executor(None, close)
+
+
+async def _aiter_sync(items: Iterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    try:
+        for item in items:
+            yield item
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+
+
+@attrs.define(eq=False)
+class Component:
+    name: str
+    type_name: str
+    entry: discovery.Entry
+    instance: Any
+
+
+def _names(names: Any) -> str:
+    names = sorted(names)
+    return ", ".join(repr(n) for n in names) if names else "none"
+
+
+class Kernel:
+    """Routes the five requests to what plugins registered.
+
+    Plugins come from the entry-point group ``ferrule`` (unless ``load_entry_points``
+    is False) and from ``plugins`` given here or to `register`. Discovery runs once, on
+    first use.
+    """
+
+    def __init__(
+        self,
+        *,
+        plugins: tuple[object, ...] | list[object] = (),
+        load_entry_points: bool = True,
+        entry_point_group: str = discovery.ENTRY_POINT_GROUP,
+    ) -> None:
+        self.plugin_manager: pluggy.PluginManager = discovery.new_plugin_manager()
+        self._load_entry_points = load_entry_points
+        self._group = entry_point_group
+        self._entry_point_infos: list[discovery.PluginInfo] | None = None
+        self._registry: discovery.Registry | None = None
+        self._components: dict[str, Component] = {}
+        self._pending: set[str] = set()
+        self._deleted: set[str] = set()
+        for plugin in plugins:
+            self.register(plugin)
+
+    # -- discovery ---------------------------------------------------------------------
+
+    def register(self, plugin: object, name: str | None = None) -> None:
+        """Register a plugin object (a module or any object with hook implementations)."""
+        self.plugin_manager.register(plugin, name=name)
+        self._registry = None
+
+    def load_plugins(self) -> discovery.Registry:
+        """Discover and register plugins now (otherwise done on first use); idempotent."""
+        return self.registry
+
+    @property
+    def registry(self) -> discovery.Registry:
+        if self._registry is None:
+            if self._entry_point_infos is None:
+                self._entry_point_infos = (
+                    discovery.load_entry_point_plugins(self.plugin_manager, self._group)
+                    if self._load_entry_points
+                    else []
+                )
+            for info in self._entry_point_infos:
+                info.operators.clear()
+                info.component_types.clear()
+            self._registry = discovery.build_registry(self.plugin_manager, self._entry_point_infos)
+        return self._registry
+
+    def plugins(self) -> list[dict[str, Any]]:
+        """Every plugin seen, with what it registers, or why it is broken."""
+        return [info.to_dict() for info in self.registry.plugins]
+
+    def operators(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": name,
+                "streaming": entry.spec.streaming,
+                "description": entry.spec.description,
+                "distribution": entry.provider,
+                "input_schema": json_schema(entry.spec.inputs),
+            }
+            for name, entry in sorted(self.registry.operators.items())
+        ]
+
+    def component_types(self) -> list[dict[str, Any]]:
+        out = []
+        for name in sorted(self.registry.component_type_names):
+            entry = self.registry.component_types[name]
+            spec: ComponentTypeSpec = entry.spec  # type: ignore[assignment]
+            out.append(
+                {
+                    "name": name,
+                    "aliases": list(spec.aliases),
+                    "description": spec.description,
+                    "distribution": entry.provider,
+                    "attributes_schema": json_schema(spec.attributes),
+                    "methods": [
+                        {
+                            "name": m.name,
+                            "streaming": m.streaming,
+                            "description": m.description,
+                            "input_schema": json_schema(m.inputs),
+                        }
+                        for m in spec.methods
+                    ],
+                }
+            )
+        return out
+
+    def components(self) -> dict[str, str]:
+        """Defined components: name -> component type."""
+        return {name: c.type_name for name, c in self._components.items()}
+
+    def component(self, name: str) -> Any:
+        """The instance behind a defined component (for in-process embedding and tests)."""
+        return self._component(name).instance
+
+    # -- resolution --------------------------------------------------------------------
+
+    def _operator(self, name: Any) -> discovery.Entry:
+        if not isinstance(name, str):
+            raise InvalidInputError(
+                f"operator: expected string, got {type_name(name)}", field="operator"
+            )
+        entry = self.registry.operators.get(name)
+        if entry is None:
+            hint = ""
+            if name in KNOWN_OPERATORS:
+                hint = f" It is provided by {KNOWN_OPERATORS[name]}: pip install {KNOWN_OPERATORS[name]}."
+            raise UnknownOperatorError(
+                f"unknown operator {name!r}.{hint} Installed operators: {_names(self.registry.operators)}",
+                operator=name,
+                installed=sorted(self.registry.operators),
+            )
+        return entry
+
+    def _component_type(self, name: Any) -> discovery.Entry:
+        if not isinstance(name, str):
+            raise InvalidInputError(
+                f"component_type: expected string, got {type_name(name)}", field="component_type"
+            )
+        entry = self.registry.component_types.get(name)
+        if entry is None:
+            hint = ""
+            if name in KNOWN_COMPONENT_TYPES:
+                dist = KNOWN_COMPONENT_TYPES[name]
+                hint = f" It is provided by {dist}."
+            raise UnknownComponentTypeError(
+                f"unknown component type {name!r}.{hint} Installed component types: "
+                f"{_names(self.registry.component_type_names)}",
+                component_type=name,
+                installed=sorted(self.registry.component_type_names),
+            )
+        return entry
+
+    def _component(self, name: Any) -> Component:
+        if not isinstance(name, str):
+            raise InvalidInputError(f"name: expected string, got {type_name(name)}", field="name")
+        component = self._components.get(name)
+        if component is None:
+            if name in self._deleted:
+                raise UnknownComponentError(
+                    f"component {name!r} was deleted; define it again to use it", name=name
+                )
+            raise UnknownComponentError(
+                f"no component named {name!r}. Defined components: {_names(self._components)}",
+                name=name,
+                defined=sorted(self._components),
+            )
+        return component
+
+    def _prepare(
+        self, entry: discovery.Entry, fn: Callable[..., Any], spec: Any, label: str, inputs: Any
+    ) -> Prepared:
+        conv = spec.converter or converter
+        arg = structure_input(inputs, spec.inputs, target=label, conv=conv)
+        return Prepared(
+            label=label,
+            provider=entry.provider,
+            fn=fn,
+            arg=arg,
+            kind=discovery.call_kind(fn),
+            blocking=spec.blocking,
+            streaming=spec.streaming,
+            converter=conv,
+        )
+
+    def prepare(self, target: str, inputs: Any, *, streaming: bool = False) -> Prepared:
+        """Resolve and validate ``call`` / ``iter`` of an operator or ``"component.method"``."""
+        if isinstance(target, str) and target not in self.registry.operators and "." in target:
+            name, _, method = target.rpartition(".")
+            if name in self._components or name in self._deleted:
+                return self.prepare_method(name, method, inputs, streaming=streaming)
+        entry = self._operator(target)
+        spec: OperatorSpec = entry.spec  # type: ignore[assignment]
+        self._check_streaming(f"operator {target!r}", spec.streaming, streaming)
+        return self._prepare(entry, entry.resolve(), spec, f"operator {target!r}", inputs)
+
+    def prepare_method(
+        self, name: str, method: str, inputs: Any, *, streaming: bool = False
+    ) -> Prepared:
+        component = self._component(name)
+        type_spec: ComponentTypeSpec = component.entry.spec  # type: ignore[assignment]
+        if not isinstance(method, str):
+            raise InvalidInputError(
+                f"method: expected string, got {type_name(method)}", field="method"
+            )
+        spec: MethodSpec | None = type_spec.method(method)
+        if spec is None:
+            raise UnknownMethodError(
+                f"component {name!r} ({component.type_name}) has no method {method!r}. "
+                f"Its methods: {_names(m.name for m in type_spec.methods)}",
+                name=name,
+                method=method,
+                methods=[m.name for m in type_spec.methods],
+            )
+        label = f"{name}.{method}"
+        self._check_streaming(f"method {label!r}", spec.streaming, streaming)
+        fn = getattr(component.instance, method)
+        return self._prepare(component.entry, fn, spec, label, inputs)
+
+    @staticmethod
+    def _check_streaming(what: str, is_streaming: bool, wanted: bool) -> None:
+        if is_streaming and not wanted:
+            raise InvalidInputError(
+                f"{what} streams its output: use iter (call_iter / call_iter_method)",
+                field="request",
+            )
+        if wanted and not is_streaming:
+            raise InvalidInputError(
+                f"{what} does not stream: use call (call_method)", field="request"
+            )
+
+    # -- the five requests -------------------------------------------------------------
+
+    async def call(self, operator: str, inputs: Any) -> dict[str, Any]:
+        return await self.prepare(operator, inputs).run()
+
+    async def call_method(self, name: str, method: str, inputs: Any) -> dict[str, Any]:
+        return await self.prepare_method(name, method, inputs).run()
+
+    def iter(self, target: str, inputs: Any) -> AsyncIterator[dict[str, Any]]:
+        """Stream an operator or ``"component.method"``; validation errors raise here, at once."""
+        return self.prepare(target, inputs, streaming=True).stream()
+
+    def iter_method(self, name: str, method: str, inputs: Any) -> AsyncIterator[dict[str, Any]]:
+        return self.prepare_method(name, method, inputs, streaming=True).stream()
+
+    async def define(self, component_type: str, name: str, attributes: Any = None) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(
+                f"name: expected a non-empty string, got {type_name(name)}", field="name"
+            )
+        entry = self._component_type(component_type)
+        spec: ComponentTypeSpec = entry.spec  # type: ignore[assignment]
+        if name in self._components or name in self._pending:
+            existing = self._components.get(name)
+            what = f" (a {existing.type_name})" if existing else ""
+            raise DuplicateComponentError(
+                f"a component named {name!r}{what} is already defined; delete it first or pick another name",
+                name=name,
+            )
+        label = f"component type {spec.name!r}"
+        arg = structure_input(
+            {} if attributes is None else attributes,
+            spec.attributes,
+            target=label,
+            conv=spec.converter or converter,
+        )
+        self._pending.add(name)
+        try:
+            factory = entry.resolve()
+            try:
+                if discovery.call_kind(factory) == "async":
+                    instance = await factory(arg)
+                else:
+                    instance = await asyncio.to_thread(factory, arg)
+                    if inspect.isawaitable(instance):
+                        instance = await instance
+            except Exception as exc:
+                raise _plugin_error(f"define {name!r} ({spec.name})", entry.provider, exc) from exc
+            self._components[name] = Component(name, spec.name, entry, instance)
+            self._deleted.discard(name)
+            log.debug("component_defined", name=name, component_type=spec.name)
+        finally:
+            self._pending.discard(name)
+
+    async def delete(self, name: str) -> None:
+        component = self._component(name)
+        del self._components[name]
+        self._deleted.add(name)
+        close = getattr(component.instance, "close", None)
+        if close is None:
+            return
+        try:
+            result = close()
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            raise _plugin_error(f"delete {name!r}", component.entry.provider, exc) from exc
+
+    async def aclose(self) -> None:
+        """Delete every component (closing each); errors are logged, not raised."""
+        for name in list(self._components):
+            try:
+                await self.delete(name)
+            except FerruleError as exc:
+                log.warning("component_close_failed", name=name, error=exc.message)

@@ -1,0 +1,73 @@
+"""Descriptions that plugins return from their registration hooks.
+
+A description names its implementation as a ``"module:attribute"`` string, so the kernel
+can list what is installed (names, input schemas, providing distribution) without
+importing any plugin's heavy dependencies; the code is imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Union
+
+import attrs
+
+#: An implementation: the object itself, or ``"package.module:attribute"`` imported on first use.
+Target = Union[str, Callable[..., Any]]
+
+
+@attrs.frozen
+class OperatorSpec:
+    """A stateless operator, called with ``call`` (or ``iter`` when ``streaming``).
+
+    ``function`` receives one instance of ``inputs`` (an attrs class) and returns an
+    attrs instance or a JSON-compatible dict; a streaming operator yields them.
+    Sync functions are run in a worker thread by async callers unless ``blocking`` is
+    False (for trivial, non-blocking code, where a thread hop would cost more than the call).
+    """
+
+    name: str
+    function: Target
+    inputs: type
+    streaming: bool = False
+    blocking: bool = True
+    description: str = ""
+    #: cattrs converter for ``inputs`` and attrs outputs; the kernel's strict one if None.
+    converter: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class MethodSpec:
+    """A method of a component type; same rules as `OperatorSpec`, the target is an attribute name."""
+
+    name: str
+    inputs: type
+    streaming: bool = False
+    blocking: bool = True
+    description: str = ""
+    converter: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class ComponentTypeSpec:
+    """A stateful component type, instantiated with ``define(type, name, attrs)``.
+
+    ``factory`` is called with one instance of ``attributes`` (sync factories run in a
+    worker thread; a coroutine result is awaited). The instance's methods named in
+    ``methods`` are what ``call_method`` / ``iter`` reach. If it has ``close()`` (sync
+    or async), ``delete`` calls it. ``aliases`` are other names accepted for this type
+    (e.g. a type named after another engine).
+    """
+
+    name: str
+    factory: Target
+    attributes: type
+    methods: tuple[MethodSpec, ...] = attrs.field(converter=tuple)
+    aliases: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    description: str = ""
+    converter: Any = attrs.field(default=None, eq=False, repr=False)
+
+    def method(self, name: str) -> MethodSpec | None:
+        for spec in self.methods:
+            if spec.name == name:
+                return spec
+        return None

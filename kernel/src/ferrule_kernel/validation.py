@@ -1,0 +1,231 @@
+"""Input validation (a strict cattrs converter) and JSON schemas of attrs input classes.
+
+cattrs' default converter coerces (``str(5)`` for a ``str`` field); at a request
+boundary that hides mistakes, so this converter checks types instead and refuses
+unknown fields. `structure_input` turns every failure into one `InvalidInputError`
+listing each bad field by path (``$.options.temperature``).
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Union
+
+import attrs
+import cattrs
+import cattrs.cols
+from cattrs.errors import ForbiddenExtraKeysError
+from cattrs.gen import make_dict_structure_fn
+
+from .errors import InvalidInputError
+
+_JSON_TYPE_NAMES = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+    dict: "object",
+    list: "array",
+    tuple: "array",
+}
+
+
+def type_name(value: Any) -> str:
+    """The JSON name of a value's type, for error messages."""
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _strict(expected: str, check: typing.Callable[[Any], bool], cast=None):
+    def hook(value: Any, _type: Any) -> Any:
+        if not check(value):
+            raise TypeError(f"expected {expected}, got {type_name(value)}")
+        return cast(value) if cast is not None else value
+
+    return hook
+
+
+def make_converter() -> cattrs.Converter:
+    """A converter that validates instead of coercing; copy it to add hooks of your own."""
+    converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    converter.register_structure_hook(str, _strict("string", lambda v: isinstance(v, str)))
+    converter.register_structure_hook(
+        bool, _strict("boolean", lambda v: isinstance(v, bool))
+    )
+    converter.register_structure_hook(
+        int, _strict("integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
+    )
+    converter.register_structure_hook(
+        float,
+        _strict(
+            "number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), float
+        ),
+    )
+    converter.register_structure_hook(Any, lambda value, _type: value)
+    converter.register_structure_hook_func(lambda t: typing.get_origin(t) is Literal, _literal)
+    converter.register_structure_hook_factory(_is_list, lambda t, c: type_checked(
+        (list, tuple), "array", cattrs.cols.list_structure_factory(t, c)))
+    converter.register_structure_hook_factory(_is_mapping, lambda t, c: type_checked(
+        Mapping, "object", cattrs.cols.mapping_structure_factory(t, c)))
+    converter.register_structure_hook_factory(attrs.has, lambda t, c: type_checked(
+        Mapping, "object", make_dict_structure_fn(
+            t, c, _cattrs_forbid_extra_keys=True, _cattrs_detailed_validation=True)))
+    return converter
+
+
+def _is_list(tp: Any) -> bool:
+    return typing.get_origin(tp) in (list, Sequence, typing.Sequence) or tp is list
+
+
+def _is_mapping(tp: Any) -> bool:
+    return typing.get_origin(tp) in (dict, Mapping, typing.Mapping) or tp is dict
+
+
+def type_checked(kinds: Any, expected: str, structure: typing.Callable[[Any, Any], Any]):
+    # cattrs would iterate a string as a list, or call .keys() on it as a mapping.
+    def hook(value: Any, tp: Any) -> Any:
+        if not isinstance(value, kinds) or isinstance(value, str):
+            raise TypeError(f"expected {expected}, got {type_name(value)}")
+        return structure(value, tp)
+
+    return hook
+
+
+def _literal(value: Any, tp: Any) -> Any:
+    allowed = typing.get_args(tp)
+    if value not in allowed or type(value) not in {type(a) for a in allowed}:
+        raise ValueError(
+            f"expected one of {', '.join(repr(a) for a in allowed)}, got {value!r}"
+        )
+    return value
+
+
+converter = make_converter()
+
+
+#: Wire keys that differ from attribute names: (class, attribute) -> key.
+_WIRE_KEYS: dict[tuple[type, str], str] = {}
+
+
+def register_wire_key(cls: type, attribute: str, key: str) -> None:
+    """Make validation errors name ``key`` where ``cls`` renames ``attribute`` on the wire."""
+    _WIRE_KEYS[(cls, attribute)] = key
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return "required field missing"
+    if isinstance(exc, ForbiddenExtraKeysError):
+        return "unknown field(s): " + ", ".join(sorted(exc.extra_fields))
+    if isinstance(exc, InvalidInputError):
+        return exc.message
+    text = str(exc)
+    return text if text else type(exc).__name__
+
+
+def _join(path: str, field: str) -> str:
+    if field.startswith("$"):  # already absolute
+        return field
+    if not path.startswith("$"):  # relative to a relative path
+        return f"{path}{field}" if field.startswith("[") else f"{path}.{field}"
+    return f"{path}{field}" if field.startswith("[") else f"{path}.{field}"
+
+
+def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
+    """Flatten a (cattrs or plugin) validation error into ``[{"path", "message"}]``."""
+    if isinstance(exc, InvalidInputError):
+        if exc.errors:
+            return [
+                {"path": _join(path, e["path"]) if e["path"] != "$" else path, "message": e["message"]}
+                for e in exc.errors
+            ]
+        return [{"path": path, "message": exc.message}]
+    if isinstance(exc, cattrs.IterableValidationError):
+        errors = []
+        with_notes, without = exc.group_exceptions()
+        for sub, note in with_notes:
+            errors.extend(field_errors(sub, f"{path}[{note.index!r}]"))
+        for sub in without:
+            errors.extend(field_errors(sub, path))
+        return errors
+    if isinstance(exc, cattrs.ClassValidationError):
+        errors = []
+        with_notes, without = exc.group_exceptions()
+        for sub, note in with_notes:
+            key = _WIRE_KEYS.get((exc.cl, note.name), note.name)
+            errors.extend(field_errors(sub, f"{path}.{key}"))
+        for sub in without:
+            errors.extend(field_errors(sub, path))
+        return errors
+    return [{"path": path, "message": _message(exc)}]
+
+
+def structure_input(data: Any, cls: type, *, target: str, conv: cattrs.Converter = converter):
+    """Structure request input ``data`` into ``cls`` or raise `InvalidInputError` naming each bad field."""
+    if not isinstance(data, Mapping):
+        raise InvalidInputError(
+            f"invalid input for {target}: $: expected object, got {type_name(data)}",
+            errors=[{"path": "$", "message": f"expected object, got {type_name(data)}"}],
+            target=target,
+        )
+    try:
+        return conv.structure(data, cls)
+    except (cattrs.BaseValidationError, InvalidInputError, TypeError, ValueError) as exc:
+        # TypeError/ValueError: raised by an attrs validator or __attrs_post_init__
+        errors = field_errors(exc)
+    summary = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+    raise InvalidInputError(f"invalid input for {target}: {summary}", errors=errors, target=target)
+
+
+def json_schema(tp: Any) -> dict[str, Any]:
+    """JSON Schema of an attrs class or a type annotation made of JSON-compatible parts."""
+    if tp is Any or tp is object:
+        return {}
+    if attrs.has(tp):
+        attrs.resolve_types(tp)
+        properties: dict[str, Any] = {}
+        required = []
+        for field in attrs.fields(tp):
+            prop = json_schema(field.type if field.type is not None else Any)
+            if "description" in field.metadata:
+                prop = {**prop, "description": field.metadata["description"]}
+            if field.default is attrs.NOTHING:
+                required.append(field.name)
+            elif not isinstance(field.default, attrs.Factory):  # type: ignore[arg-type]
+                default = field.default
+                if isinstance(default, (str, int, float, bool, type(None))):
+                    prop = {**prop, "default": default}
+            properties[field.name] = prop
+        schema: dict[str, Any] = {
+            "type": "object",
+            "title": tp.__name__,
+            "properties": properties,
+            "additionalProperties": False,
+        }
+        if required:
+            schema["required"] = required
+        doc = (tp.__doc__ or "").strip()
+        if doc and not doc.startswith(tp.__name__ + "("):  # attrs' generated repr-like doc
+            schema["description"] = doc.split("\n\n")[0]
+        return schema
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is Literal:
+        return {"enum": list(args)}
+    if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, types.UnionType)):
+        options = [json_schema(a) for a in args]
+        return {"anyOf": options}
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return {"enum": [m.value for m in tp]}
+    if tp in _JSON_TYPE_NAMES:
+        return {"type": _JSON_TYPE_NAMES[tp]}
+    if origin in (list, tuple, set, frozenset, Sequence, typing.Sequence):
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return {"type": "array", "prefixItems": [json_schema(a) for a in args]}
+        return {"type": "array", "items": json_schema(args[0]) if args else {}}
+    if origin in (dict, Mapping, typing.Mapping):
+        return {"type": "object", "additionalProperties": json_schema(args[1]) if args else {}}
+    return {}

@@ -1,0 +1,1 @@
+"""The echo operator plugin."""

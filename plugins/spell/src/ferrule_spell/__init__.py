@@ -1,0 +1,1 @@
+"""The spell streaming operator plugin."""

@@ -1,0 +1,298 @@
+"""`Runtime` (synchronous, for scripts and notebooks) and `AsyncRuntime` (for servers).
+
+`Runtime` owns an event loop in a daemon thread, started on first need: components and
+async plugin code live there, so a synchronous caller (even one inside a running loop,
+as in Jupyter) just waits for results. Plain sync operators skip the loop and run in the
+caller's thread. Every sync method has an async twin (``acall``, ``adefine``, ...) that
+works from any event loop. `AsyncRuntime` runs the kernel on the caller's own loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from typing import Any, TypeVar
+
+from ferrule_kernel import FerruleError, InvalidInputError, Kernel, Prepared
+
+T = TypeVar("T")
+
+_INPROC = "inproc://"
+
+
+def _new_kernel() -> Kernel:
+    from . import _builtin
+
+    return Kernel(plugins=[_builtin])
+
+
+def _check_address(address: str) -> None:
+    if address != _INPROC:
+        raise InvalidInputError(
+            f"address {address!r} is not supported; use the default {_INPROC!r}",
+            field="address",
+        )
+
+
+class _LoopThread:
+    """An event loop running forever in a daemon thread, started lazily."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                thread = threading.Thread(target=run, name="ferrule-runtime", daemon=True)
+                thread.start()
+                ready.wait()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    @property
+    def started(self) -> bool:
+        return self._loop is not None
+
+    def in_loop_thread(self) -> bool:
+        return self._thread is not None and threading.current_thread() is self._thread
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self.in_loop_thread():
+            coro.close()
+            raise RuntimeError("a synchronous Runtime method was called from its own loop; use the a* twin")
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()  # e.g. KeyboardInterrupt: stop the work too
+            raise
+
+    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` on this loop from any other loop."""
+        if self.in_loop_thread():
+            return await coro
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def stream(self, agen: AsyncIterator[T]) -> Iterator[T]:
+        try:
+            while True:
+                try:
+                    yield self.run(agen.__anext__())  # type: ignore[arg-type]
+                except StopAsyncIteration:
+                    return
+        finally:
+            if self._loop is not None and not self._loop.is_closed():
+                self.run(agen.aclose())  # type: ignore[attr-defined]
+
+    async def astream(self, agen: AsyncIterator[T]) -> AsyncIterator[T]:
+        try:
+            while True:
+                try:
+                    yield await self.arun(agen.__anext__())  # type: ignore[arg-type]
+                except StopAsyncIteration:
+                    return
+        finally:
+            if self._loop is not None and not self._loop.is_closed():
+                await self.arun(agen.aclose())  # type: ignore[attr-defined]
+
+    def stop(self) -> None:
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is not None and thread is not None:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout=10)
+            loop.close()
+
+
+class Runtime:
+    """The ferrule runtime for synchronous code, with async twins of every method.
+
+    ``Runtime()`` runs the kernel in-process with every installed plugin.
+    """
+
+    def __init__(self, address: str = _INPROC, *, kernel: Kernel | None = None) -> None:
+        _check_address(address)
+        self.kernel = kernel if kernel is not None else _new_kernel()
+        self._loop = _LoopThread()
+        self._stopped = False
+
+    # -- sync ----------------------------------------------------------------------
+
+    def call(self, operator: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        prepared = self._prepare(operator, inputs)
+        if prepared.inline:
+            return prepared.run_inline()
+        return self._loop.run(prepared.run())
+
+    def call_iter(self, operator: str, inputs: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        prepared = self._prepare(operator, inputs, streaming=True)
+        return self._stream(prepared)
+
+    def define(self, component_type: str, name: str, attrs: dict[str, Any] | None = None) -> None:
+        self._check_open()
+        self._loop.run(self.kernel.define(component_type, name, attrs))
+
+    def delete(self, name: str) -> None:
+        self._check_open()
+        self._loop.run(self.kernel.delete(name))
+
+    def call_method(self, name: str, method: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        self._check_open()
+        prepared = self.kernel.prepare_method(name, method, _inputs(inputs))
+        if prepared.inline:
+            return prepared.run_inline()
+        return self._loop.run(prepared.run())
+
+    def call_iter_method(
+        self, name: str, method: str, inputs: dict[str, Any] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        self._check_open()
+        prepared = self.kernel.prepare_method(name, method, _inputs(inputs), streaming=True)
+        return self._stream(prepared)
+
+    def stop(self) -> None:
+        """Delete every component and stop the runtime's loop. Idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
+        if self._loop.started:
+            self._loop.run(self.kernel.aclose())
+        self._loop.stop()
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- async twins ---------------------------------------------------------------
+
+    async def acall(self, operator: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self._loop.arun(self._prepare(operator, inputs).run())
+
+    def acall_iter(self, operator: str, inputs: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
+        prepared = self._prepare(operator, inputs, streaming=True)
+        return self._loop.astream(prepared.stream())
+
+    async def adefine(self, component_type: str, name: str, attrs: dict[str, Any] | None = None) -> None:
+        self._check_open()
+        await self._loop.arun(self.kernel.define(component_type, name, attrs))
+
+    async def adelete(self, name: str) -> None:
+        self._check_open()
+        await self._loop.arun(self.kernel.delete(name))
+
+    async def acall_method(
+        self, name: str, method: str, inputs: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        self._check_open()
+        prepared = self.kernel.prepare_method(name, method, _inputs(inputs))
+        return await self._loop.arun(prepared.run())
+
+    def acall_iter_method(
+        self, name: str, method: str, inputs: dict[str, Any] | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        self._check_open()
+        prepared = self.kernel.prepare_method(name, method, _inputs(inputs), streaming=True)
+        return self._loop.astream(prepared.stream())
+
+    async def astop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        if self._loop.started:
+            await self._loop.arun(self.kernel.aclose())
+        await asyncio.to_thread(self._loop.stop)
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._stopped:
+            raise FerruleError("this Runtime was stopped; create a new one")
+
+    def _prepare(self, operator: str, inputs: Any, streaming: bool = False) -> Prepared:
+        self._check_open()
+        return self.kernel.prepare(operator, _inputs(inputs), streaming=streaming)
+
+    def _stream(self, prepared: Prepared) -> Iterator[dict[str, Any]]:
+        if prepared.inline:
+            return prepared.stream_inline()
+        return self._loop.stream(prepared.stream())
+
+
+def _inputs(inputs: Any) -> Any:
+    return {} if inputs is None else inputs
+
+
+class AsyncRuntime:
+    """The ferrule runtime for async code: every method is a coroutine (or async iterator)
+    run on the caller's event loop. The ``a``-prefixed names of `Runtime` work here too."""
+
+    def __init__(self, address: str = _INPROC, *, kernel: Kernel | None = None) -> None:
+        _check_address(address)
+        self.kernel = kernel if kernel is not None else _new_kernel()
+        self._stopped = False
+
+    def _check_open(self) -> None:
+        if self._stopped:
+            raise FerruleError("this Runtime was stopped; create a new one")
+
+    async def call(self, operator: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        self._check_open()
+        return await self.kernel.call(operator, _inputs(inputs))
+
+    def call_iter(self, operator: str, inputs: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
+        self._check_open()
+        return self.kernel.iter(operator, _inputs(inputs))
+
+    async def define(self, component_type: str, name: str, attrs: dict[str, Any] | None = None) -> None:
+        self._check_open()
+        await self.kernel.define(component_type, name, attrs)
+
+    async def delete(self, name: str) -> None:
+        self._check_open()
+        await self.kernel.delete(name)
+
+    async def call_method(
+        self, name: str, method: str, inputs: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        self._check_open()
+        return await self.kernel.call_method(name, method, _inputs(inputs))
+
+    def call_iter_method(
+        self, name: str, method: str, inputs: dict[str, Any] | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        self._check_open()
+        return self.kernel.iter_method(name, method, _inputs(inputs))
+
+    async def stop(self) -> None:
+        if not self._stopped:
+            self._stopped = True
+            await self.kernel.aclose()
+
+    async def __aenter__(self) -> AsyncRuntime:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    acall = call
+    acall_iter = call_iter
+    adefine = define
+    adelete = delete
+    acall_method = call_method
+    acall_iter_method = call_iter_method
+    astop = stop
