@@ -1,0 +1,100 @@
+"""Sessions: tests, lint, types, bench, demo. Each installs what it needs into its own venv.
+
+    pip install nox && nox -s tests      # the whole test suite
+    nox -s demo                          # the main job: an offline agent answers a question
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+nox.options.error_on_missing_interpreters = False
+
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+# llama.cpp builds from source (llama-cpp-python ships an sdist only): a portable build of
+# the library alone, no tests, examples, tools or server, keeps the first install short.
+LLAMA_CMAKE_ARGS = (
+    "-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF "
+    "-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF"
+)
+
+
+def packages() -> list[Path]:
+    """kernel, sdk and every plugin folder, in dependency order."""
+    plugins = sorted(p.parent for p in (ROOT / "plugins").glob("*/pyproject.toml"))
+    return [ROOT / "kernel", ROOT / "sdk", *plugins]
+
+
+def _has_extra(path: Path, extra: str) -> bool:
+    text = (path / "pyproject.toml").read_text()
+    return "[project.optional-dependencies]" in text and f"\n{extra} = [" in text
+
+
+def install_workspace(session: nox.Session, *, extras: str | None = None) -> None:
+    session.env.setdefault("CMAKE_ARGS", LLAMA_CMAKE_ARGS)
+    args = []
+    for path in packages():
+        spec = str(path)
+        if extras and _has_extra(path, extras):
+            spec += f"[{extras}]"
+        args += ["-e", spec]
+    session.install(*args)
+
+
+DEV = [
+    "pytest>=8",
+    "pytest-asyncio>=0.24",
+    "pytest-timeout>=2.3",
+    "hypothesis>=6.100",
+    "langchain-text-splitters>=0.3",
+    "jinja2>=3.1",
+]
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The whole test suite: every package with its test extras."""
+    install_workspace(session, extras="test")
+    session.install(*DEV)
+    session.run("pytest", *session.posargs, env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", ".")
+
+
+@nox.session(python=PYTHON)
+def types(session: nox.Session) -> None:
+    install_workspace(session)
+    session.install("mypy>=1.11")
+    session.run("mypy", "kernel/src", "sdk/src")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Run every bench/bench_*.py (or those named: nox -s bench -- split_text) and
+    assemble docs/benchmarks.md from their sections."""
+    install_workspace(session, extras="bench")
+    session.install(*DEV, "llm", "openai")
+    wanted = set(session.posargs)
+    for script in sorted((ROOT / "bench").glob("bench_*.py")):
+        if not wanted or script.stem.removeprefix("bench_") in wanted:
+            session.run("python", str(script))
+    session.run("python", str(ROOT / "bench" / "assemble.py"))
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The main job: ask a question (nox -s demo -- "your question") offline."""
+    install_workspace(session)
+    question = " ".join(session.posargs) or "Split this sample text for me."
+    session.run("python", str(ROOT / "examples" / "demo.py"), question)
