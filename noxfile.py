@@ -55,6 +55,7 @@ DEV = [
     "hypothesis>=6.100",
     "langchain-text-splitters>=0.3",
     "jinja2>=3.1",
+    "hatchling",  # tests/test_third_party_plugin.py builds a plugin without build isolation
 ]
 
 

@@ -147,8 +147,11 @@ class Prepared:
             source = self._stream_async(items.__aiter__())
         else:
             source = _aiter_sync(self._iterate(iter(items)))
-        async for item in source:
-            yield item
+        try:
+            async for item in source:
+                yield item
+        finally:
+            await source.aclose()  # close the producer now, not when garbage-collected
 
     async def _stream_async(self, agen: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
         try:

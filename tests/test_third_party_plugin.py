@@ -1,0 +1,96 @@
+"""docs/plugins.md's example plugin, built from the page itself, installed from its own
+folder with pip, is listed and callable with no change to ferrule; and a plugin that
+fails to import is reported while the others keep working."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _doc_files() -> dict[str, str]:
+    """The files the guide tells the reader to write: a `path`: line, then a code block."""
+    text = (ROOT / "docs" / "plugins.md").read_text()
+    pattern = re.compile(r"^`([^`]+)`:\n\n```[a-z]*\n(.*?)^```", re.S | re.M)
+    return {path: body for path, body in pattern.findall(text)}
+
+
+def _run(args: list[str], site: Path, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, **kw)
+
+
+def _ferrule(site: Path, *args: str) -> subprocess.CompletedProcess:
+    return _run([sys.executable, "-m", "ferrule.cli", *args], site)
+
+
+def test_the_guide_plugin_is_under_40_lines():
+    files = _doc_files()
+    assert set(files) == {"pyproject.toml", "ferrule_reverse/__init__.py"}
+    assert sum(len(body.strip().splitlines()) for body in files.values()) < 40
+
+
+def test_plugin_from_the_guide_installs_and_works(tmp_path):
+    folder = tmp_path / "ferrule-reverse"
+    for path, body in _doc_files().items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(body)
+    site = tmp_path / "site"
+    # --no-build-isolation: build with the hatchling installed here, so nothing is fetched.
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--target", str(site), str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert install.returncode == 0, install.stderr
+
+    called = _ferrule(site, "call", "reverse", '{"text": "Hello world", "words": true}')
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout) == {"text": "world Hello"}
+
+    listed = _ferrule(site, "plugins", "--json")
+    plugin = next(p for p in json.loads(listed.stdout) if p["name"] == "reverse")
+    assert plugin["distribution"] == "ferrule-reverse"
+    assert plugin["version"] == "0.1.0"
+    assert plugin["operators"] == ["reverse"]
+    assert plugin["error"] is None
+
+    refused = _ferrule(site, "call", "reverse", '{"text": 3}')
+    assert refused.returncode == 1
+    assert "$.text: expected string, got integer" in refused.stderr
+
+
+@pytest.fixture
+def broken_plugin_site(tmp_path) -> Path:
+    """A distribution whose entry-point module raises on import, installed on a path."""
+    site = tmp_path / "site"
+    dist_info = site / "ferrule_broken-1.0.dist-info"
+    dist_info.mkdir(parents=True)
+    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: ferrule-broken\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text("[ferrule]\nbroken = ferrule_broken_mod\n")
+    (site / "ferrule_broken_mod.py").write_text("raise ImportError('needs libfoo, which is missing')\n")
+    return site
+
+
+def test_a_plugin_that_fails_to_import_is_reported_and_the_others_work(broken_plugin_site):
+    listed = _ferrule(broken_plugin_site, "plugins", "--json")
+    assert listed.returncode == 0, listed.stderr
+    broken = next(p for p in json.loads(listed.stdout) if p["name"] == "broken")
+    assert broken["distribution"] == "ferrule-broken"
+    assert broken["error"] == "import failed: ImportError: needs libfoo, which is missing"
+
+    table = _ferrule(broken_plugin_site, "plugins")
+    assert "broken: import failed" in table.stdout
+
+    called = _ferrule(broken_plugin_site, "call", "echo", '{"text": "still here"}')
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout) == {"text": "still here"}
