@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from importlib import metadata
+import marshal
+import os
+import sys
+import zlib
 from typing import Any, Callable, Iterable
 
 import attrs
@@ -95,14 +98,100 @@ class Registry:
     component_type_names: list[str]  # canonical names only, in registration order
 
 
-def _entry_points(group: str) -> list[metadata.EntryPoint]:
+@attrs.frozen
+class EntryPointRecord:
+    name: str
+    value: str
+    distribution: str | None
+    version: str | None
+
+    def load(self) -> Any:
+        module_name, _, attr_path = self.value.partition(":")
+        obj: Any = importlib.import_module(module_name.strip())
+        for attr in filter(None, attr_path.strip().split(".")):
+            obj = getattr(obj, attr)
+        return obj
+
+
+def _scan_entry_points(group: str) -> list[EntryPointRecord]:
+    from importlib import metadata
+
     seen: set[tuple[str, str]] = set()
     found = []
     for ep in metadata.entry_points(group=group):
         key = (ep.name, ep.value)
-        if key not in seen:  # the same distribution can be visible twice on sys.path
-            seen.add(key)
-            found.append(ep)
+        if key in seen:  # the same distribution can be visible twice on sys.path
+            continue
+        seen.add(key)
+        dist = getattr(ep, "dist", None)
+        found.append(
+            EntryPointRecord(
+                ep.name,
+                ep.value,
+                dist.metadata["Name"] if dist is not None else None,
+                dist.version if dist is not None else None,
+            )
+        )
+    return found
+
+
+def _metadata_stamp(entry: str) -> str:
+    """What identifies the distributions installed in one sys.path entry: the name and
+    mtime of each ``*.dist-info`` / ``*.egg-info`` in it (a zip file: its own mtime).
+    Installing, upgrading or removing a distribution changes it; unrelated files don't."""
+    try:
+        with os.scandir(entry or ".") as scan:
+            stamps = sorted(
+                f"{e.name}@{e.stat().st_mtime_ns}"
+                for e in scan
+                if e.name.endswith((".dist-info", ".egg-info"))
+            )
+        return ",".join(stamps)
+    except NotADirectoryError:
+        return str(os.stat(entry).st_mtime_ns)
+    except OSError:
+        return "-"
+
+
+def _cache_key(group: str) -> str:
+    parts = [sys.version, group]
+    parts.extend(f"{entry}:{_metadata_stamp(entry)}" for entry in sys.path)
+    return "\0".join(parts)
+
+
+def _cache_file(key: str) -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ferrule", f"entry-points-{zlib.crc32(key.encode()):08x}.marshal")
+
+
+def find_entry_points(group: str) -> list[EntryPointRecord]:
+    """The entry points of ``group``, from the discovery cache when the installed
+    distributions are unchanged (``FERRULE_DISCOVERY_CACHE=0`` turns the cache off).
+
+    Scanning distributions needs importlib.metadata, which costs more to import than the
+    rest of a cold start; listing the metadata folders costs a fraction of it. The cache
+    (marshal: no import cost) holds its full key, so a file-name collision is a miss.
+    """
+    if os.environ.get("FERRULE_DISCOVERY_CACHE", "1") in ("0", "false", "no"):
+        return _scan_entry_points(group)
+    key = _cache_key(group)
+    path = _cache_file(key)
+    try:
+        with open(path, "rb") as f:
+            cached_key, records = marshal.load(f)
+        if cached_key == key:
+            return [EntryPointRecord(*record) for record in records]
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    found = _scan_entry_points(group)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            marshal.dump((key, [(r.name, r.value, r.distribution, r.version) for r in found]), f)
+        os.replace(tmp, path)
+    except OSError:  # a read-only home is fine: we just scan every time
+        pass
     return found
 
 
@@ -116,13 +205,9 @@ def new_plugin_manager() -> pluggy.PluginManager:
 def load_entry_point_plugins(pm: pluggy.PluginManager, group: str) -> list[PluginInfo]:
     """Import and register every entry point of ``group``; failures are recorded, not raised."""
     infos = []
-    for ep in _entry_points(group):
-        dist = getattr(ep, "dist", None)
+    for ep in find_entry_points(group):
         info = PluginInfo(
-            name=ep.name,
-            module=ep.value,
-            distribution=dist.metadata["Name"] if dist is not None else None,
-            version=dist.version if dist is not None else None,
+            name=ep.name, module=ep.value, distribution=ep.distribution, version=ep.version
         )
         infos.append(info)
         if pm.has_plugin(ep.name):
@@ -137,28 +222,9 @@ def load_entry_point_plugins(pm: pluggy.PluginManager, group: str) -> list[Plugi
 
 
 def plugin_info_for(plugin: object, name: str) -> PluginInfo:
+    """A plugin registered directly (not through an entry point) has no distribution."""
     module = getattr(plugin, "__name__", None) or type(plugin).__module__
-    dist = _distribution_of_module(module)
-    return PluginInfo(
-        name=name,
-        module=module,
-        distribution=dist[0] if dist else None,
-        version=dist[1] if dist else None,
-    )
-
-
-def _distribution_of_module(module: str) -> tuple[str, str] | None:
-    top = module.split(".")[0]
-    try:
-        names = metadata.packages_distributions().get(top)
-    except Exception:  # broken metadata of an unrelated distribution
-        return None
-    if not names:
-        return None
-    try:
-        return names[0], metadata.version(names[0])
-    except metadata.PackageNotFoundError:
-        return None
+    return PluginInfo(name=name, module=module)
 
 
 def _collect(
@@ -243,6 +309,7 @@ __all__ = [
     "call_kind",
     "hookimpl",
     "import_target",
+    "find_entry_points",
     "load_entry_point_plugins",
     "new_plugin_manager",
 ]

@@ -9,7 +9,6 @@ Whatever a plugin raises ends that request with a typed error; the kernel keeps 
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Callable
@@ -32,6 +31,9 @@ from .known import KNOWN_COMPONENT_TYPES, KNOWN_OPERATORS
 from .log import get_logger
 from .specs import ComponentTypeSpec, MethodSpec, OperatorSpec
 from .validation import converter, json_schema, structure_input, type_name
+
+# asyncio is imported where it is used: a synchronous caller of a plain operator never
+# needs it, and it costs a large part of a cold start.
 
 log = get_logger("ferrule.kernel")
 
@@ -98,12 +100,12 @@ class Prepared:
             if self.kind == "async":
                 result = await self.fn(self.arg)
             elif self.blocking:
+                import asyncio
+
                 result = await asyncio.to_thread(self.fn, self.arg)
             else:
                 result = self.fn(self.arg)
-        except (Exception, asyncio.CancelledError) as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                raise
+        except Exception as exc:
             raise self._fail(exc) from exc
         return _to_output(result, self.label, self.provider, self.converter)
 
@@ -171,6 +173,8 @@ class Prepared:
     async def _stream_threaded(self) -> AsyncIterator[dict[str, Any]]:
         # One thread hop per item: the producer never runs ahead of the consumer, so
         # closing or cancelling the stream stops it before its next item.
+        import asyncio
+
         loop = asyncio.get_running_loop()
         items = iter(await loop.run_in_executor(None, self._open))
 
@@ -475,6 +479,8 @@ class Kernel:
                 if discovery.call_kind(factory) == "async":
                     instance = await factory(arg)
                 else:
+                    import asyncio
+
                     instance = await asyncio.to_thread(factory, arg)
                     if inspect.isawaitable(instance):
                         instance = await instance

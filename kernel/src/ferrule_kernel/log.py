@@ -8,7 +8,6 @@ or with ``FERRULE_DEBUG=1`` in the environment.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Any
@@ -30,6 +29,8 @@ def _structlog():
     import structlog
 
     if not _state["configured"]:
+        import logging
+
         level = logging.DEBUG if _state["debug"] else logging.WARNING
         structlog.configure(
             processors=[

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import importlib
+
 from ferrule_kernel import FerruleError, InvalidInputError, configure_logging
 
-from .messages import AudioPart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolCall
-from .models import APIModel, LocalModel
 from .runtime import AsyncRuntime, Runtime
 
 __all__ = [
@@ -33,6 +33,20 @@ __all__ = [
     "configure_logging",
 ]
 
+# The rest of the public surface is imported on first access: `import ferrule` stays as
+# cheap as a Runtime needs (it is on every cold start).
+_LAZY = {
+    "APIModel": "ferrule.models",
+    "LocalModel": "ferrule.models",
+    "AudioPart": "ferrule.messages",
+    "ImagePart": "ferrule.messages",
+    "Message": "ferrule.messages",
+    "Part": "ferrule.messages",
+    "ReasoningPart": "ferrule.messages",
+    "TextPart": "ferrule.messages",
+    "ToolCall": "ferrule.messages",
+}
+
 # Names provided by optional plugin distributions: imported on first access, so
 # `from ferrule import ImageContent` works when ferrule-image is installed and says
 # what to install when it is not.
@@ -43,10 +57,14 @@ _OPTIONAL = {
 
 
 def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     if name in _OPTIONAL:
         module_name, distribution = _OPTIONAL[name]
         try:
-            module = __import__(module_name)
+            module = importlib.import_module(module_name)
         except ImportError as exc:
             raise ImportError(
                 f"{name} is provided by the {distribution} plugin: pip install {distribution}",
@@ -54,3 +72,7 @@ def __getattr__(name: str) -> Any:
             ) from exc
         return getattr(module, name)
     raise AttributeError(f"module 'ferrule' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_OPTIONAL))

@@ -6,11 +6,12 @@ first plugin to return something other than None answers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from .models import ModelRoute
+if TYPE_CHECKING:
+    from .models import ModelRoute
 
 hookspec = pluggy.HookspecMarker("ferrule")
 

@@ -9,12 +9,17 @@ works from any event loop. `AsyncRuntime` runs the kernel on the caller's own lo
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 from ferrule_kernel import FerruleError, InvalidInputError, Kernel, Prepared
+
+# asyncio is imported inside the methods that use it: a synchronous call of a plain
+# operator never needs an event loop, and importing asyncio is a large part of a cold start.
 
 T = TypeVar("T")
 
@@ -45,6 +50,8 @@ class _LoopThread:
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
+        import asyncio
+
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
@@ -69,6 +76,8 @@ class _LoopThread:
         return self._thread is not None and threading.current_thread() is self._thread
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        import asyncio
+
         if self.in_loop_thread():
             coro.close()
             raise RuntimeError("a synchronous Runtime method was called from its own loop; use the a* twin")
@@ -81,6 +90,8 @@ class _LoopThread:
 
     async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
         """Await ``coro`` on this loop from any other loop."""
+        import asyncio
+
         if self.in_loop_thread():
             return await coro
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
@@ -210,6 +221,8 @@ class Runtime:
         return self._loop.astream(prepared.stream())
 
     async def astop(self) -> None:
+        import asyncio
+
         if self._stopped:
             return
         self._stopped = True

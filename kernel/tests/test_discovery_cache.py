@@ -1,0 +1,70 @@
+"""The entry-point cache: a warm start skips importlib.metadata, and installing or
+removing a distribution is seen at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from ferrule_kernel import discovery
+
+
+def _install(site, name: str, module: str) -> None:
+    dist_info = site / f"{name}-1.0.dist-info"
+    dist_info.mkdir(parents=True)
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text(f"[ferrule_cache_test]\n{name} = {module}\n")
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+def names(group="ferrule_cache_test"):
+    return sorted(r.name for r in discovery.find_entry_points(group))
+
+
+def test_installing_and_removing_a_distribution_is_seen(site):
+    _install(site, "first", "mod_a")
+    assert names() == ["first"]
+    assert names() == ["first"]  # from the cache
+    _install(site, "second", "mod_b")
+    assert names() == ["first", "second"]
+    (site / "first-1.0.dist-info" / "entry_points.txt").unlink()
+    (site / "first-1.0.dist-info" / "METADATA").unlink()
+    (site / "first-1.0.dist-info").rmdir()
+    assert names() == ["second"]
+
+
+def test_cache_can_be_turned_off(site, monkeypatch, tmp_path):
+    monkeypatch.setenv("FERRULE_DISCOVERY_CACHE", "0")
+    _install(site, "only", "mod")
+    assert names() == ["only"]
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_corrupt_cache_file_is_a_miss(site):
+    _install(site, "first", "mod_a")
+    names()
+    path = discovery._cache_file(discovery._cache_key("ferrule_cache_test"))
+    with open(path, "wb") as f:
+        f.write(b"\x00garbage")
+    assert names() == ["first"]
+
+
+def test_warm_start_does_not_import_importlib_metadata(tmp_path):
+    code = (
+        "import sys, ferrule_kernel; k = ferrule_kernel.Kernel(); k.load_plugins(); "
+        "print('importlib.metadata' in sys.modules)"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": ""}
+    cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    warm = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert cold.stdout.strip() == "True", cold.stderr
+    assert warm.stdout.strip() == "False", warm.stderr
