@@ -68,6 +68,7 @@ class Entry:
     spec: OperatorSpec | ComponentTypeSpec
     plugin: PluginInfo
     _resolved: Callable[..., Any] | None = None
+    _kind: str | None = None
 
     @property
     def provider(self) -> str:
@@ -88,6 +89,12 @@ class Entry:
                     plugin=self.provider,
                 ) from exc
         return self._resolved
+
+    def kind(self) -> str:
+        """`call_kind` of the implementation, computed once."""
+        if self._kind is None:
+            self._kind = call_kind(self.resolve())
+        return self._kind
 
 
 @attrs.define

@@ -212,6 +212,7 @@ class Component:
     type_name: str
     entry: discovery.Entry
     instance: Any
+    kinds: dict[str, str] = attrs.Factory(dict)  # method name -> call_kind, computed once
 
 
 def _names(names: Any) -> str:
@@ -375,20 +376,11 @@ class Kernel:
         return component
 
     def _prepare(
-        self, entry: discovery.Entry, fn: Callable[..., Any], spec: Any, label: str, inputs: Any
+        self, entry: discovery.Entry, fn: Callable[..., Any], kind: str, spec: Any, label: str, inputs: Any
     ) -> Prepared:
         conv = spec.converter or converter
         arg = structure_input(inputs, spec.inputs, target=label, conv=conv)
-        return Prepared(
-            label=label,
-            provider=entry.provider,
-            fn=fn,
-            arg=arg,
-            kind=discovery.call_kind(fn),
-            blocking=spec.blocking,
-            streaming=spec.streaming,
-            converter=conv,
-        )
+        return Prepared(label, entry.provider, fn, arg, kind, spec.blocking, spec.streaming, conv)
 
     def prepare(self, target: str, inputs: Any, *, streaming: bool = False) -> Prepared:
         """Resolve and validate ``call`` / ``iter`` of an operator or ``"component.method"``."""
@@ -399,7 +391,7 @@ class Kernel:
         entry = self._operator(target)
         spec: OperatorSpec = entry.spec  # type: ignore[assignment]
         self._check_streaming(f"operator {target!r}", spec.streaming, streaming)
-        return self._prepare(entry, entry.resolve(), spec, f"operator {target!r}", inputs)
+        return self._prepare(entry, entry.resolve(), entry.kind(), spec, f"operator {target!r}", inputs)
 
     def prepare_method(
         self, name: str, method: str, inputs: Any, *, streaming: bool = False
@@ -422,7 +414,10 @@ class Kernel:
         label = f"{name}.{method}"
         self._check_streaming(f"method {label!r}", spec.streaming, streaming)
         fn = getattr(component.instance, method)
-        return self._prepare(component.entry, fn, spec, label, inputs)
+        kind = component.kinds.get(method)
+        if kind is None:
+            kind = component.kinds[method] = discovery.call_kind(fn)
+        return self._prepare(component.entry, fn, kind, spec, label, inputs)
 
     @staticmethod
     def _check_streaming(what: str, is_streaming: bool, wanted: bool) -> None:

@@ -163,16 +163,24 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
     return [{"path": path, "message": _message(exc)}]
 
 
+# Structure hooks by (converter, class): looking one up costs more than a small class's
+# structuring. Register hooks before a converter's first use (as module-level code does).
+_HOOKS: dict[tuple[cattrs.Converter, type], typing.Callable[[Any, Any], Any]] = {}
+
+
 def structure_input(data: Any, cls: type, *, target: str, conv: cattrs.Converter = converter):
     """Structure request input ``data`` into ``cls`` or raise `InvalidInputError` naming each bad field."""
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise InvalidInputError(
             f"invalid input for {target}: $: expected object, got {type_name(data)}",
             errors=[{"path": "$", "message": f"expected object, got {type_name(data)}"}],
             target=target,
         )
+    hook = _HOOKS.get((conv, cls))
+    if hook is None:
+        hook = _HOOKS[(conv, cls)] = conv.get_structure_hook(cls)
     try:
-        return conv.structure(data, cls)
+        return hook(data, cls)
     except (cattrs.BaseValidationError, InvalidInputError, TypeError, ValueError) as exc:
         # TypeError/ValueError: raised by an attrs validator or __attrs_post_init__
         errors = field_errors(exc)

@@ -265,7 +265,7 @@ class AsyncRuntime:
 
     async def call(self, operator: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
         self._check_open()
-        return await self.kernel.call(operator, _inputs(inputs))
+        return await self.kernel.prepare(operator, _inputs(inputs)).run()
 
     def call_iter(self, operator: str, inputs: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
         self._check_open()
