@@ -95,7 +95,8 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job: ask a question (nox -s demo -- "your question") offline."""
+    """The main job: an agent answers a question offline on the default local model
+    (nox -s demo -- "your question")."""
     install_workspace(session)
-    question = " ".join(session.posargs) or "Split this sample text for me."
-    session.run("python", str(ROOT / "examples" / "demo.py"), question)
+    question = " ".join(session.posargs) or "In one sentence, what is a GGUF file?"
+    session.run("ferrule", "chat", question)
