@@ -12,8 +12,8 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 RESULTS = Path(__file__).parent / "results"
 

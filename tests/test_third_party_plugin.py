@@ -24,7 +24,10 @@ def _doc_files() -> dict[str, str]:
 
 
 def _run(args: list[str], site: Path, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+    }
     return subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, **kw)
 
 
@@ -46,7 +49,17 @@ def test_plugin_from_the_guide_installs_and_works(tmp_path):
     site = tmp_path / "site"
     # --no-build-isolation: build with the hatchling installed here, so nothing is fetched.
     install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--target", str(site), str(folder)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(site),
+            str(folder),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -75,9 +88,13 @@ def broken_plugin_site(tmp_path) -> Path:
     site = tmp_path / "site"
     dist_info = site / "ferrule_broken-1.0.dist-info"
     dist_info.mkdir(parents=True)
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: ferrule-broken\nVersion: 1.0\n")
+    (dist_info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: ferrule-broken\nVersion: 1.0\n"
+    )
     (dist_info / "entry_points.txt").write_text("[ferrule]\nbroken = ferrule_broken_mod\n")
-    (site / "ferrule_broken_mod.py").write_text("raise ImportError('needs libfoo, which is missing')\n")
+    (site / "ferrule_broken_mod.py").write_text(
+        "raise ImportError('needs libfoo, which is missing')\n"
+    )
     return site
 
 

@@ -6,8 +6,8 @@ import pytest
 # --import-mode=importlib does not put test folders on sys.path; the helper modules here need it.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from ferrule_kernel import Kernel  # noqa: E402
-from plugins_for_tests import TestPlugin, recorder  # noqa: E402
+from ferrule_kernel import Kernel
+from plugins_for_tests import TestPlugin, recorder
 
 
 @pytest.fixture

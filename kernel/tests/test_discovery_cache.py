@@ -64,7 +64,11 @@ def test_warm_start_does_not_import_importlib_metadata(tmp_path):
         "print('importlib.metadata' in sys.modules)"
     )
     env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": ""}
-    cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
-    warm = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    cold = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
+    warm = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
     assert cold.stdout.strip() == "True", cold.stderr
     assert warm.stdout.strip() == "False", warm.stderr

@@ -53,7 +53,9 @@ async def test_unknown_operator_lists_installed_and_names_known_distribution(ker
 async def test_unknown_operator_name_must_be_a_string(kernel):
     with pytest.raises(InvalidInputError) as info:
         await kernel.call(42, {})  # type: ignore[arg-type]
-    assert info.value.errors == [{"path": "operator", "message": "operator: expected string, got integer"}]
+    assert info.value.errors == [
+        {"path": "operator", "message": "operator: expected string, got integer"}
+    ]
 
 
 @pytest.mark.parametrize(
@@ -65,8 +67,16 @@ async def test_unknown_operator_name_must_be_a_string(kernel):
         ({"text": "a", "count": True}, "$.count", "expected integer, got boolean"),
         ({"text": "a", "tags": "x"}, "$.tags", "expected array, got string"),
         ({"text": "a", "tags": ["x", 1]}, "$.tags[1]", "expected string, got integer"),
-        ({"text": "a", "options": {"mode": "medium"}}, "$.options.mode", "expected one of 'fast', 'slow'"),
-        ({"text": "a", "options": {"temperature": "hot"}}, "$.options.temperature", "expected number"),
+        (
+            {"text": "a", "options": {"mode": "medium"}},
+            "$.options.mode",
+            "expected one of 'fast', 'slow'",
+        ),
+        (
+            {"text": "a", "options": {"temperature": "hot"}},
+            "$.options.temperature",
+            "expected number",
+        ),
         ({"text": "a", "options": []}, "$.options", "expected object, got array"),
         ({"text": "a", "colour": "red"}, "$", "unknown field(s): colour"),
         ("text", "$", "expected object, got string"),
@@ -90,7 +100,10 @@ async def test_every_bad_field_is_reported_at_once(kernel):
 async def test_define_call_method_delete(kernel):
     await kernel.define("counter", "c1", {"start": 10})
     assert await kernel.call_method("c1", "increment", {"n": 5}) == {"value": 15}
-    assert await collect(kernel.iter_method("c1", "count_up", {"n": 2})) == [{"value": 16}, {"value": 17}]
+    assert await collect(kernel.iter_method("c1", "count_up", {"n": 2})) == [
+        {"value": 16},
+        {"value": 17},
+    ]
     assert await collect(kernel.iter("c1.count_up", {"n": 1})) == [{"value": 18}]
     instance = kernel.component("c1")
     await kernel.delete("c1")
@@ -165,7 +178,11 @@ async def test_plugin_raising_ends_only_its_request(kernel):
     assert "boom: x" in str(info.value)
     assert info.value.details["exception_type"] == "RuntimeError"
     assert isinstance(info.value.__cause__, RuntimeError)
-    assert await kernel.call("repeat", {"text": "still up"}) == {"text": "still up", "tags": [], "mode": "fast"}
+    assert await kernel.call("repeat", {"text": "still up"}) == {
+        "text": "still up",
+        "tags": [],
+        "mode": "fast",
+    }
 
 
 async def test_plugin_output_that_is_not_an_object_is_a_plugin_error(kernel):
@@ -231,7 +248,11 @@ async def test_blocking_plugin_code_does_not_stall_the_loop(kernel):
     blocked = asyncio.create_task(kernel.call("wait_for_release", {"text": "late"}))
     await asyncio.sleep(0.01)
     # The loop still serves other requests while the blocking call holds its thread.
-    assert await kernel.call("repeat", {"text": "early"}) == {"text": "early", "tags": [], "mode": "fast"}
+    assert await kernel.call("repeat", {"text": "early"}) == {
+        "text": "early",
+        "tags": [],
+        "mode": "fast",
+    }
     assert not blocked.done()
     recorder.release.set()
     assert await blocked == {"text": "late"}
@@ -271,7 +292,10 @@ def test_introspection_lists_schemas_and_providers(kernel):
     operators = {op["name"]: op for op in kernel.operators()}
     schema = operators["repeat"]["input_schema"]
     assert schema["required"] == ["text"]
-    assert schema["properties"]["options"]["properties"]["mode"] == {"enum": ["fast", "slow"], "default": "fast"}
+    assert schema["properties"]["options"]["properties"]["mode"] == {
+        "enum": ["fast", "slow"],
+        "default": "fast",
+    }
     assert operators["count_async"]["streaming"] is True
     types = {t["name"]: t for t in kernel.component_types()}
     assert types["counter"]["aliases"] == ["abacus"]

@@ -12,7 +12,9 @@ from plugins_for_tests import TestPlugin
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
     max_leaves=10,
 )
 field_names = st.sampled_from(["text", "count", "tags", "options", "mode", "temperature", "extra"])
@@ -24,7 +26,11 @@ near_valid_inputs = st.fixed_dictionaries(
         "tags": json_values | st.lists(st.text(max_size=3), max_size=3),
         "options": json_values
         | st.fixed_dictionaries(
-            {}, optional={"mode": json_values | st.sampled_from(["fast", "slow"]), "temperature": json_values}
+            {},
+            optional={
+                "mode": json_values | st.sampled_from(["fast", "slow"]),
+                "temperature": json_values,
+            },
         ),
         "extra": json_values,
     },
@@ -46,8 +52,18 @@ def test_malformed_input_is_served_or_refused_naming_fields(inputs):
         for error in exc.errors:
             assert error["path"].startswith("$"), error
             assert error["message"]
-        valid_paths = {"$", "$.text", "$.count", "$.tags", "$.options", "$.options.mode", "$.options.temperature"}
-        assert all(e["path"] in valid_paths or e["path"].startswith("$.tags[") for e in exc.errors), exc.errors
+        valid_paths = {
+            "$",
+            "$.text",
+            "$.count",
+            "$.tags",
+            "$.options",
+            "$.options.mode",
+            "$.options.temperature",
+        }
+        assert all(
+            e["path"] in valid_paths or e["path"].startswith("$.tags[") for e in exc.errors
+        ), exc.errors
     else:
         assert isinstance(inputs, dict) and isinstance(inputs["text"], str)
         assert result["text"] == inputs["text"] * inputs.get("count", 1)

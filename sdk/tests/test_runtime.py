@@ -96,7 +96,11 @@ def test_components_live_on_the_runtime_loop():
         rt.define("speaker", "s", {"prefix": "> "})
         assert rt.call_method("s", "say", {"text": "hi"}) == {"text": "> hi"}
         assert rt.kernel.component("s").loop_thread.name == "ferrule-runtime"
-        assert [i["word"] for i in rt.call_iter_method("s", "words", {"text": "a b c"})] == ["a", "b", "c"]
+        assert [i["word"] for i in rt.call_iter_method("s", "words", {"text": "a b c"})] == [
+            "a",
+            "b",
+            "c",
+        ]
         assert rt.call("shout", {"text": "x"}) == {"text": "X"}
         rt.delete("s")
 
@@ -123,7 +127,9 @@ def test_sync_runtime_works_inside_a_running_event_loop():
     async def notebook_cell():
         with make_runtime() as rt:
             rt.define("speaker", "s", {})
-            return rt.call_method("s", "say", {"text": "from a loop"}), rt.call("shout", {"text": "a"})
+            return rt.call_method("s", "say", {"text": "from a loop"}), rt.call(
+                "shout", {"text": "a"}
+            )
 
     assert asyncio.run(notebook_cell()) == ({"text": "from a loop"}, {"text": "A"})
 
@@ -166,4 +172,7 @@ async def test_async_runtime_runs_on_the_callers_loop():
         await rt.define("speaker", "s", {})
         assert await rt.call_method("s", "say", {"text": "a"}) == {"text": "a"}
         assert rt.kernel.component("s").loop_thread is threading.current_thread()
-        assert [i async for i in rt.call_iter("spell", {"text": "ab"})] == [{"text": "a"}, {"text": "b"}]
+        assert [i async for i in rt.call_iter("spell", {"text": "ab"})] == [
+            {"text": "a"},
+            {"text": "b"},
+        ]

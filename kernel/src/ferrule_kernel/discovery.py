@@ -14,7 +14,8 @@ import marshal
 import os
 import sys
 import zlib
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import attrs
 import pluggy
@@ -314,9 +315,9 @@ __all__ = [
     "Registry",
     "build_registry",
     "call_kind",
+    "find_entry_points",
     "hookimpl",
     "import_target",
-    "find_entry_points",
     "load_entry_point_plugins",
     "new_plugin_manager",
 ]

@@ -10,8 +10,8 @@ Whatever a plugin raises ends that request with a typed error; the kernel keeps 
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Callable
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any
 
 import attrs
 import pluggy
@@ -376,7 +376,13 @@ class Kernel:
         return component
 
     def _prepare(
-        self, entry: discovery.Entry, fn: Callable[..., Any], kind: str, spec: Any, label: str, inputs: Any
+        self,
+        entry: discovery.Entry,
+        fn: Callable[..., Any],
+        kind: str,
+        spec: Any,
+        label: str,
+        inputs: Any,
     ) -> Prepared:
         conv = spec.converter or converter
         arg = structure_input(inputs, spec.inputs, target=label, conv=conv)
@@ -391,7 +397,9 @@ class Kernel:
         entry = self._operator(target)
         spec: OperatorSpec = entry.spec  # type: ignore[assignment]
         self._check_streaming(f"operator {target!r}", spec.streaming, streaming)
-        return self._prepare(entry, entry.resolve(), entry.kind(), spec, f"operator {target!r}", inputs)
+        return self._prepare(
+            entry, entry.resolve(), entry.kind(), spec, f"operator {target!r}", inputs
+        )
 
     def prepare_method(
         self, name: str, method: str, inputs: Any, *, streaming: bool = False

@@ -12,7 +12,10 @@ import os
 import sys
 from typing import Any
 
-_state = {"debug": os.environ.get("FERRULE_DEBUG", "") not in ("", "0", "false", "no"), "configured": False}
+_state = {
+    "debug": os.environ.get("FERRULE_DEBUG", "") not in ("", "0", "false", "no"),
+    "configured": False,
+}
 
 
 def configure_logging(debug: bool = True) -> None:

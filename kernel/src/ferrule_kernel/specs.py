@@ -7,12 +7,13 @@ importing any plugin's heavy dependencies; the code is imported on first use.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Union
+from collections.abc import Callable
+from typing import Any, Union
 
 import attrs
 
 #: An implementation: the object itself, or ``"package.module:attribute"`` imported on first use.
-Target = Union[str, Callable[..., Any]]
+Target = Union[str, Callable[..., Any]]  # noqa: UP007 (a runtime alias)
 
 
 @attrs.frozen

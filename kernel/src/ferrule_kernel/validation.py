@@ -52,27 +52,34 @@ def make_converter() -> cattrs.Converter:
     """A converter that validates instead of coercing; copy it to add hooks of your own."""
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     converter.register_structure_hook(str, _strict("string", lambda v: isinstance(v, str)))
-    converter.register_structure_hook(
-        bool, _strict("boolean", lambda v: isinstance(v, bool))
-    )
+    converter.register_structure_hook(bool, _strict("boolean", lambda v: isinstance(v, bool)))
     converter.register_structure_hook(
         int, _strict("integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
     )
     converter.register_structure_hook(
         float,
-        _strict(
-            "number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), float
-        ),
+        _strict("number", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), float),
     )
     converter.register_structure_hook(Any, lambda value, _type: value)
     converter.register_structure_hook_func(lambda t: typing.get_origin(t) is Literal, _literal)
-    converter.register_structure_hook_factory(_is_list, lambda t, c: type_checked(
-        (list, tuple), "array", cattrs.cols.list_structure_factory(t, c)))
-    converter.register_structure_hook_factory(_is_mapping, lambda t, c: type_checked(
-        Mapping, "object", cattrs.cols.mapping_structure_factory(t, c)))
-    converter.register_structure_hook_factory(attrs.has, lambda t, c: type_checked(
-        Mapping, "object", make_dict_structure_fn(
-            t, c, _cattrs_forbid_extra_keys=True, _cattrs_detailed_validation=True)))
+    converter.register_structure_hook_factory(
+        _is_list,
+        lambda t, c: type_checked((list, tuple), "array", cattrs.cols.list_structure_factory(t, c)),
+    )
+    converter.register_structure_hook_factory(
+        _is_mapping,
+        lambda t, c: type_checked(Mapping, "object", cattrs.cols.mapping_structure_factory(t, c)),
+    )
+    converter.register_structure_hook_factory(
+        attrs.has,
+        lambda t, c: type_checked(
+            Mapping,
+            "object",
+            make_dict_structure_fn(
+                t, c, _cattrs_forbid_extra_keys=True, _cattrs_detailed_validation=True
+            ),
+        ),
+    )
     return converter
 
 
@@ -97,9 +104,7 @@ def type_checked(kinds: Any, expected: str, structure: typing.Callable[[Any, Any
 def _literal(value: Any, tp: Any) -> Any:
     allowed = typing.get_args(tp)
     if value not in allowed or type(value) not in {type(a) for a in allowed}:
-        raise ValueError(
-            f"expected one of {', '.join(repr(a) for a in allowed)}, got {value!r}"
-        )
+        raise ValueError(f"expected one of {', '.join(repr(a) for a in allowed)}, got {value!r}")
     return value
 
 
@@ -139,7 +144,10 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
     if isinstance(exc, InvalidInputError):
         if exc.errors:
             return [
-                {"path": _join(path, e["path"]) if e["path"] != "$" else path, "message": e["message"]}
+                {
+                    "path": _join(path, e["path"]) if e["path"] != "$" else path,
+                    "message": e["message"],
+                }
                 for e in exc.errors
             ]
         return [{"path": path, "message": exc.message}]

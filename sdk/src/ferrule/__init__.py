@@ -8,9 +8,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import importlib
+from typing import Any
 
 from ferrule_kernel import FerruleError, InvalidInputError, configure_logging
 

@@ -11,7 +11,9 @@ from ferrule_kernel import FerruleError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    plugins = subparsers.add_parser("plugins", help="list installed plugins and what each registers")
+    plugins = subparsers.add_parser(
+        "plugins", help="list installed plugins and what each registers"
+    )
     plugins.add_argument("--json", action="store_true", help="print JSON instead of a table")
     plugins.set_defaults(func=_plugins)
 
@@ -21,7 +23,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     ):
         parser = subparsers.add_parser(name, help=help_text)
         parser.add_argument("operator")
-        parser.add_argument("input", nargs="?", default="{}", help="JSON object (default {}); - reads stdin")
+        parser.add_argument(
+            "input", nargs="?", default="{}", help="JSON object (default {}); - reads stdin"
+        )
         parser.set_defaults(func=func)
 
 
@@ -31,7 +35,9 @@ def _read_input(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FerruleError(f"input is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        raise FerruleError(
+            f"input is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
 
 
 def _fail(exc: FerruleError) -> int:
