@@ -72,7 +72,7 @@ class AudioPart:
         return base64.b64decode(self.data)
 
 
-ContentPart = Union[TextPart, ImagePart, AudioPart]
+ContentPart = Union[TextPart, ImagePart, AudioPart]  # noqa: UP007 (a cattrs dispatch key)
 
 
 @attrs.frozen
