@@ -1,0 +1,250 @@
+"""The ``test_language_model`` component: deterministic replies through the LM contract.
+
+Tokens are whitespace-separated words, so usage, ``max_tokens`` and chunking are easy to
+predict in a test: "The sum is 3." is 4 output tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from ferrule.errors import ModelError
+from ferrule.lm import (
+    InferInput,
+    Usage,
+    finish,
+    reasoning_delta,
+    text_delta,
+    tool_call_delta,
+)
+from ferrule.messages import Message, TextPart, converter
+from ferrule_kernel.discovery import import_target
+
+from .script import ScriptedToolCall, ScriptedTurn, TestModelAttributes
+
+_WORD = re.compile(r"\s*\S+\s*|\s+")
+#: Tool-call arguments are streamed as JSON fragments of this many characters by default.
+ARGUMENT_PIECE = 8
+
+
+def count_tokens(text: str) -> int:
+    """The test model's token count: whitespace-separated words."""
+    return len(text.split())
+
+
+def _first_words(text: str, n: int) -> str:
+    """``text`` up to the end of its ``n``-th word (trailing whitespace dropped)."""
+    if n <= 0:
+        return ""
+    end = 0
+    for index, match in enumerate(re.finditer(r"\S+", text)):
+        if index == n:
+            break
+        end = match.end()
+    return text[:end]
+
+
+def _pieces(text: str, size: int | None) -> Iterator[str]:
+    if size is None:
+        # word by word, each piece keeping the whitespace around it: joined, they are the text
+        yield from _WORD.findall(text)
+    else:
+        for start in range(0, len(text), size):
+            yield text[start : start + size]
+
+
+def _message_tokens(message: Message) -> int:
+    count = sum(count_tokens(p.text) for p in message.contents if isinstance(p, TextPart))
+    count += sum(count_tokens(p.text) for p in message.reasoning)
+    for call in message.tool_calls:
+        count += 1 + count_tokens(json.dumps(call.arguments))
+    return count
+
+
+def _arguments_json(call: ScriptedToolCall) -> str:
+    if isinstance(call.arguments, str):
+        return call.arguments
+    return json.dumps(call.arguments)
+
+
+def example_instance(schema: dict[str, Any], text: str = "") -> Any:
+    """A deterministic value that satisfies a (simple) JSON schema: strings are ``text``."""
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            options = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
+            return example_instance(options[0], text)
+    if schema.get("allOf"):
+        merged: dict[str, Any] = {}
+        for sub in schema["allOf"]:
+            merged.update(sub)
+        return example_instance(merged, text)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or (kind is None and "properties" in schema):
+        return {
+            name: example_instance(sub, text) for name, sub in schema.get("properties", {}).items()
+        }
+    if kind == "array":
+        count = schema.get("minItems", 0)
+        if "prefixItems" in schema:
+            return [example_instance(s, text) for s in schema["prefixItems"]]
+        return [example_instance(schema.get("items", {}), text) for _ in range(count)]
+    if kind == "string":
+        return text
+    if kind == "integer":
+        return int(schema.get("minimum", 0))
+    if kind == "number":
+        return float(schema.get("minimum", 0))
+    if kind == "boolean":
+        return False
+    return None
+
+
+class TestLanguageModel:
+    """A language model whose every reply is decided by its attributes (see `TestModelAttributes`)."""
+
+    __test__ = False
+
+    def __init__(self, attributes: TestModelAttributes) -> None:
+        self.attributes = attributes
+        self._function = import_target(attributes.function) if attributes.function else None
+        self._next_turn = 0
+        self._next_call_id = 0
+        #: Every `InferInput` received, in order (for tests that check what the agent sent).
+        self.requests: list[InferInput] = []
+
+    async def _turn(self, inputs: InferInput) -> ScriptedTurn:
+        if self._function is not None:
+            reply = self._function(inputs)
+            if inspect.isawaitable(reply):
+                reply = await reply
+            return self._as_turn(reply)
+        if self.attributes.turns:
+            if self._next_turn >= len(self.attributes.turns):
+                raise ModelError(
+                    f"the test model's script has {len(self.attributes.turns)} turn(s) and all "
+                    "were used; script more turns",
+                    provider="test",
+                )
+            turn = self.attributes.turns[self._next_turn]
+            self._next_turn += 1
+            return turn
+        return self._echo(inputs)
+
+    def _as_turn(self, reply: Any) -> ScriptedTurn:
+        if isinstance(reply, ScriptedTurn):
+            return reply
+        if isinstance(reply, str):
+            return ScriptedTurn(text=reply)
+        if isinstance(reply, dict):
+            from ferrule_kernel import structure_input
+
+            return structure_input(
+                reply, ScriptedTurn, target="test model function reply", conv=converter
+            )
+        raise ModelError(
+            f"the test model's function returned {type(reply).__name__}; expected a ScriptedTurn, "
+            "a dict of its fields or a string",
+            provider="test",
+        )
+
+    @staticmethod
+    def _echo(inputs: InferInput) -> ScriptedTurn:
+        last = inputs.messages[-1]
+        if last.role == "tool":
+            results = [m.text for m in inputs.messages[_trailing_tools(inputs.messages) :]]
+            text = "Tool results: " + "; ".join(results)
+        else:
+            user = next((m for m in reversed(inputs.messages) if m.role == "user"), None)
+            text = user.text if user is not None else ""
+        if inputs.output_schema is not None:
+            return ScriptedTurn(output=example_instance(inputs.output_schema, text))
+        words = count_tokens(text)
+        return ScriptedTurn(text=text, reasoning=f"The user wrote {words} words; I repeat them.")
+
+    async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
+        self.requests.append(inputs)
+        turn = await self._turn(inputs)
+        size = turn.chunk_size if turn.chunk_size is not None else self.attributes.chunk_size
+        delay = turn.delay if turn.delay is not None else self.attributes.delay
+
+        reasoning = turn.reasoning if inputs.reasoning_on else ""
+        text = json.dumps(turn.output) if turn.output is not None else turn.text
+        calls = list(turn.tool_calls)
+        reason = "tool_calls" if calls else "stop"
+
+        for stop in inputs.stop:
+            at = text.find(stop)
+            if at >= 0:
+                text, calls, reason = text[:at], [], "stop"
+
+        budget = inputs.max_tokens
+        if budget is not None:
+            if count_tokens(reasoning) > budget:
+                reasoning, text, calls, reason = _first_words(reasoning, budget), "", [], "length"
+            elif count_tokens(reasoning) + count_tokens(text) > budget:
+                text = _first_words(text, budget - count_tokens(reasoning))
+                calls, reason = [], "length"
+            elif (
+                calls
+                and count_tokens(reasoning)
+                + count_tokens(text)
+                + sum(count_tokens(_arguments_json(c)) for c in calls)
+                > budget
+            ):
+                calls, reason = [], "length"
+
+        output_tokens = count_tokens(reasoning) + count_tokens(text)
+        output_tokens += sum(count_tokens(_arguments_json(c)) for c in calls)
+        usage = turn.usage or Usage(
+            input_tokens=sum(_message_tokens(m) for m in inputs.messages),
+            output_tokens=output_tokens,
+            reasoning_tokens=count_tokens(reasoning) if reasoning else None,
+        )
+
+        async def pace() -> None:
+            if delay:
+                await asyncio.sleep(delay)
+
+        for piece in _pieces(reasoning, size):
+            await pace()
+            yield reasoning_delta(piece)
+        for piece in _pieces(text, size):
+            await pace()
+            yield text_delta(piece)
+        for index, call in enumerate(calls):
+            call_id = call.id
+            if call_id is None:
+                self._next_call_id += 1
+                call_id = f"call_{self._next_call_id}"
+            arguments = _arguments_json(call)
+            fragments = list(_pieces(arguments, size or ARGUMENT_PIECE)) or [""]
+            await pace()
+            yield tool_call_delta(index, id=call_id, name=call.name, arguments=fragments[0])
+            for fragment in fragments[1:]:
+                await pace()
+                yield tool_call_delta(index, arguments=fragment)
+        if turn.error is not None:
+            raise ModelError(turn.error, provider="test")
+        await pace()
+        yield finish(turn.finish_reason or reason, usage)
+
+
+def _trailing_tools(messages: list[Message]) -> int:
+    """Index of the first of the tool messages that end ``messages``."""
+    index = len(messages)
+    while index > 0 and messages[index - 1].role == "tool":
+        index -= 1
+    return index

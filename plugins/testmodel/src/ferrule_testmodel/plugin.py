@@ -1,0 +1,34 @@
+"""Registers the ``test_language_model`` component type, and the local model id ``test``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ferrule.lm import language_model_type
+from ferrule_kernel import hookimpl
+
+from .script import TestModelAttributes
+
+#: ``LocalModel("test")`` (and ``ferrule chat -m test``) resolve to the echoing test model.
+MODEL_ID = "test"
+
+
+@hookimpl
+def ferrule_register_component_types() -> list[Any]:
+    return [
+        language_model_type(
+            "test_language_model",
+            "ferrule_testmodel.model:TestLanguageModel",
+            TestModelAttributes,
+            description="A deterministic language model replying from a script or a function, for tests.",
+        )
+    ]
+
+
+@hookimpl
+def ferrule_resolve_local_model(model_id: str) -> Any:
+    if model_id != MODEL_ID:
+        return None
+    from ferrule.models import ModelRoute
+
+    return ModelRoute("test_language_model", {})

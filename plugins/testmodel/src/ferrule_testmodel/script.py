@@ -1,0 +1,96 @@
+"""What a test model says: scripted turns, or a function that builds one per request.
+
+These are the component's attributes, so they are JSON on the wire::
+
+    rt.define("test_language_model", "lm0", {"turns": [
+        {"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}}]},
+        {"text": "The sum is 3."},
+    ]})
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import attrs
+from ferrule.lm import FinishReason, Usage
+from ferrule_kernel import InvalidInputError
+
+
+def _non_negative(name: str):
+    def check(_instance: Any, _attribute: Any, value: Any) -> None:
+        if value is not None and value < 0:
+            raise InvalidInputError(f"must not be negative, got {value}", field=name)
+
+    return check
+
+
+def _positive(name: str):
+    def check(_instance: Any, _attribute: Any, value: Any) -> None:
+        if value is not None and value < 1:
+            raise InvalidInputError(f"must be at least 1, got {value}", field=name)
+
+    return check
+
+
+@attrs.frozen
+class ScriptedToolCall:
+    """A tool call the model makes: ``arguments`` is a JSON object (or a JSON string, sent as is)."""
+
+    name: str
+    arguments: Any = attrs.field(factory=dict)
+    #: The call's id; ``call_<n>`` (counted per component) when not given.
+    id: str | None = None
+
+
+@attrs.frozen
+class ScriptedTurn:
+    """One reply of the model.
+
+    ``text`` is streamed word by word (or in ``chunk_size``-character pieces), after
+    ``reasoning`` (streamed only when the request asks for reasoning, as a real reasoning
+    model does) and before ``tool_calls``. ``output`` is a JSON value sent as the reply's
+    text (for structured output). ``error`` makes the stream fail with a `ModelError`
+    after everything else was sent. ``finish_reason`` and ``usage`` override the
+    computed ones; ``delay`` is seconds to wait before each streamed item.
+    """
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: list[ScriptedToolCall] = attrs.field(factory=list)
+    output: Any = None
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    chunk_size: int | None = attrs.field(default=None, validator=_positive("chunk_size"))
+    delay: float | None = attrs.field(default=None, validator=_non_negative("delay"))
+    error: str | None = None
+
+
+@attrs.frozen
+class TestModelAttributes:
+    """Attributes of a ``test_language_model`` component.
+
+    With ``turns``, each ``infer`` call answers with the next turn, in order (a request
+    past the last one fails with a `ModelError`). With ``function`` (``"module:function"``),
+    each call answers with what the function returns for the `InferInput`: a `ScriptedTurn`,
+    a dict of its fields, or a string (the text); it may be async. With neither, the model
+    echoes the last user message (or the tool results it was sent). ``chunk_size`` and
+    ``delay`` are defaults for every turn.
+    """
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    turns: list[ScriptedTurn] = attrs.field(factory=list)
+    function: str | None = None
+    chunk_size: int | None = attrs.field(default=None, validator=_positive("chunk_size"))
+    delay: float = attrs.field(default=0.0, validator=_non_negative("delay"))
+
+    def __attrs_post_init__(self) -> None:
+        if self.turns and self.function is not None:
+            raise ValueError("give either turns or function, not both")
+
+
+#: Functions given to `TestModel` as Python objects, reachable by an import string
+#: (``"ferrule_testmodel.script:registered.fn_<n>"``) in this process.
+registered = types.SimpleNamespace()
