@@ -1,0 +1,64 @@
+"""Registers `anthropic_language_model` (alias `claude_language_model`) and answers which
+model ids it serves. Imports nothing heavy: the component lives in
+`ferrule_anthropic.model`, imported when one is defined."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from ferrule.lm import language_model_type
+from ferrule_kernel import ComponentTypeSpec, hookimpl
+
+COMPONENT_TYPE = "anthropic_language_model"
+PROVIDERS = frozenset({"anthropic", "claude"})
+MODEL_PREFIX = "claude-"
+API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+
+
+@attrs.frozen
+class AnthropicAttributes:
+    """What ``define`` takes. The key comes from here or ``ANTHROPIC_API_KEY``."""
+
+    model: str
+    api_key: str | None = attrs.field(default=None, repr=False)
+    #: Another Messages-API endpoint (a proxy, a gateway); ``https://api.anthropic.com`` if None.
+    base_url: str | None = None
+    #: The output cap sent when a request gives none (Anthropic requires one).
+    max_tokens: int = 4096
+    #: Seconds to wait for the next byte of a reply before giving up on it.
+    read_timeout: float = 120.0
+
+
+@hookimpl
+def ferrule_register_component_types() -> list[ComponentTypeSpec]:
+    return [
+        language_model_type(
+            COMPONENT_TYPE,
+            "ferrule_anthropic.model:AnthropicLanguageModel",
+            AnthropicAttributes,
+            aliases=("claude_language_model",),
+            description="Claude models through Anthropic's Messages API (streamed).",
+        )
+    ]
+
+
+@hookimpl
+def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
+    if provider is None:
+        if not model_id.startswith(MODEL_PREFIX):
+            return None
+    elif provider.lower() not in PROVIDERS:
+        return None
+    from ferrule.models import ModelRoute
+
+    return ModelRoute(COMPONENT_TYPE, {"model": model_id})
+
+
+@hookimpl
+def ferrule_encode_part(part: Any, provider: str) -> dict[str, Any] | None:
+    if provider.lower() not in PROVIDERS:
+        return None
+    from .wire import encode_part
+
+    return encode_part(part)

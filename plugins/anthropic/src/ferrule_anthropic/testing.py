@@ -1,0 +1,299 @@
+"""What a valid Anthropic Messages request looks like, checked the way the API checks it.
+
+`request_problems` lists everything wrong with a ``POST /v1/messages`` request (headers
+and JSON body) per Anthropic's documentation (protocols.md §3.3): required fields, block
+shapes per role, tool_use / tool_result pairing, thinking rules. The loopback server in
+this package's tests answers a request with problems the way Anthropic does (400
+``invalid_request_error``) and the test fails, so a malformed request never passes.
+`sse` renders named stream events in Anthropic's framing. Use both to test your own code
+against a loopback Anthropic.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+ANTHROPIC_VERSION = "2023-06-01"
+BODY_KEYS = frozenset(
+    {
+        "model", "max_tokens", "messages", "system", "stop_sequences", "temperature", "top_p",
+        "top_k", "tools", "tool_choice", "thinking", "output_config", "metadata",
+        "service_tier", "stream",
+    }
+)  # fmt: skip
+IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
+USER_BLOCKS = frozenset({"text", "image", "tool_result", "document"})
+ASSISTANT_BLOCKS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
+
+
+def sse(event: str, data: Mapping[str, Any]) -> bytes:
+    """One named SSE event as Anthropic frames it (``data`` gets ``type`` = ``event``)."""
+    payload = {"type": event, **data}
+    return f"event: {event}\ndata: {json.dumps(payload)}\n\n".encode()
+
+
+def error_body(error_type: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_loopback"}
+
+
+def _is_base64(data: Any) -> bool:
+    if not isinstance(data, str) or not data:
+        return False
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _text_problems(block: dict[str, Any], where: str) -> list[str]:
+    if not isinstance(block.get("text"), str) or not block["text"]:
+        return [f"{where}.text: text content blocks must be non-empty strings"]
+    return []
+
+
+def _image_problems(block: dict[str, Any], where: str) -> list[str]:
+    source = block.get("source")
+    if not isinstance(source, dict):
+        return [f"{where}.source: required object"]
+    if source.get("type") == "base64":
+        out = []
+        if source.get("media_type") not in IMAGE_MEDIA_TYPES:
+            out.append(f"{where}.source.media_type: must be one of {sorted(IMAGE_MEDIA_TYPES)}")
+        if not _is_base64(source.get("data")):
+            out.append(f"{where}.source.data: must be base64")
+        return out
+    if source.get("type") == "url":
+        return [] if isinstance(source.get("url"), str) else [f"{where}.source.url: required string"]
+    return [f"{where}.source.type: must be 'base64' or 'url'"]
+
+
+def _block_problems(block: Any, role: str, where: str) -> list[str]:
+    if not isinstance(block, dict):
+        return [f"{where}: content blocks must be objects"]
+    kind = block.get("type")
+    allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
+    if kind not in allowed:
+        return [f"{where}.type: {kind!r} is not allowed in a {role} message"]
+    if kind == "text":
+        return _text_problems(block, where)
+    if kind == "image":
+        return _image_problems(block, where)
+    if kind == "tool_use":
+        out = []
+        if not isinstance(block.get("id"), str) or not block["id"]:
+            out.append(f"{where}.id: required string")
+        if not isinstance(block.get("name"), str) or not TOOL_NAME.match(block["name"]):
+            out.append(f"{where}.name: required, matching {TOOL_NAME.pattern}")
+        if not isinstance(block.get("input"), dict):
+            out.append(f"{where}.input: must be an object")
+        return out
+    if kind == "tool_result":
+        out = []
+        if not isinstance(block.get("tool_use_id"), str):
+            out.append(f"{where}.tool_use_id: required string")
+        content = block.get("content", "")
+        if isinstance(content, list):
+            for k, inner in enumerate(content):
+                inner_where = f"{where}.content[{k}]"
+                if not isinstance(inner, dict) or inner.get("type") not in ("text", "image"):
+                    out.append(f"{inner_where}: tool results hold text or image blocks")
+                elif inner["type"] == "text":
+                    out += _text_problems(inner, inner_where)
+                else:
+                    out += _image_problems(inner, inner_where)
+        elif not isinstance(content, str):
+            out.append(f"{where}.content: must be a string or a list of blocks")
+        if "is_error" in block and not isinstance(block["is_error"], bool):
+            out.append(f"{where}.is_error: must be a boolean")
+        return out
+    if kind == "thinking":
+        if not isinstance(block.get("thinking"), str) or not isinstance(block.get("signature"), str) or not block["signature"]:
+            return [f"{where}: thinking blocks need 'thinking' and a non-empty 'signature'"]
+        return []
+    if kind == "redacted_thinking":
+        return [] if isinstance(block.get("data"), str) and block["data"] else [f"{where}.data: required string"]
+    return []
+
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content if isinstance(content, list) else []
+
+
+def _messages_problems(messages: Any, thinking_on: bool) -> list[str]:
+    if not isinstance(messages, list) or not messages:
+        return ["messages: required, a non-empty array"]
+    out: list[str] = []
+    pending_tool_uses: set[str] = set()
+    for i, message in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(message, dict) or set(message) - {"role", "content"}:
+            out.append(f"{where}: must be an object with role and content only")
+            continue
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            out.append(f"{where}.role: must be 'user' or 'assistant' (system goes in 'system')")
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            if not content and i < len(messages) - 1:
+                out.append(f"{where}.content: must be non-empty")
+        elif not isinstance(content, list) or not content:
+            out.append(f"{where}.content: must be a non-empty string or array of blocks")
+            continue
+        blocks = _blocks(content)
+        for j, block in enumerate(blocks):
+            out += _block_problems(block, role, f"{where}.content[{j}]")
+        typed = [b for b in blocks if isinstance(b, dict)]
+        if role == "user":
+            results = [b.get("tool_use_id") for b in typed if b.get("type") == "tool_result"]
+            kinds = [b.get("type") for b in typed]
+            if results and kinds[: len(results)] != ["tool_result"] * len(results):
+                out.append(f"{where}: tool_result blocks must come first in the user turn")
+            unknown = set(results) - pending_tool_uses
+            if unknown:
+                out.append(f"{where}: tool_result for unknown tool_use id(s) {sorted(unknown)}")
+            if pending_tool_uses - set(results):
+                out.append(
+                    f"{where}: tool_use ids {sorted(pending_tool_uses - set(results))} were found "
+                    "without tool_result blocks immediately after"
+                )
+            pending_tool_uses = set()
+        else:
+            if pending_tool_uses:
+                out.append(f"{where}: tool_use ids {sorted(pending_tool_uses)} got no tool_result")
+            pending_tool_uses = {b.get("id") for b in typed if b.get("type") == "tool_use"}
+    last_assistant = next(
+        (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "assistant"), None
+    )
+    if thinking_on and last_assistant is not None:
+        blocks = [b for b in _blocks(last_assistant.get("content")) if isinstance(b, dict)]
+        if any(b.get("type") == "tool_use" for b in blocks) and (
+            blocks[0].get("type") not in ("thinking", "redacted_thinking")
+        ):
+            out.append(
+                "messages: Expected `thinking` or `redacted_thinking`, but found "
+                f"`{blocks[0].get('type')}`. When `thinking` is enabled, a final `assistant` "
+                "message must start with a thinking block"
+            )
+    return out
+
+
+def _thinking_problems(body: dict[str, Any]) -> list[str]:
+    thinking = body.get("thinking")
+    if thinking is None:
+        return []
+    if not isinstance(thinking, dict):
+        return ["thinking: must be an object"]
+    kind = thinking.get("type")
+    out = []
+    if kind == "enabled":
+        budget = thinking.get("budget_tokens")
+        max_tokens = body.get("max_tokens")
+        if not isinstance(budget, int) or budget < 1024:
+            out.append("thinking.budget_tokens: must be an integer >= 1024")
+        elif isinstance(max_tokens, int) and budget >= max_tokens:
+            out.append("max_tokens: must be greater than thinking.budget_tokens")
+    elif kind not in ("disabled", "adaptive"):
+        out.append("thinking.type: must be 'enabled', 'disabled' or 'adaptive'")
+    if kind in ("enabled", "adaptive"):
+        if body.get("temperature") not in (None, 1, 1.0):
+            out.append("temperature: may only be set to 1 when thinking is enabled")
+        if "top_k" in body:
+            out.append("top_k: is not compatible with thinking")
+        if "top_p" in body and not 0.95 <= body["top_p"] <= 1:
+            out.append("top_p: must be between 0.95 and 1 when thinking is enabled")
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("type") in ("any", "tool"):
+            out.append("tool_choice: forced tool use is not compatible with thinking")
+    return out
+
+
+def _tools_problems(tools: Any) -> list[str]:
+    if not isinstance(tools, list):
+        return ["tools: must be an array"]
+    out = []
+    names = set()
+    for i, tool in enumerate(tools):
+        where = f"tools[{i}]"
+        if not isinstance(tool, dict) or set(tool) - {"name", "description", "input_schema", "cache_control", "type"}:
+            out.append(f"{where}: unexpected shape")
+            continue
+        name = tool.get("name")
+        if not isinstance(name, str) or not TOOL_NAME.match(name):
+            out.append(f"{where}.name: must match {TOOL_NAME.pattern}")
+        elif name in names:
+            out.append(f"{where}.name: tool names must be unique")
+        names.add(name)
+        if "description" in tool and not isinstance(tool["description"], str):
+            out.append(f"{where}.description: must be a string")
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            out.append(f"{where}.input_schema: must be a JSON schema with type 'object'")
+    return out
+
+
+def _output_config_problems(config: Any) -> list[str]:
+    if not isinstance(config, dict) or set(config) - {"effort", "format"}:
+        return ["output_config: an object with effort and/or format"]
+    out = []
+    if "effort" in config and config["effort"] not in EFFORTS:
+        out.append(f"output_config.effort: must be one of {sorted(EFFORTS)}")
+    if "format" in config:
+        fmt = config["format"]
+        if not isinstance(fmt, dict) or fmt.get("type") != "json_schema" or not isinstance(fmt.get("schema"), dict):
+            out.append("output_config.format: must be {type: json_schema, schema: {...}}")
+    return out
+
+
+def request_problems(body: Any, headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> list[str]:
+    """Everything Anthropic would refuse in this request (empty when it is valid)."""
+    headers = {k.lower(): v for k, v in (headers.items() if isinstance(headers, Mapping) else headers)}
+    out = []
+    if not headers.get("x-api-key"):
+        out.append("header x-api-key: required")
+    if headers.get("anthropic-version") != ANTHROPIC_VERSION:
+        out.append(f"header anthropic-version: must be {ANTHROPIC_VERSION}")
+    if not headers.get("content-type", "").startswith("application/json"):
+        out.append("header content-type: must be application/json")
+    if not isinstance(body, dict):
+        return [*out, "body: must be a JSON object"]
+    unknown = set(body) - BODY_KEYS
+    if unknown:
+        out.append(f"body: unknown field(s) {sorted(unknown)}")
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        out.append("model: required string")
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        out.append("max_tokens: required integer >= 1")
+    if body.get("stream") is not True:
+        out.append("stream: ferrule always streams; expected true")
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        if not isinstance(system, list) or any(not isinstance(b, dict) or b.get("type") != "text" for b in system):
+            out.append("system: a string or an array of text blocks")
+    for key, low, high in (("temperature", 0, 1), ("top_p", 0, 1)):
+        value = body.get(key)
+        if value is not None and (not isinstance(value, (int, float)) or not low <= value <= high):
+            out.append(f"{key}: must be a number from {low} to {high}")
+    stops = body.get("stop_sequences")
+    if stops is not None and (not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)):
+        out.append("stop_sequences: an array of strings")
+    if "tools" in body:
+        out += _tools_problems(body["tools"])
+    if "output_config" in body:
+        out += _output_config_problems(body["output_config"])
+    thinking = body.get("thinking")
+    thinking_on = isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+    out += _thinking_problems(body)
+    out += _messages_problems(body.get("messages"), thinking_on)
+    return out

@@ -1,0 +1,463 @@
+"""Anthropic Messages API wire translation: pure functions, no I/O.
+
+`build_request` turns an `InferInput` into the JSON body of ``POST /v1/messages`` with
+``stream: true``; `StreamTranslator` turns the named SSE events of the reply into
+ferrule's stream items (`ferrule.lm` delta builders). Both are used by the component in
+`ferrule_anthropic.model` and tested on their own.
+
+Reasoning round trip: a ``thinking`` block becomes reasoning deltas whose last one
+carries the block's ``signature``; a ``redacted_thinking`` block becomes one reasoning
+part with empty text and the signature ``"redacted_thinking:" + data``. Both are sent
+back unchanged on the next turn, as Anthropic requires; reasoning parts without a
+signature (from another backend) are not sent, since Anthropic would reject them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ferrule.errors import InvalidInputError, ModelError, UnsupportedContentError
+from ferrule.lm import (
+    InferInput,
+    Usage,
+    finish,
+    reasoning_delta,
+    text_delta,
+    tool_call_delta,
+)
+from ferrule.messages import AudioPart, ImagePart, Message, ReasoningPart, TextPart
+
+PROVIDER = "anthropic"
+ANTHROPIC_VERSION = "2023-06-01"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+#: Output cap sent when the caller gives none; Anthropic requires one. 4096 is the
+#: largest value every Claude model accepts (the Claude 3 models top out there).
+DEFAULT_MAX_TOKENS = 4096
+#: Room left for the answer above the thinking budget when the caller gives no cap.
+ANSWER_TOKENS = 4096
+MIN_THINKING_BUDGET = 1024
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+DEFAULT_EFFORT = "medium"
+#: Anthropic accepts these image types, up to 5 MB each (decoded).
+IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+REDACTED_PREFIX = "redacted_thinking:"
+
+STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+
+# claude-<family>-<major>[-<minor>][-<date>] (Claude 4 and later); Claude 3 ids put the
+# version first (claude-3-7-sonnet-...) and all use budget-based thinking.
+_FAMILY_FIRST = re.compile(r"^claude-[a-z]+-(\d+)(?:-(\d{1,2}))?(?:-|$)")
+
+
+def messages_url(base_url: str | None) -> str:
+    base = (base_url or DEFAULT_BASE_URL).rstrip("/")
+    return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
+
+
+def request_headers(api_key: str) -> dict[str, str]:
+    return {
+        "x-api-key": api_key,
+        "anthropic-version": ANTHROPIC_VERSION,
+        "content-type": "application/json",
+        "accept": "text/event-stream",
+    }
+
+
+def uses_adaptive_thinking(model: str) -> bool:
+    """Claude 4.7 and later reject budget-based thinking; they take ``adaptive`` thinking."""
+    match = _FAMILY_FIRST.match(model)
+    if match is None:
+        return False
+    version = (int(match.group(1)), int(match.group(2) or 0))
+    return version >= (4, 7)
+
+
+# -- request ---------------------------------------------------------------------------
+
+
+def _unsupported(message: str, field: str, content_type: str) -> UnsupportedContentError:
+    return UnsupportedContentError(
+        message, field=field, provider=PROVIDER, content_type=content_type
+    )
+
+
+def _decoded_size(data: str) -> int:
+    return len(data) * 3 // 4 - data[-2:].count("=")
+
+
+def encode_part(part: Any, field: str = "content") -> dict[str, Any]:
+    """One content part as an Anthropic content block, or `UnsupportedContentError`."""
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ImagePart):
+        if part.url is not None:
+            raise _unsupported(
+                "Anthropic (Claude) does not accept images by URL in ferrule; send the image "
+                "as base64 data instead (ImageContent.from_bytes / from_path / from_pillow), "
+                "or use a provider that takes image URLs (OpenAI, Grok)",
+                field,
+                "image_url",
+            )
+        if part.mime_type not in IMAGE_MEDIA_TYPES:
+            raise _unsupported(
+                f"Anthropic (Claude) accepts images of type {', '.join(sorted(IMAGE_MEDIA_TYPES))}; "
+                f"got {part.mime_type or 'an image without a MIME type'}",
+                field,
+                "image",
+            )
+        size = _decoded_size(part.data or "")
+        if size > MAX_IMAGE_BYTES:
+            raise _unsupported(
+                f"Anthropic (Claude) accepts images up to {MAX_IMAGE_BYTES // (1024 * 1024)} MB; "
+                f"this one is {size / (1024 * 1024):.1f} MB: resize or recompress it",
+                field,
+                "image",
+            )
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": part.mime_type, "data": part.data},
+        }
+    if isinstance(part, AudioPart):
+        raise _unsupported(
+            "Anthropic (Claude) does not accept audio input; transcribe it to text first, "
+            "or use a provider that takes audio (OpenAI, Gemini)",
+            field,
+            "audio",
+        )
+    raise _unsupported(
+        f"Anthropic (Claude) cannot take a {type(part).__name__} content part",
+        field,
+        type(part).__name__,
+    )
+
+
+def _content_blocks(message: Message, where: str) -> list[dict[str, Any]]:
+    blocks = []
+    for j, part in enumerate(message.contents):
+        if isinstance(part, TextPart) and not part.text:
+            continue  # Anthropic rejects empty text blocks
+        blocks.append(encode_part(part, f"{where}.content[{j}]"))
+    return blocks
+
+
+def reasoning_block(part: ReasoningPart) -> dict[str, Any] | None:
+    """A reasoning part as the thinking block it came from, or None if it has no signature."""
+    if part.signature is None:
+        return None
+    if part.signature.startswith(REDACTED_PREFIX):
+        return {"type": "redacted_thinking", "data": part.signature[len(REDACTED_PREFIX) :]}
+    return {"type": "thinking", "thinking": part.text, "signature": part.signature}
+
+
+def _tool_result(message: Message, where: str) -> dict[str, Any]:
+    if message.tool_call_id is None:
+        raise InvalidInputError(
+            "a tool message needs the tool_call_id of the call it answers",
+            field=f"{where}.tool_call_id",
+        )
+    blocks = _content_blocks(message, where)
+    content: Any
+    if all(b["type"] == "text" for b in blocks):
+        content = "".join(b["text"] for b in blocks)
+    else:
+        content = blocks
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+    if content:
+        block["content"] = content
+    return block
+
+
+def _assistant_blocks(message: Message, where: str) -> list[dict[str, Any]]:
+    # Thinking first, as Anthropic produced it; then the answer, then its tool calls.
+    blocks = [b for b in map(reasoning_block, message.reasoning) if b is not None]
+    blocks += _content_blocks(message, where)
+    blocks += [
+        {"type": "tool_use", "id": call.id, "name": call.name, "input": _tool_input(call.arguments, where)}
+        for call in message.tool_calls
+    ]
+    return blocks
+
+
+def _tool_input(arguments: Any, where: str) -> dict[str, Any]:
+    if not isinstance(arguments, dict):
+        raise InvalidInputError(
+            "Anthropic needs tool-call arguments to be a JSON object", field=f"{where}.tool_calls"
+        )
+    return arguments
+
+
+def _system_and_turns(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if turns and turns[-1]["role"] == role:  # Anthropic alternates user / assistant
+            previous = turns[-1]["content"]
+            # tool_result blocks must lead the user turn that answers a tool_use turn
+            results = [b for b in previous + blocks if b["type"] == "tool_result"]
+            others = [b for b in previous + blocks if b["type"] != "tool_result"]
+            turns[-1]["content"] = (results + others) if role == "user" else previous + blocks
+        else:
+            turns.append({"role": role, "content": blocks})
+
+    for i, message in enumerate(messages):
+        where = f"$.messages[{i}]"
+        if message.role == "system":
+            for j, part in enumerate(message.contents):
+                if not isinstance(part, TextPart):
+                    raise _unsupported(
+                        "a system message may hold text only", f"{where}.content[{j}]", part.type
+                    )
+            if message.text:
+                system.append(message.text)
+        elif message.role == "user":
+            add("user", _content_blocks(message, where))
+        elif message.role == "assistant":
+            add("assistant", _assistant_blocks(message, where))
+        else:  # tool
+            add("user", [_tool_result(message, where)])
+    return system, turns
+
+
+def _thinking(inputs: InferInput, model: str, max_tokens: int | None) -> tuple[dict[str, Any], int]:
+    """The ``thinking`` switch and the ``max_tokens`` to send with it."""
+    effort = inputs.reasoning_effort or DEFAULT_EFFORT
+    if uses_adaptive_thinking(model):
+        return {"type": "adaptive"}, max_tokens or THINKING_BUDGETS[effort] + ANSWER_TOKENS
+    budget = THINKING_BUDGETS[effort]
+    if max_tokens is None:
+        return {"type": "enabled", "budget_tokens": budget}, budget + ANSWER_TOKENS
+    if max_tokens <= MIN_THINKING_BUDGET:
+        raise InvalidInputError(
+            f"with reasoning on, Anthropic needs max_tokens above {MIN_THINKING_BUDGET} "
+            f"(its smallest thinking budget); got {max_tokens}",
+            field="$.max_tokens",
+        )
+    return {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1)}, max_tokens
+
+
+def build_request(
+    inputs: InferInput, *, model: str, max_tokens: int = DEFAULT_MAX_TOKENS
+) -> dict[str, Any]:
+    """The ``POST /v1/messages`` body for ``inputs``. ``max_tokens`` is the component's
+    default cap, used when ``inputs.max_tokens`` is not given."""
+    system, turns = _system_and_turns(inputs.messages)
+    if not turns:
+        raise InvalidInputError(
+            "Anthropic needs at least one user message besides the system prompt",
+            field="$.messages",
+        )
+    body: dict[str, Any] = {"model": model, "messages": turns, "stream": True}
+    if system:
+        body["system"] = "\n\n".join(system)
+    if inputs.reasoning_on:
+        if inputs.temperature is not None:
+            raise InvalidInputError(
+                "Anthropic does not accept temperature with extended thinking; leave it unset "
+                "or turn reasoning off",
+                field="$.temperature",
+            )
+        body["thinking"], body["max_tokens"] = _thinking(inputs, model, inputs.max_tokens)
+        if body["thinking"]["type"] == "adaptive":
+            body["output_config"] = {"effort": _adaptive_effort(inputs.reasoning_effort)}
+    else:
+        body["max_tokens"] = inputs.max_tokens or max_tokens
+    if inputs.temperature is not None:
+        if inputs.temperature > 1.0:
+            raise InvalidInputError(
+                f"Anthropic accepts temperature from 0 to 1; got {inputs.temperature}",
+                field="$.temperature",
+            )
+        body["temperature"] = inputs.temperature
+    if inputs.top_p is not None:
+        body["top_p"] = inputs.top_p
+    if inputs.stop:
+        body["stop_sequences"] = list(inputs.stop)
+    if inputs.tools:
+        body["tools"] = [tool_declaration(tool.function) for tool in inputs.tools]
+    if inputs.output_schema is not None:
+        output_config = body.setdefault("output_config", {})
+        output_config["format"] = {"type": "json_schema", "schema": inputs.output_schema}
+    return body
+
+
+def _adaptive_effort(effort: str | None) -> str:
+    return {"minimal": "low", None: DEFAULT_EFFORT}.get(effort, effort)  # type: ignore[arg-type]
+
+
+def tool_declaration(function: Any) -> dict[str, Any]:
+    schema = dict(function.parameters) if function.parameters else {}
+    schema.setdefault("type", "object")
+    out: dict[str, Any] = {"name": function.name, "input_schema": schema}
+    if function.description:
+        out["description"] = function.description
+    return out
+
+
+# -- errors ----------------------------------------------------------------------------
+
+#: Anthropic error types that a retry may cure (the status codes say the same; the
+#: mid-stream ``error`` event has no status code, only its type).
+RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "rate_limit_error", "api_error", "timeout_error"})
+
+
+def parse_error_body(body: Any) -> tuple[str | None, str | None]:
+    """``(error type, message)`` from an Anthropic error body, each None if absent."""
+    if isinstance(body, (bytes, str)):
+        try:
+            body = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None, None
+    if not isinstance(body, dict):
+        return None, None
+    error = body.get("error")
+    if not isinstance(error, dict):
+        return None, None
+    kind = error.get("type")
+    message = error.get("message")
+    return (kind if isinstance(kind, str) else None, message if isinstance(message, str) else None)
+
+
+def stream_error(error: Any) -> ModelError:
+    """The typed error for an ``event: error`` that ends a stream."""
+    kind, message = parse_error_body({"error": error})
+    return ModelError(
+        f"Anthropic ended the stream with {kind or 'an error'}: {message or 'no message'}",
+        provider=PROVIDER,
+        error_type=kind,
+        provider_message=message,
+        retryable=kind in RETRYABLE_ERROR_TYPES,
+    )
+
+
+# -- response stream -------------------------------------------------------------------
+
+
+class StreamTranslator:
+    """Turns Anthropic's named stream events into ferrule stream items.
+
+    Feed each event with `feed(name, data)`; it returns the items to yield (often none).
+    Usage: input tokens come from ``message_start`` (plus cache reads and writes);
+    ``message_delta.usage`` is cumulative, so its counts replace, never add.
+    """
+
+    def __init__(self) -> None:
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.stop_reason: str | None = None
+        self.finished = False
+        self._tool_index: dict[int, int] = {}  # content block index -> tool-call ordinal
+
+    def feed(self, event: str | None, data: Any) -> list[dict[str, Any]]:
+        if not isinstance(data, dict):
+            raise ModelError(
+                f"Anthropic sent a malformed {event or 'stream'} event (not a JSON object)",
+                provider=PROVIDER,
+            )
+        kind = data.get("type", event)
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None or kind == "ping":
+            return []  # new event types may be added; Anthropic says to ignore them
+        try:
+            return handler(data)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ModelError(
+                f"Anthropic sent a malformed {kind} event ({type(exc).__name__}: {exc})",
+                provider=PROVIDER,
+            ) from None
+
+    def _on_message_start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        self._take_usage(data["message"].get("usage") or {})
+        return []
+
+    def _take_usage(self, usage: dict[str, Any]) -> None:
+        if "input_tokens" in usage:
+            self.input_tokens = sum(
+                usage.get(k) or 0
+                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+            )
+        if "output_tokens" in usage:
+            self.output_tokens = usage["output_tokens"] or 0
+
+    def _on_content_block_start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        index, block = data["index"], data["content_block"]
+        kind = block["type"]
+        if kind == "text":
+            return [text_delta(block["text"])] if block.get("text") else []
+        if kind == "thinking":
+            return [reasoning_delta(block["thinking"])] if block.get("thinking") else []
+        if kind == "redacted_thinking":
+            return [reasoning_delta("", signature=REDACTED_PREFIX + block["data"])]
+        if kind == "tool_use":
+            ordinal = self._tool_index[index] = len(self._tool_index)
+            return [tool_call_delta(ordinal, id=block["id"], name=block["name"])]
+        return []
+
+    def _on_content_block_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        delta = data["delta"]
+        kind = delta["type"]
+        if kind == "text_delta":
+            return [text_delta(delta["text"])]
+        if kind == "thinking_delta":
+            return [reasoning_delta(delta["thinking"])]
+        if kind == "signature_delta":
+            return [reasoning_delta("", signature=delta["signature"])]
+        if kind == "input_json_delta":
+            ordinal = self._tool_index.get(data["index"])
+            if ordinal is None:
+                raise ModelError(
+                    f"Anthropic sent tool input for block {data['index']}, which is not a tool_use block",
+                    provider=PROVIDER,
+                )
+            fragment = delta["partial_json"]
+            return [tool_call_delta(ordinal, arguments=fragment)] if fragment else []
+        return []  # citations_delta and future delta types
+
+    def _on_content_block_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def _on_message_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        reason = (data.get("delta") or {}).get("stop_reason")
+        if reason is not None:
+            self.stop_reason = reason
+        self._take_usage(data.get("usage") or {})
+        return []
+
+    def _on_message_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        self.finished = True
+        return [finish(self.finish_reason, self.usage)]
+
+    def _on_error(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        raise stream_error(data.get("error"))
+
+    @property
+    def finish_reason(self) -> Any:
+        if self.stop_reason is None:
+            return "tool_calls" if self._tool_index else "stop"
+        return STOP_REASONS.get(self.stop_reason, "stop")
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(input_tokens=self.input_tokens, output_tokens=self.output_tokens)
+
+    def check_complete(self) -> None:
+        """Raise if the stream ended (connection closed) before ``message_stop``."""
+        if not self.finished:
+            raise ModelError(
+                "Anthropic's stream ended before message_stop (connection closed mid-reply)",
+                provider=PROVIDER,
+                retryable=True,
+            )
