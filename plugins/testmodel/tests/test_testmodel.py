@@ -291,3 +291,22 @@ def test_example_instance_covers_common_schema_shapes():
     value = example_instance(schema, "txt")
     jsonschema.validate(value, schema)
     assert value == {"n": 0.0, "t": [False, 3], "all": {"z": "d"}}
+
+
+def test_text_given_as_pieces_streams_exactly_those_pieces(rt):
+    rt.define(
+        "test_language_model",
+        "lm",
+        {"turns": [{"text": ["Hel", "lo", " you"]}, {"text": ["a b", " c"]}]},
+    )
+    assert [i["message"]["content"][0]["text"] for i in infer(rt, "lm")[:-1]] == [
+        "Hel",
+        "lo",
+        " you",
+    ]
+    # cut by max_tokens, the pieces no longer fit and the text is re-chunked by word
+    assert fold(infer(rt, "lm", max_tokens=2)).message().text == "a b"
+    with pytest.raises(
+        InvalidInputError, match=r"\$\.turns\[0\]\.text: expected a string or an array"
+    ):
+        rt.define("test_language_model", "bad", {"turns": [{"text": ["a", 1]}]})

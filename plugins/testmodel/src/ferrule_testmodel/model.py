@@ -22,10 +22,10 @@ from ferrule.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule.messages import Message, TextPart, converter
+from ferrule.messages import Message, TextPart
 from ferrule_kernel.discovery import import_target
 
-from .script import ScriptedToolCall, ScriptedTurn, TestModelAttributes
+from .script import Pieces, ScriptedToolCall, ScriptedTurn, TestModelAttributes, converter
 
 _WORD = re.compile(r"\s*\S+\s*|\s+")
 #: Tool-call arguments are streamed as JSON fragments of this many characters by default.
@@ -56,6 +56,17 @@ def _pieces(text: str, size: int | None) -> Iterator[str]:
     else:
         for start in range(0, len(text), size):
             yield text[start : start + size]
+
+
+def _joined(pieces: Pieces) -> str:
+    return pieces if isinstance(pieces, str) else "".join(pieces)
+
+
+def _stream_pieces(scripted: Pieces, text: str, size: int | None) -> Iterator[str]:
+    """The scripted pieces when they were given and survive stop and max_tokens whole."""
+    if isinstance(scripted, list) and "".join(scripted) == text:
+        return iter([p for p in scripted if p])
+    return _pieces(text, size)
 
 
 def _message_tokens(message: Message) -> int:
@@ -180,8 +191,8 @@ class TestLanguageModel:
         size = turn.chunk_size if turn.chunk_size is not None else self.attributes.chunk_size
         delay = turn.delay if turn.delay is not None else self.attributes.delay
 
-        reasoning = turn.reasoning if inputs.reasoning_on else ""
-        text = json.dumps(turn.output) if turn.output is not None else turn.text
+        reasoning = _joined(turn.reasoning) if inputs.reasoning_on else ""
+        text = json.dumps(turn.output) if turn.output is not None else _joined(turn.text)
         calls = list(turn.tool_calls)
         reason = "tool_calls" if calls else "stop"
 
@@ -218,10 +229,10 @@ class TestLanguageModel:
             if delay:
                 await asyncio.sleep(delay)
 
-        for piece in _pieces(reasoning, size):
+        for piece in _stream_pieces(turn.reasoning, reasoning, size):
             await pace()
             yield reasoning_delta(piece)
-        for piece in _pieces(text, size):
+        for piece in _stream_pieces(turn.text if turn.output is None else text, text, size):
             await pace()
             yield text_delta(piece)
         for index, call in enumerate(calls):

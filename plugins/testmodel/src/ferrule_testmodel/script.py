@@ -11,11 +11,29 @@ These are the component's attributes, so they are JSON on the wire::
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import Any, Union
 
 import attrs
 from ferrule.lm import FinishReason, Usage
+from ferrule.messages import converter as wire_converter
 from ferrule_kernel import InvalidInputError
+from ferrule_kernel.validation import type_name
+
+#: Text, or the exact pieces to stream it in.
+Pieces = Union[str, list[str]]  # noqa: UP007 (a runtime cattrs key)
+
+
+def _structure_pieces(value: Any, _type: Any) -> Pieces:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise TypeError(f"expected a string or an array of strings, got {type_name(value)}")
+
+
+#: The sdk's wire converter plus the `Pieces` union, for the attributes.
+converter = wire_converter.copy()
+converter.register_structure_hook(Pieces, _structure_pieces)
 
 
 def _non_negative(name: str):
@@ -48,7 +66,8 @@ class ScriptedToolCall:
 class ScriptedTurn:
     """One reply of the model.
 
-    ``text`` is streamed word by word (or in ``chunk_size``-character pieces), after
+    ``text`` is streamed word by word (or in ``chunk_size``-character pieces; a list of
+    strings is streamed as exactly those pieces), after
     ``reasoning`` (streamed only when the request asks for reasoning, as a real reasoning
     model does) and before ``tool_calls``. ``output`` is a JSON value sent as the reply's
     text (for structured output). ``error`` makes the stream fail with a `ModelError`
@@ -56,8 +75,8 @@ class ScriptedTurn:
     computed ones; ``delay`` is seconds to wait before each streamed item.
     """
 
-    text: str = ""
-    reasoning: str = ""
+    text: Pieces = ""
+    reasoning: Pieces = ""
     tool_calls: list[ScriptedToolCall] = attrs.field(factory=list)
     output: Any = None
     finish_reason: FinishReason | None = None

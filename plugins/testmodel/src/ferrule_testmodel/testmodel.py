@@ -7,12 +7,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
-from ferrule.messages import converter
 from ferrule.models import ModelRoute
 from ferrule_kernel import Kernel
 
 from . import script
-from .script import ScriptedToolCall, ScriptedTurn
+from .script import ScriptedToolCall, ScriptedTurn, converter
 
 COMPONENT_TYPE = "test_language_model"
 _function_ids = itertools.count(1)
