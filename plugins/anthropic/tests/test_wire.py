@@ -182,6 +182,7 @@ def test_thinking_blocks_round_trip_unchanged_first_in_the_assistant_turn():
             ReasoningPart("Let me check the weather.", "sig-A"),
             ReasoningPart("", wire.REDACTED_PREFIX + "opaque=="),
             ReasoningPart("from a local model, unsigned"),
+            ReasoningPart("from Gemini", "functionCall.0:c2lnbmF0dXJl"),
         ],
         tool_calls=[ToolCall("toolu_9", "weather", {"city": "Oslo"})],
     )

@@ -9,7 +9,7 @@ Reasoning round trip: a ``thinking`` block becomes reasoning deltas whose last o
 carries the block's ``signature``; a ``redacted_thinking`` block becomes one reasoning
 part with empty text and the signature ``"redacted_thinking:" + data``. Both are sent
 back unchanged on the next turn, as Anthropic requires; reasoning parts without a
-signature (from another backend) are not sent, since Anthropic would reject them.
+signature, or with another provider's, are not sent, since Anthropic would reject them.
 """
 
 from __future__ import annotations
@@ -152,11 +152,14 @@ def _content_blocks(message: Message, where: str) -> list[dict[str, Any]]:
 
 
 def reasoning_block(part: ReasoningPart) -> dict[str, Any] | None:
-    """A reasoning part as the thinking block it came from, or None if it has no signature."""
+    """A reasoning part as the thinking block it came from, or None if it has none: no
+    signature, or another provider's (Anthropic signatures are base64, without a colon)."""
     if part.signature is None:
         return None
     if part.signature.startswith(REDACTED_PREFIX):
         return {"type": "redacted_thinking", "data": part.signature[len(REDACTED_PREFIX) :]}
+    if ":" in part.signature:
+        return None
     return {"type": "thinking", "thinking": part.text, "signature": part.signature}
 
 

@@ -1,0 +1,276 @@
+"""What a valid Gemini ``streamGenerateContent`` request looks like, checked the way the
+API checks it.
+
+`request_problems` lists everything wrong with a request (path, query, headers and JSON
+body) per Google's documentation (protocols.md §3.4): the endpoint and ``alt=sse``, the
+key in ``x-goog-api-key`` and never in the URL, roles ``user`` / ``model``, one datum per
+part, function calls answered by as many function responses with the same names, the
+``Schema`` subset in function declarations and ``responseSchema``, the generation config
+and its thinking switch. The loopback server in this package's tests answers a request
+with problems the way Gemini does (400 ``INVALID_ARGUMENT``) and the test fails. `sse`
+renders a stream record in Gemini's framing (``data:`` lines, no event names).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+PATH = re.compile(r"^/v1beta/models/(?P<model>[A-Za-z0-9._-]+):streamGenerateContent$")
+BODY_KEYS = frozenset(
+    {"contents", "systemInstruction", "tools", "toolConfig", "generationConfig", "safetySettings", "cachedContent"}
+)
+DATA_KEYS = frozenset(
+    {"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"}
+)
+PART_KEYS = DATA_KEYS | {"thought", "thoughtSignature", "videoMetadata"}
+FUNCTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$")
+TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+SCHEMA_KEYS = frozenset(
+    {
+        "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
+        "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
+        "pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum",
+    }
+)  # fmt: skip
+GENERATION_KEYS = frozenset(
+    {
+        "temperature", "topP", "topK", "maxOutputTokens", "stopSequences", "candidateCount",
+        "responseMimeType", "responseSchema", "thinkingConfig", "presencePenalty",
+        "frequencyPenalty", "seed", "responseModalities",
+    }
+)  # fmt: skip
+THINKING_LEVELS = frozenset({"minimal", "low", "medium", "high"})
+
+
+def sse(record: Mapping[str, Any]) -> bytes:
+    """One stream record as Gemini frames it."""
+    return f"data: {json.dumps(record)}\r\n\r\n".encode()
+
+
+def error_body(code: int, status: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message, "status": status}
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+def _is_base64(data: Any) -> bool:
+    if not isinstance(data, str) or not data:
+        return False
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def schema_problems(schema: Any, where: str, *, top_level_object: bool = False) -> list[str]:
+    """Problems of a Gemini ``Schema`` (the OpenAPI 3.0 subset Gemini accepts)."""
+    if not isinstance(schema, dict):
+        return [f"{where}: must be an object"]
+    out = [f"{where}.{key}: unknown field in Schema" for key in sorted(set(schema) - SCHEMA_KEYS)]
+    kind = schema.get("type")
+    if kind is not None and kind not in TYPES:
+        out.append(f"{where}.type: must be one of {sorted(TYPES)}")
+    if "enum" in schema and (
+        not isinstance(schema["enum"], list) or not all(isinstance(v, str) for v in schema["enum"])
+    ):
+        out.append(f"{where}.enum: must be a list of strings")
+    if "enum" in schema and kind != "STRING":
+        out.append(f"{where}.enum: only allowed for STRING type")
+    properties = schema.get("properties")
+    if properties is not None:
+        if not isinstance(properties, dict):
+            out.append(f"{where}.properties: must be an object")
+            properties = {}
+        for name, prop in properties.items():
+            out += schema_problems(prop, f"{where}.properties.{name}")
+    if top_level_object and kind == "OBJECT" and not properties:
+        out.append(f"{where}.properties: should be non-empty for OBJECT type")
+    required = schema.get("required")
+    if required is not None:
+        missing = [r for r in required if r not in (properties or {})] if isinstance(required, list) else ["?"]
+        if missing:
+            out.append(f"{where}.required: names properties that do not exist: {missing}")
+    if "items" in schema:
+        out += schema_problems(schema["items"], f"{where}.items")
+    if "anyOf" in schema:
+        if not isinstance(schema["anyOf"], list) or not schema["anyOf"]:
+            out.append(f"{where}.anyOf: must be a non-empty list")
+        else:
+            for i, member in enumerate(schema["anyOf"]):
+                out += schema_problems(member, f"{where}.anyOf[{i}]")
+    return out
+
+
+def _part_problems(part: Any, role: str, where: str) -> list[str]:
+    if not isinstance(part, dict):
+        return [f"{where}: must be an object"]
+    out = [f"{where}.{key}: unknown field in Part" for key in sorted(set(part) - PART_KEYS)]
+    data = [k for k in part if k in DATA_KEYS]
+    if len(data) != 1:
+        return [*out, f"{where}: a part holds exactly one of {sorted(DATA_KEYS)}, got {data}"]
+    kind = data[0]
+    if "thoughtSignature" in part and not _is_base64(part["thoughtSignature"]):
+        out.append(f"{where}.thoughtSignature: must be base64 bytes")
+    if "thought" in part and (role != "model" or not isinstance(part["thought"], bool)):
+        out.append(f"{where}.thought: a boolean, on model parts only")
+    if kind == "text" and not isinstance(part["text"], str):
+        out.append(f"{where}.text: must be a string")
+    elif kind == "inlineData":
+        blob = part["inlineData"]
+        if not isinstance(blob, dict) or not isinstance(blob.get("mimeType"), str) or not _is_base64(blob.get("data")):
+            out.append(f"{where}.inlineData: needs mimeType and base64 data")
+    elif kind == "functionCall":
+        call = part["functionCall"]
+        if role != "model":
+            out.append(f"{where}.functionCall: only model turns hold function calls")
+        if not isinstance(call, dict) or not FUNCTION_NAME.match(str(call.get("name", ""))):
+            out.append(f"{where}.functionCall.name: required, matching {FUNCTION_NAME.pattern}")
+        elif "args" in call and not isinstance(call["args"], dict):
+            out.append(f"{where}.functionCall.args: must be an object")
+    elif kind == "functionResponse":
+        response = part["functionResponse"]
+        if role != "user":
+            out.append(f"{where}.functionResponse: function responses go in user turns")
+        if not isinstance(response, dict) or not isinstance(response.get("name"), str):
+            out.append(f"{where}.functionResponse.name: required string")
+        elif not isinstance(response.get("response"), dict):
+            out.append(f"{where}.functionResponse.response: must be an object (a Struct)")
+    return out
+
+
+def _contents_problems(contents: Any) -> list[str]:
+    if not isinstance(contents, list) or not contents:
+        return ["contents: required, a non-empty array"]
+    out: list[str] = []
+    expected_responses: Counter[str] = Counter()
+    for i, content in enumerate(contents):
+        where = f"contents[{i}]"
+        if not isinstance(content, dict) or set(content) - {"role", "parts"}:
+            out.append(f"{where}: must be an object with role and parts only")
+            continue
+        role = content.get("role")
+        if role not in ("user", "model"):
+            out.append(f"{where}.role: must be 'user' or 'model'")
+            continue
+        parts = content.get("parts")
+        if not isinstance(parts, list) or not parts:
+            out.append(f"{where}.parts: required, a non-empty array")
+            continue
+        for j, part in enumerate(parts):
+            out += _part_problems(part, role, f"{where}.parts[{j}]")
+        named = [p for p in parts if isinstance(p, dict)]
+        if role == "model":
+            expected_responses = Counter(
+                p["functionCall"].get("name") for p in named if isinstance(p.get("functionCall"), dict)
+            )
+        else:
+            got = Counter(
+                p["functionResponse"].get("name") for p in named if isinstance(p.get("functionResponse"), dict)
+            )
+            if got != expected_responses and (got or expected_responses):
+                out.append(
+                    f"{where}: the number of function response parts must equal the number of "
+                    f"function call parts of the previous model turn, by name "
+                    f"(calls {dict(expected_responses)}, responses {dict(got)})"
+                )
+            expected_responses = Counter()
+    return out
+
+
+def _tools_problems(tools: Any) -> list[str]:
+    if not isinstance(tools, list):
+        return ["tools: must be an array"]
+    out, names = [], set()
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not isinstance(tool.get("functionDeclarations"), list):
+            out.append(f"tools[{i}]: expected {{functionDeclarations: [...]}}")
+            continue
+        for j, declaration in enumerate(tool["functionDeclarations"]):
+            where = f"tools[{i}].functionDeclarations[{j}]"
+            if not isinstance(declaration, dict) or set(declaration) - {"name", "description", "parameters", "response"}:
+                out.append(f"{where}: unexpected shape")
+                continue
+            name = declaration.get("name")
+            if not isinstance(name, str) or not FUNCTION_NAME.match(name):
+                out.append(f"{where}.name: must match {FUNCTION_NAME.pattern}")
+            elif name in names:
+                out.append(f"{where}.name: duplicate function name")
+            names.add(name)
+            if "parameters" in declaration:
+                out += schema_problems(declaration["parameters"], f"{where}.parameters", top_level_object=True)
+    return out
+
+
+def _generation_problems(config: Any) -> list[str]:
+    if not isinstance(config, dict):
+        return ["generationConfig: must be an object"]
+    out = [f"generationConfig.{k}: unknown field" for k in sorted(set(config) - GENERATION_KEYS)]
+    for key, low, high in (("temperature", 0, 2), ("topP", 0, 1)):
+        value = config.get(key)
+        if value is not None and (not isinstance(value, (int, float)) or not low <= value <= high):
+            out.append(f"generationConfig.{key}: must be from {low} to {high}")
+    tokens = config.get("maxOutputTokens")
+    if tokens is not None and (not isinstance(tokens, int) or tokens < 1):
+        out.append("generationConfig.maxOutputTokens: a positive integer")
+    stops = config.get("stopSequences")
+    if stops is not None and (not isinstance(stops, list) or len(stops) > 5 or not all(isinstance(s, str) for s in stops)):
+        out.append("generationConfig.stopSequences: up to 5 strings")
+    if "responseSchema" in config:
+        if config.get("responseMimeType") != "application/json":
+            out.append("generationConfig.responseSchema: needs responseMimeType application/json")
+        out += schema_problems(config["responseSchema"], "generationConfig.responseSchema")
+    thinking = config.get("thinkingConfig")
+    if thinking is not None:
+        if not isinstance(thinking, dict) or set(thinking) - {"thinkingBudget", "includeThoughts", "thinkingLevel"}:
+            out.append("generationConfig.thinkingConfig: thinkingBudget, includeThoughts, thinkingLevel only")
+        else:
+            if "thinkingBudget" in thinking and "thinkingLevel" in thinking:
+                out.append("generationConfig.thinkingConfig: thinkingBudget and thinkingLevel are mutually exclusive")
+            budget = thinking.get("thinkingBudget")
+            if budget is not None and (not isinstance(budget, int) or budget < -1):
+                out.append("generationConfig.thinkingConfig.thinkingBudget: an integer, -1 (dynamic) or more")
+            if "thinkingLevel" in thinking and thinking["thinkingLevel"] not in THINKING_LEVELS:
+                out.append(f"generationConfig.thinkingConfig.thinkingLevel: one of {sorted(THINKING_LEVELS)}")
+            if "includeThoughts" in thinking and not isinstance(thinking["includeThoughts"], bool):
+                out.append("generationConfig.thinkingConfig.includeThoughts: a boolean")
+    return out
+
+
+def request_problems(
+    path: str, query: Mapping[str, str], headers: Mapping[str, str] | Iterable[tuple[str, str]], body: Any
+) -> list[str]:
+    """Everything Gemini would refuse in this request (empty when it is valid)."""
+    headers = {k.lower(): v for k, v in (headers.items() if isinstance(headers, Mapping) else headers)}
+    out = []
+    if not PATH.match(path):
+        out.append(f"path: expected /v1beta/models/<model>:streamGenerateContent, got {path}")
+    if dict(query) != {"alt": "sse"}:
+        out.append(f"query: expected exactly alt=sse (the key belongs in a header), got {sorted(query)}")
+    if not headers.get("x-goog-api-key"):
+        out.append("header x-goog-api-key: required")
+    if not headers.get("content-type", "").startswith("application/json"):
+        out.append("header content-type: must be application/json")
+    if not isinstance(body, dict):
+        return [*out, "body: must be a JSON object"]
+    out += [f"body: unknown field {k!r}" for k in sorted(set(body) - BODY_KEYS)]
+    system = body.get("systemInstruction")
+    if system is not None:
+        parts = system.get("parts") if isinstance(system, dict) else None
+        if not isinstance(parts, list) or not parts or any(
+            not isinstance(p, dict) or set(p) != {"text"} or not isinstance(p["text"], str) for p in parts
+        ):
+            out.append("systemInstruction: {parts: [{text}]} with text parts only")
+    out += _contents_problems(body.get("contents"))
+    if "tools" in body:
+        out += _tools_problems(body["tools"])
+    if "generationConfig" in body:
+        out += _generation_problems(body["generationConfig"])
+    return out

@@ -1,0 +1,599 @@
+"""Gemini ``streamGenerateContent`` wire translation: pure functions, no I/O.
+
+`build_request` turns an `InferInput` into the JSON body of
+``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``; `StreamTranslator` turns
+the reply's SSE records (each a whole ``GenerateContentResponse``) into ferrule's stream
+items; `to_gemini_schema` converts a JSON schema to the subset Gemini accepts.
+
+Thought signatures: Gemini attaches an opaque ``thoughtSignature`` to a part (a thought
+summary, the answer's text, or a function call) and wants it back on that same part.
+ferrule keeps each as a reasoning part whose signature names its anchor:
+``"thought:<sig>"`` (with the thought's text), ``"text:<sig>"`` (the answer's last text
+part) or ``"functionCall.<n>:<sig>"`` (the n-th tool call of that message). Signatures are
+base64, so the colon is unambiguous; a signature without a known anchor is treated as
+``text``.
+
+Tool calls: Gemini sends each ``functionCall`` part whole, usually without an id; ferrule
+gives it an id starting with ``GENERATED_ID_PREFIX`` (never sent back to Gemini, which
+matches results by name) and passes the whole ``args`` as one arguments fragment.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any
+
+from ferrule.errors import InvalidInputError, ModelError, UnsupportedContentError
+from ferrule.lm import (
+    InferInput,
+    Usage,
+    finish,
+    reasoning_delta,
+    text_delta,
+    tool_call_delta,
+)
+from ferrule.messages import AudioPart, ImagePart, Message, ReasoningPart, TextPart
+
+PROVIDER = "gemini"
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+GENERATED_ID_PREFIX = "gemini-call-"
+IMAGE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
+AUDIO_MIME_TYPES = {
+    "wav": "audio/wav",
+    "mp3": "audio/mp3",
+    "mpeg": "audio/mp3",
+    "aiff": "audio/aiff",
+    "aac": "audio/aac",
+    "ogg": "audio/ogg",
+    "flac": "audio/flac",
+}
+#: Gemini takes inline data up to a 20 MB request; larger media need the Files API.
+MAX_INLINE_BYTES = 20 * 1024 * 1024
+THINKING_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+#: Gemini 3 Pro takes only the low and high thinking levels; Flash models take all four.
+PRO_THINKING_LEVELS = {"minimal": "low", "low": "low", "medium": "high", "high": "high"}
+
+FINISH_REASONS = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "LANGUAGE": "stop",
+    "OTHER": "stop",
+}
+#: Finish reasons that mean the model failed rather than finished.
+FAILED_FINISH_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
+
+_VERSION = re.compile(r"^(?:models/)?gemini-(\d+)(?:\.(\d+))?")
+
+
+def model_path(model: str) -> str:
+    return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
+
+
+def stream_url(base_url: str | None, model: str) -> str:
+    """The endpoint; the key goes in a header, never here, so it cannot leak into logs."""
+    base = (base_url or DEFAULT_BASE_URL).rstrip("/")
+    return f"{base}/{model_path(model)}:streamGenerateContent?alt=sse"
+
+
+def request_headers(api_key: str) -> dict[str, str]:
+    return {"x-goog-api-key": api_key, "content-type": "application/json", "accept": "text/event-stream"}
+
+
+def _version(model: str) -> tuple[int, int] | None:
+    match = _VERSION.match(model)
+    return (int(match.group(1)), int(match.group(2) or 0)) if match else None
+
+
+# -- JSON schema -> Gemini's Schema subset ----------------------------------------------
+
+#: Keys of Gemini's ``Schema`` kept as they are. Everything else is dropped, notably
+#: ``additionalProperties``, ``$schema``, ``$id``, ``$comment``, ``exclusiveMinimum`` /
+#: ``exclusiveMaximum``, ``multipleOf``, ``uniqueItems``, ``patternProperties``, ``not``,
+#: ``if`` / ``then`` / ``else``, ``dependencies``, ``readOnly`` / ``writeOnly`` and
+#: ``contentEncoding``: Gemini refuses unknown keys, so a schema using them still works,
+#: with those constraints left to the tool's own validation.
+KEPT_SCHEMA_KEYS = frozenset(
+    {
+        "description", "title", "nullable", "minItems", "maxItems", "minimum", "maximum",
+        "minLength", "maxLength", "pattern", "minProperties", "maxProperties", "default",
+        "example", "propertyOrdering",
+    }
+)  # fmt: skip
+GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+#: Formats Gemini accepts, per type; others (email, uri, uuid, ...) are dropped.
+FORMATS = {"STRING": {"enum", "date-time"}, "INTEGER": {"int32", "int64"}, "NUMBER": {"float", "double"}}
+#: How deep a recursive ``$ref`` is expanded before it becomes a plain object.
+MAX_REF_DEPTH = 3
+
+
+def to_gemini_schema(schema: Any) -> dict[str, Any]:
+    """Convert a JSON schema to Gemini's OpenAPI-3.0 subset.
+
+    Local ``$ref``s (``#/$defs/...``, ``#/definitions/...``) are inlined (recursive ones
+    up to `MAX_REF_DEPTH`); ``oneOf`` becomes ``anyOf``; a single ``allOf`` member is
+    merged in; ``const`` becomes a one-value ``enum``; ``type: [T, "null"]`` becomes
+    ``type: T, nullable: true``; ``enum`` is kept only on strings (Gemini's enums are
+    strings; other enums are dropped); the first of ``examples`` becomes ``example``; ``required`` names only
+    listed properties. See `KEPT_SCHEMA_KEYS` for what is dropped.
+    """
+    if not isinstance(schema, dict):
+        return {}
+    definitions = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    return _convert(schema, definitions, ())
+
+
+def _resolve(ref: str, definitions: dict[str, Any]) -> Any:
+    for prefix in ("#/$defs/", "#/definitions/"):
+        if ref.startswith(prefix):
+            return definitions.get(ref[len(prefix) :])
+    return None
+
+
+def _convert(schema: dict[str, Any], definitions: dict[str, Any], seen: tuple[str, ...]) -> dict[str, Any]:
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        target = _resolve(ref, definitions) if isinstance(ref, str) else None
+        if not isinstance(target, dict) or seen.count(ref) >= MAX_REF_DEPTH:
+            return {"type": "OBJECT"}
+        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        return _convert(merged, definitions, (*seen, ref))
+    out: dict[str, Any] = {k: v for k, v in schema.items() if k in KEPT_SCHEMA_KEYS}
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list) and all_of:
+        for member in all_of:
+            if isinstance(member, dict):
+                part = _convert(member, definitions, seen)
+                for key, value in part.items():
+                    if key == "properties":
+                        out.setdefault("properties", {}).update(value)
+                    elif key == "required":
+                        out["required"] = sorted({*out.get("required", []), *value})
+                    else:
+                        out.setdefault(key, value)
+    any_of = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(any_of, list) and any_of:
+        members = [m for m in any_of if isinstance(m, dict)]
+        non_null = [m for m in members if m.get("type") != "null"]
+        if len(non_null) < len(members):
+            out["nullable"] = True
+        if len(non_null) == 1:
+            out.update(_convert(non_null[0], definitions, seen))
+        elif non_null:
+            out["anyOf"] = [_convert(m, definitions, seen) for m in non_null]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        if len(kinds) < len(kind):
+            out["nullable"] = True
+        if len(kinds) == 1:
+            kind = kinds[0]
+        elif kinds:
+            out["anyOf"] = [_convert({**schema, "type": k}, definitions, seen) for k in kinds]
+            kind = None
+        else:
+            kind = "null"
+    if isinstance(kind, str) and kind.upper() in GEMINI_TYPES:
+        out["type"] = kind.upper()
+    enum = [schema["const"]] if "const" in schema else schema.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+        if out.setdefault("type", "STRING") == "STRING":
+            out["enum"] = list(enum)
+    fmt = schema.get("format")
+    if isinstance(fmt, str) and fmt in FORMATS.get(out.get("type", ""), ()):
+        out["format"] = fmt
+    if "example" not in out and isinstance(schema.get("examples"), list) and schema["examples"]:
+        out["example"] = schema["examples"][0]
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and properties:
+        converted = {
+            name: _convert(prop, definitions, seen)
+            for name, prop in properties.items()
+            if isinstance(prop, dict)
+        }
+        out["properties"] = {**out.get("properties", {}), **converted}
+        out.setdefault("type", "OBJECT")
+    required = schema.get("required")
+    if isinstance(required, list):
+        names = out.get("properties", {})
+        out["required"] = sorted({*out.get("required", []), *(r for r in required if r in names)})
+    if not out.get("required"):
+        out.pop("required", None)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        out["items"] = _convert(items, definitions, seen)
+        out.setdefault("type", "ARRAY")
+    return out
+
+
+def function_declaration(function: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": function.name}
+    if function.description:
+        out["description"] = function.description
+    parameters = to_gemini_schema(function.parameters)
+    if parameters.get("properties"):  # Gemini refuses an OBJECT with empty properties
+        out["parameters"] = parameters
+    return out
+
+
+# -- request ---------------------------------------------------------------------------
+
+
+def _unsupported(message: str, field: str, content_type: str) -> UnsupportedContentError:
+    return UnsupportedContentError(message, field=field, provider=PROVIDER, content_type=content_type)
+
+
+def encode_part(part: Any, field: str = "content") -> dict[str, Any]:
+    """One content part as a Gemini ``Part``, or `UnsupportedContentError`."""
+    if isinstance(part, TextPart):
+        return {"text": part.text}
+    if isinstance(part, ImagePart):
+        if part.url is not None:
+            raise _unsupported(
+                "Gemini does not accept images by public URL; send the image as base64 data "
+                "instead (ImageContent.from_bytes / from_path / from_pillow), or use a provider "
+                "that takes image URLs (OpenAI, Grok)",
+                field,
+                "image_url",
+            )
+        if part.mime_type not in IMAGE_MIME_TYPES:
+            raise _unsupported(
+                f"Gemini accepts images of type {', '.join(sorted(IMAGE_MIME_TYPES))}; "
+                f"got {part.mime_type or 'an image without a MIME type'}",
+                field,
+                "image",
+            )
+        return {"inlineData": {"mimeType": part.mime_type, "data": part.data}}
+    if isinstance(part, AudioPart):
+        mime = AUDIO_MIME_TYPES.get(part.format.lower().removeprefix("audio/"))
+        if mime is None:
+            raise _unsupported(
+                f"Gemini accepts audio as {', '.join(sorted(set(AUDIO_MIME_TYPES) - {'mpeg'}))}; "
+                f"got {part.format!r}",
+                field,
+                "audio",
+            )
+        return {"inlineData": {"mimeType": mime, "data": part.data}}
+    raise _unsupported(f"Gemini cannot take a {type(part).__name__} content part", field, type(part).__name__)
+
+
+def _parts(message: Message, where: str) -> list[dict[str, Any]]:
+    return [
+        encode_part(part, f"{where}.content[{j}]")
+        for j, part in enumerate(message.contents)
+        if not (isinstance(part, TextPart) and not part.text)
+    ]
+
+
+def split_signature(signature: str) -> tuple[str, str]:
+    """``(anchor, signature)`` of a stored Gemini signature (see the module docstring)."""
+    anchor, colon, raw = signature.partition(":")
+    return (anchor, raw) if colon else ("text", signature)
+
+
+def _model_parts(message: Message, where: str) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    text_signature: str | None = None
+    call_signatures: dict[int, str] = {}
+    for reasoning in message.reasoning:
+        if reasoning.signature is None:
+            continue  # unsigned reasoning is not needed by Gemini; its text stays with us
+        anchor, raw = split_signature(reasoning.signature)
+        if anchor == "thought":
+            parts.append({"text": reasoning.text, "thought": True, "thoughtSignature": raw})
+        elif anchor == "text":
+            text_signature = raw
+        elif anchor.startswith("functionCall.") and anchor[13:].isdigit():
+            call_signatures[int(anchor[13:])] = raw
+        # other anchors belong to other providers (e.g. Anthropic's redacted thinking)
+    answer = _parts(message, where)
+    if text_signature is not None:
+        if not answer or "text" not in answer[-1]:
+            answer.append({"text": ""})
+        answer[-1]["thoughtSignature"] = text_signature
+    parts += answer
+    for n, call in enumerate(message.tool_calls):
+        if not isinstance(call.arguments, dict):
+            raise InvalidInputError(
+                "Gemini needs tool-call arguments to be a JSON object", field=f"{where}.tool_calls[{n}]"
+            )
+        function_call: dict[str, Any] = {"name": call.name, "args": call.arguments}
+        if call.id and not call.id.startswith(GENERATED_ID_PREFIX):
+            function_call["id"] = call.id
+        part: dict[str, Any] = {"functionCall": function_call}
+        if n in call_signatures:
+            part["thoughtSignature"] = call_signatures[n]
+        parts.append(part)
+    return parts
+
+
+def _function_response(message: Message, names: dict[str, str], where: str) -> list[dict[str, Any]]:
+    if message.tool_call_id is None:
+        raise InvalidInputError(
+            "a tool message needs the tool_call_id of the call it answers", field=f"{where}.tool_call_id"
+        )
+    name = names.get(message.tool_call_id)
+    if name is None:
+        raise InvalidInputError(
+            f"no earlier assistant message has a tool call with id {message.tool_call_id!r}; "
+            "Gemini matches tool results to calls by name",
+            field=f"{where}.tool_call_id",
+        )
+    response: dict[str, Any]
+    try:
+        value = json.loads(message.text)
+    except json.JSONDecodeError:
+        value = message.text
+    response = value if isinstance(value, dict) else {"result": value}
+    function_response: dict[str, Any] = {"name": name, "response": response}
+    if not message.tool_call_id.startswith(GENERATED_ID_PREFIX):
+        function_response["id"] = message.tool_call_id
+    media = [p for p in _parts(message, where) if "text" not in p]
+    return [{"functionResponse": function_response}, *media]
+
+
+def _system_and_contents(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
+    system: list[str] = []
+    contents: list[dict[str, Any]] = []
+    call_names: dict[str, str] = {}
+
+    def add(role: str, parts: list[dict[str, Any]]) -> None:
+        if not parts:
+            return
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"] += parts
+        else:
+            contents.append({"role": role, "parts": parts})
+
+    for i, message in enumerate(messages):
+        where = f"$.messages[{i}]"
+        if message.role == "system":
+            for j, part in enumerate(message.contents):
+                if not isinstance(part, TextPart):
+                    raise _unsupported("a system message may hold text only", f"{where}.content[{j}]", part.type)
+            if message.text:
+                system.append(message.text)
+        elif message.role == "user":
+            add("user", _parts(message, where))
+        elif message.role == "assistant":
+            call_names.update((call.id, call.name) for call in message.tool_calls)
+            add("model", _model_parts(message, where))
+        else:
+            add("user", _function_response(message, call_names, where))
+    return system, contents
+
+
+def _inline_size(contents: list[dict[str, Any]]) -> int:
+    return sum(len(p["inlineData"]["data"]) for c in contents for p in c["parts"] if "inlineData" in p)
+
+
+def thinking_config(inputs: InferInput, model: str) -> dict[str, Any] | None:
+    """Gemini's ``thinkingConfig`` for this request, or None to leave the model's default."""
+    version = _version(model)
+    effort = inputs.reasoning_effort
+    if inputs.reasoning_on:
+        config: dict[str, Any] = {"includeThoughts": True}
+        if version is not None and version >= (3, 0):
+            if effort is not None:
+                config["thinkingLevel"] = effort if "flash" in model else PRO_THINKING_LEVELS[effort]
+        else:
+            config["thinkingBudget"] = THINKING_BUDGETS[effort] if effort else -1  # -1: dynamic
+        return config
+    # Reasoning off: 2.5 Flash models think unless told not to; Pro models cannot be
+    # switched off (budget 0 is refused), so they just keep their thoughts to themselves.
+    if version is not None and (2, 5) <= version < (3, 0) and "flash" in model:
+        return {"thinkingBudget": 0}
+    return None
+
+
+def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
+    """The ``streamGenerateContent`` body for ``inputs``."""
+    system, contents = _system_and_contents(inputs.messages)
+    if not contents:
+        raise InvalidInputError(
+            "Gemini needs at least one user message besides the system instruction", field="$.messages"
+        )
+    size = _inline_size(contents)
+    if size > MAX_INLINE_BYTES:
+        raise _unsupported(
+            f"Gemini takes at most {MAX_INLINE_BYTES // (1024 * 1024)} MB of inline images and "
+            f"audio per request; this one has {size / (1024 * 1024):.1f} MB: send fewer or smaller files",
+            "$.messages",
+            "inline_data",
+        )
+    body: dict[str, Any] = {"contents": contents}
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
+    if inputs.tools:
+        body["tools"] = [{"functionDeclarations": [function_declaration(t.function) for t in inputs.tools]}]
+    config: dict[str, Any] = {}
+    if inputs.temperature is not None:
+        config["temperature"] = inputs.temperature
+    if inputs.top_p is not None:
+        config["topP"] = inputs.top_p
+    if inputs.max_tokens is not None:
+        config["maxOutputTokens"] = inputs.max_tokens
+    if inputs.stop:
+        if len(inputs.stop) > 5:
+            raise InvalidInputError("Gemini accepts at most 5 stop sequences", field="$.stop")
+        config["stopSequences"] = list(inputs.stop)
+    if inputs.output_schema is not None:
+        config["responseMimeType"] = "application/json"
+        config["responseSchema"] = to_gemini_schema(inputs.output_schema)
+    thinking = thinking_config(inputs, model)
+    if thinking is not None:
+        config["thinkingConfig"] = thinking
+    if config:
+        body["generationConfig"] = config
+    return body
+
+
+# -- errors ----------------------------------------------------------------------------
+
+RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+
+
+def parse_error_body(body: Any) -> dict[str, Any]:
+    """Google's ``{"error": {code, message, status, details}}`` as a dict ({} if absent)."""
+    if isinstance(body, (bytes, str)):
+        try:
+            body = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return {}
+    if isinstance(body, list) and body:  # some Google endpoints wrap the error in a list
+        body = body[0]
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
+def _details(error: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    details = error.get("details")
+    if not isinstance(details, list):
+        return []
+    return [d for d in details if isinstance(d, dict) and d.get("@type") == kind]
+
+
+def retry_delay(error: dict[str, Any]) -> float | None:
+    """Seconds from ``google.rpc.RetryInfo.retryDelay`` (e.g. ``"37s"``), or None."""
+    for info in _details(error, RETRY_INFO):
+        match = _DURATION.match(str(info.get("retryDelay", "")))
+        if match:
+            return float(match.group(1))
+    return None
+
+
+def is_daily_quota(error: dict[str, Any]) -> bool:
+    """True for a 429 that will not clear until the quota resets (a per-day quota)."""
+    for failure in _details(error, QUOTA_FAILURE):
+        for violation in failure.get("violations") or ():
+            if isinstance(violation, dict) and "PerDay" in str(violation.get("quotaId", "")):
+                return True
+    return False
+
+
+# -- response stream -------------------------------------------------------------------
+
+
+def _new_call_id() -> str:
+    return GENERATED_ID_PREFIX + uuid.uuid4().hex[:24]
+
+
+class StreamTranslator:
+    """Turns Gemini's stream records into ferrule stream items.
+
+    `feed(chunk)` per SSE record; `close()` at the end of the stream (Gemini ends a
+    stream by closing it, without a sentinel) gives the finish item. ``usageMetadata``
+    is a running total in every record that has it: the last one wins.
+    """
+
+    def __init__(self, new_call_id: Any = _new_call_id) -> None:
+        self.finish_reason: str | None = None
+        self.finish_message: str | None = None
+        self.block_reason: str | None = None
+        self.usage_metadata: dict[str, Any] = {}
+        self.tool_calls = 0
+        self._new_call_id = new_call_id
+
+    def feed(self, chunk: Any) -> list[dict[str, Any]]:
+        if not isinstance(chunk, dict):
+            raise ModelError("Gemini sent a malformed stream record (not a JSON object)", provider=PROVIDER)
+        if "error" in chunk:
+            error = parse_error_body(chunk)
+            raise ModelError(
+                f"Gemini ended the stream with an error: {error.get('message', 'no message')}",
+                provider=PROVIDER,
+                status=error.get("code"),
+                error_status=error.get("status"),
+                provider_message=error.get("message"),
+            )
+        try:
+            return self._feed(chunk)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ModelError(
+                f"Gemini sent a malformed stream record ({type(exc).__name__}: {exc})", provider=PROVIDER
+            ) from None
+
+    def _feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
+        if isinstance(chunk.get("usageMetadata"), dict):
+            self.usage_metadata = chunk["usageMetadata"]
+        feedback = chunk.get("promptFeedback") or {}
+        if feedback.get("blockReason"):
+            self.block_reason = feedback["blockReason"]
+        items: list[dict[str, Any]] = []
+        for candidate in (chunk.get("candidates") or ())[:1]:
+            for part in (candidate.get("content") or {}).get("parts") or ():
+                items += self._part(part)
+            if candidate.get("finishReason"):
+                self.finish_reason = candidate["finishReason"]
+                self.finish_message = candidate.get("finishMessage")
+        return items
+
+    def _part(self, part: dict[str, Any]) -> list[dict[str, Any]]:
+        signature = part.get("thoughtSignature")
+        if part.get("thought"):
+            text = part.get("text", "")
+            if signature:
+                return [reasoning_delta(text, signature=f"thought:{signature}")]
+            return [reasoning_delta(text)] if text else []
+        items = []
+        if "functionCall" in part:
+            call = part["functionCall"]
+            index = self.tool_calls
+            self.tool_calls += 1
+            if signature:
+                items.append(reasoning_delta("", signature=f"functionCall.{index}:{signature}"))
+            items.append(
+                tool_call_delta(
+                    index,
+                    id=call.get("id") or self._new_call_id(),
+                    name=call["name"],
+                    arguments=json.dumps(call.get("args") or {}),
+                )
+            )
+            return items
+        if part.get("text"):
+            items.append(text_delta(part["text"]))
+        if signature:
+            items.append(reasoning_delta("", signature=f"text:{signature}"))
+        return items  # executableCode, inlineData output, ... are not part of the contract
+
+    @property
+    def usage(self) -> Usage:
+        meta = self.usage_metadata
+        thoughts = meta.get("thoughtsTokenCount")
+        return Usage(
+            input_tokens=(meta.get("promptTokenCount") or 0) + (meta.get("toolUsePromptTokenCount") or 0),
+            output_tokens=(meta.get("candidatesTokenCount") or 0) + (thoughts or 0),
+            reasoning_tokens=thoughts,
+        )
+
+    def close(self) -> dict[str, Any]:
+        """The finish item, or a typed error if the stream ended without one."""
+        if self.finish_reason in FAILED_FINISH_REASONS:
+            raise ModelError(
+                f"Gemini stopped with {self.finish_reason}: {self.finish_message or 'no message'}",
+                provider=PROVIDER,
+                finish_reason=self.finish_reason,
+                provider_message=self.finish_message,
+            )
+        if self.finish_reason is None:
+            if self.block_reason is not None:
+                return finish("content_filter", self.usage)
+            raise ModelError(
+                "Gemini's stream ended before a finishReason (connection closed mid-reply)",
+                provider=PROVIDER,
+                retryable=True,
+            )
+        reason = FINISH_REASONS.get(self.finish_reason, "stop")
+        if reason == "stop" and self.tool_calls:
+            reason = "tool_calls"  # Gemini says STOP after function calls
+        return finish(reason, self.usage)  # type: ignore[arg-type]
