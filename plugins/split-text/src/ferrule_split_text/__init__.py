@@ -1,0 +1,1 @@
+"""The split_text operator plugin: split_text and split_text_by_separator."""

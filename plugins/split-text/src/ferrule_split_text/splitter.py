@@ -1,0 +1,170 @@
+"""Recursive and single-separator text splitting, measured in UTF-8 bytes.
+
+The chunks are exactly those of LangChain's ``RecursiveCharacterTextSplitter`` (and
+``CharacterTextSplitter``) with ``keep_separator=False``, ``strip_whitespace=False`` and a
+UTF-8 byte length function, minus the chunks that are only whitespace. The design differs
+so that the per-piece work happens in C:
+
+- pieces come from ``str.split`` (a literal separator: LangChain's escaped ``re.split``
+  finds the same matches), their byte lengths from one ``map`` over them;
+- merging reads a prefix-sum array ``Q`` where ``Q[k]`` is the byte length of pieces
+  ``[0, k)`` plus one separator after each: the byte length of pieces ``[s, e)`` joined
+  by the separator is ``Q[e] - Q[s] - separator_length``. LangChain's greedy merge (add
+  a piece while the chunk stays within ``chunk_size``; on overflow emit the chunk, then
+  drop pieces from its front while it is longer than ``chunk_overlap`` or the next piece
+  would not fit) becomes two binary searches per chunk instead of a loop per piece.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from itertools import accumulate, compress, count, repeat
+from operator import add, ge, sub
+from typing import TYPE_CHECKING
+
+from ferrule_kernel import InvalidInputError
+
+if TYPE_CHECKING:
+    from .plugin import SplitTextBySeparatorInput, SplitTextInput
+
+
+def split_text_operator(inputs: SplitTextInput) -> dict[str, list[str]]:
+    with _text_errors():
+        chunks = split_recursively(
+            inputs.text, inputs.separators, inputs.chunk_size, inputs.chunk_overlap
+        )
+    return {"chunks": chunks}
+
+
+def split_text_by_separator_operator(inputs: SplitTextBySeparatorInput) -> dict[str, list[str]]:
+    with _text_errors():
+        chunks = split_by_separator(
+            inputs.text, inputs.separator, inputs.chunk_size, inputs.chunk_overlap
+        )
+    return {"chunks": chunks}
+
+
+@contextmanager
+def _text_errors() -> Iterator[None]:
+    """Turn a lone surrogate met while measuring the text into an error naming ``$.text``."""
+    try:
+        yield
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"text is not valid Unicode: {exc.reason} ({exc.object[exc.start : exc.end]!r})",
+            field="$.text",
+        ) from None
+
+
+def split_recursively(
+    text: str, separators: Sequence[str], chunk_size: int, chunk_overlap: int
+) -> list[str]:
+    """Chunks of ``text`` (arguments already validated: ``1 <= chunk_size``,
+    ``0 <= chunk_overlap <= chunk_size``, at least one separator)."""
+    chunker = _Chunker(chunk_size, chunk_overlap, text.isascii())
+    chunker.split(text, tuple(separators))
+    return _drop_blank(chunker.chunks)
+
+
+def split_by_separator(text: str, separator: str, chunk_size: int, chunk_overlap: int) -> list[str]:
+    """Chunks of ``text`` split on ``separator`` only; a piece longer than ``chunk_size``
+    becomes a chunk of its own."""
+    chunker = _Chunker(chunk_size, chunk_overlap, text.isascii())
+    pieces = _pieces(text, separator)
+    if pieces:
+        offsets = chunker.offsets(pieces, separator)
+        chunker.merge(pieces, offsets, 0, len(pieces), separator)
+    return _drop_blank(chunker.chunks)
+
+
+class _Chunker:
+    """Collects the chunks of one text."""
+
+    def __init__(self, chunk_size: int, chunk_overlap: int, ascii_only: bool) -> None:
+        self.chunk_size = chunk_size
+        self.chunk_overlap = chunk_overlap
+        # A substring of an ASCII string is ASCII: one byte per character.
+        self.ascii_only = ascii_only
+        self.chunks: list[str] = []
+
+    def split(self, text: str, separators: tuple[str, ...]) -> None:
+        # The first separator found in the text, or "" (split by character) when "" comes
+        # first; with none found, the last one (which then leaves the text whole).
+        separator, finer = separators[-1], ()
+        for index, candidate in enumerate(separators):
+            if not candidate:
+                separator = ""
+                break
+            if candidate in text:
+                separator, finer = candidate, separators[index + 1 :]
+                break
+        pieces = _pieces(text, separator)
+        if not pieces:
+            return
+        offsets = self.offsets(pieces, separator)
+        # Pieces of at least chunk_size bytes are split further (or kept whole when no
+        # finer separator is left); the runs of smaller pieces between them are merged.
+        sizes = map(sub, offsets[1:], offsets)  # byte length + separator length, per piece
+        start = 0
+        limit = self.chunk_size + len(separator.encode())
+        for big in compress(count(), map(ge, sizes, repeat(limit))):
+            if start < big:
+                self.merge(pieces, offsets, start, big, separator)
+            if finer:
+                self.split(pieces[big], finer)
+            else:
+                self.chunks.append(pieces[big])
+            start = big + 1
+        if start < len(pieces):
+            self.merge(pieces, offsets, start, len(pieces), separator)
+
+    def offsets(self, pieces: list[str], separator: str) -> list[int]:
+        """``Q``: ``Q[k]`` = bytes of ``pieces[0:k]``, each followed by a separator."""
+        if self.ascii_only:
+            lengths = map(len, pieces)
+        else:
+            lengths = map(len, map(str.encode, pieces))
+        return list(accumulate(map(add, lengths, repeat(len(separator.encode()))), initial=0))
+
+    def merge(
+        self, pieces: list[str], offsets: list[int], first: int, end: int, separator: str
+    ) -> None:
+        """Merge ``pieces[first:end]`` into chunks, as LangChain's ``_merge_splits`` does.
+
+        The current chunk is the window ``pieces[start:stop]``; its byte length is
+        ``offsets[stop] - offsets[start] - len(separator)``. Offsets strictly increase
+        (every piece has at least one byte), so each step is a binary search.
+        """
+        separator_length = len(separator.encode())
+        chunk_size, chunk_overlap = self.chunk_size, self.chunk_overlap
+        join, emit = separator.join, self.chunks.append
+        start = stop = first
+        while True:
+            # The first piece at or after ``stop`` that would take the chunk past chunk_size.
+            limit = offsets[start] + separator_length + chunk_size
+            overflow = bisect_right(offsets, limit, stop + 1, end + 1) - 1
+            if overflow == end:
+                emit(join(pieces[start:end]))
+                return
+            if start < overflow:  # (a single piece larger than chunk_size leaves it empty)
+                emit(join(pieces[start:overflow]))
+            # Drop pieces from the front while the chunk is longer than chunk_overlap, or
+            # while the overflowing piece would not fit after it.
+            keep_from = max(
+                offsets[overflow] - separator_length - chunk_overlap,
+                offsets[overflow + 1] - separator_length - chunk_size,
+            )
+            start = bisect_left(offsets, keep_from, start, overflow)
+            stop = overflow + 1
+
+
+def _pieces(text: str, separator: str) -> list[str]:
+    if separator:
+        return list(filter(None, text.split(separator)))
+    return list(text)
+
+
+def _drop_blank(chunks: list[str]) -> list[str]:
+    return [chunk for chunk in chunks if not chunk.isspace()]
