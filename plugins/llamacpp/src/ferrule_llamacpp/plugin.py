@@ -1,0 +1,64 @@
+"""Registers the ``llamacpp_language_model`` component type (also reachable as
+``local_language_model`` and ``tvm_language_model``), the model-management operators,
+and answers which backend runs a local model id.
+
+Descriptions only: llama_cpp and huggingface_hub are imported when a component is
+defined or an operator called.
+"""
+
+from __future__ import annotations
+
+from ferrule.lm import language_model_type
+from ferrule.models import ModelRoute
+from ferrule_kernel import ComponentTypeSpec, OperatorSpec, hookimpl
+
+from . import weights
+from .attributes import LlamaCppAttributes
+from .manage import ModelInput, ModelListInput
+
+COMPONENT_TYPE = "llamacpp_language_model"
+
+
+@hookimpl
+def ferrule_register_component_types() -> list[ComponentTypeSpec]:
+    return [
+        language_model_type(
+            COMPONENT_TYPE,
+            "ferrule_llamacpp.backend:LlamaCppLanguageModel",
+            LlamaCppAttributes,
+            aliases=("local_language_model", "tvm_language_model"),
+            description="A GGUF model on llama.cpp (CPU): Qwen3 with tools and thinking, "
+            "other chat models through their own chat template.",
+        )
+    ]
+
+
+@hookimpl
+def ferrule_register_operators() -> list[OperatorSpec]:
+    return [
+        OperatorSpec(
+            "list_local_models",
+            "ferrule_llamacpp.manage:list_local_models",
+            ModelListInput,
+            description="The local models this machine has (all known ones with all=true).",
+        ),
+        OperatorSpec(
+            "download_model",
+            "ferrule_llamacpp.manage:download_model",
+            ModelInput,
+            description="Download a model's GGUF file into the Hugging Face cache.",
+        ),
+        OperatorSpec(
+            "remove_model",
+            "ferrule_llamacpp.manage:remove_model",
+            ModelInput,
+            description="Remove a model's GGUF file from the Hugging Face cache.",
+        ),
+    ]
+
+
+@hookimpl
+def ferrule_resolve_local_model(model_id: str) -> ModelRoute | None:
+    if weights.is_known(model_id):
+        return ModelRoute(COMPONENT_TYPE, {"model": model_id})
+    return None
