@@ -13,6 +13,7 @@ import sys
 
 SUBCOMMANDS = [
     "ferrule.cli_kernel",  # plugins, call, iter
+    "ferrule.cli_serve",  # serve
 ]
 
 

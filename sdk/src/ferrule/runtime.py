@@ -5,6 +5,10 @@ async plugin code live there, so a synchronous caller (even one inside a running
 as in Jupyter) just waits for results. Plain sync operators skip the loop and run in the
 caller's thread. Every sync method has an async twin (``acall``, ``adefine``, ...) that
 works from any event loop. `AsyncRuntime` runs the kernel on the caller's own loop.
+
+Given a ``url``, both talk to a `ferrule serve` server instead, with the same methods,
+results and typed errors: ``Runtime(url=...)`` is a `ferrule.remote.RemoteRuntime`
+(imported only then, so the in-process path never loads aiohttp).
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ def _new_kernel() -> Kernel:
 def _check_address(address: str) -> None:
     if address != _INPROC:
         raise InvalidInputError(
-            f"address {address!r} is not supported; use the default {_INPROC!r}",
+            f"address {address!r} is not supported; use the default {_INPROC!r}, "
+            "or url='http://host:port' for a ferrule server",
             field="address",
         )
 
@@ -131,11 +136,29 @@ class _LoopThread:
 class Runtime:
     """The ferrule runtime for synchronous code, with async twins of every method.
 
-    ``Runtime()`` runs the kernel in-process with every installed plugin.
+    ``Runtime()`` runs the kernel in-process with every installed plugin;
+    ``Runtime(url="http://host:port", token=...)`` uses the kernel of a `ferrule serve`.
     """
 
-    def __init__(self, address: str = _INPROC, *, kernel: Kernel | None = None) -> None:
+    def __new__(cls, *args: Any, url: str | None = None, **kwargs: Any) -> Runtime:
+        if url is not None and cls is Runtime:
+            from .remote import RemoteRuntime
+
+            return super().__new__(RemoteRuntime)
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        address: str = _INPROC,
+        *,
+        kernel: Kernel | None = None,
+        url: str | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
         _check_address(address)
+        if token is not None or timeout is not None:
+            raise InvalidInputError("token and timeout are for a Runtime with a url", field="token")
         self.kernel = kernel if kernel is not None else _new_kernel()
         self._loop = _LoopThread()
         self._stopped = False
@@ -173,6 +196,21 @@ class Runtime:
         self._check_open()
         prepared = self.kernel.prepare_method(name, method, _inputs(inputs), streaming=True)
         return self._stream(prepared)
+
+    def plugins(self) -> list[dict[str, Any]]:
+        """Every plugin seen, with what it registers, or why it is broken."""
+        self._check_open()
+        return self.kernel.plugins()
+
+    def operators(self) -> list[dict[str, Any]]:
+        """The installed operators with their input schemas."""
+        self._check_open()
+        return self.kernel.operators()
+
+    def component_types(self) -> list[dict[str, Any]]:
+        """The installed component types with their attribute and method schemas."""
+        self._check_open()
+        return self.kernel.component_types()
 
     def stop(self) -> None:
         """Delete every component and stop the runtime's loop. Idempotent."""
@@ -220,6 +258,15 @@ class Runtime:
         prepared = self.kernel.prepare_method(name, method, _inputs(inputs), streaming=True)
         return self._loop.astream(prepared.stream())
 
+    async def aplugins(self) -> list[dict[str, Any]]:
+        return self.plugins()
+
+    async def aoperators(self) -> list[dict[str, Any]]:
+        return self.operators()
+
+    async def acomponent_types(self) -> list[dict[str, Any]]:
+        return self.component_types()
+
     async def astop(self) -> None:
         import asyncio
 
@@ -252,10 +299,28 @@ def _inputs(inputs: Any) -> Any:
 
 class AsyncRuntime:
     """The ferrule runtime for async code: every method is a coroutine (or async iterator)
-    run on the caller's event loop. The ``a``-prefixed names of `Runtime` work here too."""
+    run on the caller's event loop. The ``a``-prefixed names of `Runtime` work here too.
+    ``AsyncRuntime(url=..., token=...)`` uses the kernel of a `ferrule serve`."""
 
-    def __init__(self, address: str = _INPROC, *, kernel: Kernel | None = None) -> None:
+    def __new__(cls, *args: Any, url: str | None = None, **kwargs: Any) -> AsyncRuntime:
+        if url is not None and cls is AsyncRuntime:
+            from .remote import AsyncRemoteRuntime
+
+            return super().__new__(AsyncRemoteRuntime)
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        address: str = _INPROC,
+        *,
+        kernel: Kernel | None = None,
+        url: str | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
         _check_address(address)
+        if token is not None or timeout is not None:
+            raise InvalidInputError("token and timeout are for a Runtime with a url", field="token")
         self.kernel = kernel if kernel is not None else _new_kernel()
         self._stopped = False
 
@@ -291,6 +356,18 @@ class AsyncRuntime:
         self._check_open()
         return self.kernel.iter_method(name, method, _inputs(inputs))
 
+    async def plugins(self) -> list[dict[str, Any]]:
+        self._check_open()
+        return self.kernel.plugins()
+
+    async def operators(self) -> list[dict[str, Any]]:
+        self._check_open()
+        return self.kernel.operators()
+
+    async def component_types(self) -> list[dict[str, Any]]:
+        self._check_open()
+        return self.kernel.component_types()
+
     async def stop(self) -> None:
         if not self._stopped:
             self._stopped = True
@@ -308,4 +385,7 @@ class AsyncRuntime:
     adelete = delete
     acall_method = call_method
     acall_iter_method = call_iter_method
+    aplugins = plugins
+    aoperators = operators
+    acomponent_types = component_types
     astop = stop
