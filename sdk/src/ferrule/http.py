@@ -48,6 +48,7 @@ from ferrule_kernel import get_logger
 
 from .errors import (
     AuthenticationError,
+    MissingAPIKeyError,
     ModelError,
     ModelNotFoundError,
     PermissionDeniedError,
@@ -71,6 +72,7 @@ __all__ = [
     "Timeouts",
     "parse_error_body",
     "provider_error",
+    "resolve_api_key",
     "retry_after_seconds",
     "scrub",
     "sse_events",
@@ -253,6 +255,29 @@ def provider_error(
         code=info.code,
         type=info.type,
         **details,
+    )
+
+
+def resolve_api_key(
+    provider: str, api_key: str | None, variables: Sequence[str], *, required: bool = True
+) -> str | None:
+    """The key given, else the first of the environment ``variables`` that is set. A
+    missing required key raises `MissingAPIKeyError` naming the variables to set."""
+    import os
+
+    if api_key:
+        return api_key
+    for variable in variables:
+        value = os.environ.get(variable)
+        if value:
+            return value
+    if not required:
+        return None
+    names = " or ".join(variables)
+    raise MissingAPIKeyError(
+        f"no API key for {provider}: set the {names} environment variable or pass api_key=...",
+        provider=provider,
+        variables=list(variables),
     )
 
 

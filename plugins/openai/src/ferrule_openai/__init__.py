@@ -1,0 +1,1 @@
+"""ferrule-openai: OpenAI's Chat Completions API, and any OpenAI-compatible server."""

@@ -1,0 +1,90 @@
+"""The OpenAI component: the shared Chat Completions translator (`ferrule.chat_completions`)
+plus OpenAI's auth headers, media policy and model rules."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ferrule.chat_completions import (
+    ChatCompletionsModel,
+    Dialect,
+    MediaPolicy,
+    ModelRules,
+    make_client,
+)
+from ferrule.http import resolve_api_key
+
+from .plugin import API_KEY_VARIABLE, DEFAULT_BASE_URL, PROVIDER, OpenAIAttributes
+
+#: OpenAI's API: images as base64 or URL (PNG, JPEG, WEBP, GIF), audio as wav/mp3.
+OPENAI = Dialect(PROVIDER, MediaPolicy(audio=True), max_tokens_field="max_completion_tokens")
+#: Another server speaking the same API: it decides what it takes; ``max_tokens`` is the
+#: field every compatible server reads.
+COMPATIBLE = Dialect("openai-compatible", MediaPolicy(audio=True), max_tokens_field="max_tokens")
+
+_REASONING_ID = re.compile(r"^(o\d|gpt-5)(?!.*chat)")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """o1, o3, o4-mini, gpt-5... (not gpt-5-chat-latest, a chat model)."""
+    return bool(_REASONING_ID.match(model))
+
+
+def rules_for(model: str, *, official: bool, reasoning_model: bool | None) -> ModelRules:
+    if reasoning_model is None:
+        reasoning_model = official and is_reasoning_model(model)
+    if reasoning_model:
+        efforts = (
+            ("minimal", "low", "medium", "high")
+            if model.startswith("gpt-5")
+            else ("low", "medium", "high")
+        )
+        return ModelRules(
+            reasoning_model=True,
+            efforts=efforts,
+            system_role="developer",
+            sampling=False,
+            stop=False,
+        )
+    # A compatible server gets reasoning_effort when one is asked for (vLLM's gpt-oss takes
+    # it); OpenAI's chat models refuse the field.
+    return ModelRules(efforts=() if official else ("low", "medium", "high"))
+
+
+def _official_base_url() -> str:
+    # OPENAI_BASE_URL moves OpenAI's endpoint (a proxy, a gateway), as in the official SDK.
+    return (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+
+
+async def create(attributes: OpenAIAttributes) -> ChatCompletionsModel:
+    official_url = _official_base_url()
+    base_url = (attributes.base_url or official_url).rstrip("/")
+    official = base_url in (official_url, DEFAULT_BASE_URL)
+    if official:
+        key = resolve_api_key(PROVIDER, attributes.api_key, [API_KEY_VARIABLE])
+    else:
+        key = attributes.api_key  # never an OpenAI key from the environment to another host
+    headers = {}
+    if attributes.organization:
+        headers["OpenAI-Organization"] = attributes.organization
+    if attributes.project:
+        headers["OpenAI-Project"] = attributes.project
+    dialect = OPENAI if official else COMPATIBLE
+    client = make_client(
+        provider=dialect.provider,
+        base_url=base_url,
+        api_key=key,
+        headers=headers,
+        read_timeout=attributes.read_timeout,
+        max_retries=attributes.max_retries,
+    )
+    return ChatCompletionsModel(
+        model=attributes.model,
+        client=client,
+        dialect=dialect,
+        rules=rules_for(
+            attributes.model, official=official, reasoning_model=attributes.reasoning_model
+        ),
+        extra_body=attributes.extra_body,
+    )

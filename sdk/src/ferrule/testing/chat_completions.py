@@ -1,0 +1,381 @@
+"""Loopback kit for the OpenAI Chat Completions wire (OpenAI, xAI, compatible servers).
+
+- `REQUEST_SCHEMA`: the documented request body (OpenAI's ``completion_create_params``, as
+  summarised in protocols.md §3.1) as a JSON Schema; unknown top-level fields, unknown
+  roles or part types, non-string tool arguments and the like are rejected.
+- `validator(path=...)`: that schema plus what a streaming client must send
+  (``stream: true``, ``stream_options.include_usage``), and every tool message answering
+  an earlier assistant tool call by id. Pass it to `LoopbackServer(validate=...)`.
+- `reply(turn)` / `chunks(turn)`: a `ScriptedTurn` as the SSE events the API streams:
+  a role chunk, reasoning (``delta.reasoning_content`` by default, as xAI and vLLM send
+  it), text, tool calls (the first delta of each with id, type and name, then argument
+  fragments), the finish chunk, the usage chunk with ``choices: []`` and ``data: [DONE]``.
+- `error(message, type, code)`: an error body in OpenAI's shape.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .conformance import ScriptedTurn
+from .loopback import (
+    Action,
+    Pause,
+    RecordedRequest,
+    Reply,
+    Validator,
+    all_of,
+    json_schema_validator,
+    sse,
+)
+
+__all__ = ["REQUEST_SCHEMA", "chunk", "chunks", "error", "reply", "validator"]
+
+_TEXT_PART = {
+    "type": "object",
+    "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
+    "required": ["type", "text"],
+    "additionalProperties": False,
+}
+_IMAGE_PART = {
+    "type": "object",
+    "properties": {
+        "type": {"const": "image_url"},
+        "image_url": {
+            "type": "object",
+            "properties": {
+                "url": {
+                    "type": "string",
+                    "pattern": "^(https?://|data:image/[a-z0-9.+-]+;base64,[A-Za-z0-9+/]+=*$)",
+                },
+                "detail": {"enum": ["auto", "low", "high"]},
+            },
+            "required": ["url"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["type", "image_url"],
+    "additionalProperties": False,
+}
+_AUDIO_PART = {
+    "type": "object",
+    "properties": {
+        "type": {"const": "input_audio"},
+        "input_audio": {
+            "type": "object",
+            "properties": {
+                "data": {"type": "string", "pattern": "^[A-Za-z0-9+/]+=*$"},
+                "format": {"enum": ["wav", "mp3"]},
+            },
+            "required": ["data", "format"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["type", "input_audio"],
+    "additionalProperties": False,
+}
+_TEXT_CONTENT = {"anyOf": [{"type": "string"}, {"type": "array", "items": _TEXT_PART}]}
+_TOOL_CALL = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "minLength": 1},
+        "type": {"const": "function"},
+        "function": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "arguments": {"type": "string"},
+            },
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["id", "type", "function"],
+    "additionalProperties": False,
+}
+
+
+def _role(role: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"role": {"const": role}, "name": {"type": "string"}, **properties},
+        "required": ["role", *required],
+        "additionalProperties": False,
+    }
+
+
+REQUEST_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "model": {"type": "string", "minLength": 1},
+        "messages": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "oneOf": [
+                    _role("system", {"content": _TEXT_CONTENT}, ["content"]),
+                    _role("developer", {"content": _TEXT_CONTENT}, ["content"]),
+                    _role(
+                        "user",
+                        {
+                            "content": {
+                                "anyOf": [
+                                    {"type": "string"},
+                                    {
+                                        "type": "array",
+                                        "minItems": 1,
+                                        "items": {"anyOf": [_TEXT_PART, _IMAGE_PART, _AUDIO_PART]},
+                                    },
+                                ]
+                            }
+                        },
+                        ["content"],
+                    ),
+                    _role(
+                        "assistant",
+                        {
+                            "content": {"anyOf": [{"type": "null"}, _TEXT_CONTENT]},
+                            "tool_calls": {"type": "array", "minItems": 1, "items": _TOOL_CALL},
+                            "refusal": {"type": ["string", "null"]},
+                        },
+                        [],
+                    ),
+                    _role(
+                        "tool",
+                        {
+                            "content": _TEXT_CONTENT,
+                            "tool_call_id": {"type": "string", "minLength": 1},
+                        },
+                        ["content", "tool_call_id"],
+                    ),
+                ]
+            },
+        },
+        "tools": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "function"},
+                    "function": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
+                            "description": {"type": "string"},
+                            "parameters": {"type": "object"},
+                            "strict": {"type": ["boolean", "null"]},
+                        },
+                        "required": ["name"],
+                        "additionalProperties": False,
+                    },
+                },
+                "required": ["type", "function"],
+                "additionalProperties": False,
+            },
+        },
+        "tool_choice": {"anyOf": [{"enum": ["none", "auto", "required"]}, {"type": "object"}]},
+        "parallel_tool_calls": {"type": "boolean"},
+        "stream": {"type": "boolean"},
+        "stream_options": {
+            "type": "object",
+            "properties": {
+                "include_usage": {"type": "boolean"},
+                "include_obfuscation": {"type": "boolean"},
+            },
+            "additionalProperties": False,
+        },
+        "max_completion_tokens": {"type": "integer", "minimum": 1},
+        "max_tokens": {"type": "integer", "minimum": 1},
+        "reasoning_effort": {"enum": ["none", "minimal", "low", "medium", "high", "xhigh", "max"]},
+        "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+        "top_p": {"type": "number", "minimum": 0, "maximum": 1},
+        "stop": {
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}, "maxItems": 4},
+            ]
+        },
+        "response_format": {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {"type": {"enum": ["text", "json_object"]}},
+                    "required": ["type"],
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {
+                        "type": {"const": "json_schema"},
+                        "json_schema": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
+                                "description": {"type": "string"},
+                                "schema": {"type": "object"},
+                                "strict": {"type": ["boolean", "null"]},
+                            },
+                            "required": ["name"],
+                            "additionalProperties": False,
+                        },
+                    },
+                    "required": ["type", "json_schema"],
+                    "additionalProperties": False,
+                },
+            ]
+        },
+        "n": {"type": "integer", "minimum": 1},
+        "seed": {"type": "integer"},
+        "user": {"type": "string"},
+        "frequency_penalty": {"type": "number"},
+        "presence_penalty": {"type": "number"},
+        "logprobs": {"type": "boolean"},
+        "top_logprobs": {"type": "integer"},
+        "logit_bias": {"type": "object"},
+        "metadata": {"type": "object"},
+        "store": {"type": "boolean"},
+        "service_tier": {"type": "string"},
+        "modalities": {"type": "array", "items": {"type": "string"}},
+        "audio": {"type": "object"},
+        "prediction": {"type": "object"},
+    },
+    "required": ["model", "messages"],
+    "additionalProperties": False,
+}
+
+
+def _streaming_rules(request: RecordedRequest) -> list[str]:
+    body = request.json
+    if not isinstance(body, dict):
+        return []
+    problems = []
+    if body.get("stream") is not True:
+        problems.append("stream: a streaming client sends true")
+    if (body.get("stream_options") or {}).get("include_usage") is not True:
+        problems.append("stream_options.include_usage: must be true to get usage")
+    if "max_tokens" in body and "max_completion_tokens" in body:
+        problems.append("max_tokens and max_completion_tokens are exclusive")
+    open_calls: set[str] = set()
+    for index, message in enumerate(body.get("messages") or ()):
+        if not isinstance(message, dict):
+            continue
+        for call in message.get("tool_calls") or ():
+            open_calls.add(call.get("id"))
+            try:
+                json.loads(call.get("function", {}).get("arguments", ""))
+            except ValueError:
+                problems.append(f"messages/{index}: tool call arguments are not a JSON string")
+        if message.get("role") == "tool" and message.get("tool_call_id") not in open_calls:
+            problems.append(
+                f"messages/{index}: tool_call_id {message.get('tool_call_id')!r} answers no earlier tool call"
+            )
+    return problems
+
+
+def validator(path: str = "/v1/chat/completions") -> Validator:
+    return all_of(json_schema_validator(REQUEST_SCHEMA, path=path), _streaming_rules)
+
+
+# -- replies --------------------------------------------------------------------------
+
+
+def chunk(
+    delta: dict[str, Any] | None = None,
+    finish_reason: str | None = None,
+    *,
+    model: str = "m",
+    **extra: Any,
+) -> bytes:
+    body = {
+        "id": "chatcmpl-loopback",
+        "object": "chat.completion.chunk",
+        "created": 1760000000,
+        "model": model,
+        "choices": [
+            {"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish_reason}
+        ],
+        "usage": None,
+        **extra,
+    }
+    return sse(body)
+
+
+def _fragments(text: str, parts: int) -> list[str]:
+    size = max(1, -(-len(text) // parts))
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def chunks(
+    turn: ScriptedTurn,
+    *,
+    model: str = "m",
+    reasoning_field: str = "reasoning_content",
+    usage: dict[str, Any] | None = None,
+    argument_fragments: int = 3,
+) -> list[bytes]:
+    """The SSE events for ``turn`` (see the module docstring)."""
+    out = [chunk({"role": "assistant", "content": ""}, model=model)]
+    out += [chunk({reasoning_field: r}, model=model) for r in turn.reasoning]
+    out += [chunk({"content": t}, model=model) for t in turn.text]
+    for index, call in enumerate(turn.tool_calls):
+        first = {
+            "index": index,
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        out.append(chunk({"tool_calls": [first]}, model=model))
+        arguments = (
+            call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        )
+        for piece in _fragments(arguments, argument_fragments):
+            out.append(
+                chunk(
+                    {"tool_calls": [{"index": index, "function": {"arguments": piece}}]},
+                    model=model,
+                )
+            )
+    out.append(chunk({}, turn.finish_reason, model=model))
+    if usage is None:
+        output = len(turn.text) + len(turn.reasoning) + len(turn.tool_calls) or 1
+        usage = {
+            "prompt_tokens": 11,
+            "completion_tokens": output,
+            "total_tokens": 11 + output,
+            "completion_tokens_details": {"reasoning_tokens": len(turn.reasoning)},
+        }
+    out.append(
+        sse(
+            {
+                "id": "chatcmpl-loopback",
+                "object": "chat.completion.chunk",
+                "created": 1760000000,
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
+        )
+    )
+    out.append(sse("[DONE]"))
+    return out
+
+
+def reply(turn: ScriptedTurn, **kw: Any) -> Reply:
+    """`chunks` as a streamed `Reply`, paced by ``turn.chunk_delay``."""
+    body: list[Action] = []
+    for event in chunks(turn, **kw):
+        body.append(event)
+        if turn.chunk_delay:
+            body.append(Pause(turn.chunk_delay))
+    return Reply.sse(body)
+
+
+def error(
+    message: str,
+    type: str = "invalid_request_error",
+    code: str | None = None,
+    param: str | None = None,
+) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type, "param": param, "code": code}}
