@@ -32,7 +32,15 @@ import attrs
 from ferrule_kernel import InvalidInputError
 
 from .errors import ProviderProtocolError, StreamInterruptedError, UnsupportedContentError
-from .http import HTTPClient, ProviderErrorInfo, RetryPolicy, Timeouts, provider_error
+from .http import (
+    ErrorParser,
+    HTTPClient,
+    ProviderErrorInfo,
+    RetryPolicy,
+    Timeouts,
+    parse_error_body,
+    provider_error,
+)
 from .lm import InferInput, Usage, finish, reasoning_delta, text_delta, tool_call_delta
 from .messages import AudioPart, ImagePart, Message, TextPart
 
@@ -267,7 +275,7 @@ def build_request(
                 field="$.stop",
             )
         request["stop"] = list(inputs.stop)
-    if rules.efforts and inputs.reasoning_on and inputs.reasoning_effort is not None:
+    if rules.efforts and inputs.reasoning_effort is not None:
         request["reasoning_effort"] = _effort(inputs.reasoning_effort, rules.efforts)
     if inputs.output_schema is not None:
         schema = inputs.output_schema
@@ -456,6 +464,7 @@ def make_client(
     headers: Mapping[str, str] | None = None,
     read_timeout: float = 60.0,
     max_retries: int = 3,
+    parse_error: ErrorParser = parse_error_body,
 ) -> HTTPClient:
     """The auth piece of a Chat Completions backend: bearer-key headers on an `HTTPClient`."""
     all_headers = dict(headers or {})
@@ -468,4 +477,5 @@ def make_client(
         secrets=[api_key] if api_key else [],
         timeouts=Timeouts(read=read_timeout),
         retry=RetryPolicy(max_attempts=max_retries + 1),
+        parse_error=parse_error,
     )

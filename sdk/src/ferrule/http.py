@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     import aiohttp
 
 __all__ = [
+    "ErrorParser",
     "HTTPClient",
     "ProviderErrorInfo",
     "RetryPolicy",

@@ -1,0 +1,1 @@
+"""ferrule-xai: xAI's Grok models over its OpenAI-compatible Chat Completions API."""

@@ -1,0 +1,85 @@
+"""Registers `xai_language_model` (alias `grok_language_model`) and answers which model ids
+it serves. Imports nothing heavy: the component is built by `ferrule_xai.model`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from ferrule.lm import language_model_type
+from ferrule_kernel import ComponentTypeSpec, hookimpl
+
+COMPONENT_TYPE = "xai_language_model"
+PROVIDERS = frozenset({"xai", "grok"})
+API_KEY_VARIABLE = "XAI_API_KEY"
+DEFAULT_BASE_URL = "https://api.x.ai/v1"
+
+#: The ids agent-guide.txt lists for Grok (most are retired by now: xAI's own error then
+#: reaches the user as a typed error).
+MODEL_IDS = frozenset(
+    {
+        "grok-4",
+        "grok-4-0709",
+        "grok-3",
+        "grok-3-fast",
+        "grok-3-mini",
+        "grok-3-mini-fast",
+        "grok-2",
+        "grok-2-1212",
+        "grok-2-vision-1212",
+        "grok-2-image-1212",
+    }
+)
+MODEL_PREFIX = "grok-"
+
+
+@attrs.frozen
+class XAIAttributes:
+    """What ``define`` takes. The key comes from here or ``XAI_API_KEY`` and is required."""
+
+    model: str
+    api_key: str | None = attrs.field(default=None, repr=False)
+    #: Another xAI endpoint (a regional one, a proxy); ``https://api.x.ai/v1`` if None.
+    base_url: str | None = None
+    #: Seconds to wait for the next byte of a reply (reasoning models think quietly).
+    read_timeout: float = 120.0
+    #: Retries of a failed request (429, 5xx, connection failures) before the first byte.
+    max_retries: int = 3
+    #: Extra request fields, sent as given.
+    extra_body: dict[str, Any] = attrs.field(factory=dict)
+
+
+@hookimpl
+def ferrule_register_component_types() -> list[ComponentTypeSpec]:
+    return [
+        language_model_type(
+            COMPONENT_TYPE,
+            "ferrule_xai.model:create",
+            XAIAttributes,
+            aliases=("grok_language_model",),
+            description="xAI Grok models through xAI's OpenAI-compatible Chat Completions API (streamed).",
+        )
+    ]
+
+
+@hookimpl
+def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
+    if provider is None:
+        if model_id not in MODEL_IDS and not model_id.startswith(MODEL_PREFIX):
+            return None
+    elif provider.lower() not in PROVIDERS:
+        return None
+    from ferrule.models import ModelRoute
+
+    return ModelRoute(COMPONENT_TYPE, {"model": model_id})
+
+
+@hookimpl
+def ferrule_encode_part(part: Any, provider: str) -> dict[str, Any] | None:
+    if provider.lower() not in PROVIDERS:
+        return None
+    from ferrule.chat_completions import encode_part
+
+    from .model import XAI
+
+    return encode_part(part, XAI)

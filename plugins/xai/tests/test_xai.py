@@ -1,0 +1,338 @@
+"""ferrule-xai against a loopback server speaking xAI's OpenAI-compatible wire (with xAI's
+differences: reasoning_content deltas, its error bodies, its media limits): the
+conformance suite, request shapes, the fault matrix, secrets and id resolution."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+import pytest_asyncio
+from ferrule import APIModel, AsyncRuntime
+from ferrule.errors import (
+    AuthenticationError,
+    MissingAPIKeyError,
+    ModelNotFoundError,
+    ProviderBadRequestError,
+    ProviderProtocolError,
+    ProviderTimeoutError,
+    QuotaExceededError,
+    StreamInterruptedError,
+    UnsupportedContentError,
+)
+from ferrule.lm import MessageAccumulator
+from ferrule.testing import (
+    Capabilities,
+    LanguageModelConformance,
+    LanguageModelUnderTest,
+    ScriptedTurn,
+    tiny_png,
+)
+from ferrule.testing import chat_completions as wire
+from ferrule.testing.loopback import LoopbackServer, Pause, Reply, Reset
+from ferrule_kernel import InvalidInputError, Kernel
+
+KEY = "xai-LOOPBACK-secret-key-0123456789abcdefghij"
+USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
+
+
+@pytest_asyncio.fixture
+async def server():
+    async with LoopbackServer(validate=wire.validator()) as s:
+        yield s
+
+
+@pytest_asyncio.fixture
+async def runtime(monkeypatch):
+    monkeypatch.setenv("XAI_API_KEY", KEY)
+    async with AsyncRuntime() as rt:
+        yield rt
+
+
+@pytest_asyncio.fixture
+async def define(runtime, server):
+    count = 0
+
+    async def define(model: str = "grok-3", **attributes):
+        nonlocal count
+        count += 1
+        name = f"grok{count}"
+        await runtime.define(
+            "xai_language_model",
+            name,
+            {"model": model, "base_url": server.url + "/v1", **attributes},
+        )
+        return name
+
+    return define
+
+
+async def collect(runtime, name, inputs):
+    return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
+
+
+def fold(items):
+    acc = MessageAccumulator()
+    for item in items:
+        acc.add(item)
+    return acc
+
+
+class TestGrokReasoningConformance(LanguageModelConformance):
+    """grok-3-mini: reasoning as ``delta.reasoning_content``; reasoning models take no stop."""
+
+    @pytest_asyncio.fixture
+    async def lm(self, define, runtime, server):
+        name = await define("grok-3-mini")
+        yield LanguageModelUnderTest(
+            runtime,
+            name,
+            Capabilities(
+                reasoning=True,
+                stop=False,
+                images=True,
+                image_urls=True,
+                audio=False,
+                output_schema=True,
+            ),
+            script=lambda turn, inputs: server.script(wire.reply(turn)),
+        )
+
+
+async def test_request_shape_and_auth(define, runtime, server):
+    name = await define("grok-3")
+    server.script(wire.reply(ScriptedTurn(text=("ok",))))
+    await collect(
+        runtime, name, {"messages": [USER], "max_tokens": 20, "stop": ["END"], "temperature": 0.3}
+    )
+    request = server.requests[0]
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    body = request.json
+    assert body["model"] == "grok-3" and body["max_tokens"] == 20 and body["stop"] == ["END"]
+    assert body["temperature"] == 0.3 and "reasoning_effort" not in body
+
+
+@pytest.mark.parametrize(
+    ("asked", "sent"), [("minimal", "low"), ("low", "low"), ("medium", "high"), ("high", "high")]
+)
+async def test_reasoning_effort_for_grok_3_mini(define, runtime, server, asked, sent):
+    name = await define("grok-3-mini")
+    server.script(wire.reply(ScriptedTurn(reasoning=("hm",), text=("ok",))))
+    items = await collect(
+        runtime, name, {"messages": [USER], "reasoning": True, "reasoning_effort": asked}
+    )
+    assert server.requests[0].json["reasoning_effort"] == sent
+    assert fold(items).message().reasoning[0].text == "hm"
+    assert items[-1]["usage"]["reasoning_tokens"] == 1
+
+
+async def test_grok_4_gets_no_reasoning_effort_and_refuses_stop(define, runtime, server):
+    name = await define("grok-4")
+    server.script(wire.reply(ScriptedTurn(text=("ok",))))
+    await collect(runtime, name, {"messages": [USER], "reasoning_effort": "high"})
+    assert "reasoning_effort" not in server.requests[0].json
+    with pytest.raises(InvalidInputError) as info:
+        await collect(runtime, name, {"messages": [USER], "stop": ["x"]})
+    assert info.value.errors[0]["path"] == "$.stop" and len(server.requests) == 1
+
+
+async def test_images_base64_and_url_on_the_wire(define, runtime, server):
+    name = await define("grok-2-vision-1212")
+    server.script(wire.reply(ScriptedTurn(text=("a square",))))
+    png = base64.b64encode(tiny_png()).decode()
+    content = [
+        {"type": "text", "text": "What?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}},
+        {"type": "image_url", "image_url": {"url": "https://example.com/x.jpg"}},
+    ]
+    await collect(runtime, name, {"messages": [{"role": "user", "content": content}]})
+    assert server.requests[0].json["messages"][0]["content"] == content
+
+
+@pytest.mark.parametrize(
+    ("part", "error", "words"),
+    [
+        (
+            {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+            UnsupportedContentError,
+            ["xai", "audio", "openai and gemini"],
+        ),
+        (
+            {"type": "image_url", "image_url": {"url": "data:image/webp;base64,UklG"}},
+            UnsupportedContentError,
+            ["xai", "image/webp", "image/png"],
+        ),
+        (
+            {
+                "type": "image_url",
+                "image_url": {"url": "data:image/png;base64," + "A" * (15 * 1024 * 1024)},
+            },
+            InvalidInputError,
+            ["10 MiB"],
+        ),
+    ],
+    ids=["audio", "webp", "too-big"],
+)
+async def test_unsupported_media_refused_before_any_request(
+    define, runtime, server, part, error, words
+):
+    name = await define("grok-4")
+    with pytest.raises(error) as info:
+        await collect(
+            runtime,
+            name,
+            {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}, part]}]},
+        )
+    for word in words:
+        assert word in info.value.message
+    assert server.requests == []
+
+
+# -- faults ---------------------------------------------------------------------------
+
+OK = ScriptedTurn(text=("fine",))
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        Reply.json(
+            {"code": "Too many requests", "error": "Rate limit exceeded"}, 429, {"retry-after": "0"}
+        ),
+        Reply.json({"code": "Internal", "error": "upstream failed"}, 503, {"retry-after-ms": "10"}),
+        Reply.json({"code": "Overloaded", "error": "overloaded"}, 529, {"retry-after-ms": "10"}),
+        Reply.reset(),
+    ],
+    ids=["429", "503", "529", "reset-before-first-byte"],
+)
+async def test_retried(define, runtime, server, failure):
+    name = await define()
+    server.script(failure, wire.reply(OK))
+    assert fold(await collect(runtime, name, {"messages": [USER]})).message().text == "fine"
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "error", "says"),
+    [
+        (
+            429,
+            {"code": 429, "error": "You ran out of credits."},
+            QuotaExceededError,
+            "You ran out of credits.",
+        ),
+        (
+            400,
+            {
+                "code": "Client specified an invalid argument",
+                "error": "Incorrect API key provided: xa***ij. You can obtain an API key from https://console.x.ai.",
+            },
+            ProviderBadRequestError,
+            "Incorrect API key provided",
+        ),
+        (
+            401,
+            {"code": "Unauthorized", "error": f"bad key {KEY}"},
+            AuthenticationError,
+            "bad key ***",
+        ),
+        (
+            404,
+            {
+                "code": "Some requested entity was not found",
+                "error": "The model grok-2-vision-1212 does not exist or your team does not have access to it.",
+            },
+            ModelNotFoundError,
+            "The model grok-2-vision-1212 does not exist",
+        ),
+    ],
+    ids=["out-of-credits", "bad-key-400", "401", "retired-model"],
+)
+async def test_never_retried(define, runtime, server, status, body, error, says):
+    name = await define("grok-2-vision-1212")
+    server.script(Reply.json(body, status))
+    with pytest.raises(error) as info:
+        await collect(runtime, name, {"messages": [USER]})
+    assert says in info.value.message and len(server.requests) == 1
+    assert info.value.details["provider"] == "xai"
+    assert KEY not in str(info.value) + json.dumps(info.value.to_dict())
+
+
+async def test_reset_after_first_byte(define, runtime, server):
+    name = await define()
+    server.script(Reply.sse([wire.chunk({"content": "a"}), Pause(0.05), Reset()]))
+    with pytest.raises(StreamInterruptedError):
+        await collect(runtime, name, {"messages": [USER]})
+
+
+async def test_malformed_event(define, runtime, server):
+    name = await define()
+    server.script(Reply.sse([b"data: [1, 2\n\n"]))
+    with pytest.raises(ProviderProtocolError):
+        await collect(runtime, name, {"messages": [USER]})
+
+
+async def test_stall(define, runtime, server):
+    name = await define(read_timeout=0.3)
+    server.script(Reply.sse([wire.chunk({"reasoning_content": "thinking"}), Pause(3)]))
+    with pytest.raises(ProviderTimeoutError):
+        await collect(runtime, name, {"messages": [USER]})
+
+
+async def test_missing_key(monkeypatch):
+    monkeypatch.delenv("XAI_API_KEY", raising=False)
+    async with AsyncRuntime() as rt:
+        with pytest.raises(MissingAPIKeyError, match="XAI_API_KEY"):
+            await rt.define("grok_language_model", "g", {"model": "grok-4"})
+
+
+async def test_key_not_in_reprs(define, runtime):
+    name = await define("grok-4", api_key=KEY)
+    component = runtime.kernel.component(name)
+    assert KEY not in repr(component) + repr(component.client)
+
+
+# -- resolution -----------------------------------------------------------------------
+
+GUIDE_IDS = [
+    "grok-4",
+    "grok-4-0709",
+    "grok-3",
+    "grok-3-fast",
+    "grok-3-mini",
+    "grok-3-mini-fast",
+    "grok-2",
+    "grok-2-1212",
+    "grok-2-vision-1212",
+    "grok-2-image-1212",
+]
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    from ferrule import _builtin
+
+    return Kernel(plugins=[_builtin])
+
+
+@pytest.mark.parametrize("model_id", [*GUIDE_IDS, "grok-4.3"])
+def test_ids_resolve(kernel, model_id):
+    route = APIModel(model_id).route(kernel)
+    assert route.component_type == "xai_language_model" and route.attributes == {"model": model_id}
+
+
+@pytest.mark.parametrize("provider", ["xai", "grok", "XAI"])
+def test_provider_names(kernel, provider):
+    assert (
+        APIModel("anything", provider=provider).route(kernel).component_type == "xai_language_model"
+    )
+
+
+def test_encode_part_refuses_audio_for_xai(kernel):
+    from ferrule.messages import AudioPart
+
+    with pytest.raises(UnsupportedContentError, match="xai"):
+        kernel.plugin_manager.hook.ferrule_encode_part(
+            part=AudioPart(data="AAAA", format="wav"), provider="xai"
+        )
