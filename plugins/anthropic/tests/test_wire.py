@@ -6,7 +6,13 @@ import base64
 import json
 
 import pytest
-from ferrule.errors import InvalidInputError, ModelError, UnsupportedContentError
+from ferrule.errors import (
+    InvalidInputError,
+    ModelError,
+    ProviderUnavailableError,
+    QuotaExceededError,
+    UnsupportedContentError,
+)
 from ferrule.lm import InferInput, MessageAccumulator, parse_infer_input
 from ferrule.messages import AudioPart, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 from ferrule_anthropic import wire
@@ -335,8 +341,11 @@ def test_error_event_mid_stream_raises_one_typed_error():
     translator.feed("message_start", start()[1])
     with pytest.raises(ModelError) as info:
         translator.feed("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
-    assert info.value.details["error_type"] == "overloaded_error"
+    assert isinstance(info.value, ProviderUnavailableError)
+    assert info.value.details["type"] == "overloaded_error" and info.value.details["mid_stream"]
     assert "Overloaded" in info.value.message and info.value.details["provider"] == "anthropic"
+    with pytest.raises(QuotaExceededError):
+        translator.feed("error", {"type": "error", "error": {"type": "billing_error", "message": "Add credits"}})
 
 
 def test_truncated_and_malformed_streams_raise_typed_errors():

@@ -26,8 +26,12 @@ class AnthropicAttributes:
     base_url: str | None = None
     #: The output cap sent when a request gives none (Anthropic requires one).
     max_tokens: int = 4096
-    #: Seconds to wait for the next byte of a reply before giving up on it.
+    #: Seconds to wait for the next byte of a reply before giving up on it (Anthropic
+    #: sends ``ping`` events while a long reply is thinking).
     read_timeout: float = 120.0
+    #: Retries of a failed request (408, 409, 429, 5xx, 529, connection failures) before
+    #: its reply starts streaming.
+    max_retries: int = 3
 
 
 @hookimpl
@@ -35,7 +39,7 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
     return [
         language_model_type(
             COMPONENT_TYPE,
-            "ferrule_anthropic.model:AnthropicLanguageModel",
+            "ferrule_anthropic.model:create",
             AnthropicAttributes,
             aliases=("claude_language_model",),
             description="Claude models through Anthropic's Messages API (streamed).",

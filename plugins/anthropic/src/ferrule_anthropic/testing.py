@@ -1,12 +1,14 @@
-"""What a valid Anthropic Messages request looks like, checked the way the API checks it.
+"""A loopback Anthropic for tests: what a valid Messages request looks like, checked the
+way the API checks it, and replies in Anthropic's streaming wire format.
 
 `request_problems` lists everything wrong with a ``POST /v1/messages`` request (headers
 and JSON body) per Anthropic's documentation (protocols.md §3.3): required fields, block
-shapes per role, tool_use / tool_result pairing, thinking rules. The loopback server in
-this package's tests answers a request with problems the way Anthropic does (400
-``invalid_request_error``) and the test fails, so a malformed request never passes.
-`sse` renders named stream events in Anthropic's framing. Use both to test your own code
-against a loopback Anthropic.
+shapes per role, tool_use / tool_result pairing, thinking rules. `validator` makes it a
+`ferrule.testing.loopback` validator, so a malformed request is answered 400 and fails the
+test. `message_events` builds the named events of a reply (text, thinking with its
+signature, redacted thinking, tool calls with their input split in fragments, stop reason,
+usage) and `stream_reply` turns events into a scripted SSE reply. Use them to test your
+own code against a loopback Anthropic.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ferrule.testing.loopback import Pause, RecordedRequest, Reply, sse
+
 ANTHROPIC_VERSION = "2023-06-01"
+MESSAGES_PATH = "/v1/messages"
 BODY_KEYS = frozenset(
     {
         "model", "max_tokens", "messages", "system", "stop_sequences", "temperature", "top_p",
@@ -32,15 +37,99 @@ EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
 USER_BLOCKS = frozenset({"text", "image", "tool_result", "document"})
 ASSISTANT_BLOCKS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
 
+Event = tuple[str, dict[str, Any]]
 
-def sse(event: str, data: Mapping[str, Any]) -> bytes:
-    """One named SSE event as Anthropic frames it (``data`` gets ``type`` = ``event``)."""
-    payload = {"type": event, **data}
-    return f"event: {event}\ndata: {json.dumps(payload)}\n\n".encode()
+
+# -- replies ---------------------------------------------------------------------------
 
 
 def error_body(error_type: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_loopback"}
+
+
+def _fragments(text: str, pieces: int = 3) -> list[str]:
+    size = max(1, -(-len(text) // pieces))
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def message_events(
+    *,
+    text: Sequence[str] = (),
+    reasoning: Sequence[str] = (),
+    signature: str = "c2lnbmF0dXJl",
+    redacted: Sequence[str] = (),
+    tool_calls: Sequence[tuple[str, str, Any]] = (),
+    stop_reason: str | None = None,
+    input_tokens: int = 12,
+    output_tokens: int | None = None,
+    model: str = "claude-loopback",
+) -> list[Event]:
+    """The named events of one streamed reply, in Anthropic's order: thinking (its deltas,
+    then its signature), redacted thinking, text, then each tool call (``(id, name,
+    input)``, the input JSON split in fragments); ``message_delta`` carries the stop
+    reason and the cumulative output tokens, ``message_stop`` ends it."""
+    events: list[Event] = [
+        ("message_start", {"message": {
+            "id": "msg_loopback", "type": "message", "role": "assistant", "content": [], "model": model,
+            "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}),
+        ("ping", {}),
+    ]  # fmt: skip
+    index = 0
+    if reasoning:
+        events.append(("content_block_start", {"index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
+        events += [("content_block_delta", {"index": index, "delta": {"type": "thinking_delta", "thinking": t}}) for t in reasoning]
+        events.append(("content_block_delta", {"index": index, "delta": {"type": "signature_delta", "signature": signature}}))
+        events.append(("content_block_stop", {"index": index}))
+        index += 1
+    for data in redacted:
+        events.append(("content_block_start", {"index": index, "content_block": {"type": "redacted_thinking", "data": data}}))
+        events.append(("content_block_stop", {"index": index}))
+        index += 1
+    if text:
+        events.append(("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}}))
+        events += [("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": t}}) for t in text]
+        events.append(("content_block_stop", {"index": index}))
+        index += 1
+    for call_id, name, arguments in tool_calls:
+        events.append(("content_block_start", {"index": index, "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}))
+        events += [
+            ("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}})
+            for f in _fragments(json.dumps(arguments))
+        ]
+        events.append(("content_block_stop", {"index": index}))
+        index += 1
+    if stop_reason is None:
+        stop_reason = "tool_use" if tool_calls else "end_turn"
+    if output_tokens is None:
+        output_tokens = max(1, len(text) + len(reasoning) + 3 * len(tool_calls))
+    events.append(("message_delta", {"delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                                     "usage": {"output_tokens": output_tokens}}))  # fmt: skip
+    events.append(("message_stop", {}))
+    return events
+
+
+def event_bytes(name: str, data: Mapping[str, Any]) -> bytes:
+    """One named event as Anthropic frames it (``data`` gets ``"type": name``)."""
+    return sse({"type": name, **data}, event=name)
+
+
+def stream_reply(events: Iterable[Event | bytes | Pause], *, delay: float = 0.0, headers: Mapping[str, str] | None = None) -> Reply:
+    """A scripted SSE reply of these events (raw bytes and pauses pass through), with
+    ``delay`` seconds between events."""
+    actions: list[Any] = []
+    for item in events:
+        if actions and delay:
+            actions.append(Pause(delay))
+        actions.append(event_bytes(*item) if isinstance(item, tuple) else item)
+    return Reply.sse(actions, headers={"request-id": "req_loopback", **(headers or {})})
+
+
+def error_reply(status: int, error_type: str, message: str, headers: Mapping[str, str] | None = None) -> Reply:
+    return Reply.json(error_body(error_type, message), status=status, headers={"request-id": "req_loopback", **(headers or {})})
+
+
+# -- requests --------------------------------------------------------------------------
 
 
 def _is_base64(data: Any) -> bool:
@@ -297,3 +386,14 @@ def request_problems(body: Any, headers: Mapping[str, str] | Iterable[tuple[str,
     out += _thinking_problems(body)
     out += _messages_problems(body.get("messages"), thinking_on)
     return out
+
+
+def validator(record: RecordedRequest) -> list[str]:
+    """`request_problems` as a `ferrule.testing.loopback` validator."""
+    if record.method != "POST" or record.path != MESSAGES_PATH:
+        return [f"{record.method} {record.path}: expected POST {MESSAGES_PATH}"]
+    try:
+        body = record.json
+    except ValueError as exc:
+        return [f"body: not JSON ({exc})"]
+    return request_problems(body, record.headers)

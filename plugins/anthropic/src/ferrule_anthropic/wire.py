@@ -18,7 +18,16 @@ import json
 import re
 from typing import Any
 
-from ferrule.errors import InvalidInputError, ModelError, UnsupportedContentError
+from ferrule.errors import (
+    InvalidInputError,
+    ModelError,
+    ProviderProtocolError,
+    QuotaExceededError,
+    StreamInterruptedError,
+    UnsupportedContentError,
+)
+from ferrule.http import ProviderErrorInfo, provider_error
+from ferrule.http import parse_error_body as parse_generic_error
 from ferrule.lm import (
     InferInput,
     Usage,
@@ -312,9 +321,20 @@ def tool_declaration(function: Any) -> dict[str, Any]:
 
 # -- errors ----------------------------------------------------------------------------
 
-#: Anthropic error types that a retry may cure (the status codes say the same; the
-#: mid-stream ``error`` event has no status code, only its type).
-RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "rate_limit_error", "api_error", "timeout_error"})
+#: The HTTP status each error type comes with (an ``event: error`` mid-stream has only
+#: the type; its typed error is the one the same failure gets as an HTTP reply).
+ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
 
 
 def parse_error_body(body: Any) -> tuple[str | None, str | None]:
@@ -334,15 +354,24 @@ def parse_error_body(body: Any) -> tuple[str | None, str | None]:
     return (kind if isinstance(kind, str) else None, message if isinstance(message, str) else None)
 
 
+def parse_error(status: int, body: bytes, headers: Any) -> ProviderErrorInfo:
+    """`ferrule.http`'s error parser for Anthropic: a ``billing_error`` is never retried."""
+    kind, message = parse_error_body(body)
+    if message is None:
+        return parse_generic_error(status, body, headers)
+    return ProviderErrorInfo(message=message, type=kind, quota=kind == "billing_error")
+
+
 def stream_error(error: Any) -> ModelError:
-    """The typed error for an ``event: error`` that ends a stream."""
+    """The typed error for an ``event: error`` that ends a stream: the class the same
+    failure gets as an HTTP reply (``overloaded_error`` as a 529, ...)."""
     kind, message = parse_error_body({"error": error})
-    return ModelError(
-        f"Anthropic ended the stream with {kind or 'an error'}: {message or 'no message'}",
-        provider=PROVIDER,
-        error_type=kind,
-        provider_message=message,
-        retryable=kind in RETRYABLE_ERROR_TYPES,
+    info = ProviderErrorInfo(message=message or "no message", type=kind, quota=kind == "billing_error")
+    typed = provider_error(PROVIDER, ERROR_STATUS.get(kind or ""), info)
+    cls = QuotaExceededError if info.quota else type(typed)
+    return cls(
+        f"{PROVIDER}: the stream ended with {kind or 'an error'}: {info.message}",
+        **{**typed.details, "status": None, "mid_stream": True},
     )
 
 
@@ -366,7 +395,7 @@ class StreamTranslator:
 
     def feed(self, event: str | None, data: Any) -> list[dict[str, Any]]:
         if not isinstance(data, dict):
-            raise ModelError(
+            raise ProviderProtocolError(
                 f"Anthropic sent a malformed {event or 'stream'} event (not a JSON object)",
                 provider=PROVIDER,
             )
@@ -377,7 +406,7 @@ class StreamTranslator:
         try:
             return handler(data)
         except (KeyError, TypeError, AttributeError) as exc:
-            raise ModelError(
+            raise ProviderProtocolError(
                 f"Anthropic sent a malformed {kind} event ({type(exc).__name__}: {exc})",
                 provider=PROVIDER,
             ) from None
@@ -421,7 +450,7 @@ class StreamTranslator:
         if kind == "input_json_delta":
             ordinal = self._tool_index.get(data["index"])
             if ordinal is None:
-                raise ModelError(
+                raise ProviderProtocolError(
                     f"Anthropic sent tool input for block {data['index']}, which is not a tool_use block",
                     provider=PROVIDER,
                 )
@@ -459,8 +488,8 @@ class StreamTranslator:
     def check_complete(self) -> None:
         """Raise if the stream ended (connection closed) before ``message_stop``."""
         if not self.finished:
-            raise ModelError(
+            raise StreamInterruptedError(
                 "Anthropic's stream ended before message_stop (connection closed mid-reply)",
                 provider=PROVIDER,
-                retryable=True,
+                status=None,
             )

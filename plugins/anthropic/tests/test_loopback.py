@@ -1,0 +1,329 @@
+"""ferrule-anthropic end to end: the installed plugin, defined in a runtime, against a loopback
+server that speaks Anthropic's streaming wire format and refuses malformed requests."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from ferrule import AsyncRuntime
+from ferrule.errors import (
+    AuthenticationError,
+    MissingAPIKeyError,
+    ModelError,
+    ModelNotFoundError,
+    ProviderBadRequestError,
+    ProviderProtocolError,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
+    RateLimitError,
+    StreamInterruptedError,
+    UnsupportedContentError,
+)
+from ferrule.lm import MessageAccumulator
+from ferrule.testing import tiny_png
+from ferrule.testing.loopback import Pause, Reply, Reset
+from ferrule_anthropic.testing import error_reply, event_bytes, message_events, stream_reply
+from ferrule_kernel import configure_logging
+
+USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
+WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather now",
+           "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}  # fmt: skip
+
+
+async def run(claude, inputs):
+    rt, name = claude
+    return [item async for item in rt.call_iter_method(name, "infer", inputs)]
+
+
+async def run_until_error(claude, inputs):
+    rt, name = claude
+    items = []
+    with pytest.raises(ModelError) as info:
+        async for item in rt.call_iter_method(name, "infer", inputs):
+            items.append(item)
+    return items, info.value
+
+
+def fold(items) -> MessageAccumulator:
+    acc = MessageAccumulator()
+    for item in items:
+        acc.add(item)
+    return acc
+
+
+# -- the happy paths ---------------------------------------------------------------------
+
+
+async def test_streamed_text_with_system_and_history(server, claude, api_key):
+    server.script(stream_reply(message_events(text=["Hel", "lo", " there."], input_tokens=21, output_tokens=4)))
+    items = await run(claude, {"messages": [
+        {"role": "system", "content": "Be brief."}, USER,
+        {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "Again?"}]})  # fmt: skip
+    assert [i["message"]["content"][0]["text"] for i in items[:-1]] == ["Hel", "lo", " there."]
+    assert items[-1] == {"message": {"role": "assistant", "content": [{"type": "text", "text": ""}]},
+                         "finish_reason": "stop", "usage": {"input_tokens": 21, "output_tokens": 4}}  # fmt: skip
+    sent = server.requests[0]
+    assert sent.headers["x-api-key"] == api_key and sent.headers["anthropic-version"] == "2023-06-01"
+    assert sent.json["system"] == "Be brief." and sent.json["model"] == "claude-sonnet-4-20250514"
+    assert [m["role"] for m in sent.json["messages"]] == ["user", "assistant", "user"]
+
+
+async def test_tool_call_fragments_and_parallel_calls_keep_their_ids(server, claude):
+    server.script(stream_reply(message_events(
+        text=["Checking."],
+        tool_calls=[("toolu_01A", "get_weather", {"city": "Oslo"}), ("toolu_01B", "get_weather", {"city": "Lima, Peru"})])))  # fmt: skip
+    items = await run(claude, {"messages": [USER], "tools": [WEATHER]})
+    deltas = [c for i in items for c in i["message"].get("tool_calls", ())]
+    assert [d["index"] for d in deltas].count(0) >= 3 and {d["index"] for d in deltas} == {0, 1}
+    assert deltas[0]["id"] == "toolu_01A" and all("id" not in d for d in deltas[1:] if d["index"] == 0)
+    acc = fold(items)
+    assert [(c.id, c.name, c.arguments) for c in acc.tool_calls()] == [
+        ("toolu_01A", "get_weather", {"city": "Oslo"}), ("toolu_01B", "get_weather", {"city": "Lima, Peru"})]  # fmt: skip
+    assert items[-1]["finish_reason"] == "tool_calls"
+    assert server.requests[0].json["tools"][0]["input_schema"]["required"] == ["city"]
+
+
+async def test_thinking_signature_and_redacted_thinking_go_back_unchanged(server, claude):
+    server.script(
+        stream_reply(message_events(reasoning=["Need the ", "weather."], signature="EqQBCkYIARgCKkD+sig==",
+                                    redacted=["EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"],
+                                    tool_calls=[("toolu_9", "get_weather", {"city": "Oslo"})])),  # fmt: skip
+        stream_reply(message_events(text=["It is 3°C."])),
+    )
+    first = {"messages": [USER], "tools": [WEATHER], "reasoning": True, "reasoning_effort": "low"}
+    items = await run(claude, first)
+    reasoning = [p for i in items for p in i["message"].get("reasoning", ())]
+    assert [p["text"] for p in reasoning if p["text"]] == ["Need the ", "weather."]
+    message = fold(items).message()
+    history = [USER, message.to_dict(), {"role": "tool", "tool_call_id": "toolu_9", "content": "3°C"}]
+    items = await run(claude, {**first, "messages": history})
+    assert fold(items).message().text == "It is 3°C."
+    request = server.requests[0].json
+    assert request["thinking"] == {"type": "enabled", "budget_tokens": 2048} and request["max_tokens"] > 2048
+    assert server.requests[1].json["messages"][1]["content"] == [
+        {"type": "thinking", "thinking": "Need the weather.", "signature": "EqQBCkYIARgCKkD+sig=="},
+        {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"},
+        {"type": "tool_use", "id": "toolu_9", "name": "get_weather", "input": {"city": "Oslo"}},
+    ]
+    assert server.requests[1].json["messages"][2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_9", "content": "3°C"}
+    ]
+
+
+async def test_cumulative_usage_is_counted_once(server, claude):
+    events = message_events(text=["a", "b", "c"], input_tokens=30)
+    final_delta = events.index(next(e for e in events if e[0] == "message_delta"))
+    running = [("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": n}}) for n in (2, 5, 9)]
+    events[final_delta] = ("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 11}})
+    server.script(stream_reply(events[:final_delta] + running + events[final_delta:]))
+    items = await run(claude, {"messages": [USER]})
+    assert items[-1]["usage"] == {"input_tokens": 30, "output_tokens": 11}
+
+
+async def test_base64_image_is_sent(server, claude):
+    data = base64.b64encode(tiny_png()).decode()
+    server.script(stream_reply(message_events(text=["A red square."])))
+    await run(claude, {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}}]}]})  # fmt: skip
+    assert server.requests[0].json["messages"][0]["content"][1] == {
+        "type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("part", "content_type"),
+    [
+        ({"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}, "image_url"),
+        ({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}, "audio"),
+        ({"type": "image_url", "image_url": {"url": "data:image/tiff;base64,SUkqAA=="}}, "image"),
+    ],
+)
+async def test_unsupported_content_is_refused_before_any_request(server, claude, part, content_type):
+    rt, name = claude
+    with pytest.raises(UnsupportedContentError) as info:
+        async for _ in rt.call_iter_method(name, "infer", {"messages": [{"role": "user", "content": [part]}]}):
+            pass
+    assert info.value.details["provider"] == "anthropic" and info.value.details["content_type"] == content_type
+    assert server.requests == []
+
+
+# -- named events and failures mid-stream ------------------------------------------------
+
+
+async def test_mid_stream_error_event_ends_the_stream_with_one_typed_error(server, claude):
+    events = message_events(text=["Par", "tial"])
+    cut = next(i for i, e in enumerate(events) if e[0] == "content_block_stop")
+    server.script(stream_reply([*events[:cut], ("error", {"error": {"type": "overloaded_error", "message": "Overloaded"}})]))
+    items, error = await run_until_error(claude, {"messages": [USER]})
+    assert [i["message"]["content"][0]["text"] for i in items] == ["Par", "tial"]
+    assert isinstance(error, ProviderUnavailableError) and error.details["provider_message"] == "Overloaded"
+    assert len(server.requests) == 1  # a stream that started is never replayed
+
+
+async def test_malformed_event_is_a_protocol_error(server, claude):
+    events = message_events(text=["ok"])
+    server.script(stream_reply([*events[:3], b"event: content_block_delta\ndata: {\"type\": \"content_bl\n\n"]))
+    _, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, ProviderProtocolError) and "not JSON" in error.message
+
+
+async def test_reset_after_the_first_byte_is_an_interrupted_stream(server, claude):
+    events = message_events(text=["one", "two", "three"])
+    server.script(stream_reply([*events[:5], Reset()]))
+    items, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, StreamInterruptedError)
+    assert [i["message"]["content"][0]["text"] for i in items] == ["one", "two"]
+    assert len(server.requests) == 1
+
+
+async def test_connection_closed_before_message_stop_is_an_interrupted_stream(server, claude):
+    events = message_events(text=["one"])
+    server.script(stream_reply(events[:-2]))  # no message_delta, no message_stop, then EOF
+    _, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, StreamInterruptedError) and "message_stop" in error.message
+
+
+async def test_a_stall_before_the_first_byte_hits_the_read_timeout(server, claude):
+    server.script(stream_reply([Pause(2.0), *message_events(text=["late"])]))
+    _, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, ProviderTimeoutError) and "0.5s read timeout" in error.message
+
+
+async def test_a_stall_past_the_read_timeout_ends_the_stream(server, claude):
+    events = message_events(text=["slow"])
+    server.script(stream_reply([*events[:4], Pause(2.0), *events[4:]]))
+    items, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, ProviderTimeoutError) and "read timeout" in error.message
+    assert [i["message"]["content"][0]["text"] for i in items] == ["slow"]
+
+
+async def test_abandoning_a_stream_closes_its_connection(server, claude):
+    rt, name = claude
+    server.script(stream_reply(message_events(text=[f"w{i} " for i in range(200)]), delay=0.01))
+    stream = rt.call_iter_method(name, "infer", {"messages": [USER]})
+    await stream.__anext__()
+    await stream.aclose()
+    await server.wait_disconnected(0)
+
+
+# -- the fault matrix before the first byte ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        error_reply(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit",
+                    headers={"retry-after": "0"}),
+        error_reply(429, "rate_limit_error", "slow down", headers={"retry-after-ms": "10"}),
+        error_reply(500, "api_error", "Internal server error", headers={"retry-after": "0"}),
+        error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
+        error_reply(503, "api_error", "unavailable", headers={"retry-after": "0"}),
+        Reply.reset(),
+    ],
+    ids=["429-retry-after", "429-retry-after-ms", "500", "529", "503", "reset-before-first-byte"],
+)  # fmt: skip
+async def test_retryable_failures_are_retried(server, claude, failure):
+    server.script(failure, stream_reply(message_events(text=["Recovered."])))
+    items = await run(claude, {"messages": [USER]})
+    assert fold(items).message().text == "Recovered."
+    assert len(server.requests) == 2 and server.requests[0].body == server.requests[1].body
+
+
+async def test_retries_are_bounded_and_end_with_the_typed_error(server, claude):
+    server.script(*[error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"})] * 3)
+    _, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, ProviderUnavailableError) and error.details["status"] == 529
+    assert error.details["attempts"] == 3 and len(server.requests) == 3  # max_retries=2
+    server.script(*[error_reply(429, "rate_limit_error", "slow down", headers={"retry-after": "0"})] * 3)
+    _, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, RateLimitError)
+
+
+@pytest.mark.parametrize(
+    ("reply", "cls", "words"),
+    [
+        (error_reply(401, "authentication_error", "invalid x-api-key"), AuthenticationError, "invalid x-api-key"),
+        (error_reply(400, "invalid_request_error", "messages: roles must alternate"), ProviderBadRequestError, "alternate"),
+        (error_reply(403, "permission_error", "no access to this model"), ModelError, "no access"),
+        (error_reply(402, "billing_error", "Your credit balance is too low"), ModelError, "credit balance"),
+        (error_reply(429, "billing_error", "Your credit balance is too low"), ModelError, "credit balance"),
+    ],
+    ids=["401", "400", "403", "billing-402", "billing-429"],
+)  # fmt: skip
+async def test_terminal_failures_are_not_retried(server, claude, reply, cls, words):
+    server.script(reply)  # a retry would find no scripted reply: the server check fails the test
+    _, error = await run_until_error(claude, {"messages": [USER]})
+    assert isinstance(error, cls) and words in error.message
+    assert len(server.requests) == 1
+
+
+async def test_a_retired_model_reaches_the_user_as_the_providers_error(server):
+    async with AsyncRuntime() as rt:
+        await rt.define("claude_language_model", "old", {
+            "model": "claude-3-haiku-20240307", "api_key": "sk-ant-retired-test", "base_url": server.url})  # fmt: skip
+        server.script(error_reply(404, "not_found_error", "model: claude-3-haiku-20240307"))
+        with pytest.raises(ModelNotFoundError) as info:
+            async for _ in rt.call_iter_method("old", "infer", {"messages": [USER]}):
+                pass
+    assert "model: claude-3-haiku-20240307" in info.value.message
+    assert info.value.details["provider_message"] == "model: claude-3-haiku-20240307"
+    assert info.value.details["status"] == 404 and info.value.details.get("request_id") == "req_loopback"
+
+
+# -- keys --------------------------------------------------------------------------------
+
+
+async def test_missing_key_fails_at_define_naming_the_variable(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    async with AsyncRuntime() as rt:
+        with pytest.raises(MissingAPIKeyError) as info:
+            await rt.define("anthropic_language_model", "c", {"model": "claude-sonnet-4-20250514"})
+    assert "ANTHROPIC_API_KEY" in info.value.message
+
+
+async def test_key_from_the_environment(server, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
+    server.script(stream_reply(message_events(text=["ok"])))
+    async with AsyncRuntime() as rt:
+        await rt.define("anthropic_language_model", "c", {"model": "claude-x", "base_url": server.url})
+        async for _ in rt.call_iter_method("c", "infer", {"messages": [USER]}):
+            pass
+    assert server.requests[0].headers["x-api-key"] == "sk-ant-from-env"
+
+
+async def test_the_key_never_reaches_errors_reprs_or_logs(server, claude, api_key, capsys):
+    rt, name = claude
+    configure_logging(debug=True)
+    try:
+        server.script(
+            error_reply(529, "overloaded_error", f"Overloaded (key {api_key})", headers={"retry-after": "0"}),
+            error_reply(401, "authentication_error", f"invalid x-api-key: {api_key[:12]}****{api_key[-4:]}"),
+        )
+        _, error = await run_until_error(claude, {"messages": [USER]})
+    finally:
+        configure_logging(debug=False)
+    component = rt.kernel.component(name)
+    logs = capsys.readouterr().err
+    assert "retrying" in logs  # the debug log did run
+    seen = [error.message, json.dumps(error.to_dict()), repr(error), repr(component), repr(component.client),
+            str(rt.kernel.components()), logs]  # fmt: skip
+    assert isinstance(error, AuthenticationError)
+    for text in seen:
+        assert api_key not in text and api_key[-12:] not in text
+    with pytest.raises(UnsupportedContentError) as info:
+        async for _ in rt.call_iter_method(name, "infer", {"messages": [{"role": "user", "content": [
+                {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}]}]}):  # fmt: skip
+            pass
+    assert api_key not in json.dumps(info.value.to_dict())
+
+
+# -- raw framing -------------------------------------------------------------------------
+
+
+async def test_crlf_framing_and_comments_are_read(server, claude):
+    raw = b"".join(event_bytes(*e) for e in message_events(text=["x", "y"]))
+    server.script(Reply.sse([b": keep-alive comment\n\n", raw.replace(b"\n", b"\r\n")]))
+    items = await run(claude, {"messages": [USER]})
+    assert fold(items).message().text == "xy"

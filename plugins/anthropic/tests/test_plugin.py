@@ -1,0 +1,83 @@
+"""Discovery, model-id resolution and part encoding of ferrule-anthropic."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ferrule._builtin
+import pytest
+from ferrule import APIModel, Runtime
+from ferrule.errors import UnknownModelError, UnsupportedContentError
+from ferrule.messages import AudioPart, ImagePart, TextPart
+from ferrule_anthropic import plugin
+from ferrule_kernel import Kernel
+
+#: Every Claude id agent-guide.txt lists (most are retired by now; they still resolve, and
+#: the provider's 404 reaches the user, see test_loopback).
+GUIDE_IDS = [
+    "claude-sonnet-4-20250514",
+    "claude-3-7-sonnet-20250219",
+    "claude-3-5-sonnet-20241022",
+    "claude-3-5-sonnet-20240620",
+    "claude-opus-4-20250514",
+    "claude-3-opus-20240229",
+    "claude-3-5-haiku-20241022",
+    "claude-3-haiku-20240307",
+]
+
+
+@pytest.fixture
+def kernel() -> Kernel:
+    return Kernel(plugins=[ferrule._builtin, plugin], load_entry_points=False)
+
+
+@pytest.mark.parametrize("model_id", [*GUIDE_IDS, "claude-sonnet-4-6", "claude-opus-5"])
+def test_claude_ids_resolve_without_a_provider(kernel, model_id):
+    route = APIModel(model_id, api_key="sk-ant-x").route(kernel)
+    assert route.component_type == "anthropic_language_model"
+    assert route.attributes == {"model": model_id, "api_key": "sk-ant-x"}
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "claude", "Anthropic"])
+def test_any_id_resolves_with_the_provider_named(kernel, provider):
+    route = APIModel("my-proxy-model", provider=provider, base_url="http://gw").route(kernel)
+    assert route.component_type == "anthropic_language_model"
+    assert route.attributes == {"model": "my-proxy-model", "base_url": "http://gw"}
+
+
+@pytest.mark.parametrize(("model_id", "provider"), [("gpt-4o", None), ("sonnet", None), ("claude-3-opus-20240229", "openai")])
+def test_other_ids_are_not_ours(kernel, model_id, provider):
+    with pytest.raises(UnknownModelError):
+        APIModel(model_id, provider=provider).route(kernel)
+
+
+def test_the_installed_plugin_registers_its_type_and_alias():
+    with Runtime() as rt:
+        types = {t["name"]: t for t in rt.component_types()}
+    entry = types["anthropic_language_model"]
+    assert entry["aliases"] == ["claude_language_model"] and entry["distribution"] == "ferrule-anthropic"
+    assert [m["name"] for m in entry["methods"]] == ["infer"]
+    assert "api_key" in entry["attributes_schema"]["properties"]
+
+
+def test_encode_part_answers_for_anthropic_only(kernel):
+    kernel.load_plugins()
+    hook = kernel.plugin_manager.hook.ferrule_encode_part
+    image = ImagePart(data="iVBORw0KGgo=", mime_type="image/png")
+    assert hook(part=image, provider="anthropic") == {
+        "type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}  # fmt: skip
+    assert hook(part=TextPart("hi"), provider="claude") == {"type": "text", "text": "hi"}
+    assert hook(part=image, provider="gemini") is None
+    with pytest.raises(UnsupportedContentError):
+        hook(part=AudioPart(data="AAAA", format="wav"), provider="anthropic")
+
+
+def test_discovery_imports_nothing_heavy():
+    code = (
+        "import sys, ferrule_anthropic.plugin\n"
+        "heavy = [m for m in ('aiohttp', 'ferrule.http', 'ferrule_anthropic.wire', 'ferrule_anthropic.model') if m in sys.modules]\n"
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
