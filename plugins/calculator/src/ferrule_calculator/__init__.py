@@ -1,0 +1,1 @@
+"""The calculator operator plugin: safe arithmetic evaluation."""
