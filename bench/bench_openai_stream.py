@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _common import write_section  # noqa: E402
+from _common import write_section
 
 CHUNKS = 20_000
 ROUNDS = 5
