@@ -14,6 +14,7 @@ import sys
 SUBCOMMANDS = [
     "ferrule.cli_kernel",  # plugins, call, iter
     "ferrule.cli_serve",  # serve
+    "ferrule.cli_models",  # models list|download|remove
 ]
 
 

@@ -186,7 +186,7 @@ def locate(
         # Shows huggingface_hub's progress bar on stderr.
         return Path(hf_hub_download(weights.repo_id, weights.filename, cache_dir=cache_dir))  # type: ignore[arg-type]
     except Exception as exc:  # offline, DNS, HTTP errors, missing file on the hub, disk full
-        first_line = next(iter(str(exc).splitlines()), "")
+        first_line = next(iter(str(exc).splitlines()), "").rstrip(". ")
         reason = f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__
         raise ModelError(
             _missing_file_message(weights, cache_dir, reason),

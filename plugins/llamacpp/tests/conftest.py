@@ -1,0 +1,153 @@
+"""Fixtures: the shipped SmolLM2 GGUF, a tiny Qwen3 GGUF written here, and runtimes."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ferrule import Runtime
+
+# -- a tiny Qwen3-architecture GGUF ------------------------------------------------------
+
+#: Qwen3's special tokens, with their GGUF token types as in Qwen's own GGUFs: the
+#: ChatML markers are control tokens (end-of-generation for the two ends), the tags are
+#: user-defined tokens (so they are text the parser sees).
+CONTROL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+USER_DEFINED = [
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_response>",
+    "</tool_response>",
+]
+#: A few byte-pair merges, so the tokenizer really merges (GPT-2 byte alphabet: Ġ is a space).
+MERGES = [("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("i", "n"), ("Ġ", "a"), ("o", "n"), ("e", "r")]
+
+N_EMBD, N_HEAD, N_HEAD_KV, HEAD_DIM, N_FF, N_LAYER, N_CTX = 64, 4, 2, 16, 128, 2, 1024
+
+
+def _byte_alphabet() -> list[str]:
+    """GPT-2's printable stand-in for each byte value, in byte order (what byte-level BPE
+    vocabularies, Qwen's included, store)."""
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[byte] = chr(byte)
+        else:
+            chars[byte] = chr(256 + extra)
+            extra += 1
+    return [chars[b] for b in range(256)]
+
+
+def write_tiny_qwen3(path: Path, *, seed: int = 0) -> dict[str, int]:
+    """Write a 2-layer Qwen3 GGUF with random weights and a byte-level BPE vocabulary
+    holding Qwen3's special tokens; returns the special tokens' ids."""
+    import gguf
+
+    tokens = _byte_alphabet() + [a + b for a, b in MERGES] + CONTROL + USER_DEFINED
+    types_ = (
+        [gguf.TokenType.NORMAL] * (256 + len(MERGES))
+        + [gguf.TokenType.CONTROL] * len(CONTROL)
+        + [gguf.TokenType.USER_DEFINED] * len(USER_DEFINED)
+    )
+    ids = {t: tokens.index(t) for t in CONTROL + USER_DEFINED}
+    n_vocab = len(tokens)
+
+    writer = gguf.GGUFWriter(str(path), "qwen3")
+    writer.add_name("tiny-qwen3-test")
+    writer.add_context_length(N_CTX)
+    writer.add_embedding_length(N_EMBD)
+    writer.add_block_count(N_LAYER)
+    writer.add_feed_forward_length(N_FF)
+    writer.add_head_count(N_HEAD)
+    writer.add_head_count_kv(N_HEAD_KV)
+    writer.add_key_length(HEAD_DIM)
+    writer.add_value_length(HEAD_DIM)
+    writer.add_rope_freq_base(1_000_000.0)
+    writer.add_layer_norm_rms_eps(1e-6)
+    writer.add_file_type(gguf.LlamaFileType.ALL_F32)
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("qwen2")
+    writer.add_token_list(tokens)
+    writer.add_token_types(types_)
+    writer.add_token_merges([f"{a} {b}" for a, b in MERGES])
+    writer.add_eos_token_id(ids["<|im_end|>"])
+    writer.add_pad_token_id(ids["<|endoftext|>"])
+    writer.add_bos_token_id(ids["<|endoftext|>"])
+    writer.add_add_bos_token(False)
+
+    rng = np.random.default_rng(seed)
+
+    def matrix(rows: int, cols: int, scale: float = 0.5) -> np.ndarray:
+        return (rng.standard_normal((rows, cols)) * scale).astype(np.float32)
+
+    ones = lambda n: np.ones(n, dtype=np.float32)  # noqa: E731
+    output = matrix(n_vocab, N_EMBD, 1.0)
+    # Special tokens get logit 0 while many others get large positive ones: greedy
+    # decoding never ends early (max_tokens and stop strings decide) and never emits a
+    # tag, so the streamed text is exactly what was generated.
+    output[list(ids.values())] = 0.0
+    writer.add_tensor("token_embd.weight", matrix(n_vocab, N_EMBD, 1.0))
+    writer.add_tensor("output_norm.weight", ones(N_EMBD))
+    writer.add_tensor("output.weight", output)
+    for i in range(N_LAYER):
+        writer.add_tensor(f"blk.{i}.attn_norm.weight", ones(N_EMBD))
+        writer.add_tensor(f"blk.{i}.attn_q.weight", matrix(N_HEAD * HEAD_DIM, N_EMBD))
+        writer.add_tensor(f"blk.{i}.attn_k.weight", matrix(N_HEAD_KV * HEAD_DIM, N_EMBD))
+        writer.add_tensor(f"blk.{i}.attn_v.weight", matrix(N_HEAD_KV * HEAD_DIM, N_EMBD))
+        writer.add_tensor(f"blk.{i}.attn_output.weight", matrix(N_EMBD, N_HEAD * HEAD_DIM))
+        writer.add_tensor(f"blk.{i}.attn_q_norm.weight", ones(HEAD_DIM))
+        writer.add_tensor(f"blk.{i}.attn_k_norm.weight", ones(HEAD_DIM))
+        writer.add_tensor(f"blk.{i}.ffn_norm.weight", ones(N_EMBD))
+        writer.add_tensor(f"blk.{i}.ffn_gate.weight", matrix(N_FF, N_EMBD))
+        writer.add_tensor(f"blk.{i}.ffn_up.weight", matrix(N_FF, N_EMBD))
+        writer.add_tensor(f"blk.{i}.ffn_down.weight", matrix(N_EMBD, N_FF))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return ids
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("gguf") / "tiny-qwen3.gguf"
+    write_tiny_qwen3(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf() -> Path:
+    try:
+        import ferrule_smollm2
+    except ImportError:
+        pytest.fail(
+            "these tests run the shipped SmolLM2 model: pip install -e plugins/smollm2",
+            pytrace=False,
+        )
+    return ferrule_smollm2.gguf_path()
+
+
+# -- runtimes ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rt() -> Iterator[Runtime]:
+    """One Runtime per test module (its components are loaded once)."""
+    runtime = Runtime()
+    yield runtime
+    runtime.stop()
+
+
+def async_view(runtime: Runtime) -> types.SimpleNamespace:
+    """The async face of a sync Runtime, as `ferrule.testing` expects it."""
+    return types.SimpleNamespace(call_iter_method=runtime.acall_iter_method)

@@ -1,0 +1,121 @@
+"""The Qwen3 path on a tiny Qwen3-architecture GGUF written by the test suite (random
+weights, so the text is noise: these tests hold the mechanics, not the words)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ferrule import Runtime, qwen3
+from ferrule.lm import MessageAccumulator, parse_infer_input
+from ferrule.testing import check_stream
+from llama_cpp import Llama
+
+MESSAGES = [
+    {"role": "system", "content": "You are terse."},
+    {"role": "user", "content": [{"type": "text", "text": "What is the weather in Oslo?"}]},
+]
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def lm(rt: Runtime, tiny_qwen3: Path) -> str:
+    rt.define("llamacpp_language_model", "q", {"model": str(tiny_qwen3)})
+    return "q"
+
+
+@pytest.fixture(scope="module")
+def vocab(tiny_qwen3: Path) -> Llama:
+    return Llama(str(tiny_qwen3), vocab_only=True, verbose=False)
+
+
+def run(rt: Runtime, lm: str, **inputs) -> list[dict]:
+    items = list(
+        rt.call_iter_method(lm, "infer", {"messages": MESSAGES, "temperature": 0.0, **inputs})
+    )
+    check_stream(items)
+    return items
+
+
+def prompt_tokens(vocab: Llama, **inputs) -> int:
+    request = parse_infer_input({"messages": MESSAGES, **inputs})
+    text = qwen3.render_prompt(request.messages, request.tools, reasoning=request.reasoning_on)
+    return len(vocab.tokenize(text.encode(), add_bos=False, special=True))
+
+
+def generated_text(items: list[dict]) -> str:
+    """Everything the model produced, whichever delta kind the parser made of it."""
+    out = []
+    for item in items:
+        message = item["message"]
+        out.append(message["content"][0]["text"])
+        out += [p["text"] for p in message.get("reasoning", ())]
+        out += [c["function"]["arguments"] for c in message.get("tool_calls", ())]
+    return "".join(out)
+
+
+def test_llama_cpp_loads_the_qwen3_file_with_its_context(rt: Runtime, lm: str) -> None:
+    model = rt.kernel.component(lm)
+    assert model.architecture == "qwen3"
+    assert model.n_ctx == 1024  # the file's qwen3.context_length
+
+
+def test_special_tokens_are_single_tokens(vocab: Llama) -> None:
+    text = b"<|im_start|>user\n<think></think><tool_call>"
+    tokens = vocab.tokenize(text, add_bos=False, special=True)
+    for tag in (b"<|im_start|>", b"<think>", b"</think>", b"<tool_call>"):
+        (token,) = vocab.tokenize(tag, add_bos=False, special=True)
+        assert tokens.count(token) == 1
+    assert vocab.detokenize(tokens, special=True) == text
+
+
+@pytest.mark.parametrize("reasoning", [False, True])
+def test_prompt_is_the_qwen3_render_and_usage_counts_it(
+    rt: Runtime, lm: str, vocab: Llama, reasoning: bool
+) -> None:
+    items = run(rt, lm, max_tokens=12, reasoning=reasoning)
+    usage = items[-1]["usage"]
+    assert usage["input_tokens"] == prompt_tokens(vocab, reasoning=reasoning)
+    assert usage["output_tokens"] == 12
+    assert items[-1]["finish_reason"] == "length"
+
+
+def test_tools_are_rendered_into_the_prompt(rt: Runtime, lm: str, vocab: Llama) -> None:
+    items = run(rt, lm, max_tokens=4, tools=[WEATHER])
+    assert items[-1]["usage"]["input_tokens"] == prompt_tokens(vocab, tools=[WEATHER])
+    assert items[-1]["usage"]["input_tokens"] > prompt_tokens(vocab)
+
+
+def test_streams_in_many_items(rt: Runtime, lm: str) -> None:
+    items = run(rt, lm, max_tokens=40)
+    assert len(items) > 10
+    assert generated_text(items)
+
+
+def test_greedy_is_deterministic_and_stop_strings_cut_it(rt: Runtime, lm: str) -> None:
+    first = generated_text(run(rt, lm, max_tokens=60))
+    assert generated_text(run(rt, lm, max_tokens=60)) == first
+    # A stop string taken from the middle of the output ends the reply just before it.
+    middle = len(first) // 2
+    stop = next(
+        first[i : i + 2] for i in range(middle, len(first) - 1) if "\ufffd" not in first[i : i + 2]
+    )
+    items = run(rt, lm, max_tokens=60, stop=[stop])
+    assert items[-1]["finish_reason"] == "stop"
+    assert generated_text(items) == first[: first.index(stop)]
+
+
+def test_the_reply_folds_into_a_message(rt: Runtime, lm: str) -> None:
+    """With thinking on, the stream still folds into one message with its usage."""
+    acc = MessageAccumulator()
+    for item in run(rt, lm, max_tokens=30, reasoning=True):
+        acc.add(item)
+    assert acc.finish_reason == "length"
+    assert acc.usage["output_tokens"] == 30

@@ -1,0 +1,196 @@
+"""Real generation from the shipped SmolLM2-135M-Instruct GGUF, through a ferrule Runtime."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from ferrule import LocalModel, Runtime
+from ferrule.errors import ModelError, UnsupportedContentError
+from ferrule.lm import MessageAccumulator
+from ferrule.models import DEFAULT_LOCAL_MODEL
+from ferrule.testing import check_stream
+from ferrule_kernel import InvalidInputError
+from ferrule_llamacpp.backend import available_cores
+
+QUESTION = [{"role": "user", "content": [{"type": "text", "text": "Name three colours."}]}]
+
+
+@pytest.fixture(scope="module")
+def lm(rt: Runtime, smollm2_gguf: Path) -> str:
+    # The runtime seed's spelling: a tvm_language_model reaches this backend.
+    rt.define("tvm_language_model", "smol", {"model": "SmolLM2-135M-Instruct", "seed": 7})
+    return "smol"
+
+
+def run(rt: Runtime, lm: str, **inputs) -> list[dict]:
+    items = list(rt.call_iter_method(lm, "infer", {"messages": QUESTION, **inputs}))
+    check_stream(items)
+    return items
+
+
+def text_of(items: list[dict]) -> str:
+    acc = MessageAccumulator()
+    for item in items:
+        acc.add(item)
+    return acc.message().text
+
+
+def test_loads_with_the_models_context_and_all_cores(rt: Runtime, lm: str) -> None:
+    model = rt.kernel.component(lm)
+    assert model.architecture == "llama"
+    assert model.n_ctx == 8192  # SmolLM2's trained context, not llama-cpp-python's 512
+    assert model.threads == available_cores()
+
+
+def test_greedy_reply_matches_llama_cpp_python_directly(
+    rt: Runtime, lm: str, smollm2_gguf: Path
+) -> None:
+    """Same GGUF, same chat template, greedy: ferrule's stream reproduces the library's
+    own create_chat_completion token for token."""
+    from llama_cpp import Llama
+
+    items = run(rt, lm, temperature=0.0, max_tokens=48)
+    direct = Llama(str(smollm2_gguf), n_ctx=0, n_threads=available_cores(), verbose=False)
+    try:
+        reply = direct.create_chat_completion(
+            [{"role": "user", "content": "Name three colours."}], temperature=0.0, max_tokens=48
+        )
+    finally:
+        direct.close()
+    assert text_of(items) == reply["choices"][0]["message"]["content"]
+    assert items[-1]["usage"] == {
+        "input_tokens": reply["usage"]["prompt_tokens"],
+        "output_tokens": reply["usage"]["completion_tokens"],
+    }
+    assert items[-1]["finish_reason"] == reply["choices"][0]["finish_reason"]
+    assert len([i for i in items if i["message"]["content"][0]["text"]]) > 3, "it streams"
+
+
+def test_max_tokens(rt: Runtime, lm: str) -> None:
+    items = run(rt, lm, temperature=0.0, max_tokens=5)
+    assert items[-1]["finish_reason"] == "length"
+    assert items[-1]["usage"]["output_tokens"] == 5
+
+
+def test_stop_string_cuts_the_reply(rt: Runtime, lm: str) -> None:
+    full = text_of(run(rt, lm, temperature=0.0, max_tokens=48))
+    stop = full[len(full) // 2 : len(full) // 2 + 3]
+    items = run(rt, lm, temperature=0.0, max_tokens=48, stop=[stop])
+    assert text_of(items) == full[: full.index(stop)]
+    assert items[-1]["finish_reason"] == "stop"
+
+
+def test_json_schema_output_is_valid_json(rt: Runtime, lm: str) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+        "required": ["name", "age"],
+        "additionalProperties": False,
+    }
+    messages = [{"role": "user", "content": "Describe a person as JSON with a name and an age."}]
+    items = list(
+        rt.call_iter_method(
+            lm, "infer", {"messages": messages, "output_schema": schema, "max_tokens": 200}
+        )
+    )
+    check_stream(items)
+    assert items[-1]["finish_reason"] == "stop"
+    jsonschema.validate(json.loads(text_of(items)), schema)
+
+
+async def test_closing_the_stream_stops_generation(rt: Runtime, lm: str) -> None:
+    model = rt.kernel.component(lm)
+    before = model.generated_tokens
+    stream = rt.acall_iter_method(
+        lm, "infer", {"messages": QUESTION, "max_tokens": 2000, "temperature": 1.0}
+    )
+    async for item in stream:
+        if item["message"]["content"][0]["text"]:
+            break
+    await stream.aclose()
+    await asyncio.to_thread(model.wait_idle)
+    # The worker stopped within a few tokens of the close, far short of max_tokens.
+    assert model.generated_tokens - before < 50
+    assert run(rt, lm, max_tokens=3)[-1]["usage"]["output_tokens"] <= 3, "still serves"
+
+
+async def test_cancelling_while_the_prompt_is_read_aborts_it(rt: Runtime, lm: str) -> None:
+    """llama.cpp's abort callback interrupts a long prompt: it is never read to the end."""
+    model = rt.kernel.component(lm)
+    before = model.generated_tokens
+    long_prompt = " ".join(f"word{i}" for i in range(1600))  # ~7300 tokens of prompt
+    stream = rt.acall_iter_method(
+        lm, "infer", {"messages": [{"role": "user", "content": long_prompt}], "max_tokens": 1}
+    )
+    task = asyncio.ensure_future(stream.__anext__())
+    await asyncio.sleep(0.3)  # the worker is reading the prompt (it takes seconds)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await stream.aclose()
+    await asyncio.to_thread(model.wait_idle)
+    prompt_tokens = len(model.llm.tokenize(long_prompt.encode(), add_bos=False))
+    assert model.llm.n_tokens < prompt_tokens, "the prompt was not read to the end"
+    assert model.generated_tokens == before
+    assert run(rt, lm, max_tokens=2)[-1]["finish_reason"] in ("length", "stop"), "still serves"
+
+
+def test_tools_are_refused_with_a_typed_error(rt: Runtime, lm: str) -> None:
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    with pytest.raises(InvalidInputError) as info:
+        run(rt, lm, tools=[tool])
+    assert info.value.errors[0]["path"] == "$.tools"
+    assert "Qwen3" in info.value.message
+
+
+def test_images_are_refused_naming_the_part(rt: Runtime, lm: str) -> None:
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is this?"},
+                {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+            ],
+        }
+    ]
+    with pytest.raises(UnsupportedContentError) as info:
+        list(rt.call_iter_method(lm, "infer", {"messages": messages}))
+    assert info.value.errors[0]["path"] == "$.messages[0].content[1]"
+
+
+def test_prompt_longer_than_the_context_is_refused(rt: Runtime, lm: str) -> None:
+    huge = "hello " * 9000
+    with pytest.raises(InvalidInputError) as info:
+        list(rt.call_iter_method(lm, "infer", {"messages": [{"role": "user", "content": huge}]}))
+    assert "8192" in info.value.message
+
+
+def test_local_model_default_runs_smollm2_offline(smollm2_gguf: Path) -> None:
+    with Runtime() as runtime:
+        route = LocalModel().route(runtime.kernel)
+        assert route.component_type == "llamacpp_language_model"
+        assert route.attributes == {"model": DEFAULT_LOCAL_MODEL}
+        runtime.define(route.component_type, "default", {**route.attributes, "download": False})
+        items = list(
+            runtime.call_iter_method("default", "infer", {"messages": QUESTION, "max_tokens": 8})
+        )
+        check_stream(items)
+        assert text_of(items).strip()
+
+
+def test_unknown_model_file_is_a_typed_error() -> None:
+    with Runtime() as runtime, pytest.raises(InvalidInputError) as info:
+        runtime.define("llamacpp_language_model", "x", {"model": "/nonexistent/model.gguf"})
+    assert "/nonexistent/model.gguf" in info.value.message
+
+
+def test_a_broken_gguf_is_a_model_error(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF" + b"\0" * 64)
+    with Runtime() as runtime, pytest.raises(ModelError) as info:
+        runtime.define("llamacpp_language_model", "x", {"model": str(bad)})
+    assert str(bad) in info.value.message
