@@ -6,7 +6,12 @@ import base64
 import json
 
 import pytest
-from ferrule.errors import InvalidInputError, ModelError, UnsupportedContentError
+from ferrule.errors import (
+    InvalidInputError,
+    ModelError,
+    ProviderUnavailableError,
+    UnsupportedContentError,
+)
 from ferrule.lm import FunctionDescription, InferInput, MessageAccumulator, parse_infer_input
 from ferrule.messages import AudioPart, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 from ferrule_gemini import wire
@@ -347,8 +352,10 @@ def test_whole_part_records_become_text_reasoning_and_tool_calls():
     assert sum(1 for i in items if i["finish_reason"]) == 1
     calls = [i["message"]["tool_calls"][0] for i in items if "tool_calls" in i["message"]]
     assert calls == [
-        {"index": 0, "id": "gemini-call-0", "type": "function", "function": {"name": "weather", "arguments": '{"city": "Oslo"}'}},
-        {"index": 1, "id": "fc_7", "type": "function", "function": {"name": "weather", "arguments": '{"city": "Rome"}'}},
+        {"index": 0, "id": "gemini-call-0", "type": "function", "function": {"name": "weather", "arguments": ""}},
+        {"index": 0, "type": "function", "function": {"arguments": '{"city": "Oslo"}'}},
+        {"index": 1, "id": "fc_7", "type": "function", "function": {"name": "weather", "arguments": ""}},
+        {"index": 1, "type": "function", "function": {"arguments": '{"city": "Rome"}'}},
     ]
     message = acc.message()
     assert message.text == "Checking both."
@@ -383,9 +390,10 @@ def test_errors_truncation_and_malformed_records_are_typed():
         translator.feed({"candidates": [{"content": {"parts": [{"functionCall": {"args": {}}}]}}]})
     with pytest.raises(ModelError, match="malformed"):
         translator.feed([1, 2])
-    with pytest.raises(ModelError) as info:
+    with pytest.raises(ProviderUnavailableError) as info:
         translator.feed({"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}})
     assert info.value.details["provider_message"] == "Internal error encountered."
+    assert info.value.details["mid_stream"] and info.value.details["code"] == "INTERNAL"
     bad_call = wire.StreamTranslator()
     bad_call.feed(record(finish="MALFORMED_FUNCTION_CALL"))
     with pytest.raises(ModelError, match="MALFORMED_FUNCTION_CALL"):

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ferrule.testing.loopback import Pause, RecordedRequest, Reply, sse
+from ferrule.testing.loopback import Action, Pause, RecordedRequest, Reply, sse
 
 ANTHROPIC_VERSION = "2023-06-01"
 MESSAGES_PATH = "/v1/messages"
@@ -114,9 +114,9 @@ def event_bytes(name: str, data: Mapping[str, Any]) -> bytes:
     return sse({"type": name, **data}, event=name)
 
 
-def stream_reply(events: Iterable[Event | bytes | Pause], *, delay: float = 0.0, headers: Mapping[str, str] | None = None) -> Reply:
-    """A scripted SSE reply of these events (raw bytes and pauses pass through), with
-    ``delay`` seconds between events."""
+def stream_reply(events: Iterable[Event | Action], *, delay: float = 0.0, headers: Mapping[str, str] | None = None) -> Reply:
+    """A scripted SSE reply of these events (raw bytes, pauses and resets pass through),
+    with ``delay`` seconds between events."""
     actions: list[Any] = []
     for item in events:
         if actions and delay:

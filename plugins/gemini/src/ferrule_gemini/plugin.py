@@ -26,6 +26,9 @@ class GeminiAttributes:
     base_url: str | None = None
     #: Seconds to wait for the next byte of a reply before giving up on it.
     read_timeout: float = 120.0
+    #: Retries of a failed request (408, 409, 429 but a daily quota, 5xx, connection
+    #: failures) before its reply starts streaming; a 429's ``retryDelay`` is honoured.
+    max_retries: int = 3
 
 
 @hookimpl
@@ -33,7 +36,7 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
     return [
         language_model_type(
             COMPONENT_TYPE,
-            "ferrule_gemini.model:GeminiLanguageModel",
+            "ferrule_gemini.model:create",
             GeminiAttributes,
             description="Google Gemini models through the Gemini API (streamed).",
         )

@@ -1,25 +1,28 @@
-"""What a valid Gemini ``streamGenerateContent`` request looks like, checked the way the
-API checks it.
+"""A loopback Gemini for tests: what a valid ``streamGenerateContent`` request looks like,
+checked the way the API checks it, and replies in Gemini's streaming wire format.
 
 `request_problems` lists everything wrong with a request (path, query, headers and JSON
 body) per Google's documentation (protocols.md §3.4): the endpoint and ``alt=sse``, the
 key in ``x-goog-api-key`` and never in the URL, roles ``user`` / ``model``, one datum per
 part, function calls answered by as many function responses with the same names, the
 ``Schema`` subset in function declarations and ``responseSchema``, the generation config
-and its thinking switch. The loopback server in this package's tests answers a request
-with problems the way Gemini does (400 ``INVALID_ARGUMENT``) and the test fails. `sse`
-renders a stream record in Gemini's framing (``data:`` lines, no event names).
+and its thinking switch. `validator` makes it a `ferrule.testing.loopback` validator, so a
+malformed request is answered 400 and fails the test. `reply_records` builds the records
+of a reply (thought summaries, text split across records, whole function-call parts,
+thought signatures, a finish reason, running usage) and `stream_reply` streams them in
+Gemini's framing (``data:`` lines, CRLF, no event names, no end sentinel).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from ferrule.testing.loopback import Action, Pause, RecordedRequest, Reply, sse
 
 PATH = re.compile(r"^/v1beta/models/(?P<model>[A-Za-z0-9._-]+):streamGenerateContent$")
 BODY_KEYS = frozenset(
@@ -46,11 +49,11 @@ GENERATION_KEYS = frozenset(
     }
 )  # fmt: skip
 THINKING_LEVELS = frozenset({"minimal", "low", "medium", "high"})
+RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
 
 
-def sse(record: Mapping[str, Any]) -> bytes:
-    """One stream record as Gemini frames it."""
-    return f"data: {json.dumps(record)}\r\n\r\n".encode()
+# -- replies ---------------------------------------------------------------------------
 
 
 def error_body(code: int, status: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -58,6 +61,84 @@ def error_body(code: int, status: str, message: str, details: list[dict[str, Any
     if details:
         error["details"] = details
     return {"error": error}
+
+
+def rate_limited(retry_delay: str | None = "0.05s", *, daily: bool = False) -> dict[str, Any]:
+    """A 429 body as Gemini sends it: a QuotaFailure (per minute, or per day) and a RetryInfo."""
+    quota = "GenerateRequestsPerDayPerProjectPerModel-FreeTier" if daily else "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"
+    details: list[dict[str, Any]] = [{"@type": QUOTA_FAILURE, "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": quota}]}]  # fmt: skip
+    if retry_delay is not None:
+        details.append({"@type": RETRY_INFO, "retryDelay": retry_delay})
+    return error_body(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.", details)
+
+
+def _record(parts: list[dict[str, Any]], finish: str | None, usage: dict[str, int] | None, model: str) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish is not None:
+        candidate["finishReason"] = finish
+    record: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": "loopback"}
+    if usage is not None:
+        record["usageMetadata"] = usage
+    return record
+
+
+def reply_records(
+    *,
+    text: Sequence[str] = (),
+    reasoning: Sequence[str] = (),
+    tool_calls: Sequence[tuple[str, Any]] = (),
+    signature: str | None = None,
+    finish_reason: str = "STOP",
+    prompt_tokens: int = 12,
+    model: str = "gemini-loopback",
+) -> list[dict[str, Any]]:
+    """The records of one streamed reply: each thought summary and each text piece in a
+    record of its own, every function call (``(name, args)``) whole in the last record, and
+    ``signature`` (base64) on the first function call, or else on a final empty text part,
+    as Gemini places them. Every record carries the running ``usageMetadata``."""
+    records: list[dict[str, Any]] = []
+    thoughts = 0
+    candidates = 0
+
+    def usage() -> dict[str, int]:
+        out = {"promptTokenCount": prompt_tokens, "candidatesTokenCount": candidates,
+               "totalTokenCount": prompt_tokens + candidates + thoughts}  # fmt: skip
+        if thoughts:
+            out["thoughtsTokenCount"] = thoughts
+        return out
+
+    for piece in reasoning:
+        thoughts += 3
+        records.append(_record([{"text": piece, "thought": True}], None, usage(), model))
+    for piece in text:
+        candidates += 2
+        records.append(_record([{"text": piece}], None, usage(), model))
+    last: list[dict[str, Any]] = [{"functionCall": {"name": name, "args": args}} for name, args in tool_calls]
+    if signature is not None:
+        if last:
+            last[0]["thoughtSignature"] = signature
+        else:
+            last.append({"text": "", "thoughtSignature": signature})
+    candidates += 5 * len(tool_calls) + 1
+    records.append(_record(last, finish_reason, usage(), model))
+    return records
+
+
+def stream_reply(records: Iterable[Mapping[str, Any] | Action], *, delay: float = 0.0) -> Reply:
+    """A scripted SSE reply of these records (raw bytes, pauses and resets pass through)."""
+    actions: list[Any] = []
+    for item in records:
+        if actions and delay:
+            actions.append(Pause(delay))
+        actions.append(sse(dict(item), newline="\r\n") if isinstance(item, Mapping) else item)
+    return Reply.sse(actions)
+
+
+def error_reply(status: int, body: Mapping[str, Any]) -> Reply:
+    return Reply.json(dict(body), status=status)
+
+
+# -- requests --------------------------------------------------------------------------
 
 
 def _is_base64(data: Any) -> bool:
@@ -274,3 +355,14 @@ def request_problems(
     if "generationConfig" in body:
         out += _generation_problems(body["generationConfig"])
     return out
+
+
+def validator(record: RecordedRequest) -> list[str]:
+    """`request_problems` as a `ferrule.testing.loopback` validator."""
+    if record.method != "POST":
+        return [f"{record.method} {record.path}: expected POST"]
+    try:
+        body = record.json
+    except ValueError as exc:
+        return [f"body: not JSON ({exc})"]
+    return request_problems(record.path, record.query, record.headers, body)

@@ -15,7 +15,8 @@ base64, so the colon is unambiguous; a signature without a known anchor is treat
 
 Tool calls: Gemini sends each ``functionCall`` part whole, usually without an id; ferrule
 gives it an id starting with ``GENERATED_ID_PREFIX`` (never sent back to Gemini, which
-matches results by name) and passes the whole ``args`` as one arguments fragment.
+matches results by name). Its stream items are a first delta with the id and name, then
+one with the whole ``args`` as the arguments.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ import re
 import uuid
 from typing import Any
 
-from ferrule.errors import InvalidInputError, ModelError, UnsupportedContentError
+from ferrule.errors import (
+    InvalidInputError,
+    ModelError,
+    ProviderProtocolError,
+    StreamInterruptedError,
+    UnsupportedContentError,
+)
+from ferrule.http import ProviderErrorInfo, provider_error
+from ferrule.http import parse_error_body as parse_generic_error
 from ferrule.lm import (
     InferInput,
     Usage,
@@ -439,6 +448,7 @@ def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
 
 RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 
 
@@ -480,7 +490,39 @@ def is_daily_quota(error: dict[str, Any]) -> bool:
     return False
 
 
+def error_info(error: dict[str, Any]) -> ProviderErrorInfo:
+    reasons = [d.get("reason") for d in _details(error, ERROR_INFO) if isinstance(d.get("reason"), str)]
+    status = error.get("status")
+    return ProviderErrorInfo(
+        message=str(error.get("message") or "no message"),
+        code=status if isinstance(status, str) else None,
+        type=reasons[0] if reasons else None,
+        quota=is_daily_quota(error),
+        retry_delay=retry_delay(error),
+    )
+
+
+def parse_error(status: int, body: bytes, headers: Any) -> ProviderErrorInfo:
+    """`ferrule.http`'s error parser for Gemini: ``RetryInfo.retryDelay`` is the wait to
+    honour, a daily ``QuotaFailure`` is never retried."""
+    error = parse_error_body(body)
+    if not error.get("message"):
+        return parse_generic_error(status, body, headers)
+    return error_info(error)
+
+
 # -- response stream -------------------------------------------------------------------
+
+
+def stream_error(error: dict[str, Any]) -> ModelError:
+    """The typed error for an error record that ends a stream: the class the same failure
+    gets as an HTTP reply."""
+    code = error.get("code")
+    typed = provider_error(PROVIDER, code if isinstance(code, int) else None, error_info(error))
+    return type(typed)(
+        f"{PROVIDER}: the stream ended with an error: {typed.details['provider_message']}",
+        **{**typed.details, "mid_stream": True},
+    )
 
 
 def _new_call_id() -> str:
@@ -505,20 +547,13 @@ class StreamTranslator:
 
     def feed(self, chunk: Any) -> list[dict[str, Any]]:
         if not isinstance(chunk, dict):
-            raise ModelError("Gemini sent a malformed stream record (not a JSON object)", provider=PROVIDER)
+            raise ProviderProtocolError("Gemini sent a malformed stream record (not a JSON object)", provider=PROVIDER)
         if "error" in chunk:
-            error = parse_error_body(chunk)
-            raise ModelError(
-                f"Gemini ended the stream with an error: {error.get('message', 'no message')}",
-                provider=PROVIDER,
-                status=error.get("code"),
-                error_status=error.get("status"),
-                provider_message=error.get("message"),
-            )
+            raise stream_error(parse_error_body(chunk))
         try:
             return self._feed(chunk)
         except (KeyError, TypeError, AttributeError) as exc:
-            raise ModelError(
+            raise ProviderProtocolError(
                 f"Gemini sent a malformed stream record ({type(exc).__name__}: {exc})", provider=PROVIDER
             ) from None
 
@@ -551,14 +586,10 @@ class StreamTranslator:
             self.tool_calls += 1
             if signature:
                 items.append(reasoning_delta("", signature=f"functionCall.{index}:{signature}"))
-            items.append(
-                tool_call_delta(
-                    index,
-                    id=call.get("id") or self._new_call_id(),
-                    name=call["name"],
-                    arguments=json.dumps(call.get("args") or {}),
-                )
-            )
+            # Like every backend: a first delta with the id and name, then the arguments
+            # (here all of them at once).
+            items.append(tool_call_delta(index, id=call.get("id") or self._new_call_id(), name=call["name"]))
+            items.append(tool_call_delta(index, arguments=json.dumps(call.get("args") or {})))
             return items
         if part.get("text"):
             items.append(text_delta(part["text"]))
@@ -588,10 +619,10 @@ class StreamTranslator:
         if self.finish_reason is None:
             if self.block_reason is not None:
                 return finish("content_filter", self.usage)
-            raise ModelError(
+            raise StreamInterruptedError(
                 "Gemini's stream ended before a finishReason (connection closed mid-reply)",
                 provider=PROVIDER,
-                retryable=True,
+                status=None,
             )
         reason = FINISH_REASONS.get(self.finish_reason, "stop")
         if reason == "stop" and self.tool_calls:
