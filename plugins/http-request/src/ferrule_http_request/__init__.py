@@ -1,0 +1,1 @@
+"""The http_request operator plugin."""

@@ -1,0 +1,96 @@
+"""Registers `http_request`: one HTTP(S) request, answered with status, headers and body.
+
+The input class and its checks live here (standard library only); the request itself,
+and aiohttp, are imported on the first call.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+import attrs
+from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl
+
+from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+# RFC 9110 token (header field names).
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _check_url(_instance: Any, _attribute: Any, value: str) -> None:
+    def bad(reason: str) -> InvalidInputError:
+        return InvalidInputError(f"url {reason}", field="$.url")
+
+    if _CONTROL.search(value) or " " in value.strip():
+        raise bad("must not contain spaces or control characters")
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 (raises ValueError for a bad port)
+    except ValueError as exc:
+        raise bad(f"is not a valid URL: {exc}") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        shown = f"{parts.scheme!r}" if parts.scheme else "none"
+        raise bad(f"must be an http:// or https:// URL (scheme: {shown})")
+    if not parts.hostname:
+        raise bad("has no host")
+
+
+def _check_method(_instance: Any, _attribute: Any, value: str) -> None:
+    if value not in METHODS:
+        raise InvalidInputError(
+            f"method must be one of {', '.join(METHODS)}, got {value!r}", field="$.method"
+        )
+
+
+def _check_headers(instance: Any, _attribute: Any, value: dict[str, str]) -> None:
+    for name, header in value.items():
+        field = f"$.headers[{name!r}]"
+        if not _TOKEN.fullmatch(name):
+            raise InvalidInputError("header name is not a valid HTTP token", field=field)
+        if _CONTROL.search(header.replace("\t", "")):  # (a tab is allowed)
+            # (the value itself is not repeated: headers may carry credentials)
+            raise InvalidInputError("header value must not contain control characters", field=field)
+        if name.lower() == "authorization" and urlsplit(instance.url.strip()).username is not None:
+            raise InvalidInputError(
+                "an Authorization header cannot be combined with credentials in the url",
+                field=field,
+            )
+
+
+def _check_timeout(_instance: Any, _attribute: Any, value: float) -> None:
+    if not (math.isfinite(value) and value > 0):
+        raise InvalidInputError(
+            f"timeout must be a positive number of seconds, got {value}", field="$.timeout"
+        )
+
+
+@attrs.frozen
+class HTTPRequestInput:
+    """One HTTP request. ``body`` is sent as UTF-8 text; ``timeout`` bounds the whole
+    exchange, in seconds."""
+
+    url: str = attrs.field(validator=_check_url)
+    method: str = attrs.field(default="GET", converter=str.upper, validator=_check_method)
+    headers: dict[str, str] = attrs.field(factory=dict, validator=_check_headers)
+    body: str | None = None
+    timeout: float = attrs.field(default=30.0, validator=_check_timeout)
+
+
+@hookimpl
+def ferrule_register_operators() -> list[OperatorSpec]:
+    return [
+        OperatorSpec(
+            "http_request",
+            "ferrule_http_request.client:http_request",
+            HTTPRequestInput,
+            description=(
+                "Make an HTTP(S) request. Returns {status, headers, body}; an error status "
+                "such as 404 is a response, not an error."
+            ),
+        )
+    ]
