@@ -31,6 +31,12 @@ async def claude(server):
         await rt.define(
             "anthropic_language_model",
             "claude",
-            {"model": MODEL, "api_key": KEY, "base_url": server.url, "read_timeout": 0.5, "max_retries": 2},
+            {
+                "model": MODEL,
+                "api_key": KEY,
+                "base_url": server.url,
+                "read_timeout": 0.5,
+                "max_retries": 2,
+            },
         )
         yield rt, "claude"

@@ -9,7 +9,12 @@ from ferrule.testing import Capabilities, LanguageModelConformance, LanguageMode
 from ferrule.testing.loopback import LoopbackServer
 from ferrule_anthropic.testing import message_events, stream_reply, validator
 
-STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
+STOP_REASONS = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "content_filter": "refusal",
+}
 
 
 class TestAnthropicConformance(LanguageModelConformance):
@@ -29,7 +34,11 @@ class TestAnthropicConformance(LanguageModelConformance):
             await rt.define(
                 "anthropic_language_model",
                 "claude",
-                {"model": "claude-sonnet-4-20250514", "api_key": "sk-ant-conformance", "base_url": server.url},
+                {
+                    "model": "claude-sonnet-4-20250514",
+                    "api_key": "sk-ant-conformance",
+                    "base_url": server.url,
+                },
             )
             capabilities = Capabilities(reasoning=True, output_schema=True, images=True)
             yield LanguageModelUnderTest(rt, "claude", capabilities, script=script)

@@ -28,8 +28,18 @@ from ferrule_anthropic.testing import error_reply, event_bytes, message_events, 
 from ferrule_kernel import configure_logging
 
 USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
-WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather now",
-           "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}  # fmt: skip
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather now",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
 
 
 async def run(claude, inputs):
@@ -57,39 +67,73 @@ def fold(items) -> MessageAccumulator:
 
 
 async def test_streamed_text_with_system_and_history(server, claude, api_key):
-    server.script(stream_reply(message_events(text=["Hel", "lo", " there."], input_tokens=21, output_tokens=4)))
-    items = await run(claude, {"messages": [
-        {"role": "system", "content": "Be brief."}, USER,
-        {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "Again?"}]})  # fmt: skip
+    server.script(
+        stream_reply(
+            message_events(text=["Hel", "lo", " there."], input_tokens=21, output_tokens=4)
+        )
+    )
+    items = await run(
+        claude,
+        {
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                USER,
+                {"role": "assistant", "content": "Hello!"},
+                {"role": "user", "content": "Again?"},
+            ]
+        },
+    )
     assert [i["message"]["content"][0]["text"] for i in items[:-1]] == ["Hel", "lo", " there."]
-    assert items[-1] == {"message": {"role": "assistant", "content": [{"type": "text", "text": ""}]},
-                         "finish_reason": "stop", "usage": {"input_tokens": 21, "output_tokens": 4}}  # fmt: skip
+    assert items[-1] == {
+        "message": {"role": "assistant", "content": [{"type": "text", "text": ""}]},
+        "finish_reason": "stop",
+        "usage": {"input_tokens": 21, "output_tokens": 4},
+    }
     sent = server.requests[0]
-    assert sent.headers["x-api-key"] == api_key and sent.headers["anthropic-version"] == "2023-06-01"
+    assert (
+        sent.headers["x-api-key"] == api_key and sent.headers["anthropic-version"] == "2023-06-01"
+    )
     assert sent.json["system"] == "Be brief." and sent.json["model"] == "claude-sonnet-4-20250514"
     assert [m["role"] for m in sent.json["messages"]] == ["user", "assistant", "user"]
 
 
 async def test_tool_call_fragments_and_parallel_calls_keep_their_ids(server, claude):
-    server.script(stream_reply(message_events(
-        text=["Checking."],
-        tool_calls=[("toolu_01A", "get_weather", {"city": "Oslo"}), ("toolu_01B", "get_weather", {"city": "Lima, Peru"})])))  # fmt: skip
+    server.script(
+        stream_reply(
+            message_events(
+                text=["Checking."],
+                tool_calls=[
+                    ("toolu_01A", "get_weather", {"city": "Oslo"}),
+                    ("toolu_01B", "get_weather", {"city": "Lima, Peru"}),
+                ],
+            )
+        )
+    )
     items = await run(claude, {"messages": [USER], "tools": [WEATHER]})
     deltas = [c for i in items for c in i["message"].get("tool_calls", ())]
     assert [d["index"] for d in deltas].count(0) >= 3 and {d["index"] for d in deltas} == {0, 1}
-    assert deltas[0]["id"] == "toolu_01A" and all("id" not in d for d in deltas[1:] if d["index"] == 0)
+    assert deltas[0]["id"] == "toolu_01A" and all(
+        "id" not in d for d in deltas[1:] if d["index"] == 0
+    )
     acc = fold(items)
     assert [(c.id, c.name, c.arguments) for c in acc.tool_calls()] == [
-        ("toolu_01A", "get_weather", {"city": "Oslo"}), ("toolu_01B", "get_weather", {"city": "Lima, Peru"})]  # fmt: skip
+        ("toolu_01A", "get_weather", {"city": "Oslo"}),
+        ("toolu_01B", "get_weather", {"city": "Lima, Peru"}),
+    ]
     assert items[-1]["finish_reason"] == "tool_calls"
     assert server.requests[0].json["tools"][0]["input_schema"]["required"] == ["city"]
 
 
 async def test_thinking_signature_and_redacted_thinking_go_back_unchanged(server, claude):
     server.script(
-        stream_reply(message_events(reasoning=["Need the ", "weather."], signature="EqQBCkYIARgCKkD+sig==",
-                                    redacted=["EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"],
-                                    tool_calls=[("toolu_9", "get_weather", {"city": "Oslo"})])),  # fmt: skip
+        stream_reply(
+            message_events(
+                reasoning=["Need the ", "weather."],
+                signature="EqQBCkYIARgCKkD+sig==",
+                redacted=["EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"],
+                tool_calls=[("toolu_9", "get_weather", {"city": "Oslo"})],
+            )
+        ),
         stream_reply(message_events(text=["It is 3°C."])),
     )
     first = {"messages": [USER], "tools": [WEATHER], "reasoning": True, "reasoning_effort": "low"}
@@ -97,11 +141,18 @@ async def test_thinking_signature_and_redacted_thinking_go_back_unchanged(server
     reasoning = [p for i in items for p in i["message"].get("reasoning", ())]
     assert [p["text"] for p in reasoning if p["text"]] == ["Need the ", "weather."]
     message = fold(items).message()
-    history = [USER, message.to_dict(), {"role": "tool", "tool_call_id": "toolu_9", "content": "3°C"}]
+    history = [
+        USER,
+        message.to_dict(),
+        {"role": "tool", "tool_call_id": "toolu_9", "content": "3°C"},
+    ]
     items = await run(claude, {**first, "messages": history})
     assert fold(items).message().text == "It is 3°C."
     request = server.requests[0].json
-    assert request["thinking"] == {"type": "enabled", "budget_tokens": 2048} and request["max_tokens"] > 2048
+    assert (
+        request["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+        and request["max_tokens"] > 2048
+    )
     assert server.requests[1].json["messages"][1]["content"] == [
         {"type": "thinking", "thinking": "Need the weather.", "signature": "EqQBCkYIARgCKkD+sig=="},
         {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT"},
@@ -115,8 +166,14 @@ async def test_thinking_signature_and_redacted_thinking_go_back_unchanged(server
 async def test_cumulative_usage_is_counted_once(server, claude):
     events = message_events(text=["a", "b", "c"], input_tokens=30)
     final_delta = events.index(next(e for e in events if e[0] == "message_delta"))
-    running = [("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": n}}) for n in (2, 5, 9)]
-    events[final_delta] = ("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 11}})
+    running = [
+        ("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": n}})
+        for n in (2, 5, 9)
+    ]
+    events[final_delta] = (
+        "message_delta",
+        {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 11}},
+    )
     server.script(stream_reply(events[:final_delta] + running + events[final_delta:]))
     items = await run(claude, {"messages": [USER]})
     assert items[-1]["usage"] == {"input_tokens": 30, "output_tokens": 11}
@@ -125,11 +182,27 @@ async def test_cumulative_usage_is_counted_once(server, claude):
 async def test_base64_image_is_sent(server, claude):
     data = base64.b64encode(tiny_png()).decode()
     server.script(stream_reply(message_events(text=["A red square."])))
-    await run(claude, {"messages": [{"role": "user", "content": [
-        {"type": "text", "text": "What is this?"},
-        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}}]}]})  # fmt: skip
+    await run(
+        claude,
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "What is this?"},
+                        {
+                            "type": "image_url",
+                            "image_url": {"url": f"data:image/png;base64,{data}"},
+                        },
+                    ],
+                }
+            ]
+        },
+    )
     assert server.requests[0].json["messages"][0]["content"][1] == {
-        "type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}  # fmt: skip
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": data},
+    }
 
 
 @pytest.mark.parametrize(
@@ -140,12 +213,19 @@ async def test_base64_image_is_sent(server, claude):
         ({"type": "image_url", "image_url": {"url": "data:image/tiff;base64,SUkqAA=="}}, "image"),
     ],
 )
-async def test_unsupported_content_is_refused_before_any_request(server, claude, part, content_type):
+async def test_unsupported_content_is_refused_before_any_request(
+    server, claude, part, content_type
+):
     rt, name = claude
     with pytest.raises(UnsupportedContentError) as info:
-        async for _ in rt.call_iter_method(name, "infer", {"messages": [{"role": "user", "content": [part]}]}):
+        async for _ in rt.call_iter_method(
+            name, "infer", {"messages": [{"role": "user", "content": [part]}]}
+        ):
             pass
-    assert info.value.details["provider"] == "anthropic" and info.value.details["content_type"] == content_type
+    assert (
+        info.value.details["provider"] == "anthropic"
+        and info.value.details["content_type"] == content_type
+    )
     assert server.requests == []
 
 
@@ -155,16 +235,28 @@ async def test_unsupported_content_is_refused_before_any_request(server, claude,
 async def test_mid_stream_error_event_ends_the_stream_with_one_typed_error(server, claude):
     events = message_events(text=["Par", "tial"])
     cut = next(i for i, e in enumerate(events) if e[0] == "content_block_stop")
-    server.script(stream_reply([*events[:cut], ("error", {"error": {"type": "overloaded_error", "message": "Overloaded"}})]))
+    server.script(
+        stream_reply(
+            [
+                *events[:cut],
+                ("error", {"error": {"type": "overloaded_error", "message": "Overloaded"}}),
+            ]
+        )
+    )
     items, error = await run_until_error(claude, {"messages": [USER]})
     assert [i["message"]["content"][0]["text"] for i in items] == ["Par", "tial"]
-    assert isinstance(error, ProviderUnavailableError) and error.details["provider_message"] == "Overloaded"
+    assert (
+        isinstance(error, ProviderUnavailableError)
+        and error.details["provider_message"] == "Overloaded"
+    )
     assert len(server.requests) == 1  # a stream that started is never replayed
 
 
 async def test_malformed_event_is_a_protocol_error(server, claude):
     events = message_events(text=["ok"])
-    server.script(stream_reply([*events[:3], b"event: content_block_delta\ndata: {\"type\": \"content_bl\n\n"]))
+    server.script(
+        stream_reply([*events[:3], b'event: content_block_delta\ndata: {"type": "content_bl\n\n'])
+    )
     _, error = await run_until_error(claude, {"messages": [USER]})
     assert isinstance(error, ProviderProtocolError) and "not JSON" in error.message
 
@@ -214,8 +306,12 @@ async def test_abandoning_a_stream_closes_its_connection(server, claude):
 @pytest.mark.parametrize(
     "failure",
     [
-        error_reply(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit",
-                    headers={"retry-after": "0"}),
+        error_reply(
+            429,
+            "rate_limit_error",
+            "Number of request tokens has exceeded your per-minute rate limit",
+            headers={"retry-after": "0"},
+        ),
         error_reply(429, "rate_limit_error", "slow down", headers={"retry-after-ms": "10"}),
         error_reply(500, "api_error", "Internal server error", headers={"retry-after": "0"}),
         error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
@@ -223,7 +319,7 @@ async def test_abandoning_a_stream_closes_its_connection(server, claude):
         Reply.reset(),
     ],
     ids=["429-retry-after", "429-retry-after-ms", "500", "529", "503", "reset-before-first-byte"],
-)  # fmt: skip
+)
 async def test_retryable_failures_are_retried(server, claude, failure):
     server.script(failure, stream_reply(message_events(text=["Recovered."])))
     items = await run(claude, {"messages": [USER]})
@@ -232,11 +328,15 @@ async def test_retryable_failures_are_retried(server, claude, failure):
 
 
 async def test_retries_are_bounded_and_end_with_the_typed_error(server, claude):
-    server.script(*[error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"})] * 3)
+    server.script(
+        *[error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"})] * 3
+    )
     _, error = await run_until_error(claude, {"messages": [USER]})
     assert isinstance(error, ProviderUnavailableError) and error.details["status"] == 529
     assert error.details["attempts"] == 3 and len(server.requests) == 3  # max_retries=2
-    server.script(*[error_reply(429, "rate_limit_error", "slow down", headers={"retry-after": "0"})] * 3)
+    server.script(
+        *[error_reply(429, "rate_limit_error", "slow down", headers={"retry-after": "0"})] * 3
+    )
     _, error = await run_until_error(claude, {"messages": [USER]})
     assert isinstance(error, RateLimitError)
 
@@ -244,14 +344,30 @@ async def test_retries_are_bounded_and_end_with_the_typed_error(server, claude):
 @pytest.mark.parametrize(
     ("reply", "cls", "words"),
     [
-        (error_reply(401, "authentication_error", "invalid x-api-key"), AuthenticationError, "invalid x-api-key"),
-        (error_reply(400, "invalid_request_error", "messages: roles must alternate"), ProviderBadRequestError, "alternate"),
+        (
+            error_reply(401, "authentication_error", "invalid x-api-key"),
+            AuthenticationError,
+            "invalid x-api-key",
+        ),
+        (
+            error_reply(400, "invalid_request_error", "messages: roles must alternate"),
+            ProviderBadRequestError,
+            "alternate",
+        ),
         (error_reply(403, "permission_error", "no access to this model"), ModelError, "no access"),
-        (error_reply(402, "billing_error", "Your credit balance is too low"), ModelError, "credit balance"),
-        (error_reply(429, "billing_error", "Your credit balance is too low"), ModelError, "credit balance"),
+        (
+            error_reply(402, "billing_error", "Your credit balance is too low"),
+            ModelError,
+            "credit balance",
+        ),
+        (
+            error_reply(429, "billing_error", "Your credit balance is too low"),
+            ModelError,
+            "credit balance",
+        ),
     ],
     ids=["401", "400", "403", "billing-402", "billing-429"],
-)  # fmt: skip
+)
 async def test_terminal_failures_are_not_retried(server, claude, reply, cls, words):
     server.script(reply)  # a retry would find no scripted reply: the server check fails the test
     _, error = await run_until_error(claude, {"messages": [USER]})
@@ -261,15 +377,25 @@ async def test_terminal_failures_are_not_retried(server, claude, reply, cls, wor
 
 async def test_a_retired_model_reaches_the_user_as_the_providers_error(server):
     async with AsyncRuntime() as rt:
-        await rt.define("claude_language_model", "old", {
-            "model": "claude-3-haiku-20240307", "api_key": "sk-ant-retired-test", "base_url": server.url})  # fmt: skip
+        await rt.define(
+            "claude_language_model",
+            "old",
+            {
+                "model": "claude-3-haiku-20240307",
+                "api_key": "sk-ant-retired-test",
+                "base_url": server.url,
+            },
+        )
         server.script(error_reply(404, "not_found_error", "model: claude-3-haiku-20240307"))
         with pytest.raises(ModelNotFoundError) as info:
             async for _ in rt.call_iter_method("old", "infer", {"messages": [USER]}):
                 pass
     assert "model: claude-3-haiku-20240307" in info.value.message
     assert info.value.details["provider_message"] == "model: claude-3-haiku-20240307"
-    assert info.value.details["status"] == 404 and info.value.details.get("request_id") == "req_loopback"
+    assert (
+        info.value.details["status"] == 404
+        and info.value.details.get("request_id") == "req_loopback"
+    )
 
 
 # -- keys --------------------------------------------------------------------------------
@@ -287,7 +413,9 @@ async def test_key_from_the_environment(server, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
     server.script(stream_reply(message_events(text=["ok"])))
     async with AsyncRuntime() as rt:
-        await rt.define("anthropic_language_model", "c", {"model": "claude-x", "base_url": server.url})
+        await rt.define(
+            "anthropic_language_model", "c", {"model": "claude-x", "base_url": server.url}
+        )
         async for _ in rt.call_iter_method("c", "infer", {"messages": [USER]}):
             pass
     assert server.requests[0].headers["x-api-key"] == "sk-ant-from-env"
@@ -298,8 +426,12 @@ async def test_the_key_never_reaches_errors_reprs_or_logs(server, claude, api_ke
     configure_logging(debug=True)
     try:
         server.script(
-            error_reply(529, "overloaded_error", f"Overloaded (key {api_key})", headers={"retry-after": "0"}),
-            error_reply(401, "authentication_error", f"invalid x-api-key: {api_key[:12]}****{api_key[-4:]}"),
+            error_reply(
+                529, "overloaded_error", f"Overloaded (key {api_key})", headers={"retry-after": "0"}
+            ),
+            error_reply(
+                401, "authentication_error", f"invalid x-api-key: {api_key[:12]}****{api_key[-4:]}"
+            ),
         )
         _, error = await run_until_error(claude, {"messages": [USER]})
     finally:
@@ -307,14 +439,33 @@ async def test_the_key_never_reaches_errors_reprs_or_logs(server, claude, api_ke
     component = rt.kernel.component(name)
     logs = capsys.readouterr().err
     assert "retrying" in logs  # the debug log did run
-    seen = [error.message, json.dumps(error.to_dict()), repr(error), repr(component), repr(component.client),
-            str(rt.kernel.components()), logs]  # fmt: skip
+    seen = [
+        error.message,
+        json.dumps(error.to_dict()),
+        repr(error),
+        repr(component),
+        repr(component.client),
+        str(rt.kernel.components()),
+        logs,
+    ]
     assert isinstance(error, AuthenticationError)
     for text in seen:
         assert api_key not in text and api_key[-12:] not in text
     with pytest.raises(UnsupportedContentError) as info:
-        async for _ in rt.call_iter_method(name, "infer", {"messages": [{"role": "user", "content": [
-                {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}]}]}):  # fmt: skip
+        async for _ in rt.call_iter_method(
+            name,
+            "infer",
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}
+                        ],
+                    }
+                ]
+            },
+        ):
             pass
     assert api_key not in json.dumps(info.value.to_dict())
 

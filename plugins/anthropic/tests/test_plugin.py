@@ -46,7 +46,10 @@ def test_any_id_resolves_with_the_provider_named(kernel, provider):
     assert route.attributes == {"model": "my-proxy-model", "base_url": "http://gw"}
 
 
-@pytest.mark.parametrize(("model_id", "provider"), [("gpt-4o", None), ("sonnet", None), ("claude-3-opus-20240229", "openai")])
+@pytest.mark.parametrize(
+    ("model_id", "provider"),
+    [("gpt-4o", None), ("sonnet", None), ("claude-3-opus-20240229", "openai")],
+)
 def test_other_ids_are_not_ours(kernel, model_id, provider):
     with pytest.raises(UnknownModelError):
         APIModel(model_id, provider=provider).route(kernel)
@@ -56,7 +59,10 @@ def test_the_installed_plugin_registers_its_type_and_alias():
     with Runtime() as rt:
         types = {t["name"]: t for t in rt.component_types()}
     entry = types["anthropic_language_model"]
-    assert entry["aliases"] == ["claude_language_model"] and entry["distribution"] == "ferrule-anthropic"
+    assert (
+        entry["aliases"] == ["claude_language_model"]
+        and entry["distribution"] == "ferrule-anthropic"
+    )
     assert [m["name"] for m in entry["methods"]] == ["infer"]
     assert "api_key" in entry["attributes_schema"]["properties"]
 
@@ -66,7 +72,9 @@ def test_encode_part_answers_for_anthropic_only(kernel):
     hook = kernel.plugin_manager.hook.ferrule_encode_part
     image = ImagePart(data="iVBORw0KGgo=", mime_type="image/png")
     assert hook(part=image, provider="anthropic") == {
-        "type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}  # fmt: skip
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+    }
     assert hook(part=TextPart("hi"), provider="claude") == {"type": "text", "text": "hi"}
     assert hook(part=image, provider="gemini") is None
     with pytest.raises(UnsupportedContentError):
@@ -79,5 +87,7 @@ def test_discovery_imports_nothing_heavy():
         "heavy = [m for m in ('aiohttp', 'ferrule.http', 'ferrule_anthropic.wire', 'ferrule_anthropic.model') if m in sys.modules]\n"
         "print(heavy)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 
 import pytest
@@ -45,17 +46,31 @@ def feed_all(events: list[tuple[str, dict]]) -> tuple[list[dict], MessageAccumul
 def start(input_tokens=10, output_tokens=1, **usage):
     return (
         "message_start",
-        {"message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
-                     "model": MODEL, "stop_reason": None,
-                     "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens, **usage}}},
-    )  # fmt: skip
+        {
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": MODEL,
+                "stop_reason": None,
+                "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens, **usage},
+            }
+        },
+    )
 
 
 def stop(reason="end_turn", output_tokens=5):
     return [
-        ("message_delta", {"delta": {"stop_reason": reason, "stop_sequence": None}, "usage": {"output_tokens": output_tokens}}),
+        (
+            "message_delta",
+            {
+                "delta": {"stop_reason": reason, "stop_sequence": None},
+                "usage": {"output_tokens": output_tokens},
+            },
+        ),
         ("message_stop", {}),
-    ]  # fmt: skip
+    ]
 
 
 # -- requests --------------------------------------------------------------------------
@@ -79,13 +94,24 @@ def test_system_multi_turn_and_options():
     assert body["system"] == "Be brief."
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
     assert body["messages"][1]["content"] == [{"type": "text", "text": "Hello!"}]
-    assert (body["temperature"], body["top_p"], body["stop_sequences"], body["max_tokens"]) == (0.3, 0.9, ["END"], 77)
+    assert (body["temperature"], body["top_p"], body["stop_sequences"], body["max_tokens"]) == (
+        0.3,
+        0.9,
+        ["END"],
+        77,
+    )
     assert body["stream"] is True and "thinking" not in body
 
 
 def test_default_max_tokens_is_the_component_cap():
-    assert body_for({"messages": [{"role": "user", "content": "x"}]})["max_tokens"] == wire.DEFAULT_MAX_TOKENS
-    assert body_for({"messages": [{"role": "user", "content": "x"}]}, max_tokens=999)["max_tokens"] == 999
+    assert (
+        body_for({"messages": [{"role": "user", "content": "x"}]})["max_tokens"]
+        == wire.DEFAULT_MAX_TOKENS
+    )
+    assert (
+        body_for({"messages": [{"role": "user", "content": "x"}]}, max_tokens=999)["max_tokens"]
+        == 999
+    )
 
 
 def test_tools_and_parallel_tool_results_in_one_user_turn():
@@ -93,22 +119,52 @@ def test_tools_and_parallel_tool_results_in_one_user_turn():
         {
             "messages": [
                 {"role": "user", "content": "Weather in Oslo and Rome?"},
-                {"role": "assistant", "content": [], "tool_calls": [
-                    {"id": "toolu_1", "type": "function", "function": {"name": "weather", "arguments": '{"city": "Oslo"}'}},
-                    {"id": "toolu_2", "type": "function", "function": {"name": "weather", "arguments": {"city": "Rome"}}},
-                ]},
+                {
+                    "role": "assistant",
+                    "content": [],
+                    "tool_calls": [
+                        {
+                            "id": "toolu_1",
+                            "type": "function",
+                            "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+                        },
+                        {
+                            "id": "toolu_2",
+                            "type": "function",
+                            "function": {"name": "weather", "arguments": {"city": "Rome"}},
+                        },
+                    ],
+                },
                 {"role": "tool", "tool_call_id": "toolu_1", "content": "3°C"},
-                {"role": "tool", "tool_call_id": "toolu_2", "content": [{"type": "text", "text": "20°C"}]},
+                {
+                    "role": "tool",
+                    "tool_call_id": "toolu_2",
+                    "content": [{"type": "text", "text": "20°C"}],
+                },
                 {"role": "user", "content": "Thanks; and Paris?"},
             ],
-            "tools": [{"type": "function", "function": {"name": "weather", "description": "Weather now",
-                       "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}],
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "weather",
+                        "description": "Weather now",
+                        "parameters": {
+                            "type": "object",
+                            "properties": {"city": {"type": "string"}},
+                        },
+                    },
+                }
+            ],
         }
-    )  # fmt: skip
+    )
     assert body["tools"] == [
-        {"name": "weather", "description": "Weather now",
-         "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
-    ]  # fmt: skip
+        {
+            "name": "weather",
+            "description": "Weather now",
+            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        }
+    ]
     assistant, answers = body["messages"][1], body["messages"][2]
     assert assistant["content"] == [
         {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Oslo"}},
@@ -132,20 +188,40 @@ def test_tool_message_without_id_is_refused_naming_the_field():
 
 def test_reasoning_effort_sets_the_thinking_budget():
     for effort, budget in wire.THINKING_BUDGETS.items():
-        body = body_for({"messages": [{"role": "user", "content": "x"}], "reasoning": True, "reasoning_effort": effort})
+        body = body_for(
+            {
+                "messages": [{"role": "user", "content": "x"}],
+                "reasoning": True,
+                "reasoning_effort": effort,
+            }
+        )
         assert body["thinking"] == {"type": "enabled", "budget_tokens": budget}
         assert body["max_tokens"] > budget
-    capped = body_for({"messages": [{"role": "user", "content": "x"}], "reasoning": True, "max_tokens": 3000})
+    capped = body_for(
+        {"messages": [{"role": "user", "content": "x"}], "reasoning": True, "max_tokens": 3000}
+    )
     assert capped["thinking"]["budget_tokens"] < capped["max_tokens"] == 3000
+    roomy = body_for(
+        {"messages": [{"role": "user", "content": "x"}], "reasoning": True}, max_tokens=64000
+    )
+    assert roomy["max_tokens"] == 64000 and roomy["thinking"]["budget_tokens"] == 8192
 
 
 def test_reasoning_refuses_what_thinking_cannot_take():
     with pytest.raises(InvalidInputError) as info:
-        body_for({"messages": [{"role": "user", "content": "x"}], "reasoning": True, "max_tokens": 1000})
+        body_for(
+            {"messages": [{"role": "user", "content": "x"}], "reasoning": True, "max_tokens": 1000}
+        )
     assert info.value.errors[0]["path"] == "$.max_tokens"
     with pytest.raises(InvalidInputError) as info:
-        body_for({"messages": [{"role": "user", "content": "x"}], "reasoning": True, "temperature": 0.5})
+        body_for(
+            {"messages": [{"role": "user", "content": "x"}], "reasoning": True, "temperature": 0.5}
+        )
     assert info.value.errors[0]["path"] == "$.temperature"
+    with pytest.raises(InvalidInputError) as info:
+        body_for({"messages": [{"role": "user", "content": "x"}], "reasoning": True, "top_p": 0.5})
+    assert info.value.errors[0]["path"] == "$.top_p"
+    body_for({"messages": [{"role": "user", "content": "x"}], "reasoning": True, "top_p": 0.96})
     with pytest.raises(InvalidInputError) as info:
         body_for({"messages": [{"role": "user", "content": "x"}], "temperature": 1.5})
     assert "0 to 1" in info.value.message
@@ -165,11 +241,15 @@ def test_reasoning_refuses_what_thinking_cannot_take():
     ],
 )
 def test_newer_models_get_adaptive_thinking(model, adaptive):
-    inputs = parse_infer_input({"messages": [{"role": "user", "content": "x"}], "reasoning_effort": "high"})
+    inputs = parse_infer_input(
+        {"messages": [{"role": "user", "content": "x"}], "reasoning_effort": "high"}
+    )
     body = wire.build_request(inputs, model=model)
     assert request_problems(body, HEADERS) == []
     if adaptive:
-        assert body["thinking"] == {"type": "adaptive"} and body["output_config"] == {"effort": "high"}
+        assert body["thinking"] == {"type": "adaptive"} and body["output_config"] == {
+            "effort": "high"
+        }
     else:
         assert body["thinking"]["type"] == "enabled" and "output_config" not in body
 
@@ -193,7 +273,11 @@ def test_thinking_blocks_round_trip_unchanged_first_in_the_assistant_turn():
         tool_calls=[ToolCall("toolu_9", "weather", {"city": "Oslo"})],
     )
     inputs = InferInput(
-        messages=[Message("user", "Weather?"), history, Message("tool", "3°C", tool_call_id="toolu_9")],
+        messages=[
+            Message("user", "Weather?"),
+            history,
+            Message("tool", "3°C", tool_call_id="toolu_9"),
+        ],
         reasoning=True,
     )
     body = wire.build_request(inputs, model=MODEL)
@@ -207,13 +291,22 @@ def test_thinking_blocks_round_trip_unchanged_first_in_the_assistant_turn():
 
 def test_base64_image_is_sent_and_url_image_and_audio_are_refused():
     body = body_for(
-        {"messages": [{"role": "user", "content": [
-            {"type": "text", "text": "What is this?"},
-            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}}]}]}
-    )  # fmt: skip
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "What is this?"},
+                        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG}"}},
+                    ],
+                }
+            ]
+        }
+    )
     assert body["messages"][0]["content"][1] == {
-        "type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}
-    }  # fmt: skip
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": PNG},
+    }
     url = InferInput(messages=[Message("user", [ImagePart(url="https://example.com/a.png")])])
     with pytest.raises(UnsupportedContentError) as info:
         wire.build_request(url, model=MODEL)
@@ -221,7 +314,9 @@ def test_base64_image_is_sent_and_url_image_and_audio_are_refused():
     assert err.details["provider"] == "anthropic" and err.details["content_type"] == "image_url"
     assert "base64" in err.message and "Anthropic" in err.message
     assert err.errors[0]["path"] == "$.messages[0].content[0]"
-    audio = InferInput(messages=[Message("user", [TextPart("hear this"), AudioPart(data="AAAA", format="wav")])])
+    audio = InferInput(
+        messages=[Message("user", [TextPart("hear this"), AudioPart(data="AAAA", format="wav")])]
+    )
     with pytest.raises(UnsupportedContentError) as info:
         wire.build_request(audio, model=MODEL)
     assert info.value.details["content_type"] == "audio" and "Gemini" in info.value.message
@@ -233,9 +328,15 @@ def test_image_type_and_size_are_checked_before_sending():
         wire.build_request(tiff, model=MODEL)
     big = base64.b64encode(b"\0" * (wire.MAX_IMAGE_BYTES + 3)).decode()
     with pytest.raises(UnsupportedContentError, match="5 MB"):
-        wire.build_request(InferInput(messages=[Message("user", [ImagePart(data=big, mime_type="image/png")])]), model=MODEL)
+        wire.build_request(
+            InferInput(messages=[Message("user", [ImagePart(data=big, mime_type="image/png")])]),
+            model=MODEL,
+        )
     fits = base64.b64encode(b"\0" * wire.MAX_IMAGE_BYTES).decode()
-    wire.build_request(InferInput(messages=[Message("user", [ImagePart(data=fits, mime_type="image/png")])]), model=MODEL)
+    wire.build_request(
+        InferInput(messages=[Message("user", [ImagePart(data=fits, mime_type="image/png")])]),
+        model=MODEL,
+    )
 
 
 def test_only_a_system_prompt_is_refused():
@@ -255,15 +356,55 @@ def test_validator_catches_malformed_requests():
         ({**good, "max_tokens": None}, "max_tokens"),
         ({**good, "system_prompt": "x"}, "unknown field"),
         ({**good, "messages": [{"role": "system", "content": "x"}]}, "messages[0].role"),
-        ({**good, "messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}]}, "non-empty"),
-        ({**good, "messages": [{"role": "user", "content": "x"},
-                               {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
-                               {"role": "user", "content": "no result"}]}, "without tool_result"),
+        (
+            {**good, "messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}]},
+            "non-empty",
+        ),
+        (
+            {
+                **good,
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+                    },
+                    {"role": "user", "content": "no result"},
+                ],
+            },
+            "without tool_result",
+        ),
         ({**good, "thinking": {"type": "enabled", "budget_tokens": 4096}}, "greater than"),
-        ({**good, "thinking": {"type": "enabled", "budget_tokens": 100}, "max_tokens": 5000}, ">= 1024"),
-        ({**good, "tools": [{"name": "bad name", "input_schema": {"type": "object"}}]}, "tools[0].name"),
-        ({**good, "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "not base64!"}}]}]}, "base64"),
-    ]  # fmt: skip
+        (
+            {**good, "thinking": {"type": "enabled", "budget_tokens": 100}, "max_tokens": 5000},
+            ">= 1024",
+        ),
+        (
+            {**good, "tools": [{"name": "bad name", "input_schema": {"type": "object"}}]},
+            "tools[0].name",
+        ),
+        (
+            {
+                **good,
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {
+                                    "type": "base64",
+                                    "media_type": "image/png",
+                                    "data": "not base64!",
+                                },
+                            }
+                        ],
+                    }
+                ],
+            },
+            "base64",
+        ),
+    ]
     for body, fragment in cases:
         problems = request_problems(body, HEADERS)
         assert any(fragment in p for p in problems), (fragment, problems)
@@ -276,28 +417,66 @@ def test_named_events_become_text_reasoning_and_tool_call_items():
     events = [
         start(input_tokens=25, cache_read_input_tokens=5),
         ("ping", {}),
-        ("content_block_start", {"index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
-        ("content_block_delta", {"index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me check"}}),
+        (
+            "content_block_start",
+            {"index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me check"}},
+        ),
         ("content_block_delta", {"index": 0, "delta": {"type": "thinking_delta", "thinking": "…"}}),
-        ("content_block_delta", {"index": 0, "delta": {"type": "signature_delta", "signature": "EqQB"}}),
+        (
+            "content_block_delta",
+            {"index": 0, "delta": {"type": "signature_delta", "signature": "EqQB"}},
+        ),
         ("content_block_stop", {"index": 0}),
-        ("content_block_start", {"index": 1, "content_block": {"type": "redacted_thinking", "data": "xyz"}}),
+        (
+            "content_block_start",
+            {"index": 1, "content_block": {"type": "redacted_thinking", "data": "xyz"}},
+        ),
         ("content_block_stop", {"index": 1}),
         ("content_block_start", {"index": 2, "content_block": {"type": "text", "text": ""}}),
         ("content_block_delta", {"index": 2, "delta": {"type": "text_delta", "text": "Checking "}}),
         ("content_block_delta", {"index": 2, "delta": {"type": "citations_delta", "citation": {}}}),
         ("content_block_delta", {"index": 2, "delta": {"type": "text_delta", "text": "both."}}),
         ("content_block_stop", {"index": 2}),
-        ("content_block_start", {"index": 3, "content_block": {"type": "tool_use", "id": "toolu_A", "name": "weather", "input": {}}}),
-        ("content_block_delta", {"index": 3, "delta": {"type": "input_json_delta", "partial_json": ""}}),
-        ("content_block_delta", {"index": 3, "delta": {"type": "input_json_delta", "partial_json": "{\"city\": \"Os"}}),
-        ("content_block_delta", {"index": 3, "delta": {"type": "input_json_delta", "partial_json": "lo\"}"}}),
+        (
+            "content_block_start",
+            {
+                "index": 3,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "toolu_A",
+                    "name": "weather",
+                    "input": {},
+                },
+            },
+        ),
+        (
+            "content_block_delta",
+            {"index": 3, "delta": {"type": "input_json_delta", "partial_json": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"index": 3, "delta": {"type": "input_json_delta", "partial_json": '{"city": "Os'}},
+        ),
+        (
+            "content_block_delta",
+            {"index": 3, "delta": {"type": "input_json_delta", "partial_json": 'lo"}'}},
+        ),
         ("content_block_stop", {"index": 3}),
-        ("content_block_start", {"index": 4, "content_block": {"type": "tool_use", "id": "toolu_B", "name": "time", "input": {}}}),
+        (
+            "content_block_start",
+            {
+                "index": 4,
+                "content_block": {"type": "tool_use", "id": "toolu_B", "name": "time", "input": {}},
+            },
+        ),
         ("content_block_stop", {"index": 4}),
         ("some_future_event", {"x": 1}),
         *stop("tool_use", output_tokens=89),
-    ]  # fmt: skip
+    ]
     items, acc = feed_all(events)
     assert [i["finish_reason"] for i in items][-1] == "tool_calls"
     assert sum(1 for i in items if i["finish_reason"]) == 1 and "usage" in items[-1]
@@ -308,18 +487,32 @@ def test_named_events_become_text_reasoning_and_tool_call_items():
         ReasoningPart("Let me check…", "EqQB"),
         ReasoningPart("", wire.REDACTED_PREFIX + "xyz"),
     ]
-    assert message.tool_calls == [ToolCall("toolu_A", "weather", {"city": "Oslo"}), ToolCall("toolu_B", "time", {})]
+    assert message.tool_calls == [
+        ToolCall("toolu_A", "weather", {"city": "Oslo"}),
+        ToolCall("toolu_B", "time", {}),
+    ]
     tool_items = [i["message"]["tool_calls"][0] for i in items if "tool_calls" in i["message"]]
-    assert tool_items[0] == {"index": 0, "id": "toolu_A", "type": "function", "function": {"name": "weather", "arguments": ""}}
+    assert tool_items[0] == {
+        "index": 0,
+        "id": "toolu_A",
+        "type": "function",
+        "function": {"name": "weather", "arguments": ""},
+    }
     assert [t["index"] for t in tool_items] == [0, 0, 0, 1]
 
 
 def test_cumulative_usage_is_not_double_counted():
     events = [start(input_tokens=12, output_tokens=3)]
-    events.append(("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}))
+    events.append(
+        ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})
+    )
     for n in (5, 9, 14):  # each message_delta repeats the running total
-        events.append(("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": "a"}}))
-        events.append(("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": n}}))
+        events.append(
+            ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": "a"}})
+        )
+        events.append(
+            ("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": n}})
+        )
     events += stop("max_tokens", output_tokens=20)
     items, _ = feed_all(events)
     assert items[-1]["finish_reason"] == "length"
@@ -328,9 +521,15 @@ def test_cumulative_usage_is_not_double_counted():
 
 @pytest.mark.parametrize(
     ("reason", "ours"),
-    [("end_turn", "stop"), ("stop_sequence", "stop"), ("max_tokens", "length"),
-     ("tool_use", "tool_calls"), ("refusal", "content_filter"), ("brand_new_reason", "stop")],
-)  # fmt: skip
+    [
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("max_tokens", "length"),
+        ("tool_use", "tool_calls"),
+        ("refusal", "content_filter"),
+        ("brand_new_reason", "stop"),
+    ],
+)
 def test_stop_reasons_map(reason, ours):
     items, _ = feed_all([start(), *stop(reason)])
     assert items[-1]["finish_reason"] == ours
@@ -340,12 +539,17 @@ def test_error_event_mid_stream_raises_one_typed_error():
     translator = wire.StreamTranslator()
     translator.feed("message_start", start()[1])
     with pytest.raises(ModelError) as info:
-        translator.feed("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        translator.feed(
+            "error",
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        )
     assert isinstance(info.value, ProviderUnavailableError)
     assert info.value.details["type"] == "overloaded_error" and info.value.details["mid_stream"]
     assert "Overloaded" in info.value.message and info.value.details["provider"] == "anthropic"
     with pytest.raises(QuotaExceededError):
-        translator.feed("error", {"type": "error", "error": {"type": "billing_error", "message": "Add credits"}})
+        translator.feed(
+            "error", {"type": "error", "error": {"type": "billing_error", "message": "Add credits"}}
+        )
 
 
 def test_truncated_and_malformed_streams_raise_typed_errors():
@@ -358,8 +562,14 @@ def test_truncated_and_malformed_streams_raise_typed_errors():
     with pytest.raises(ModelError, match="malformed"):
         translator.feed("message_start", ["not", "an", "object"])
     with pytest.raises(ModelError, match="not a tool_use block"):
-        translator.feed("content_block_delta", {"type": "content_block_delta", "index": 7,
-                                                "delta": {"type": "input_json_delta", "partial_json": "{"}})  # fmt: skip
+        translator.feed(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 7,
+                "delta": {"type": "input_json_delta", "partial_json": "{"},
+            },
+        )
 
 
 # -- properties ------------------------------------------------------------------------
@@ -367,18 +577,23 @@ def test_truncated_and_malformed_streams_raise_typed_errors():
 texts = st.text(min_size=1, max_size=20)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 calls = st.lists(
-    st.tuples(st.from_regex(r"[a-z_]{1,12}", fullmatch=True), st.dictionaries(st.text(max_size=6), json_values, max_size=3)),
+    st.tuples(
+        st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
+        st.dictionaries(st.text(max_size=6), json_values, max_size=3),
+    ),
     max_size=3,
-)  # fmt: skip
+)
 
 
 def split(text: str, cuts: list[int]) -> list[str]:
     points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
-    return [text[a:b] for a, b in zip(points, points[1:]) if b > a]
+    return [text[a:b] for a, b in itertools.pairwise(points) if b > a]
 
 
 @given(
@@ -389,30 +604,76 @@ def split(text: str, cuts: list[int]) -> list[str]:
     cuts=st.lists(st.integers(0, 200), max_size=6),
     output_counts=st.lists(st.integers(0, 10_000), min_size=1, max_size=5),
 )
-def test_any_stream_folds_back_into_the_message_and_round_trips(thinking, signature, answer, tool_calls, cuts, output_counts):
+def test_any_stream_folds_back_into_the_message_and_round_trips(
+    thinking, signature, answer, tool_calls, cuts, output_counts
+):
     events = [start(input_tokens=7)]
     index = 0
     if thinking:
-        events.append(("content_block_start", {"index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
-        events += [("content_block_delta", {"index": index, "delta": {"type": "thinking_delta", "thinking": t}}) for t in thinking]
-        events.append(("content_block_delta", {"index": index, "delta": {"type": "signature_delta", "signature": signature}}))
+        events.append(
+            (
+                "content_block_start",
+                {
+                    "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                },
+            )
+        )
+        events += [
+            (
+                "content_block_delta",
+                {"index": index, "delta": {"type": "thinking_delta", "thinking": t}},
+            )
+            for t in thinking
+        ]
+        events.append(
+            (
+                "content_block_delta",
+                {"index": index, "delta": {"type": "signature_delta", "signature": signature}},
+            )
+        )
         events.append(("content_block_stop", {"index": index}))
         index += 1
     if answer:
-        events.append(("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}}))
-        events += [("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": t}}) for t in answer]
+        events.append(
+            ("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}})
+        )
+        events += [
+            ("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": t}})
+            for t in answer
+        ]
         events.append(("content_block_stop", {"index": index}))
         index += 1
     for n, (name, args) in enumerate(tool_calls):
-        events.append(("content_block_start", {"index": index, "content_block": {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": {}}}))
-        events += [("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}})
-                   for f in split(json.dumps(args), cuts)]
+        events.append(
+            (
+                "content_block_start",
+                {
+                    "index": index,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": f"toolu_{n}",
+                        "name": name,
+                        "input": {},
+                    },
+                },
+            )
+        )
+        events += [
+            (
+                "content_block_delta",
+                {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}},
+            )
+            for f in split(json.dumps(args), cuts)
+        ]
         events.append(("content_block_stop", {"index": index}))
         index += 1
     running = 0
     for count in output_counts:
         running += count
-        events.append(("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": running}}))
+        events.append(
+            ("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": running}})
+        )
     events += stop("tool_use" if tool_calls else "end_turn", output_tokens=running)
     items, acc = feed_all(events)
     assert items[-1]["usage"] == {"input_tokens": 7, "output_tokens": running}
@@ -421,8 +682,12 @@ def test_any_stream_folds_back_into_the_message_and_round_trips(thinking, signat
     assert [(c.name, c.arguments) for c in message.tool_calls] == tool_calls
     assert message.reasoning == ([ReasoningPart("".join(thinking), signature)] if thinking else [])
     # the next turn sends all of it back as Anthropic produced it
-    follow_up = [Message("tool", "ok", tool_call_id=c.id) for c in message.tool_calls] or [Message("user", "more")]
-    inputs = InferInput(messages=[Message("user", "go"), message, *follow_up], reasoning=bool(thinking))
+    follow_up = [Message("tool", "ok", tool_call_id=c.id) for c in message.tool_calls] or [
+        Message("user", "more")
+    ]
+    inputs = InferInput(
+        messages=[Message("user", "go"), message, *follow_up], reasoning=bool(thinking)
+    )
     body = wire.build_request(inputs, model=MODEL)
     assert request_problems(body, HEADERS) == []
     expected = []
@@ -430,7 +695,10 @@ def test_any_stream_folds_back_into_the_message_and_round_trips(thinking, signat
         expected.append({"type": "thinking", "thinking": "".join(thinking), "signature": signature})
     if answer:
         expected.append({"type": "text", "text": "".join(answer)})
-    expected += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in message.tool_calls]
+    expected += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+        for c in message.tool_calls
+    ]
     if expected:
         assert body["messages"][1] == {"role": "assistant", "content": expected}
     else:  # an empty reply is not sent back; the two user turns merge
@@ -451,13 +719,23 @@ def test_any_conversation_shape_builds_a_request_anthropic_accepts_or_a_clear_er
         else:
             messages.append(Message(role, f"{role}{n}"))
     # a conversation the user could legitimately send: every call answered
-    messages = [m for m in messages if m.role != "tool" or any(
-        c.id == m.tool_call_id for p in messages if p.role == "assistant" for c in p.tool_calls)]
+    messages = [
+        m
+        for m in messages
+        if m.role != "tool"
+        or any(
+            c.id == m.tool_call_id for p in messages if p.role == "assistant" for c in p.tool_calls
+        )
+    ]
     if not messages:
         return
     answered = {m.tool_call_id for m in messages if m.role == "tool"}
     messages = [
-        m if m.role != "assistant" else Message("assistant", m.contents, tool_calls=[c for c in m.tool_calls if c.id in answered])
+        m
+        if m.role != "assistant"
+        else Message(
+            "assistant", m.contents, tool_calls=[c for c in m.tool_calls if c.id in answered]
+        )
         for m in messages
     ]
     try:

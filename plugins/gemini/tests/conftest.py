@@ -30,7 +30,12 @@ async def gemini(server):
         await rt.define(
             "gemini_language_model",
             "gemini",
-            {"model": "gemini-2.5-flash", "api_key": KEY, "base_url": server.url + "/v1beta",
-             "read_timeout": 0.5, "max_retries": 2},
-        )  # fmt: skip
+            {
+                "model": "gemini-2.5-flash",
+                "api_key": KEY,
+                "base_url": server.url + "/v1beta",
+                "read_timeout": 0.5,
+                "max_retries": 2,
+            },
+        )
         yield rt, "gemini"

@@ -9,7 +9,12 @@ from ferrule.testing import Capabilities, LanguageModelConformance, LanguageMode
 from ferrule.testing.loopback import LoopbackServer
 from ferrule_gemini.testing import reply_records, stream_reply, validator
 
-FINISH_REASONS = {"stop": "STOP", "length": "MAX_TOKENS", "tool_calls": "STOP", "content_filter": "SAFETY"}
+FINISH_REASONS = {
+    "stop": "STOP",
+    "length": "MAX_TOKENS",
+    "tool_calls": "STOP",
+    "content_filter": "SAFETY",
+}
 
 
 class TestGeminiConformance(LanguageModelConformance):
@@ -26,15 +31,24 @@ class TestGeminiConformance(LanguageModelConformance):
                     finish_reason=FINISH_REASONS[turn.finish_reason],
                 )
                 # Gemini may send call ids; the suite's scripted ids come back as sent.
-                calls = [p["functionCall"] for r in records for p in r["candidates"][0]["content"]["parts"] if "functionCall" in p]
-                for call, expected in zip(calls, turn.tool_calls):
+                calls = [
+                    p["functionCall"]
+                    for r in records
+                    for p in r["candidates"][0]["content"]["parts"]
+                    if "functionCall" in p
+                ]
+                for call, expected in zip(calls, turn.tool_calls, strict=True):
                     call["id"] = ids.setdefault(expected.id, expected.id)
                 server.script(stream_reply(records, delay=turn.chunk_delay))
 
             await rt.define(
                 "gemini_language_model",
                 "gemini",
-                {"model": "gemini-2.5-flash", "api_key": "AIza-conformance", "base_url": server.url + "/v1beta"},
+                {
+                    "model": "gemini-2.5-flash",
+                    "api_key": "AIza-conformance",
+                    "base_url": server.url + "/v1beta",
+                },
             )
             capabilities = Capabilities(reasoning=True, output_schema=True, images=True, audio=True)
             yield LanguageModelUnderTest(rt, "gemini", capabilities, script=script)

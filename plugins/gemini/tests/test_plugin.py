@@ -15,7 +15,13 @@ from ferrule_kernel import Kernel
 
 #: Every Gemini id agent-guide.txt lists (1.5 and 2.0 are retired by now; they still
 #: resolve, and the provider's 404 reaches the user, see test_loopback).
-GUIDE_IDS = ["gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.0-flash", "gemini-1.5-flash", "gemini-1.5-pro"]
+GUIDE_IDS = [
+    "gemini-2.5-flash",
+    "gemini-2.5-pro",
+    "gemini-2.0-flash",
+    "gemini-1.5-flash",
+    "gemini-1.5-pro",
+]
 
 
 @pytest.fixture
@@ -37,7 +43,9 @@ def test_any_id_resolves_with_the_provider_named(kernel, provider):
     assert route.attributes == {"model": "learnlm-2.0-flash-experimental"}
 
 
-@pytest.mark.parametrize(("model_id", "provider"), [("gpt-4o", None), ("gemma-3", None), ("gemini-2.5-pro", "anthropic")])
+@pytest.mark.parametrize(
+    ("model_id", "provider"), [("gpt-4o", None), ("gemma-3", None), ("gemini-2.5-pro", "anthropic")]
+)
 def test_other_ids_are_not_ours(kernel, model_id, provider):
     with pytest.raises(UnknownModelError):
         APIModel(model_id, provider=provider).route(kernel)
@@ -47,7 +55,9 @@ def test_the_installed_plugin_registers_its_type():
     with Runtime() as rt:
         types = {t["name"]: t for t in rt.component_types()}
     entry = types["gemini_language_model"]
-    assert entry["distribution"] == "ferrule-gemini" and [m["name"] for m in entry["methods"]] == ["infer"]
+    assert entry["distribution"] == "ferrule-gemini" and [m["name"] for m in entry["methods"]] == [
+        "infer"
+    ]
     assert "api_key" in entry["attributes_schema"]["properties"]
 
 
@@ -55,9 +65,11 @@ def test_encode_part_answers_for_gemini_only(kernel):
     kernel.load_plugins()
     hook = kernel.plugin_manager.hook.ferrule_encode_part
     assert hook(part=ImagePart(data="iVBORw0KGgo=", mime_type="image/png"), provider="gemini") == {
-        "inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}  # fmt: skip
+        "inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}
+    }
     assert hook(part=AudioPart(data="SUQz", format="mp3"), provider="google") == {
-        "inlineData": {"mimeType": "audio/mp3", "data": "SUQz"}}  # fmt: skip
+        "inlineData": {"mimeType": "audio/mp3", "data": "SUQz"}
+    }
     assert hook(part=TextPart("hi"), provider="gemini") == {"text": "hi"}
     assert hook(part=TextPart("hi"), provider="openai") is None
     with pytest.raises(UnsupportedContentError):
@@ -70,5 +82,7 @@ def test_discovery_imports_nothing_heavy():
         "heavy = [m for m in ('aiohttp', 'ferrule.http', 'ferrule_gemini.wire', 'ferrule_gemini.model') if m in sys.modules]\n"
         "print(heavy)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

@@ -26,11 +26,23 @@ ANTHROPIC_VERSION = "2023-06-01"
 MESSAGES_PATH = "/v1/messages"
 BODY_KEYS = frozenset(
     {
-        "model", "max_tokens", "messages", "system", "stop_sequences", "temperature", "top_p",
-        "top_k", "tools", "tool_choice", "thinking", "output_config", "metadata",
-        "service_tier", "stream",
+        "model",
+        "max_tokens",
+        "messages",
+        "system",
+        "stop_sequences",
+        "temperature",
+        "top_p",
+        "top_k",
+        "tools",
+        "tool_choice",
+        "thinking",
+        "output_config",
+        "metadata",
+        "service_tier",
+        "stream",
     }
-)  # fmt: skip
+)
 IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
@@ -44,7 +56,11 @@ Event = tuple[str, dict[str, Any]]
 
 
 def error_body(error_type: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_loopback"}
+    return {
+        "type": "error",
+        "error": {"type": error_type, "message": message},
+        "request_id": "req_loopback",
+    }
 
 
 def _fragments(text: str, pieces: int = 3) -> list[str]:
@@ -69,32 +85,83 @@ def message_events(
     input)``, the input JSON split in fragments); ``message_delta`` carries the stop
     reason and the cumulative output tokens, ``message_stop`` ends it."""
     events: list[Event] = [
-        ("message_start", {"message": {
-            "id": "msg_loopback", "type": "message", "role": "assistant", "content": [], "model": model,
-            "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}),
+        (
+            "message_start",
+            {
+                "message": {
+                    "id": "msg_loopback",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": model,
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": input_tokens, "output_tokens": 1},
+                }
+            },
+        ),
         ("ping", {}),
-    ]  # fmt: skip
+    ]
     index = 0
     if reasoning:
-        events.append(("content_block_start", {"index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
-        events += [("content_block_delta", {"index": index, "delta": {"type": "thinking_delta", "thinking": t}}) for t in reasoning]
-        events.append(("content_block_delta", {"index": index, "delta": {"type": "signature_delta", "signature": signature}}))
+        events.append(
+            (
+                "content_block_start",
+                {
+                    "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                },
+            )
+        )
+        events += [
+            (
+                "content_block_delta",
+                {"index": index, "delta": {"type": "thinking_delta", "thinking": t}},
+            )
+            for t in reasoning
+        ]
+        events.append(
+            (
+                "content_block_delta",
+                {"index": index, "delta": {"type": "signature_delta", "signature": signature}},
+            )
+        )
         events.append(("content_block_stop", {"index": index}))
         index += 1
     for data in redacted:
-        events.append(("content_block_start", {"index": index, "content_block": {"type": "redacted_thinking", "data": data}}))
+        events.append(
+            (
+                "content_block_start",
+                {"index": index, "content_block": {"type": "redacted_thinking", "data": data}},
+            )
+        )
         events.append(("content_block_stop", {"index": index}))
         index += 1
     if text:
-        events.append(("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}}))
-        events += [("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": t}}) for t in text]
+        events.append(
+            ("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}})
+        )
+        events += [
+            ("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": t}})
+            for t in text
+        ]
         events.append(("content_block_stop", {"index": index}))
         index += 1
     for call_id, name, arguments in tool_calls:
-        events.append(("content_block_start", {"index": index, "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}))
+        events.append(
+            (
+                "content_block_start",
+                {
+                    "index": index,
+                    "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}},
+                },
+            )
+        )
         events += [
-            ("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}})
+            (
+                "content_block_delta",
+                {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}},
+            )
             for f in _fragments(json.dumps(arguments))
         ]
         events.append(("content_block_stop", {"index": index}))
@@ -103,8 +170,15 @@ def message_events(
         stop_reason = "tool_use" if tool_calls else "end_turn"
     if output_tokens is None:
         output_tokens = max(1, len(text) + len(reasoning) + 3 * len(tool_calls))
-    events.append(("message_delta", {"delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                                     "usage": {"output_tokens": output_tokens}}))  # fmt: skip
+    events.append(
+        (
+            "message_delta",
+            {
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": output_tokens},
+            },
+        )
+    )
     events.append(("message_stop", {}))
     return events
 
@@ -114,7 +188,12 @@ def event_bytes(name: str, data: Mapping[str, Any]) -> bytes:
     return sse({"type": name, **data}, event=name)
 
 
-def stream_reply(events: Iterable[Event | Action], *, delay: float = 0.0, headers: Mapping[str, str] | None = None) -> Reply:
+def stream_reply(
+    events: Iterable[Event | Action],
+    *,
+    delay: float = 0.0,
+    headers: Mapping[str, str] | None = None,
+) -> Reply:
     """A scripted SSE reply of these events (raw bytes, pauses and resets pass through),
     with ``delay`` seconds between events."""
     actions: list[Any] = []
@@ -125,8 +204,14 @@ def stream_reply(events: Iterable[Event | Action], *, delay: float = 0.0, header
     return Reply.sse(actions, headers={"request-id": "req_loopback", **(headers or {})})
 
 
-def error_reply(status: int, error_type: str, message: str, headers: Mapping[str, str] | None = None) -> Reply:
-    return Reply.json(error_body(error_type, message), status=status, headers={"request-id": "req_loopback", **(headers or {})})
+def error_reply(
+    status: int, error_type: str, message: str, headers: Mapping[str, str] | None = None
+) -> Reply:
+    return Reply.json(
+        error_body(error_type, message),
+        status=status,
+        headers={"request-id": "req_loopback", **(headers or {})},
+    )
 
 
 # -- requests --------------------------------------------------------------------------
@@ -160,7 +245,9 @@ def _image_problems(block: dict[str, Any], where: str) -> list[str]:
             out.append(f"{where}.source.data: must be base64")
         return out
     if source.get("type") == "url":
-        return [] if isinstance(source.get("url"), str) else [f"{where}.source.url: required string"]
+        return (
+            [] if isinstance(source.get("url"), str) else [f"{where}.source.url: required string"]
+        )
     return [f"{where}.source.type: must be 'base64' or 'url'"]
 
 
@@ -204,11 +291,19 @@ def _block_problems(block: Any, role: str, where: str) -> list[str]:
             out.append(f"{where}.is_error: must be a boolean")
         return out
     if kind == "thinking":
-        if not isinstance(block.get("thinking"), str) or not isinstance(block.get("signature"), str) or not block["signature"]:
+        if (
+            not isinstance(block.get("thinking"), str)
+            or not isinstance(block.get("signature"), str)
+            or not block["signature"]
+        ):
             return [f"{where}: thinking blocks need 'thinking' and a non-empty 'signature'"]
         return []
     if kind == "redacted_thinking":
-        return [] if isinstance(block.get("data"), str) and block["data"] else [f"{where}.data: required string"]
+        return (
+            []
+            if isinstance(block.get("data"), str) and block["data"]
+            else [f"{where}.data: required string"]
+        )
     return []
 
 
@@ -262,7 +357,8 @@ def _messages_problems(messages: Any, thinking_on: bool) -> list[str]:
                 out.append(f"{where}: tool_use ids {sorted(pending_tool_uses)} got no tool_result")
             pending_tool_uses = {b.get("id") for b in typed if b.get("type") == "tool_use"}
     last_assistant = next(
-        (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "assistant"), None
+        (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
+        None,
     )
     if thinking_on and last_assistant is not None:
         blocks = [b for b in _blocks(last_assistant.get("content")) if isinstance(b, dict)]
@@ -314,7 +410,13 @@ def _tools_problems(tools: Any) -> list[str]:
     names = set()
     for i, tool in enumerate(tools):
         where = f"tools[{i}]"
-        if not isinstance(tool, dict) or set(tool) - {"name", "description", "input_schema", "cache_control", "type"}:
+        if not isinstance(tool, dict) or set(tool) - {
+            "name",
+            "description",
+            "input_schema",
+            "cache_control",
+            "type",
+        }:
             out.append(f"{where}: unexpected shape")
             continue
         name = tool.get("name")
@@ -339,14 +441,22 @@ def _output_config_problems(config: Any) -> list[str]:
         out.append(f"output_config.effort: must be one of {sorted(EFFORTS)}")
     if "format" in config:
         fmt = config["format"]
-        if not isinstance(fmt, dict) or fmt.get("type") != "json_schema" or not isinstance(fmt.get("schema"), dict):
+        if (
+            not isinstance(fmt, dict)
+            or fmt.get("type") != "json_schema"
+            or not isinstance(fmt.get("schema"), dict)
+        ):
             out.append("output_config.format: must be {type: json_schema, schema: {...}}")
     return out
 
 
-def request_problems(body: Any, headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> list[str]:
+def request_problems(
+    body: Any, headers: Mapping[str, str] | Iterable[tuple[str, str]]
+) -> list[str]:
     """Everything Anthropic would refuse in this request (empty when it is valid)."""
-    headers = {k.lower(): v for k, v in (headers.items() if isinstance(headers, Mapping) else headers)}
+    headers = {
+        k.lower(): v for k, v in (headers.items() if isinstance(headers, Mapping) else headers)
+    }
     out = []
     if not headers.get("x-api-key"):
         out.append("header x-api-key: required")
@@ -368,14 +478,18 @@ def request_problems(body: Any, headers: Mapping[str, str] | Iterable[tuple[str,
         out.append("stream: ferrule always streams; expected true")
     system = body.get("system")
     if system is not None and not isinstance(system, str):
-        if not isinstance(system, list) or any(not isinstance(b, dict) or b.get("type") != "text" for b in system):
+        if not isinstance(system, list) or any(
+            not isinstance(b, dict) or b.get("type") != "text" for b in system
+        ):
             out.append("system: a string or an array of text blocks")
     for key, low, high in (("temperature", 0, 1), ("top_p", 0, 1)):
         value = body.get(key)
         if value is not None and (not isinstance(value, (int, float)) or not low <= value <= high):
             out.append(f"{key}: must be a number from {low} to {high}")
     stops = body.get("stop_sequences")
-    if stops is not None and (not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)):
+    if stops is not None and (
+        not isinstance(stops, list) or not all(isinstance(s, str) for s in stops)
+    ):
         out.append("stop_sequences: an array of strings")
     if "tools" in body:
         out += _tools_problems(body["tools"])

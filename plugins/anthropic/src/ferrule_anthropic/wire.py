@@ -195,7 +195,12 @@ def _assistant_blocks(message: Message, where: str) -> list[dict[str, Any]]:
     blocks = [b for b in map(reasoning_block, message.reasoning) if b is not None]
     blocks += _content_blocks(message, where)
     blocks += [
-        {"type": "tool_use", "id": call.id, "name": call.name, "input": _tool_input(call.arguments, where)}
+        {
+            "type": "tool_use",
+            "id": call.id,
+            "name": call.name,
+            "input": _tool_input(call.arguments, where),
+        }
         for call in message.tool_calls
     ]
     return blocks
@@ -244,14 +249,19 @@ def _system_and_turns(messages: list[Message]) -> tuple[list[str], list[dict[str
     return system, turns
 
 
-def _thinking(inputs: InferInput, model: str, max_tokens: int | None) -> tuple[dict[str, Any], int]:
-    """The ``thinking`` switch and the ``max_tokens`` to send with it."""
+def _thinking(inputs: InferInput, model: str, default_cap: int) -> tuple[dict[str, Any], int]:
+    """The ``thinking`` switch and the ``max_tokens`` to send with it. Without a cap in the
+    request, the cap leaves room for the whole thinking budget plus an answer."""
     effort = inputs.reasoning_effort or DEFAULT_EFFORT
-    if uses_adaptive_thinking(model):
-        return {"type": "adaptive"}, max_tokens or THINKING_BUDGETS[effort] + ANSWER_TOKENS
     budget = THINKING_BUDGETS[effort]
+    max_tokens = inputs.max_tokens
     if max_tokens is None:
-        return {"type": "enabled", "budget_tokens": budget}, budget + ANSWER_TOKENS
+        max_tokens = max(default_cap, budget + ANSWER_TOKENS)
+        if uses_adaptive_thinking(model):
+            return {"type": "adaptive"}, max_tokens
+        return {"type": "enabled", "budget_tokens": budget}, max_tokens
+    if uses_adaptive_thinking(model):
+        return {"type": "adaptive"}, max_tokens
     if max_tokens <= MIN_THINKING_BUDGET:
         raise InvalidInputError(
             f"with reasoning on, Anthropic needs max_tokens above {MIN_THINKING_BUDGET} "
@@ -265,7 +275,8 @@ def build_request(
     inputs: InferInput, *, model: str, max_tokens: int = DEFAULT_MAX_TOKENS
 ) -> dict[str, Any]:
     """The ``POST /v1/messages`` body for ``inputs``. ``max_tokens`` is the component's
-    default cap, used when ``inputs.max_tokens`` is not given."""
+    default cap, used when ``inputs.max_tokens`` is not given (raised, with reasoning on,
+    to fit the thinking budget and an answer)."""
     system, turns = _system_and_turns(inputs.messages)
     if not turns:
         raise InvalidInputError(
@@ -282,7 +293,12 @@ def build_request(
                 "or turn reasoning off",
                 field="$.temperature",
             )
-        body["thinking"], body["max_tokens"] = _thinking(inputs, model, inputs.max_tokens)
+        if inputs.top_p is not None and inputs.top_p < 0.95:
+            raise InvalidInputError(
+                f"with extended thinking Anthropic accepts top_p from 0.95 to 1; got {inputs.top_p}",
+                field="$.top_p",
+            )
+        body["thinking"], body["max_tokens"] = _thinking(inputs, model, max_tokens)
         if body["thinking"]["type"] == "adaptive":
             body["output_config"] = {"effort": _adaptive_effort(inputs.reasoning_effort)}
     else:
@@ -366,7 +382,9 @@ def stream_error(error: Any) -> ModelError:
     """The typed error for an ``event: error`` that ends a stream: the class the same
     failure gets as an HTTP reply (``overloaded_error`` as a 529, ...)."""
     kind, message = parse_error_body({"error": error})
-    info = ProviderErrorInfo(message=message or "no message", type=kind, quota=kind == "billing_error")
+    info = ProviderErrorInfo(
+        message=message or "no message", type=kind, quota=kind == "billing_error"
+    )
     typed = provider_error(PROVIDER, ERROR_STATUS.get(kind or ""), info)
     cls = QuotaExceededError if info.quota else type(typed)
     return cls(

@@ -26,28 +26,73 @@ from ferrule.testing.loopback import Action, Pause, RecordedRequest, Reply, sse
 
 PATH = re.compile(r"^/v1beta/models/(?P<model>[A-Za-z0-9._-]+):streamGenerateContent$")
 BODY_KEYS = frozenset(
-    {"contents", "systemInstruction", "tools", "toolConfig", "generationConfig", "safetySettings", "cachedContent"}
+    {
+        "contents",
+        "systemInstruction",
+        "tools",
+        "toolConfig",
+        "generationConfig",
+        "safetySettings",
+        "cachedContent",
+    }
 )
 DATA_KEYS = frozenset(
-    {"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"}
+    {
+        "text",
+        "inlineData",
+        "fileData",
+        "functionCall",
+        "functionResponse",
+        "executableCode",
+        "codeExecutionResult",
+    }
 )
 PART_KEYS = DATA_KEYS | {"thought", "thoughtSignature", "videoMetadata"}
 FUNCTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$")
 TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 SCHEMA_KEYS = frozenset(
     {
-        "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
-        "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
-        "pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum",
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "maxItems",
+        "minItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "example",
+        "anyOf",
+        "propertyOrdering",
+        "default",
+        "items",
+        "minimum",
+        "maximum",
     }
-)  # fmt: skip
+)
 GENERATION_KEYS = frozenset(
     {
-        "temperature", "topP", "topK", "maxOutputTokens", "stopSequences", "candidateCount",
-        "responseMimeType", "responseSchema", "thinkingConfig", "presencePenalty",
-        "frequencyPenalty", "seed", "responseModalities",
+        "temperature",
+        "topP",
+        "topK",
+        "maxOutputTokens",
+        "stopSequences",
+        "candidateCount",
+        "responseMimeType",
+        "responseSchema",
+        "thinkingConfig",
+        "presencePenalty",
+        "frequencyPenalty",
+        "seed",
+        "responseModalities",
     }
-)  # fmt: skip
+)
 THINKING_LEVELS = frozenset({"minimal", "low", "medium", "high"})
 RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
@@ -56,7 +101,9 @@ QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
 # -- replies ---------------------------------------------------------------------------
 
 
-def error_body(code: int, status: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def error_body(
+    code: int, status: str, message: str, details: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message, "status": status}
     if details:
         error["details"] = details
@@ -65,18 +112,43 @@ def error_body(code: int, status: str, message: str, details: list[dict[str, Any
 
 def rate_limited(retry_delay: str | None = "0.05s", *, daily: bool = False) -> dict[str, Any]:
     """A 429 body as Gemini sends it: a QuotaFailure (per minute, or per day) and a RetryInfo."""
-    quota = "GenerateRequestsPerDayPerProjectPerModel-FreeTier" if daily else "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"
-    details: list[dict[str, Any]] = [{"@type": QUOTA_FAILURE, "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": quota}]}]  # fmt: skip
+    quota = (
+        "GenerateRequestsPerDayPerProjectPerModel-FreeTier"
+        if daily
+        else "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"
+    )
+    details: list[dict[str, Any]] = [
+        {
+            "@type": QUOTA_FAILURE,
+            "violations": [
+                {
+                    "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                    "quotaId": quota,
+                }
+            ],
+        }
+    ]
     if retry_delay is not None:
         details.append({"@type": RETRY_INFO, "retryDelay": retry_delay})
-    return error_body(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.", details)
+    return error_body(
+        429,
+        "RESOURCE_EXHAUSTED",
+        "You exceeded your current quota, please check your plan and billing details.",
+        details,
+    )
 
 
-def _record(parts: list[dict[str, Any]], finish: str | None, usage: dict[str, int] | None, model: str) -> dict[str, Any]:
+def _record(
+    parts: list[dict[str, Any]], finish: str | None, usage: dict[str, int] | None, model: str
+) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
     if finish is not None:
         candidate["finishReason"] = finish
-    record: dict[str, Any] = {"candidates": [candidate], "modelVersion": model, "responseId": "loopback"}
+    record: dict[str, Any] = {
+        "candidates": [candidate],
+        "modelVersion": model,
+        "responseId": "loopback",
+    }
     if usage is not None:
         record["usageMetadata"] = usage
     return record
@@ -101,8 +173,11 @@ def reply_records(
     candidates = 0
 
     def usage() -> dict[str, int]:
-        out = {"promptTokenCount": prompt_tokens, "candidatesTokenCount": candidates,
-               "totalTokenCount": prompt_tokens + candidates + thoughts}  # fmt: skip
+        out = {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": candidates,
+            "totalTokenCount": prompt_tokens + candidates + thoughts,
+        }
         if thoughts:
             out["thoughtsTokenCount"] = thoughts
         return out
@@ -113,7 +188,9 @@ def reply_records(
     for piece in text:
         candidates += 2
         records.append(_record([{"text": piece}], None, usage(), model))
-    last: list[dict[str, Any]] = [{"functionCall": {"name": name, "args": args}} for name, args in tool_calls]
+    last: list[dict[str, Any]] = [
+        {"functionCall": {"name": name, "args": args}} for name, args in tool_calls
+    ]
     if signature is not None:
         if last:
             last[0]["thoughtSignature"] = signature
@@ -176,7 +253,11 @@ def schema_problems(schema: Any, where: str, *, top_level_object: bool = False) 
         out.append(f"{where}.properties: should be non-empty for OBJECT type")
     required = schema.get("required")
     if required is not None:
-        missing = [r for r in required if r not in (properties or {})] if isinstance(required, list) else ["?"]
+        missing = (
+            [r for r in required if r not in (properties or {})]
+            if isinstance(required, list)
+            else ["?"]
+        )
         if missing:
             out.append(f"{where}.required: names properties that do not exist: {missing}")
     if "items" in schema:
@@ -206,7 +287,11 @@ def _part_problems(part: Any, role: str, where: str) -> list[str]:
         out.append(f"{where}.text: must be a string")
     elif kind == "inlineData":
         blob = part["inlineData"]
-        if not isinstance(blob, dict) or not isinstance(blob.get("mimeType"), str) or not _is_base64(blob.get("data")):
+        if (
+            not isinstance(blob, dict)
+            or not isinstance(blob.get("mimeType"), str)
+            or not _is_base64(blob.get("data"))
+        ):
             out.append(f"{where}.inlineData: needs mimeType and base64 data")
     elif kind == "functionCall":
         call = part["functionCall"]
@@ -250,11 +335,15 @@ def _contents_problems(contents: Any) -> list[str]:
         named = [p for p in parts if isinstance(p, dict)]
         if role == "model":
             expected_responses = Counter(
-                p["functionCall"].get("name") for p in named if isinstance(p.get("functionCall"), dict)
+                p["functionCall"].get("name")
+                for p in named
+                if isinstance(p.get("functionCall"), dict)
             )
         else:
             got = Counter(
-                p["functionResponse"].get("name") for p in named if isinstance(p.get("functionResponse"), dict)
+                p["functionResponse"].get("name")
+                for p in named
+                if isinstance(p.get("functionResponse"), dict)
             )
             if got != expected_responses and (got or expected_responses):
                 out.append(
@@ -276,7 +365,12 @@ def _tools_problems(tools: Any) -> list[str]:
             continue
         for j, declaration in enumerate(tool["functionDeclarations"]):
             where = f"tools[{i}].functionDeclarations[{j}]"
-            if not isinstance(declaration, dict) or set(declaration) - {"name", "description", "parameters", "response"}:
+            if not isinstance(declaration, dict) or set(declaration) - {
+                "name",
+                "description",
+                "parameters",
+                "response",
+            }:
                 out.append(f"{where}: unexpected shape")
                 continue
             name = declaration.get("name")
@@ -286,7 +380,9 @@ def _tools_problems(tools: Any) -> list[str]:
                 out.append(f"{where}.name: duplicate function name")
             names.add(name)
             if "parameters" in declaration:
-                out += schema_problems(declaration["parameters"], f"{where}.parameters", top_level_object=True)
+                out += schema_problems(
+                    declaration["parameters"], f"{where}.parameters", top_level_object=True
+                )
     return out
 
 
@@ -302,7 +398,9 @@ def _generation_problems(config: Any) -> list[str]:
     if tokens is not None and (not isinstance(tokens, int) or tokens < 1):
         out.append("generationConfig.maxOutputTokens: a positive integer")
     stops = config.get("stopSequences")
-    if stops is not None and (not isinstance(stops, list) or len(stops) > 5 or not all(isinstance(s, str) for s in stops)):
+    if stops is not None and (
+        not isinstance(stops, list) or len(stops) > 5 or not all(isinstance(s, str) for s in stops)
+    ):
         out.append("generationConfig.stopSequences: up to 5 strings")
     if "responseSchema" in config:
         if config.get("responseMimeType") != "application/json":
@@ -310,31 +408,50 @@ def _generation_problems(config: Any) -> list[str]:
         out += schema_problems(config["responseSchema"], "generationConfig.responseSchema")
     thinking = config.get("thinkingConfig")
     if thinking is not None:
-        if not isinstance(thinking, dict) or set(thinking) - {"thinkingBudget", "includeThoughts", "thinkingLevel"}:
-            out.append("generationConfig.thinkingConfig: thinkingBudget, includeThoughts, thinkingLevel only")
+        if not isinstance(thinking, dict) or set(thinking) - {
+            "thinkingBudget",
+            "includeThoughts",
+            "thinkingLevel",
+        }:
+            out.append(
+                "generationConfig.thinkingConfig: thinkingBudget, includeThoughts, thinkingLevel only"
+            )
         else:
             if "thinkingBudget" in thinking and "thinkingLevel" in thinking:
-                out.append("generationConfig.thinkingConfig: thinkingBudget and thinkingLevel are mutually exclusive")
+                out.append(
+                    "generationConfig.thinkingConfig: thinkingBudget and thinkingLevel are mutually exclusive"
+                )
             budget = thinking.get("thinkingBudget")
             if budget is not None and (not isinstance(budget, int) or budget < -1):
-                out.append("generationConfig.thinkingConfig.thinkingBudget: an integer, -1 (dynamic) or more")
+                out.append(
+                    "generationConfig.thinkingConfig.thinkingBudget: an integer, -1 (dynamic) or more"
+                )
             if "thinkingLevel" in thinking and thinking["thinkingLevel"] not in THINKING_LEVELS:
-                out.append(f"generationConfig.thinkingConfig.thinkingLevel: one of {sorted(THINKING_LEVELS)}")
+                out.append(
+                    f"generationConfig.thinkingConfig.thinkingLevel: one of {sorted(THINKING_LEVELS)}"
+                )
             if "includeThoughts" in thinking and not isinstance(thinking["includeThoughts"], bool):
                 out.append("generationConfig.thinkingConfig.includeThoughts: a boolean")
     return out
 
 
 def request_problems(
-    path: str, query: Mapping[str, str], headers: Mapping[str, str] | Iterable[tuple[str, str]], body: Any
+    path: str,
+    query: Mapping[str, str],
+    headers: Mapping[str, str] | Iterable[tuple[str, str]],
+    body: Any,
 ) -> list[str]:
     """Everything Gemini would refuse in this request (empty when it is valid)."""
-    headers = {k.lower(): v for k, v in (headers.items() if isinstance(headers, Mapping) else headers)}
+    headers = {
+        k.lower(): v for k, v in (headers.items() if isinstance(headers, Mapping) else headers)
+    }
     out = []
     if not PATH.match(path):
         out.append(f"path: expected /v1beta/models/<model>:streamGenerateContent, got {path}")
     if dict(query) != {"alt": "sse"}:
-        out.append(f"query: expected exactly alt=sse (the key belongs in a header), got {sorted(query)}")
+        out.append(
+            f"query: expected exactly alt=sse (the key belongs in a header), got {sorted(query)}"
+        )
     if not headers.get("x-goog-api-key"):
         out.append("header x-goog-api-key: required")
     if not headers.get("content-type", "").startswith("application/json"):
@@ -345,8 +462,13 @@ def request_problems(
     system = body.get("systemInstruction")
     if system is not None:
         parts = system.get("parts") if isinstance(system, dict) else None
-        if not isinstance(parts, list) or not parts or any(
-            not isinstance(p, dict) or set(p) != {"text"} or not isinstance(p["text"], str) for p in parts
+        if (
+            not isinstance(parts, list)
+            or not parts
+            or any(
+                not isinstance(p, dict) or set(p) != {"text"} or not isinstance(p["text"], str)
+                for p in parts
+            )
         ):
             out.append("systemInstruction: {parts: [{text}]} with text parts only")
     out += _contents_problems(body.get("contents"))

@@ -43,7 +43,7 @@ from ferrule.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule.messages import AudioPart, ImagePart, Message, ReasoningPart, TextPart
+from ferrule.messages import AudioPart, ImagePart, Message, TextPart
 
 PROVIDER = "gemini"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -93,7 +93,11 @@ def stream_url(base_url: str | None, model: str) -> str:
 
 
 def request_headers(api_key: str) -> dict[str, str]:
-    return {"x-goog-api-key": api_key, "content-type": "application/json", "accept": "text/event-stream"}
+    return {
+        "x-goog-api-key": api_key,
+        "content-type": "application/json",
+        "accept": "text/event-stream",
+    }
 
 
 def _version(model: str) -> tuple[int, int] | None:
@@ -111,14 +115,30 @@ def _version(model: str) -> tuple[int, int] | None:
 #: with those constraints left to the tool's own validation.
 KEPT_SCHEMA_KEYS = frozenset(
     {
-        "description", "title", "nullable", "minItems", "maxItems", "minimum", "maximum",
-        "minLength", "maxLength", "pattern", "minProperties", "maxProperties", "default",
-        "example", "propertyOrdering",
+        "description",
+        "title",
+        "nullable",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minProperties",
+        "maxProperties",
+        "default",
+        "example",
+        "propertyOrdering",
     }
-)  # fmt: skip
+)
 GEMINI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 #: Formats Gemini accepts, per type; others (email, uri, uuid, ...) are dropped.
-FORMATS = {"STRING": {"enum", "date-time"}, "INTEGER": {"int32", "int64"}, "NUMBER": {"float", "double"}}
+FORMATS = {
+    "STRING": {"enum", "date-time"},
+    "INTEGER": {"int32", "int64"},
+    "NUMBER": {"float", "double"},
+}
 #: How deep a recursive ``$ref`` is expanded before it becomes a plain object.
 MAX_REF_DEPTH = 3
 
@@ -146,7 +166,9 @@ def _resolve(ref: str, definitions: dict[str, Any]) -> Any:
     return None
 
 
-def _convert(schema: dict[str, Any], definitions: dict[str, Any], seen: tuple[str, ...]) -> dict[str, Any]:
+def _convert(
+    schema: dict[str, Any], definitions: dict[str, Any], seen: tuple[str, ...]
+) -> dict[str, Any]:
     if "$ref" in schema:
         ref = schema["$ref"]
         target = _resolve(ref, definitions) if isinstance(ref, str) else None
@@ -236,7 +258,9 @@ def function_declaration(function: Any) -> dict[str, Any]:
 
 
 def _unsupported(message: str, field: str, content_type: str) -> UnsupportedContentError:
-    return UnsupportedContentError(message, field=field, provider=PROVIDER, content_type=content_type)
+    return UnsupportedContentError(
+        message, field=field, provider=PROVIDER, content_type=content_type
+    )
 
 
 def encode_part(part: Any, field: str = "content") -> dict[str, Any]:
@@ -270,7 +294,9 @@ def encode_part(part: Any, field: str = "content") -> dict[str, Any]:
                 "audio",
             )
         return {"inlineData": {"mimeType": mime, "data": part.data}}
-    raise _unsupported(f"Gemini cannot take a {type(part).__name__} content part", field, type(part).__name__)
+    raise _unsupported(
+        f"Gemini cannot take a {type(part).__name__} content part", field, type(part).__name__
+    )
 
 
 def _parts(message: Message, where: str) -> list[dict[str, Any]]:
@@ -311,7 +337,8 @@ def _model_parts(message: Message, where: str) -> list[dict[str, Any]]:
     for n, call in enumerate(message.tool_calls):
         if not isinstance(call.arguments, dict):
             raise InvalidInputError(
-                "Gemini needs tool-call arguments to be a JSON object", field=f"{where}.tool_calls[{n}]"
+                "Gemini needs tool-call arguments to be a JSON object",
+                field=f"{where}.tool_calls[{n}]",
             )
         function_call: dict[str, Any] = {"name": call.name, "args": call.arguments}
         if call.id and not call.id.startswith(GENERATED_ID_PREFIX):
@@ -326,7 +353,8 @@ def _model_parts(message: Message, where: str) -> list[dict[str, Any]]:
 def _function_response(message: Message, names: dict[str, str], where: str) -> list[dict[str, Any]]:
     if message.tool_call_id is None:
         raise InvalidInputError(
-            "a tool message needs the tool_call_id of the call it answers", field=f"{where}.tool_call_id"
+            "a tool message needs the tool_call_id of the call it answers",
+            field=f"{where}.tool_call_id",
         )
     name = names.get(message.tool_call_id)
     if name is None:
@@ -366,7 +394,9 @@ def _system_and_contents(messages: list[Message]) -> tuple[list[str], list[dict[
         if message.role == "system":
             for j, part in enumerate(message.contents):
                 if not isinstance(part, TextPart):
-                    raise _unsupported("a system message may hold text only", f"{where}.content[{j}]", part.type)
+                    raise _unsupported(
+                        "a system message may hold text only", f"{where}.content[{j}]", part.type
+                    )
             if message.text:
                 system.append(message.text)
         elif message.role == "user":
@@ -380,7 +410,9 @@ def _system_and_contents(messages: list[Message]) -> tuple[list[str], list[dict[
 
 
 def _inline_size(contents: list[dict[str, Any]]) -> int:
-    return sum(len(p["inlineData"]["data"]) for c in contents for p in c["parts"] if "inlineData" in p)
+    return sum(
+        len(p["inlineData"]["data"]) for c in contents for p in c["parts"] if "inlineData" in p
+    )
 
 
 def thinking_config(inputs: InferInput, model: str) -> dict[str, Any] | None:
@@ -391,7 +423,9 @@ def thinking_config(inputs: InferInput, model: str) -> dict[str, Any] | None:
         config: dict[str, Any] = {"includeThoughts": True}
         if version is not None and version >= (3, 0):
             if effort is not None:
-                config["thinkingLevel"] = effort if "flash" in model else PRO_THINKING_LEVELS[effort]
+                config["thinkingLevel"] = (
+                    effort if "flash" in model else PRO_THINKING_LEVELS[effort]
+                )
         else:
             config["thinkingBudget"] = THINKING_BUDGETS[effort] if effort else -1  # -1: dynamic
         return config
@@ -407,7 +441,8 @@ def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
     system, contents = _system_and_contents(inputs.messages)
     if not contents:
         raise InvalidInputError(
-            "Gemini needs at least one user message besides the system instruction", field="$.messages"
+            "Gemini needs at least one user message besides the system instruction",
+            field="$.messages",
         )
     size = _inline_size(contents)
     if size > MAX_INLINE_BYTES:
@@ -421,7 +456,9 @@ def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
     if system:
         body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
     if inputs.tools:
-        body["tools"] = [{"functionDeclarations": [function_declaration(t.function) for t in inputs.tools]}]
+        body["tools"] = [
+            {"functionDeclarations": [function_declaration(t.function) for t in inputs.tools]}
+        ]
     config: dict[str, Any] = {}
     if inputs.temperature is not None:
         config["temperature"] = inputs.temperature
@@ -491,7 +528,9 @@ def is_daily_quota(error: dict[str, Any]) -> bool:
 
 
 def error_info(error: dict[str, Any]) -> ProviderErrorInfo:
-    reasons = [d.get("reason") for d in _details(error, ERROR_INFO) if isinstance(d.get("reason"), str)]
+    reasons = [
+        d.get("reason") for d in _details(error, ERROR_INFO) if isinstance(d.get("reason"), str)
+    ]
     status = error.get("status")
     return ProviderErrorInfo(
         message=str(error.get("message") or "no message"),
@@ -547,14 +586,17 @@ class StreamTranslator:
 
     def feed(self, chunk: Any) -> list[dict[str, Any]]:
         if not isinstance(chunk, dict):
-            raise ProviderProtocolError("Gemini sent a malformed stream record (not a JSON object)", provider=PROVIDER)
+            raise ProviderProtocolError(
+                "Gemini sent a malformed stream record (not a JSON object)", provider=PROVIDER
+            )
         if "error" in chunk:
             raise stream_error(parse_error_body(chunk))
         try:
             return self._feed(chunk)
         except (KeyError, TypeError, AttributeError) as exc:
             raise ProviderProtocolError(
-                f"Gemini sent a malformed stream record ({type(exc).__name__}: {exc})", provider=PROVIDER
+                f"Gemini sent a malformed stream record ({type(exc).__name__}: {exc})",
+                provider=PROVIDER,
             ) from None
 
     def _feed(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -588,7 +630,9 @@ class StreamTranslator:
                 items.append(reasoning_delta("", signature=f"functionCall.{index}:{signature}"))
             # Like every backend: a first delta with the id and name, then the arguments
             # (here all of them at once).
-            items.append(tool_call_delta(index, id=call.get("id") or self._new_call_id(), name=call["name"]))
+            items.append(
+                tool_call_delta(index, id=call.get("id") or self._new_call_id(), name=call["name"])
+            )
             items.append(tool_call_delta(index, arguments=json.dumps(call.get("args") or {})))
             return items
         if part.get("text"):
@@ -602,7 +646,8 @@ class StreamTranslator:
         meta = self.usage_metadata
         thoughts = meta.get("thoughtsTokenCount")
         return Usage(
-            input_tokens=(meta.get("promptTokenCount") or 0) + (meta.get("toolUsePromptTokenCount") or 0),
+            input_tokens=(meta.get("promptTokenCount") or 0)
+            + (meta.get("toolUsePromptTokenCount") or 0),
             output_tokens=(meta.get("candidatesTokenCount") or 0) + (thoughts or 0),
             reasoning_tokens=thoughts,
         )
