@@ -810,3 +810,23 @@ def test_plugin_module_imports_nothing_heavy():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.split() == ["False", "False"]
+
+
+async def test_image_and_audio_content_end_to_end(define, runtime, server):
+    from ferrule.messages import Message, TextPart
+    from ferrule_audio import AudioContent
+    from ferrule_image import ImageContent
+
+    name = await define("gpt-4o-audio-preview")
+    server.script(wire.reply(ScriptedTurn(text=("a red square and silence",))))
+    image = ImageContent.from_bytes(tiny_png())
+    audio = AudioContent.from_bytes(data=tiny_wav(), format="wav")
+    url = ImageContent.from_url("https://example.com/cat.jpg")
+    message = Message(role="user", contents=[TextPart("What is here?"), image, url, audio])
+    items = await collect(runtime, name, {"messages": [message.to_dict()]})
+    assert fold(items).message().text == "a red square and silence"
+    sent = server.requests[0].json["messages"][0]["content"]
+    assert sent[1] == {"type": "image_url", "image_url": {"url": image.data_url}}
+    assert sent[2] == {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg"}}
+    assert sent[3] == {"type": "input_audio", "input_audio": {"data": audio.data, "format": "wav"}}
+    assert base64.b64decode(sent[3]["input_audio"]["data"]) == tiny_wav()

@@ -1,0 +1,119 @@
+"""AudioContent: format names, bytes checked against the format, limits, files, and the
+parts reaching a provider's wire encoding."""
+
+from __future__ import annotations
+
+import io
+import wave
+
+import pytest
+from ferrule.messages import AudioPart, Message, TextPart
+from ferrule_audio import AudioContent, sniff_audio_format
+from ferrule_kernel import InvalidInputError
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def wav_bytes(frames: int = 80, rate: int = 8000) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(b"\x01\x00" * frames)
+    return out.getvalue()
+
+
+# Stream headers as the formats define them (an ID3v2.3 tag, an MPEG-1 layer III frame
+# header, FLAC's marker, an Ogg page header), followed by filler.
+MP3_ID3 = b"ID3\x03\x00\x00\x00\x00\x00\x00" + b"\x00" * 32
+MP3_FRAME = b"\xff\xfb\x90\x64" + b"\x00" * 32
+FLAC = b"fLaC\x00\x00\x00\x22" + b"\x00" * 34
+OGG = b"OggS\x00\x02" + b"\x00" * 40
+
+
+@pytest.mark.parametrize(
+    ("data", "format"),
+    [
+        (wav_bytes(), "wav"),
+        (MP3_ID3, "mp3"),
+        (MP3_FRAME, "mp3"),
+        (FLAC, "flac"),
+        (OGG, "ogg"),
+        (wav_bytes(), "WAVE"),
+        (MP3_ID3, ".mp3"),
+    ],
+)
+def test_from_bytes(data, format):
+    part = AudioContent.from_bytes(data=data, format=format)
+    assert isinstance(part, AudioPart) and part.to_bytes() == data
+    assert part.format == sniff_audio_format(data)
+
+
+def test_format_must_match_the_bytes():
+    with pytest.raises(
+        InvalidInputError, match="format says mp3 but the bytes are wav audio"
+    ) as info:
+        AudioContent.from_bytes(data=wav_bytes(), format="mp3")
+    assert info.value.errors[0]["path"] == "format"
+    with pytest.raises(InvalidInputError, match="not a recognised audio format"):
+        AudioContent.from_bytes(data=b"hello there, not audio", format="wav")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "path", "words"),
+    [
+        ({"data": wav_bytes(), "format": "midi"}, "format", "unknown audio format"),
+        ({"data": b"", "format": "wav"}, "data", "empty"),
+        ({"data": "text", "format": "wav"}, "data", "expected bytes"),
+        ({"data": wav_bytes(), "format": 3}, "format", "expected a format name"),
+    ],
+)
+def test_bad_input_names_the_field(kwargs, path, words):
+    with pytest.raises(InvalidInputError, match=words) as info:
+        AudioContent.from_bytes(**kwargs)
+    assert info.value.errors[0]["path"] == path
+
+
+def test_size_limit():
+    data = wav_bytes()
+    with pytest.raises(InvalidInputError, match="limit"):
+        AudioContent.from_bytes(data=data, format="wav", max_bytes=len(data) - 1)
+
+
+def test_from_path(tmp_path):
+    path = tmp_path / "clip.wav"
+    path.write_bytes(wav_bytes())
+    assert AudioContent.from_path(path).format == "wav"
+    bare = tmp_path / "clip"
+    bare.write_bytes(wav_bytes())
+    with pytest.raises(InvalidInputError, match="no extension"):
+        AudioContent.from_path(bare)
+    assert AudioContent.from_path(bare, format="wav").format == "wav"
+    with pytest.raises(InvalidInputError, match="cannot read"):
+        AudioContent.from_path(tmp_path / "missing.wav")
+
+
+@given(st.integers(1, 4000), st.sampled_from([8000, 16000, 44100]))
+def test_wav_round_trips_through_the_wire(frames, rate):
+    part = AudioContent.from_bytes(data=wav_bytes(frames, rate), format="wav")
+    message = Message(role="user", contents=[TextPart("listen"), part])
+    assert Message.from_dict(message.to_dict()) == message
+
+
+def test_encoded_for_openai_refused_for_xai():
+    from ferrule.chat_completions import encode_part
+    from ferrule.errors import UnsupportedContentError
+    from ferrule_openai.model import OPENAI
+    from ferrule_xai.model import XAI
+
+    part = AudioContent.from_bytes(data=wav_bytes(), format="wav")
+    assert encode_part(part, OPENAI) == {
+        "type": "input_audio",
+        "input_audio": {"data": part.data, "format": "wav"},
+    }
+    flac = AudioContent.from_bytes(data=FLAC, format="flac")
+    with pytest.raises(UnsupportedContentError, match="flac"):
+        encode_part(flac, OPENAI)
+    with pytest.raises(UnsupportedContentError, match="xai does not accept audio"):
+        encode_part(part, XAI)
