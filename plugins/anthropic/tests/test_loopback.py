@@ -478,3 +478,20 @@ async def test_crlf_framing_and_comments_are_read(server, claude):
     server.script(Reply.sse([b": keep-alive comment\n\n", raw.replace(b"\n", b"\r\n")]))
     items = await run(claude, {"messages": [USER]})
     assert fold(items).message().text == "xy"
+
+
+def test_sync_runtime_through_api_model(api_key):
+    from ferrule import APIModel, Runtime
+    from ferrule.testing.loopback import LoopbackServer
+    from ferrule_anthropic.testing import validator
+
+    with LoopbackServer(validate=validator) as server, Runtime() as rt:
+        server.script(stream_reply(message_events(text=["Ahoy", "!"])))
+        route = APIModel("claude-3-5-haiku-20241022", api_key=api_key, base_url=server.url).route(
+            rt.kernel
+        )
+        rt.define(route.component_type, "claude", route.attributes)
+        items = list(rt.call_iter_method("claude", "infer", {"messages": [USER]}))
+        rt.delete("claude")
+    assert fold(items).message().text == "Ahoy!"
+    assert server.requests[0].json["model"] == "claude-3-5-haiku-20241022"

@@ -534,3 +534,20 @@ async def test_lf_framing_is_read_too(server, gemini):
     server.script(Reply.sse([raw]))
     items = await run(gemini, {"messages": [USER]})
     assert fold(items).message().text == "xy"
+
+
+def test_sync_runtime_through_api_model(api_key):
+    from ferrule import APIModel, Runtime
+    from ferrule.testing.loopback import LoopbackServer
+    from ferrule_gemini.testing import validator
+
+    with LoopbackServer(validate=validator) as server, Runtime() as rt:
+        server.script(stream_reply(reply_records(text=["Ahoy", "!"])))
+        route = APIModel(
+            "gemini-2.0-flash", api_key=api_key, base_url=server.url + "/v1beta"
+        ).route(rt.kernel)
+        rt.define(route.component_type, "gemini", route.attributes)
+        items = list(rt.call_iter_method("gemini", "infer", {"messages": [USER]}))
+        rt.delete("gemini")
+    assert fold(items).message().text == "Ahoy!"
+    assert server.requests[0].path == "/v1beta/models/gemini-2.0-flash:streamGenerateContent"
