@@ -452,3 +452,35 @@ async def test_session_per_loop_and_close(server):
     await c.close()
     assert session.closed
     await asyncio.sleep(0)
+
+
+async def test_a_finished_stream_gives_its_connection_back(server):
+    # The reader stops at [DONE] (before reading to EOF); the connection is still reused.
+    server.script(events_reply("a", "[DONE]"), events_reply("b", "[DONE]"))
+    c = client(server)
+    try:
+        for expected in ("a", "b"):
+            events = await c.open_sse("/stream", {})
+            try:
+                async for event in events:
+                    if event.data == "[DONE]":
+                        break
+                    assert event.data == expected
+            finally:
+                await events.aclose()
+    finally:
+        await c.close()
+    assert server.requests[0].peer == server.requests[1].peer
+
+
+async def test_an_abandoned_stream_is_not_reused(server):
+    server.script(Reply.sse([sse("a"), Pause(0.2), sse("b")]), events_reply("c"))
+    c = client(server)
+    try:
+        events = await c.open_sse("/stream", {})
+        assert (await events.__anext__()).data == "a"
+        await events.aclose()
+        assert await read_all(c) == ["c"]
+    finally:
+        await c.close()
+    assert server.requests[0].peer != server.requests[1].peer

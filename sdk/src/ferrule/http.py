@@ -614,7 +614,7 @@ class HTTPClient:
                     return
                 yield chunk
         finally:
-            if content.at_eof():
-                response.release()  # fully read: the connection goes back to the pool
+            if content.is_eof():
+                response.release()  # the whole reply arrived: the connection goes back to the pool
             else:
                 response.close()  # abandoned mid-stream: drop the connection

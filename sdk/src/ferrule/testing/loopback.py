@@ -39,7 +39,8 @@ path=None)` builds a validator from a JSON Schema (``jsonschema``, in the sdk's 
 extra); `all_of(*validators)` combines several.
 
 Records. `LoopbackServer.requests` lists every `RecordedRequest` (``method``, ``path``,
-``query``, ``headers`` with lower-case names, ``body``, ``json``). `wait_disconnected(n)`
+``query``, ``headers`` with lower-case names, ``body``, ``json``, ``peer``: the client's
+address, the same for requests that shared a connection). `wait_disconnected(n)`
 waits until the client has dropped the connection of request ``n`` (that is how a test
 sees that abandoning a stream closes its connection).
 
@@ -138,6 +139,8 @@ class RecordedRequest:
     query: dict[str, str]
     headers: dict[str, str]  # lower-case names
     body: bytes
+    #: The client's (host, port): two requests with the same peer shared a connection.
+    peer: Any = None
     disconnected: threading.Event = attrs.field(factory=threading.Event, repr=False)
 
     @property
@@ -302,6 +305,7 @@ class LoopbackServer:
             query=dict(request.query),
             headers={k.lower(): v for k, v in request.headers.items()},
             body=await request.read(),
+            peer=request.transport.get_extra_info("peername") if request.transport else None,
         )
         self.requests.append(record)
         where = f"request {len(self.requests) - 1} ({record.method} {record.path})"
