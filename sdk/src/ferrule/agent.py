@@ -733,7 +733,8 @@ def prompt_parts(prompt: Any) -> list[ContentPart]:
             parts.append(_from_pillow(item))
         else:
             raise InvalidInputError(
-                f"expected a string, TextPart, ImagePart, AudioPart or Pillow image, got {type(item).__name__}",
+                f"prompt[{index}]: expected a string, TextPart, ImagePart, AudioPart or Pillow "
+                f"image, got {type(item).__name__}",
                 field=f"prompt[{index}]",
             )
     if not parts:
