@@ -561,7 +561,21 @@ def test_truncated_and_malformed_streams_raise_typed_errors():
         translator.feed("content_block_delta", {"type": "content_block_delta", "index": 0})
     with pytest.raises(ModelError, match="malformed"):
         translator.feed("message_start", ["not", "an", "object"])
-    with pytest.raises(ModelError, match="not a tool_use block"):
+    translator.feed(
+        "content_block_start",
+        {
+            "index": 3,
+            "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"},
+        },
+    )
+    assert (
+        translator.feed(
+            "content_block_delta",
+            {"index": 3, "delta": {"type": "input_json_delta", "partial_json": '{"q'}},
+        )
+        == []
+    )
+    with pytest.raises(ModelError, match="never started"):
         translator.feed(
             "content_block_delta",
             {

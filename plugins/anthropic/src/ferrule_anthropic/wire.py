@@ -410,6 +410,7 @@ class StreamTranslator:
         self.stop_reason: str | None = None
         self.finished = False
         self._tool_index: dict[int, int] = {}  # content block index -> tool-call ordinal
+        self._blocks: set[int] = set()  # every content block index started
 
     def feed(self, event: str | None, data: Any) -> list[dict[str, Any]]:
         if not isinstance(data, dict):
@@ -445,6 +446,7 @@ class StreamTranslator:
     def _on_content_block_start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         index, block = data["index"], data["content_block"]
         kind = block["type"]
+        self._blocks.add(index)
         if kind == "text":
             return [text_delta(block["text"])] if block.get("text") else []
         if kind == "thinking":
@@ -468,8 +470,10 @@ class StreamTranslator:
         if kind == "input_json_delta":
             ordinal = self._tool_index.get(data["index"])
             if ordinal is None:
+                if data["index"] in self._blocks:
+                    return []  # input of a server-side tool (server_tool_use): not ours to run
                 raise ProviderProtocolError(
-                    f"Anthropic sent tool input for block {data['index']}, which is not a tool_use block",
+                    f"Anthropic sent tool input for block {data['index']}, which was never started",
                     provider=PROVIDER,
                 )
             fragment = delta["partial_json"]
