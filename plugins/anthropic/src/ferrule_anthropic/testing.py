@@ -45,6 +45,7 @@ BODY_KEYS = frozenset(
 )
 IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
 USER_BLOCKS = frozenset({"text", "image", "tool_result", "document"})
 ASSISTANT_BLOCKS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
@@ -264,8 +265,8 @@ def _block_problems(block: Any, role: str, where: str) -> list[str]:
         return _image_problems(block, where)
     if kind == "tool_use":
         out = []
-        if not isinstance(block.get("id"), str) or not block["id"]:
-            out.append(f"{where}.id: required string")
+        if not isinstance(block.get("id"), str) or not TOOL_USE_ID.match(block["id"]):
+            out.append(f"{where}.id: required, matching {TOOL_USE_ID.pattern}")
         if not isinstance(block.get("name"), str) or not TOOL_NAME.match(block["name"]):
             out.append(f"{where}.name: required, matching {TOOL_NAME.pattern}")
         if not isinstance(block.get("input"), dict):
@@ -273,8 +274,10 @@ def _block_problems(block: Any, role: str, where: str) -> list[str]:
         return out
     if kind == "tool_result":
         out = []
-        if not isinstance(block.get("tool_use_id"), str):
-            out.append(f"{where}.tool_use_id: required string")
+        if not isinstance(block.get("tool_use_id"), str) or not TOOL_USE_ID.match(
+            block["tool_use_id"]
+        ):
+            out.append(f"{where}.tool_use_id: required, matching {TOOL_USE_ID.pattern}")
         content = block.get("content", "")
         if isinstance(content, list):
             for k, inner in enumerate(content):
