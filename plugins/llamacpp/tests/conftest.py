@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -146,8 +145,3 @@ def rt() -> Iterator[Runtime]:
     runtime = Runtime()
     yield runtime
     runtime.stop()
-
-
-def async_view(runtime: Runtime) -> types.SimpleNamespace:
-    """The async face of a sync Runtime, as `ferrule.testing` expects it."""
-    return types.SimpleNamespace(call_iter_method=runtime.acall_iter_method)

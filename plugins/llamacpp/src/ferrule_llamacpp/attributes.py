@@ -32,6 +32,8 @@ class LlamaCppAttributes:
     #: run on (llama-cpp-python's own default is half of them).
     n_threads: int | None = attrs.field(default=None, validator=_at_least(1))
     n_batch: int = attrs.field(default=512, validator=_at_least(1))
+    #: The reply length limit for requests that set no max_tokens; None: the context's room.
+    max_tokens: int | None = attrs.field(default=None, validator=_at_least(1))
     #: Sampling seed; None draws a fresh one per request.
     seed: int | None = None
     #: Sampling defaults for this component; a request's temperature/top_p win over these,

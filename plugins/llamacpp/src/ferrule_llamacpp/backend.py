@@ -110,6 +110,7 @@ class LlamaCppLanguageModel:
         else:
             self._format = ChatTemplateFormat(attributes, self.llm, self.model_id)
         self._seed = attributes.seed
+        self._max_tokens = attributes.max_tokens
         self._vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
         self._pieces: dict[int, bytes] = {}
         self._grammars: dict[str, Any] = {}
@@ -245,7 +246,7 @@ class LlamaCppLanguageModel:
                 "(shorten the conversation or define the component with a larger n_ctx)",
                 field="$.messages",
             )
-        limit = min(request.max_tokens or room, room)
+        limit = min(request.max_tokens or self._max_tokens or room, room)
         grammar = self._grammar(request.output_schema)
         llm.set_seed(self._seed if self._seed is not None else random.getrandbits(32))
         sampling = turn.sampling
