@@ -369,6 +369,11 @@ async def test_compatible_server_gets_max_tokens_and_no_environment_key(
     )
     await collect(runtime, "keyed", {"messages": [USER]})
     assert server.requests[1].headers["authorization"] == "Bearer local-key"
+    assert "reasoning_effort" not in server.requests[1].json
+    server.script(wire.reply(ScriptedTurn(text=("ok",))))
+    await collect(runtime, "keyed", {"messages": [USER], "reasoning": True})
+    # the only on-switch the Chat Completions wire has
+    assert server.requests[2].json["reasoning_effort"] == "medium"
 
 
 async def test_organization_project_and_extra_body(define, runtime, server):
@@ -830,3 +835,24 @@ async def test_image_and_audio_content_end_to_end(define, runtime, server):
     assert sent[2] == {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg"}}
     assert sent[3] == {"type": "input_audio", "input_audio": {"data": audio.data, "format": "wav"}}
     assert base64.b64decode(sent[3]["input_audio"]["data"]) == tiny_wav()
+
+
+def test_another_ferrule_serve_is_a_backend(monkeypatch):
+    """ferrule-openai -> a real `ferrule serve` (its /v1/chat/completions) -> the echoing
+    test model: how a ferrule user scales past one machine."""
+    from ferrule.server import ServerThread
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with ServerThread() as url, Runtime() as rt:
+        route = APIModel("test", provider="openai", base_url=url + "/v1").route(rt.kernel)
+        rt.define(route.component_type, "remote", route.attributes)
+        inputs = {
+            "messages": [{"role": "user", "content": "Hello from the other side"}],
+            "reasoning": True,
+        }
+        items = list(rt.call_iter_method("remote", "infer", inputs))
+        check_stream(items)
+        message = fold(items).message()
+        assert message.text == "Hello from the other side"
+        assert message.reasoning and "5 words" in message.reasoning[0].text
+        assert items[-1]["usage"]["output_tokens"] > 0

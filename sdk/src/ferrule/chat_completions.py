@@ -108,6 +108,10 @@ class ModelRules:
     system_role: str = "system"
     sampling: bool = True
     stop: bool = True
+    #: Sent when reasoning is asked for with no effort (None: the model's own default).
+    #: Chat Completions has no other on-switch, so a compatible server (vLLM, another
+    #: ``ferrule serve``) learns of ``reasoning=True`` only through this.
+    default_effort: str | None = None
 
 
 def _refuse(dialect: Dialect, what: str, detail: str, field: str) -> UnsupportedContentError:
@@ -275,8 +279,10 @@ def build_request(
                 field="$.stop",
             )
         request["stop"] = list(inputs.stop)
-    if rules.efforts and inputs.reasoning_effort is not None:
-        request["reasoning_effort"] = _effort(inputs.reasoning_effort, rules.efforts)
+    if rules.efforts and inputs.reasoning_on:
+        effort = inputs.reasoning_effort or rules.default_effort
+        if effort is not None:
+            request["reasoning_effort"] = _effort(effort, rules.efforts)
     if inputs.output_schema is not None:
         schema = inputs.output_schema
         json_schema: dict[str, Any] = {"name": "output", "schema": schema}

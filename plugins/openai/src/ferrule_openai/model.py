@@ -47,9 +47,11 @@ def rules_for(model: str, *, official: bool, reasoning_model: bool | None) -> Mo
             sampling=False,
             stop=False,
         )
-    # A compatible server gets reasoning_effort when one is asked for (vLLM's gpt-oss takes
-    # it); OpenAI's chat models refuse the field.
-    return ModelRules(efforts=() if official else ("low", "medium", "high"))
+    if official:
+        return ModelRules()  # OpenAI's chat models refuse reasoning_effort
+    # A compatible server gets reasoning_effort whenever reasoning is asked for: it is the
+    # Chat Completions switch (vLLM's gpt-oss, another ferrule serve read it).
+    return ModelRules(efforts=("low", "medium", "high"), default_effort="medium")
 
 
 def _official_base_url() -> str:
