@@ -173,6 +173,16 @@ def test_chunks_fit_and_never_cut_a_character(text: str, size: tuple[int, int]) 
         assert chunk.encode("utf-8").decode("utf-8") == chunk
 
 
+@pytest.mark.parametrize("alphabet", ["abcdefghij", "abcdé日😀"])
+def test_unbroken_text_splits_by_character(alphabet: str) -> None:
+    # No separator but "" applies: the character-level path, ASCII and not.
+    text = "".join(alphabet[i * 7 % len(alphabet)] for i in range(3000))
+    for chunk_size, chunk_overlap in ((50, 10), (4, 0), (4, 4), (7, 3)):
+        assert split(text, chunk_size=chunk_size, chunk_overlap=chunk_overlap) == langchain_chunks(
+            text, chunk_size, chunk_overlap, ["\n\n", "\n", " ", ""]
+        )
+
+
 def test_words_with_overlap() -> None:
     assert split("abc def ghi", chunk_size=7, chunk_overlap=3) == ["abc def", "def ghi"]
     assert split("abc def ghi", chunk_size=7, chunk_overlap=0) == ["abc def", "ghi"]

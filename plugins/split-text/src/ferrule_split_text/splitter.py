@@ -18,7 +18,7 @@ so that the per-piece work happens in C:
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import accumulate, compress, count, repeat
 from operator import add, ge, sub
@@ -63,7 +63,7 @@ def split_recursively(
 ) -> list[str]:
     """Chunks of ``text`` (arguments already validated: ``1 <= chunk_size``,
     ``0 <= chunk_overlap <= chunk_size``, at least one separator)."""
-    chunker = _Chunker(chunk_size, chunk_overlap, text.isascii())
+    chunker = _Chunker(chunk_size, chunk_overlap)
     chunker.split(text, tuple(separators))
     return _drop_blank(chunker.chunks)
 
@@ -71,10 +71,9 @@ def split_recursively(
 def split_by_separator(text: str, separator: str, chunk_size: int, chunk_overlap: int) -> list[str]:
     """Chunks of ``text`` split on ``separator`` only; a piece longer than ``chunk_size``
     becomes a chunk of its own."""
-    chunker = _Chunker(chunk_size, chunk_overlap, text.isascii())
-    pieces = _pieces(text, separator)
+    chunker = _Chunker(chunk_size, chunk_overlap)
+    pieces, offsets = _pieces(text, separator)
     if pieces:
-        offsets = chunker.offsets(pieces, separator)
         chunker.merge(pieces, offsets, 0, len(pieces), separator)
     return _drop_blank(chunker.chunks)
 
@@ -82,11 +81,9 @@ def split_by_separator(text: str, separator: str, chunk_size: int, chunk_overlap
 class _Chunker:
     """Collects the chunks of one text."""
 
-    def __init__(self, chunk_size: int, chunk_overlap: int, ascii_only: bool) -> None:
+    def __init__(self, chunk_size: int, chunk_overlap: int) -> None:
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
-        # A substring of an ASCII string is ASCII: one byte per character.
-        self.ascii_only = ascii_only
         self.chunks: list[str] = []
 
     def split(self, text: str, separators: tuple[str, ...]) -> None:
@@ -100,16 +97,19 @@ class _Chunker:
             if candidate in text:
                 separator, finer = candidate, separators[index + 1 :]
                 break
-        pieces = _pieces(text, separator)
+        pieces, offsets = _pieces(text, separator)
         if not pieces:
             return
-        offsets = self.offsets(pieces, separator)
         # Pieces of at least chunk_size bytes are split further (or kept whole when no
         # finer separator is left); the runs of smaller pieces between them are merged.
-        sizes = map(sub, offsets[1:], offsets)  # byte length + separator length, per piece
+        # (A character has at most 4 bytes: with larger chunks none is that big.)
+        big_pieces: Iterable[int] = ()
+        if separator or self.chunk_size <= 4:
+            sizes = map(sub, offsets[1:], offsets)  # bytes + separator bytes, per piece
+            limit = self.chunk_size + len(separator.encode())
+            big_pieces = compress(count(), map(ge, sizes, repeat(limit)))
         start = 0
-        limit = self.chunk_size + len(separator.encode())
-        for big in compress(count(), map(ge, sizes, repeat(limit))):
+        for big in big_pieces:
             if start < big:
                 self.merge(pieces, offsets, start, big, separator)
             if finer:
@@ -120,16 +120,13 @@ class _Chunker:
         if start < len(pieces):
             self.merge(pieces, offsets, start, len(pieces), separator)
 
-    def offsets(self, pieces: list[str], separator: str) -> list[int]:
-        """``Q``: ``Q[k]`` = bytes of ``pieces[0:k]``, each followed by a separator."""
-        if self.ascii_only:
-            lengths = map(len, pieces)
-        else:
-            lengths = map(len, map(str.encode, pieces))
-        return list(accumulate(map(add, lengths, repeat(len(separator.encode()))), initial=0))
-
     def merge(
-        self, pieces: list[str], offsets: list[int], first: int, end: int, separator: str
+        self,
+        pieces: Sequence[str],
+        offsets: Sequence[int],
+        first: int,
+        end: int,
+        separator: str,
     ) -> None:
         """Merge ``pieces[first:end]`` into chunks, as LangChain's ``_merge_splits`` does.
 
@@ -139,17 +136,18 @@ class _Chunker:
         """
         separator_length = len(separator.encode())
         chunk_size, chunk_overlap = self.chunk_size, self.chunk_overlap
-        join, emit = separator.join, self.chunks.append
+        chunks = self.chunks
         start = stop = first
         while True:
             # The first piece at or after ``stop`` that would take the chunk past chunk_size.
             limit = offsets[start] + separator_length + chunk_size
             overflow = bisect_right(offsets, limit, stop + 1, end + 1) - 1
-            if overflow == end:
-                emit(join(pieces[start:end]))
-                return
+            last = overflow == end
             if start < overflow:  # (a single piece larger than chunk_size leaves it empty)
-                emit(join(pieces[start:overflow]))
+                window = pieces[start:overflow]
+                chunks.append(separator.join(window) if separator else window)
+            if last:
+                return
             # Drop pieces from the front while the chunk is longer than chunk_overlap, or
             # while the overflowing piece would not fit after it.
             keep_from = max(
@@ -160,10 +158,22 @@ class _Chunker:
             stop = overflow + 1
 
 
-def _pieces(text: str, separator: str) -> list[str]:
-    if separator:
-        return list(filter(None, text.split(separator)))
-    return list(text)
+def _pieces(text: str, separator: str) -> tuple[Sequence[str], Sequence[int]]:
+    """The non-empty pieces of ``text`` between separators, and ``Q``: ``Q[k]`` = bytes
+    of ``pieces[0:k]``, each followed by a separator.
+
+    Split by character (``""``), the pieces are the text itself (a chunk is a slice, and
+    no list of characters is built); an ASCII text's offsets are then a ``range``.
+    """
+    if not separator:
+        if text.isascii():
+            return text, range(len(text) + 1)
+        return text, list(accumulate(map(len, map(str.encode, text)), initial=0))
+    pieces = list(filter(None, text.split(separator)))
+    # (str.isascii() is O(1); a piece of an ASCII text has one byte per character)
+    lengths = map(len, pieces) if text.isascii() else map(len, map(str.encode, pieces))
+    separator_length = len(separator.encode())
+    return pieces, list(accumulate(map(add, lengths, repeat(separator_length)), initial=0))
 
 
 def _drop_blank(chunks: list[str]) -> list[str]:
