@@ -289,6 +289,19 @@ def test_thinking_blocks_round_trip_unchanged_first_in_the_assistant_turn():
     ]
 
 
+def test_thinking_is_not_switched_on_in_the_middle_of_a_tool_loop():
+    call = ToolCall("toolu_1", "weather", {"city": "Oslo"})
+    loop = [Message("user", "Weather?"), Message("assistant", "", tool_calls=[call])]
+    loop.append(Message("tool", "3°C", tool_call_id="toolu_1"))
+    body = wire.build_request(InferInput(messages=loop, reasoning=True), model=MODEL)
+    assert request_problems(body, HEADERS) == [] and "thinking" not in body
+    # a new user turn starts a new assistant turn, which may think
+    later = InferInput(
+        messages=[*loop, Message("assistant", "3°C."), Message("user", "And Rome?")], reasoning=True
+    )
+    assert wire.build_request(later, model=MODEL)["thinking"]["type"] == "enabled"
+
+
 def test_base64_image_is_sent_and_url_image_and_audio_are_refused():
     body = body_for(
         {

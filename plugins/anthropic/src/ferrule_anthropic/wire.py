@@ -249,6 +249,23 @@ def _system_and_turns(messages: list[Message]) -> tuple[list[str], list[dict[str
     return system, turns
 
 
+def _loop_started_without_thinking(turns: list[dict[str, Any]]) -> bool:
+    """True when the request continues a tool-use loop whose assistant turn has no thinking.
+
+    A tool-use loop is one assistant turn and keeps one thinking setting: Anthropic refuses
+    thinking switched on in its middle (the turn would have to start with a thinking
+    block), so such a request goes without thinking; the next user turn may think again.
+    """
+    if (
+        len(turns) < 2
+        or turns[-1]["role"] != "user"
+        or turns[-1]["content"][0]["type"] != "tool_result"
+    ):
+        return False
+    assistant = turns[-2]["content"]
+    return assistant[0]["type"] not in ("thinking", "redacted_thinking")
+
+
 def _thinking(inputs: InferInput, model: str, default_cap: int) -> tuple[dict[str, Any], int]:
     """The ``thinking`` switch and the ``max_tokens`` to send with it. Without a cap in the
     request, the cap leaves room for the whole thinking budget plus an answer."""
@@ -286,7 +303,7 @@ def build_request(
     body: dict[str, Any] = {"model": model, "messages": turns, "stream": True}
     if system:
         body["system"] = "\n\n".join(system)
-    if inputs.reasoning_on:
+    if inputs.reasoning_on and not _loop_started_without_thinking(turns):
         if inputs.temperature is not None:
             raise InvalidInputError(
                 "Anthropic does not accept temperature with extended thinking; leave it unset "
