@@ -24,10 +24,11 @@ import contextlib
 import hmac
 import ipaddress
 import json
+import os
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -41,7 +42,7 @@ from ferrule_kernel import (
 )
 
 from . import _builtin
-from .errors import UnknownModelError
+from .errors import ModelError, UnknownModelError
 from .http import scrub
 from .lm import MessageAccumulator
 from .models import DEFAULT_LOCAL_MODEL, APIModel, LocalModel, ModelRoute
@@ -86,14 +87,17 @@ def check_bind(host: str, token: str | None) -> None:
 
 
 class _Redactor:
-    """Scrubs the backends' secrets (API keys in the model routes) from outgoing errors."""
+    """Scrubs secrets from outgoing errors: the server's token, API keys in the model
+    routes, and the values of secret-named environment variables (where providers read
+    their keys), whatever a backend puts in its messages."""
 
-    def __init__(self) -> None:
-        self.secrets: list[str] = []
+    def __init__(self, token: str | None) -> None:
+        self.secrets: list[str] = [token] if token else []
+        self.add_from(os.environ, min_length=8)
 
-    def add_from(self, attributes: dict[str, Any]) -> None:
+    def add_from(self, attributes: Mapping[str, Any], min_length: int = 1) -> None:
         for key, value in attributes.items():
-            if isinstance(value, str) and value and value not in self.secrets:
+            if isinstance(value, str) and len(value) >= min_length and value not in self.secrets:
                 if any(word in key.lower() for word in SECRET_ATTRIBUTE_WORDS):
                     self.secrets.append(value)
 
@@ -464,7 +468,12 @@ class ModelCatalog:
         route = await asyncio.to_thread(self.route, model_id)
         name = f"chat:{model_id}"
         if name not in self.kernel.components():
-            await self.kernel.define(route.component_type, name, route.attributes)
+            try:
+                await self.kernel.define(route.component_type, name, route.attributes)
+            except InvalidInputError as exc:  # the route's attributes: the server's fault
+                raise ModelError(
+                    f"model {model_id!r} could not be set up: {exc.message}", model=model_id
+                ) from exc
         self._ready[model_id] = name
         return name
 
@@ -491,7 +500,7 @@ class _Routes:
         self.kernel = kernel
         self.token = token
         self.max_body_size = max_body_size
-        self.redact = _Redactor()
+        self.redact = _Redactor(token)
         self.catalog = ModelCatalog(kernel, self.redact, models)
 
     # -- shared -----------------------------------------------------------------------
