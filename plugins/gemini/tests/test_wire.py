@@ -339,6 +339,40 @@ def test_signatures_return_to_the_part_they_came_with():
     assert body["contents"][1]["parts"] == [{"text": "", "thoughtSignature": SIG}]
 
 
+def test_gemini_3_calls_without_a_signature_get_the_documented_placeholder():
+    def calls(name):
+        return Message("assistant", "", tool_calls=[ToolCall(f"gemini-call-{name}", name, {})])
+
+    def result(name):
+        return Message("tool", "ok", tool_call_id=f"gemini-call-{name}")
+
+    history = [Message("user", "old"), calls("a"), result("a"), Message("user", "now")]
+    history += [calls("b"), result("b"), calls("c"), result("c")]
+    signed = Message(
+        "assistant",
+        "",
+        reasoning=[ReasoningPart("", "functionCall.0:" + SIG)],
+        tool_calls=[ToolCall("gemini-call-d", "d", {})],
+    )
+    history += [signed, Message("tool", "ok", tool_call_id="gemini-call-d")]
+    body = check(wire.build_request(InferInput(messages=history), model="gemini-3-pro-preview"))
+    signatures = [
+        p.get("thoughtSignature")
+        for c in body["contents"]
+        for p in c["parts"]
+        if "functionCall" in p
+    ]
+    # the previous turn is not validated by Gemini, so it is left as it was
+    assert signatures == [None, wire.SKIP_SIGNATURE, wire.SKIP_SIGNATURE, SIG]
+    older = check(wire.build_request(InferInput(messages=history), model=MODEL))
+    assert [
+        p.get("thoughtSignature")
+        for c in older["contents"]
+        for p in c["parts"]
+        if "functionCall" in p
+    ] == [None, None, None, SIG]
+
+
 # -- schemas ---------------------------------------------------------------------------
 
 

@@ -94,6 +94,7 @@ GENERATION_KEYS = frozenset(
     }
 )
 THINKING_LEVELS = frozenset({"minimal", "low", "medium", "high"})
+SKIP_SIGNATURE = "skip_thought_signature_validator"
 RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 QUOTA_FAILURE = "type.googleapis.com/google.rpc.QuotaFailure"
 
@@ -279,8 +280,10 @@ def _part_problems(part: Any, role: str, where: str) -> list[str]:
     if len(data) != 1:
         return [*out, f"{where}: a part holds exactly one of {sorted(DATA_KEYS)}, got {data}"]
     kind = data[0]
-    if "thoughtSignature" in part and not _is_base64(part["thoughtSignature"]):
-        out.append(f"{where}.thoughtSignature: must be base64 bytes")
+    if "thoughtSignature" in part and not (
+        _is_base64(part["thoughtSignature"]) or part["thoughtSignature"] == SKIP_SIGNATURE
+    ):
+        out.append(f"{where}.thoughtSignature: must be base64 bytes (or {SKIP_SIGNATURE})")
     if "thought" in part and (role != "model" or not isinstance(part["thought"], bool)):
         out.append(f"{where}.thought: a boolean, on model parts only")
     if kind == "text" and not isinstance(part["text"], str):

@@ -415,6 +415,26 @@ def _inline_size(contents: list[dict[str, Any]]) -> int:
     )
 
 
+#: The value Google documents for a function call whose signature is unknown (a history
+#: written by hand or by another model); Gemini 3 refuses such a call without one.
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+
+
+def _sign_unsigned_calls(contents: list[dict[str, Any]]) -> None:
+    """Give the first function call of each model step in the current turn (everything
+    after the last user text) the documented placeholder if it has no signature."""
+    start = 0
+    for i, content in enumerate(contents):
+        if content["role"] == "user" and any("functionResponse" not in p for p in content["parts"]):
+            start = i + 1
+    for content in contents[start:]:
+        if content["role"] != "model":
+            continue
+        first = next((p for p in content["parts"] if "functionCall" in p), None)
+        if first is not None and "thoughtSignature" not in first:
+            first["thoughtSignature"] = SKIP_SIGNATURE
+
+
 def thinking_config(inputs: InferInput, model: str) -> dict[str, Any] | None:
     """Gemini's ``thinkingConfig`` for this request, or None to leave the model's default."""
     version = _version(model)
@@ -452,6 +472,9 @@ def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
             "$.messages",
             "inline_data",
         )
+    version = _version(model)
+    if version is not None and version >= (3, 0):
+        _sign_unsigned_calls(contents)
     body: dict[str, Any] = {"contents": contents}
     if system:
         body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
