@@ -126,7 +126,7 @@ def _missing_message(
         f"model {model!r} needs the files {', '.join(FILES)} of the Hugging Face repository "
         f"{repo_id} at revision {revision!r}; they are not in the cache ({hub_cache(cache_dir)}) and "
         f"could not be downloaded: {reason}. Either download them where there is network "
-        f"(`huggingface-cli download {repo_id} --revision {revision} --include '*.json' "
+        f"(`hf download {repo_id} --revision {revision} --include '*.json' "
         f"'*.safetensors'`) and copy {repo_dir} to the same place here, or put them in a "
         f"directory and pass its path as the model (LocalModel('/path/to/model-dir'))."
     )
@@ -178,7 +178,7 @@ def locate(
         reason = (
             "downloading is switched off (download=False)"
             if not download
-            else f"{type(exc).__name__}: {detail}".rstrip(": ")
+            else f"{type(exc).__name__}: {detail}".rstrip(":. ")
         )
         raise ModelError(
             _missing_message(repo_id, revision, model, cache_dir, reason),
