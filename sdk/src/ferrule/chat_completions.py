@@ -41,7 +41,15 @@ from .http import (
     parse_error_body,
     provider_error,
 )
-from .lm import InferInput, Usage, finish, reasoning_delta, text_delta, tool_call_delta
+from .lm import (
+    FinishReason,
+    InferInput,
+    Usage,
+    finish,
+    reasoning_delta,
+    text_delta,
+    tool_call_delta,
+)
 from .messages import AudioPart, ImagePart, Message, TextPart
 
 __all__ = [
@@ -186,7 +194,7 @@ def encode_part(part: Any, dialect: Dialect, field: str = "content") -> dict[str
 def _content(message: Message, dialect: Dialect, where: str) -> str | list[dict[str, Any]]:
     parts = message.contents
     if all(isinstance(p, TextPart) for p in parts):
-        return "".join(p.text for p in parts)  # a plain string: every compatible server takes it
+        return message.text  # a plain string: every compatible server takes it
     return [encode_part(p, dialect, f"{where}.content[{i}]") for i, p in enumerate(parts)]
 
 
@@ -294,13 +302,17 @@ def build_request(
     return request
 
 
-_FINISH = {
+_FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "length": "length",
     "tool_calls": "tool_calls",
     "content_filter": "content_filter",
 }
-_FINISH_ALIASES = {"function_call": "tool_calls", "max_tokens": "length", "model_length": "length"}
+_FINISH_ALIASES: dict[str, FinishReason] = {
+    "function_call": "tool_calls",
+    "max_tokens": "length",
+    "model_length": "length",
+}
 # A mid-stream error names no HTTP status; its type says which one it stands for.
 _ERROR_TYPE_STATUS = {
     "insufficient_quota": 429,
@@ -323,7 +335,7 @@ def stream_error(provider: str, error: Any) -> Exception:
         status = (
             code
             if isinstance(code, int)
-            else _ERROR_TYPE_STATUS.get(kind) or _ERROR_TYPE_STATUS.get(code)
+            else _ERROR_TYPE_STATUS.get(str(kind)) or _ERROR_TYPE_STATUS.get(str(code))
         )
         info = ProviderErrorInfo(
             message=str(error.get("message") or error),
@@ -443,7 +455,7 @@ class ChatCompletionsModel:
         return tool_call_delta(index, arguments=function.get("arguments") or "")
 
     @staticmethod
-    def _finish_reason(reason: str | None, had_tool_calls: bool) -> str:
+    def _finish_reason(reason: str | None, had_tool_calls: bool) -> FinishReason:
         mapped = _FINISH.get(reason or "stop") or _FINISH_ALIASES.get(reason or "", "stop")
         if had_tool_calls and mapped == "stop":
             return "tool_calls"  # servers such as Ollama say "stop" after tool calls

@@ -40,7 +40,14 @@ import json
 import random
 import re
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Mapping,
+    Sequence,
+)
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -97,7 +104,7 @@ class SSEEvent:
     retry: int | None = None
 
 
-async def sse_events(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEEvent]:
+async def sse_events(chunks: AsyncIterable[bytes]) -> AsyncGenerator[SSEEvent, None]:
     """Parse a ``text/event-stream`` body, given as byte chunks of any size, into events.
 
     Follows https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation:
@@ -577,7 +584,7 @@ class HTTPClient:
         method: str = "POST",
         headers: Mapping[str, str] | None = None,
         params: Mapping[str, str] | None = None,
-    ) -> AsyncIterator[SSEEvent]:
+    ) -> AsyncGenerator[SSEEvent, None]:
         """Send a request (retried until its reply stream has started) and return its events.
 
         A failure after that ends the iteration with `StreamInterruptedError` (connection

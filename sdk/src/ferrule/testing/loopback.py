@@ -335,7 +335,7 @@ class LoopbackServer:
         from aiohttp import web
 
         if all(isinstance(a, (bytes, str)) for a in reply.body):
-            body = b"".join(a.encode() if isinstance(a, str) else a for a in reply.body)
+            body = b"".join(a.encode() if isinstance(a, str) else a for a in reply.body)  # type: ignore[misc]
             response = web.Response(
                 status=reply.status,
                 headers=reply.headers,
