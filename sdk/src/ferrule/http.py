@@ -25,7 +25,8 @@ and an *auth* piece (the headers carrying the key). Both meet here::
   total deadline. Never 400, 401, 403, 404, or a 429 the provider marks as quota or
   billing exhaustion (the plugin's error parser says which, `ProviderErrorInfo.quota`).
 - `HTTPClient` holds one aiohttp session per component, created lazily on the running
-  loop. A read timeout catches stalled servers. Keys live only in request headers and are
+  loop. A read timeout catches stalled servers; a timeout is reported at once, not
+  retried (a stalled server would otherwise cost several timeouts). Keys live only in request headers and are
   scrubbed from every provider message that reaches an error.
 
 aiohttp is imported when the first request is made, never at ``import ferrule``.
@@ -529,7 +530,7 @@ class HTTPClient:
                     response.close()
                 raise self._failure(
                     ProviderTimeoutError,
-                    f"no reply within the {self.timeouts.read:g}s read timeout",
+                    f"no reply within the timeouts (connect {self.timeouts.connect:g}s, read {self.timeouts.read:g}s)",
                     exc,
                     attempts=attempt,
                 ) from None
