@@ -233,6 +233,12 @@ def test_examples_through_runtime(expression: str, value: float) -> None:
     [
         ("1 / 0", "division_by_zero", "division by zero in '1 / 0'"),
         ("5 % (2 - 2)", "division_by_zero", "division by zero"),
+        # long parts are shortened in messages
+        (
+            "(" + " + ".join(["1"] * 100) + ") / 0",
+            "division_by_zero",
+            "1 + 1 + ...  1 + 1 + 1) / 0'",
+        ),
         ("0 ** -1", "division_by_zero", "division by zero"),
         ("9 ** 9 ** 9", "too_large", "too large"),
         ("2 ** 10000", "too_large", "too large"),

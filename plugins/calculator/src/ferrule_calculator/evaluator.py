@@ -137,7 +137,9 @@ class _Evaluator:
         self.source = source
 
     def text(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+        """The part of the expression ``node`` came from, shortened for messages."""
+        text = ast.get_source_segment(self.source, node) or ast.unparse(node)
+        return text if len(text) <= 80 else f"{text[:60]} ... {text[-15:]}"
 
     def eval(self, node: ast.expr) -> Number:
         if isinstance(node, ast.Constant):
