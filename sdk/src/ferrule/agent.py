@@ -628,6 +628,17 @@ def default_runtime() -> Any:
 _names = itertools.count(1)
 
 
+def _routing_kernel(runtime: Any) -> Any:
+    """The kernel whose plugins say which component type serves a model. A remote Runtime
+    has none here: this process's plugins answer (they should match the server's)."""
+    kernel = getattr(runtime, "kernel", None)
+    if kernel is None:
+        from .runtime import _new_kernel
+
+        kernel = _new_kernel()
+    return kernel
+
+
 def _component_name(prefix: str) -> str:
     return f"{prefix}-{next(_names)}-{uuid.uuid4().hex[:8]}"
 
@@ -654,7 +665,7 @@ class LangModel:
         """Define ``model`` (a `LocalModel`, `APIModel`, `TestModel`, ...) on ``runtime``
         (the default runtime if None)."""
         runtime = runtime if runtime is not None else default_runtime()
-        route = model.route(runtime.kernel)
+        route = model.route(_routing_kernel(runtime))
         name = _component_name("lm")
         await runtime.adefine(route.component_type, name, route.attributes)
         return cls(runtime, name, route, model)
@@ -803,7 +814,7 @@ class Agent:
                     f"model must be a LocalModel, APIModel, TestModel or LangModel, got {type(model).__name__}",
                     field="model",
                 )
-            route = model.route(runtime.kernel)
+            route = model.route(_routing_kernel(runtime))
             self._component, self._owned = _component_name("agent"), True
         if tool_call_limit is not None and tool_call_limit < 0:
             raise InvalidInputError("must not be negative", field="tool_call_limit")

@@ -15,6 +15,7 @@ SUBCOMMANDS = [
     "ferrule.cli_kernel",  # plugins, call, iter
     "ferrule.cli_serve",  # serve
     "ferrule.cli_models",  # models list|download|remove
+    "ferrule.cli_chat",  # chat
 ]
 
 

@@ -184,11 +184,17 @@ class Tool:
                     "give the operator tool its parameters, or the runtime to read them from",
                     field="parameters",
                 )
-            found = next((o for o in runtime.kernel.operators() if o["name"] == operator), None)
+            kernel = getattr(runtime, "kernel", None)  # a remote Runtime lists the server's
+            listed = kernel.operators() if kernel is not None else runtime.operators()
+            found = next((o for o in listed if o["name"] == operator), None)
             if found is None:
-                runtime.kernel.prepare(
-                    operator, {}
-                )  # raises UnknownOperatorError saying what to install
+                from ferrule_kernel import UnknownOperatorError
+
+                raise UnknownOperatorError(
+                    f"unknown operator {operator!r}; installed: "
+                    + ", ".join(o["name"] for o in listed),
+                    operator=operator,
+                )
             parameters = parameters if parameters is not None else found["input_schema"]
             description = description if description is not None else found["description"]
 

@@ -183,7 +183,10 @@ class TestLanguageModel:
         if inputs.output_schema is not None:
             return ScriptedTurn(output=example_instance(inputs.output_schema, text))
         words = count_tokens(text)
-        return ScriptedTurn(text=text, reasoning=f"The user wrote {words} words; I repeat them.")
+        plural = "" if words == 1 else "s"
+        return ScriptedTurn(
+            text=text, reasoning=f"The user wrote {words} word{plural}; I repeat them."
+        )
 
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
         self.requests.append(inputs)
