@@ -37,6 +37,8 @@ from ferrule.testing import (
 from ferrule.testing import chat_completions as wire
 from ferrule.testing.loopback import LoopbackServer, Pause, Reply, Reset, sse
 from ferrule_kernel import InvalidInputError, Kernel
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 KEY = "sk-proj-LOOPBACK-secret-key-0123456789abcdef"
 
@@ -856,3 +858,49 @@ def test_another_ferrule_serve_is_a_backend(monkeypatch):
         assert message.text == "Hello from the other side"
         assert message.reasoning and "5 words" in message.reasoning[0].text
         assert items[-1]["usage"]["output_tokens"] > 0
+
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_calls = st.lists(
+    st.tuples(
+        st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
+        st.dictionaries(st.text(min_size=1, max_size=6), _json, max_size=4),
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    text=st.lists(_text, max_size=6),
+    reasoning=st.lists(_text, max_size=3),
+    calls=_calls,
+    fragments=st.integers(1, 6),
+)
+async def test_any_streamed_turn_folds_back_to_itself(text, reasoning, calls, fragments):
+    tool_calls = tuple(ToolCall(f"call_{i}", name, args) for i, (name, args) in enumerate(calls))
+    turn = ScriptedTurn(
+        text=tuple(text),
+        reasoning=tuple(reasoning),
+        tool_calls=tool_calls,
+        finish_reason="tool_calls" if calls else "stop",
+    )
+    async with LoopbackServer(validate=wire.validator()) as server, AsyncRuntime() as rt:
+        await rt.define(
+            "openai_language_model", "lm", {"model": "m", "base_url": server.url + "/v1"}
+        )
+        server.script(wire.reply(turn, argument_fragments=fragments))
+        items = await collect(rt, "lm", {"messages": [USER]})
+    check_stream(items)
+    message = fold(items).message()
+    assert message.text == "".join(text)
+    assert "".join(p.text for p in message.reasoning) == "".join(reasoning)
+    assert message.tool_calls == list(tool_calls)
+    assert items[-1]["finish_reason"] == turn.finish_reason
