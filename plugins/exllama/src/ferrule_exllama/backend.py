@@ -123,6 +123,11 @@ class ExLlamaLanguageModel:
                 "smaller weights",
                 model=self.model_id,
             ) from None
+        except Exception as exc:  # exllamav2 asserts on what it cannot load
+            raise ModelError(
+                f"exllamav2 could not load {model_dir}: {type(exc).__name__}: {exc}",
+                model=self.model_id,
+            ) from None
         self._model, self._cache = model, cache
         self._tokenizer = ExLlamaV2Tokenizer(config)
         # Paged attention (batching) needs flash-attn >= 2.5.7; without it exllamav2 runs one
@@ -192,14 +197,24 @@ class ExLlamaLanguageModel:
             if closing:
                 self._shutdown(incoming)
                 return
-            for request in incoming:
-                self._start(request)
-            for job, request in list(self._running.items()):
-                if request.cancelled:
-                    self._generator.cancel(job)
-                    del self._running[job]
-            if self._running:
-                self._step()
+            try:
+                for request in incoming:
+                    self._start(request)
+                for job, request in list(self._running.items()):
+                    if request.cancelled:
+                        self._generator.cancel(job)
+                        del self._running[job]
+                if self._running:
+                    self._step()
+            except Exception as exc:  # fail what was in flight, keep the component serving
+                log.debug("generation_failed", model=self.model_id, error=repr(exc))
+                error = ModelError(
+                    f"exllamav2 failed: {type(exc).__name__}: {exc}", model=self.model_id
+                )
+                for request in self._running.values():
+                    request.send(error)
+                self._running.clear()
+                self._generator.clear_queue()
 
     def _start(self, request: _Request) -> None:
         if request.cancelled:
@@ -245,7 +260,15 @@ class ExLlamaLanguageModel:
 
     def _schema_filter(self, schema: dict[str, Any]) -> Any:
         if self._tokenizer_data is None:
-            from lmformatenforcer.integrations.exllamav2 import build_token_enforcer_tokenizer_data
+            try:
+                from lmformatenforcer.integrations.exllamav2 import (
+                    build_token_enforcer_tokenizer_data,
+                )
+            except ImportError:
+                raise ModelError(
+                    "output_schema needs lm-format-enforcer: pip install 'ferrule-exllama[cuda]'",
+                    model=self.model_id,
+                ) from None
 
             self._tokenizer_data = build_token_enforcer_tokenizer_data(self._tokenizer)
             self._filter_class = _filter_class()
@@ -255,19 +278,7 @@ class ExLlamaLanguageModel:
         )
 
     def _step(self) -> None:
-        try:
-            results = self._generator.iterate()
-        except Exception as exc:
-            log.debug("generation_failed", model=self.model_id, error=repr(exc))
-            error = ModelError(
-                f"exllamav2 failed: {type(exc).__name__}: {exc}", model=self.model_id
-            )
-            for request in self._running.values():
-                request.send(error)
-            self._running.clear()
-            self._generator.clear_queue()
-            return
-        for result in results:
+        for result in self._generator.iterate():
             request = self._running.get(result.get("job"))
             if request is None:
                 continue
