@@ -40,8 +40,8 @@ class GGUFWeights:
         return f"https://huggingface.co/{self.repo_id}/resolve/main/{self.filename}"
 
 
-# Qwen's official GGUF repositories. 0.6B and 1.7B are published in Q8_0 only; the larger
-# models in Q4_K_M (the usual CPU choice; Q5_K_M, Q6_K and Q8_0 exist too).
+# Qwen's official GGUF repositories (file names from published download URLs; see the
+# README): Q8_0 for the two small models, Q4_K_M (the usual CPU choice) for the others.
 WEIGHTS: dict[str, GGUFWeights] = {
     w.model_id: w
     for w in (
