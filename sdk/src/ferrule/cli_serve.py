@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 
 from ferrule_kernel import FerruleError
@@ -80,18 +82,26 @@ def _serve(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    try:
-        asyncio.run(
-            serve(
-                kernel,
-                host=args.host,
-                port=args.port,
-                token=token,
-                max_body_size=args.max_body_size or DEFAULT_MAX_BODY_SIZE,
-                models=args.model,
-                ready=ready,
-            )
+    async def run() -> None:
+        # SIGTERM (a service manager) and Ctrl-C stop it cleanly: components are closed.
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):  # not on Windows
+                loop.add_signal_handler(signum, stop.set)
+        await serve(
+            kernel,
+            host=args.host,
+            port=args.port,
+            token=token,
+            max_body_size=args.max_body_size or DEFAULT_MAX_BODY_SIZE,
+            models=args.model,
+            ready=ready,
+            stop=stop,
         )
+
+    try:
+        asyncio.run(run())
     except FerruleError as exc:  # e.g. a --model no installed plugin serves
         print(f"ferrule serve: {exc.message}", file=sys.stderr)
         return 2

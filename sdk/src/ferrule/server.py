@@ -538,15 +538,31 @@ class _Routes:
     # -- the kernel's requests ----------------------------------------------------------
 
     def kernel_route(
-        self, handle: Callable[[Any], Awaitable[web.StreamResponse]] | None, *, read: bool = True
-    ):
+        self,
+        handle: Callable[[Any, web.Request], Awaitable[web.StreamResponse]],
+        fields: frozenset[str] | None = None,
+    ) -> Handler:
+        """A kernel request: ``fields`` are the keys its JSON body may have (None: no body)."""
+
         async def route(request: web.Request) -> web.StreamResponse:
             try:
                 if not self._authorized(request):
                     raise UnauthorizedError("a valid bearer token is required")
-                body = await self._body(request) if read else None
-                if read and not isinstance(body, dict):
-                    raise InvalidInputError("the request body must be a JSON object", field="body")
+                body = None
+                if fields is not None:
+                    body = await self._body(request)
+                    if not isinstance(body, dict):
+                        raise InvalidInputError(
+                            "the request body must be a JSON object", field="body"
+                        )
+                    unknown = sorted(set(body) - fields)
+                    if unknown:
+                        raise InvalidInputError(
+                            f"unknown field(s) in the request: {', '.join(unknown)}",
+                            errors=[
+                                {"path": f"$.{k}", "message": "unknown field"} for k in unknown
+                            ],
+                        )
                 return await handle(body, request)
             except FerruleError as exc:
                 return self._kernel_error(exc)
@@ -787,8 +803,10 @@ def add_routes(
     routes = _Routes(kernel, token=token, max_body_size=max_body_size, models=models)
     prefix = prefix.rstrip("/")
     kernel_api = f"{prefix}{KERNEL_API}"
-    for name in ("define", "delete", "call", "call_method", "iter"):
-        app.router.add_post(f"{kernel_api}/{name}", routes.kernel_route(getattr(routes, name)))
+    for name, fields in _KERNEL_REQUESTS.items():
+        app.router.add_post(
+            f"{kernel_api}/{name}", routes.kernel_route(getattr(routes, name), fields)
+        )
     for name in ("plugins", "operators", "component_types"):
         app.router.add_get(f"{kernel_api}/{name}", _introspection(routes, name))
     app.router.add_post(
@@ -799,13 +817,23 @@ def add_routes(
     app.router.add_get(f"{prefix}/health", _health)
 
 
+#: Each kernel request and the fields of its JSON body.
+_KERNEL_REQUESTS = {
+    "define": frozenset({"component_type", "name", "attrs"}),
+    "delete": frozenset({"name"}),
+    "call": frozenset({"operator", "inputs"}),
+    "call_method": frozenset({"name", "method", "inputs"}),
+    "iter": frozenset({"operator", "name", "method", "inputs"}),
+}
+
+
 def _introspection(routes: _Routes, what: str) -> Handler:
     async def handle(body: Any, request: web.Request) -> web.Response:
         return web.Response(
             body=_dumps(getattr(routes.kernel, what)()), content_type="application/json"
         )
 
-    return routes.kernel_route(handle, read=False)
+    return routes.kernel_route(handle)
 
 
 async def _health(request: web.Request) -> web.Response:
@@ -839,21 +867,24 @@ def create_app(
     token: str | None = None,
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     models: Iterable[str] = (),
+    close_kernel: bool | None = None,
 ) -> web.Application:
     """A new aiohttp application serving ``kernel`` (a new one with every installed plugin
-    if None, closed with the app). Mount it in yours with ``app.add_subapp("/ai", ...)``."""
+    if None). ``close_kernel``: delete the kernel's components when the app shuts down
+    (default: only a kernel it created). Mount it in yours with ``app.add_subapp(...)``."""
     from .runtime import _new_kernel
 
-    owned = kernel is None
+    if close_kernel is None:
+        close_kernel = kernel is None
     app = web.Application(middlewares=[_json_http_errors], client_max_size=max_body_size + 1)
     app[KERNEL_KEY] = kernel = _new_kernel() if kernel is None else kernel
     add_routes(app, kernel, token=token, max_body_size=max_body_size, models=models)
-    if owned:
+    if close_kernel:
 
-        async def close_kernel(app: web.Application) -> None:
+        async def close(app: web.Application) -> None:
             await app[KERNEL_KEY].aclose()
 
-        app.on_cleanup.append(close_kernel)
+        app.on_cleanup.append(close)
     return app
 
 
@@ -867,11 +898,15 @@ async def serve(
     models: Iterable[str] = (),
     ready: Callable[[str], None] | None = None,
     stop: asyncio.Event | None = None,
+    close_kernel: bool = True,
 ) -> None:
-    """Serve until ``stop`` is set (or forever). ``ready`` gets the URL once listening
-    (with the real port when ``port`` is 0)."""
+    """Serve until ``stop`` is set (or forever), then delete the kernel's components
+    (unless ``close_kernel`` is False). ``ready`` gets the URL once listening (with the
+    real port when ``port`` is 0)."""
     check_bind(host, token)
-    app = create_app(kernel, token=token, max_body_size=max_body_size, models=models)
+    app = create_app(
+        kernel, token=token, max_body_size=max_body_size, models=models, close_kernel=close_kernel
+    )
     # handler_cancellation: a client that disconnects cancels its request at once,
     # closing the plugin's stream (its generation) with it.
     runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
