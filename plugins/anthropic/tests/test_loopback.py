@@ -280,14 +280,14 @@ async def test_connection_closed_before_message_stop_is_an_interrupted_stream(se
 async def test_a_stall_before_the_first_byte_hits_the_read_timeout(server, claude):
     server.script(stream_reply([Pause(2.0), *message_events(text=["late"])]))
     _, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, ProviderTimeoutError) and "0.5s read timeout" in error.message
+    assert isinstance(error, ProviderTimeoutError) and "0.5s" in error.message
 
 
 async def test_a_stall_past_the_read_timeout_ends_the_stream(server, claude):
     events = message_events(text=["slow"])
     server.script(stream_reply([*events[:4], Pause(2.0), *events[4:]]))
     items, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, ProviderTimeoutError) and "read timeout" in error.message
+    assert isinstance(error, ProviderTimeoutError) and "0.5s" in error.message
     assert [i["message"]["content"][0]["text"] for i in items] == ["slow"]
 
 

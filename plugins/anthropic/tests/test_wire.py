@@ -21,7 +21,7 @@ from ferrule_anthropic.testing import request_problems
 from hypothesis import given
 from hypothesis import strategies as st
 
-HEADERS = wire.request_headers("sk-ant-test")
+HEADERS = {**wire.request_headers("sk-ant-test"), "content-type": "application/json"}
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
 MODEL = "claude-sonnet-4-20250514"
 

@@ -325,7 +325,7 @@ async def test_a_stall_hits_the_read_timeout(server, gemini, before_first_byte):
     body = [Pause(2.0), *records] if before_first_byte else [records[0], Pause(2.0), *records[1:]]
     server.script(stream_reply(body))
     items, err = await run_until_error(gemini, {"messages": [USER]})
-    assert isinstance(err, ProviderTimeoutError) and "0.5s read timeout" in err.message
+    assert isinstance(err, ProviderTimeoutError) and "0.5s" in err.message
     assert texts(items) == ([] if before_first_byte else ["slow"])
 
 

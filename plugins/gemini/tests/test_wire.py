@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 MODEL = "gemini-2.5-flash"
 PATH = f"/v1beta/models/{MODEL}:streamGenerateContent"
-HEADERS = wire.request_headers("AIza-test")
+HEADERS = {**wire.request_headers("AIza-test"), "content-type": "application/json"}
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
 WAV = base64.b64encode(b"RIFF\0\0\0\0WAVEfmt ").decode()
 SIG = base64.b64encode(b"opaque signature").decode()

@@ -75,12 +75,8 @@ def messages_url(base_url: str | None) -> str:
 
 
 def request_headers(api_key: str) -> dict[str, str]:
-    return {
-        "x-api-key": api_key,
-        "anthropic-version": ANTHROPIC_VERSION,
-        "content-type": "application/json",
-        "accept": "text/event-stream",
-    }
+    """Anthropic's auth headers (`ferrule.http` adds the content type and ``Accept``)."""
+    return {"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION}
 
 
 def uses_adaptive_thinking(model: str) -> bool:

@@ -93,11 +93,8 @@ def stream_url(base_url: str | None, model: str) -> str:
 
 
 def request_headers(api_key: str) -> dict[str, str]:
-    return {
-        "x-goog-api-key": api_key,
-        "content-type": "application/json",
-        "accept": "text/event-stream",
-    }
+    """Gemini's auth header (`ferrule.http` adds the content type and ``Accept``)."""
+    return {"x-goog-api-key": api_key}
 
 
 def _version(model: str) -> tuple[int, int] | None:
