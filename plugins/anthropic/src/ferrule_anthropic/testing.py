@@ -342,7 +342,7 @@ def _messages_problems(messages: Any, thinking_on: bool) -> list[str]:
             out += _block_problems(block, role, f"{where}.content[{j}]")
         typed = [b for b in blocks if isinstance(b, dict)]
         if role == "user":
-            results = [b.get("tool_use_id") for b in typed if b.get("type") == "tool_result"]
+            results = [str(b.get("tool_use_id")) for b in typed if b.get("type") == "tool_result"]
             kinds = [b.get("type") for b in typed]
             if results and kinds[: len(results)] != ["tool_result"] * len(results):
                 out.append(f"{where}: tool_result blocks must come first in the user turn")
@@ -358,7 +358,7 @@ def _messages_problems(messages: Any, thinking_on: bool) -> list[str]:
         else:
             if pending_tool_uses:
                 out.append(f"{where}: tool_use ids {sorted(pending_tool_uses)} got no tool_result")
-            pending_tool_uses = {b.get("id") for b in typed if b.get("type") == "tool_use"}
+            pending_tool_uses = {str(b.get("id")) for b in typed if b.get("type") == "tool_use"}
     last_assistant = next(
         (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
         None,

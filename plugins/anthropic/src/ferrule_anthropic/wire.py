@@ -336,7 +336,10 @@ def build_request(
 
 
 def _adaptive_effort(effort: str | None) -> str:
-    return {"minimal": "low", None: DEFAULT_EFFORT}.get(effort, effort)  # type: ignore[arg-type]
+    """Adaptive thinking's ``output_config.effort`` has no "minimal"; its lowest is "low"."""
+    if effort is None:
+        return DEFAULT_EFFORT
+    return "low" if effort == "minimal" else effort
 
 
 def tool_declaration(function: Any) -> dict[str, Any]:
