@@ -9,6 +9,7 @@ if anything imports it. They stand in for what is installed, never for model out
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -23,6 +24,13 @@ import json, sys
 from ferrule import _builtin
 from ferrule.models import LocalModel
 from ferrule_kernel import Kernel
+from ferrule_exllama import plugin
+
+
+def kernel():
+    # This plugin alone: other installed plugins (ferrule-llamacpp answers the same ids)
+    # must not decide what these tests see.
+    return Kernel(plugins=[_builtin, plugin], load_entry_points=False)
 """
 
 
@@ -67,9 +75,7 @@ def test_importing_the_plugin_imports_nothing_heavy(standins):
     # Even with torch and exllamav2 installed, importing and discovering the plugin does
     # not import them: only routing asks torch for a CUDA device.
     script = f"""
-    import ferrule_exllama.plugin
-    kernel = Kernel(plugins=[_builtin])
-    types = [t["name"] for t in kernel.component_types()]
+    types = [t["name"] for t in kernel().component_types()]
     print(json.dumps({{"loaded": {LOADED}, "types": types}}))
     """
     for where in (None, standins):
@@ -78,10 +84,13 @@ def test_importing_the_plugin_imports_nothing_heavy(standins):
         assert "exllama_language_model" in result["types"]
 
 
+def test_the_entry_point_names_the_plugin_module():
+    (entry,) = [e for e in importlib.metadata.entry_points(group="ferrule") if e.name == "exllama"]
+    assert entry.value == "ferrule_exllama.plugin"
+
+
 ROUTE = f"""
-kernel = Kernel(plugins=[_builtin])
-kernel.load_plugins()
-hook = kernel.plugin_manager.hook.ferrule_resolve_local_model
+hook = kernel().plugin_manager.hook.ferrule_resolve_local_model
 routes = {{}}
 for model in ["Qwen/Qwen3-0.6B", "Qwen/Qwen3-30B-A3B", "SmolLM2-135M-Instruct", "Qwen/Qwen3-8B-GGUF"]:
     route = hook(model_id=model)
@@ -132,10 +141,10 @@ class AnyMachineBackend:
     def ferrule_resolve_local_model(self, model_id):
         return ModelRoute("llamacpp_language_model", {"model": model_id})
 
-kernel = Kernel(plugins=[_builtin])
-kernel.load_plugins()
-kernel.register(AnyMachineBackend())
-print(json.dumps({"route": LocalModel("Qwen/Qwen3-8B").route(kernel).component_type}))
+k = kernel()
+k.load_plugins()
+k.register(AnyMachineBackend())
+print(json.dumps({"route": LocalModel("Qwen/Qwen3-8B").route(k).component_type}))
 """
 
 
@@ -147,7 +156,7 @@ def test_where_cuda_is_present_exllama_is_asked_before_other_backends(standins):
 DEFINE = f"""
 from ferrule import Runtime
 from ferrule_kernel import FerruleError
-rt = Runtime()
+rt = Runtime(kernel=kernel())
 try:
     rt.define("exllama_language_model", "lm", {{"model": "Qwen/Qwen3-0.6B"}})
     error = None
@@ -184,7 +193,7 @@ def test_bad_attributes_are_refused_naming_the_field():
     from ferrule import Runtime
     from ferrule_kernel import InvalidInputError
     out = {}
-    rt = Runtime()
+    rt = Runtime(kernel=kernel())
     for name, attributes in {
         "cache": {"model": "Qwen/Qwen3-8B", "cache": "q3"},
         "max_seq_len": {"model": "Qwen/Qwen3-8B", "max_seq_len": 100},
@@ -209,9 +218,8 @@ def test_bad_attributes_are_refused_naming_the_field():
 def test_asking_for_a_model_it_has_no_weights_for_imports_nothing(standins):
     # LocalModel("SmolLM2-135M-Instruct") must not pay for importing torch.
     script = f"""
-    kernel = Kernel(plugins=[_builtin])
-    kernel.load_plugins()
-    route = kernel.plugin_manager.hook.ferrule_resolve_local_model(model_id="SmolLM2-135M-Instruct")
+    hook = kernel().plugin_manager.hook.ferrule_resolve_local_model
+    route = hook(model_id="SmolLM2-135M-Instruct")
     print(json.dumps({{"route": route, "loaded": {LOADED}}}))
     """
     assert run(script, standins=standins, cuda=True) == {"route": None, "loaded": []}
