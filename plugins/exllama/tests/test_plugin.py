@@ -34,13 +34,23 @@ def kernel():
 """
 
 
-def run(script: str, *, standins: Path | None = None, cuda: bool | None = None) -> dict:
+def run(
+    script: str,
+    *,
+    standins: Path | None = None,
+    cuda: bool | None = None,
+    absent: tuple[str, ...] = (),
+) -> dict:
+    """Run ``script`` in a fresh interpreter. ``absent`` packages count as not installed
+    there (``sys.modules[name] = None``: find_spec answers None, import fails), whatever
+    this environment has installed."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     if standins is not None:
         env["PYTHONPATH"] = str(standins)
     if cuda is not None:
         env["STANDIN_CUDA"] = "1" if cuda else "0"
-    code = SCRIPT_PRELUDE + textwrap.dedent(script)
+    hide = "".join(f"sys.modules[{name!r}] = None\n" for name in absent)
+    code = "import sys\n" + hide + SCRIPT_PRELUDE + textwrap.dedent(script)
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
@@ -68,7 +78,7 @@ def standins(tmp_path) -> Path:
 HEAVY = ("torch", "exllamav2", "huggingface_hub", "lmformatenforcer")
 
 #: A Python expression, run in the child: the heavy top-level packages it has imported.
-LOADED = f"sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))"
+LOADED = f"sorted({{m.split('.')[0] for m, v in sys.modules.items() if v}} & set({HEAVY!r}))"
 
 
 def test_importing_the_plugin_imports_nothing_heavy(standins):
@@ -99,8 +109,11 @@ print(json.dumps({{"routes": routes, "loaded": {LOADED}}}))
 """
 
 
+NEITHER = ("torch", "exllamav2")
+
+
 def test_without_torch_or_exllamav2_it_routes_nothing():
-    result = run(ROUTE)
+    result = run(ROUTE, absent=NEITHER)
     assert set(result["routes"].values()) == {None}
     assert result["loaded"] == []
 
@@ -123,9 +136,7 @@ def test_with_cuda_it_claims_the_qwen3_ids_only(standins):
 
 
 def test_exllamav2_alone_does_not_import_anything(standins):
-    (standins / "torch" / "__init__.py").unlink()
-    (standins / "torch").rmdir()
-    result = run(ROUTE, standins=standins, cuda=True)
+    result = run(ROUTE, standins=standins, cuda=True, absent=("torch",))
     assert set(result["routes"].values()) == {None}
     assert result["loaded"] == []
 
@@ -169,7 +180,7 @@ print(json.dumps({{"error": error, "loaded": {LOADED}}}))
 
 
 def test_defining_without_exllamav2_fails_at_once_pointing_to_llamacpp():
-    result = run(DEFINE)
+    result = run(DEFINE, absent=NEITHER)
     error = result["error"]
     assert error["type"] == "CudaUnavailableError" and error["kind"] == "cuda_unavailable"
     assert "torch and exllamav2" in error["message"]
@@ -207,7 +218,7 @@ def test_bad_attributes_are_refused_naming_the_field():
     rt.stop()
     print(json.dumps(out))
     """
-    assert run(script) == {
+    assert run(script, absent=NEITHER) == {
         "cache": ["$.cache"],
         "max_seq_len": ["$.max_seq_len"],
         "gpu_split": ["$.gpu_split"],
@@ -223,3 +234,13 @@ def test_asking_for_a_model_it_has_no_weights_for_imports_nothing(standins):
     print(json.dumps({{"route": route, "loaded": {LOADED}}}))
     """
     assert run(script, standins=standins, cuda=True) == {"route": None, "loaded": []}
+
+
+def test_a_torch_that_fails_to_import_routes_nothing_and_says_why(standins):
+    (standins / "torch" / "__init__.py").write_text(
+        "raise OSError('libcudart.so.12: cannot open')\n"
+    )
+    assert set(run(ROUTE, standins=standins)["routes"].values()) == {None}
+    error = run(DEFINE, standins=standins)["error"]
+    assert error["type"] == "CudaUnavailableError"
+    assert "torch could not be imported (OSError: libcudart.so.12: cannot open)" in error["message"]

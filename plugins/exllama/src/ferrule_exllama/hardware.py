@@ -41,9 +41,13 @@ def cuda_status() -> CudaStatus:
             "not installed (pip install 'ferrule-exllama[cuda]' on a machine with an NVIDIA GPU "
             "and the CUDA toolkit)",
         )
-    import torch
+    try:
+        import torch
 
-    if not torch.cuda.is_available():
+        available = torch.cuda.is_available()
+    except Exception as exc:  # a broken torch install must not break routing
+        return CudaStatus(False, f"torch could not be imported ({type(exc).__name__}: {exc})")
+    if not available:
         return CudaStatus(
             False, "exllamav2 needs CUDA, and torch finds no CUDA device on this machine"
         )
