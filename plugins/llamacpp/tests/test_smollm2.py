@@ -194,3 +194,31 @@ def test_a_broken_gguf_is_a_model_error(tmp_path: Path) -> None:
     with Runtime() as runtime, pytest.raises(ModelError) as info:
         runtime.define("llamacpp_language_model", "x", {"model": str(bad)})
     assert str(bad) in info.value.message
+
+
+async def test_deleting_the_model_under_a_live_stream_ends_it_with_a_typed_error(
+    rt: Runtime, smollm2_gguf: Path
+) -> None:
+    await rt.adefine("llamacpp_language_model", "doomed", {"model": str(smollm2_gguf)})
+    stream = rt.acall_iter_method("doomed", "infer", {"messages": QUESTION, "max_tokens": 2000})
+    await stream.__anext__()
+    await rt.adelete("doomed")
+    with pytest.raises(ModelError, match="deleted while generating"):
+        async for _ in stream:
+            pass
+
+
+async def test_the_same_schema_twice_gives_json_twice(rt: Runtime, lm: str) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"colour": {"enum": ["red", "green", "blue"]}},
+        "required": ["colour"],
+    }
+    for _ in range(2):
+        items = [
+            i
+            async for i in rt.acall_iter_method(
+                lm, "infer", {"messages": QUESTION, "output_schema": schema, "max_tokens": 60}
+            )
+        ]
+        assert json.loads(text_of(items))["colour"] in ("red", "green", "blue")
