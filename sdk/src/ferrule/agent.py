@@ -21,6 +21,7 @@ Runs execute on the runtime's loop (the `Runtime`'s thread, or the caller's loop
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import sys
@@ -110,7 +111,7 @@ class UnknownRunError(FerruleError):
 # -- what runs produce ----------------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
+@attrs.define(slots=True)  # not frozen: a frozen class costs 4x as much to build, per chunk
 class AgentResponse:
     """One streamed piece of a `query` run (see agent-guide): ``content`` is a string for
     ``output_text``, ``reasoning`` and ``error``, a dict for ``tool_call``,
@@ -349,11 +350,65 @@ class _Run:
         )
 
 
-class _Sink:
-    """Turns a run's events into what its stream yields; the stream drains ``queue``."""
+class _Channel:
+    """A run's outputs on their way to its reader, taken in batches. The run appends on its
+    loop; a reader on another thread or loop is woken by one thread-safe call per batch
+    (not per item, and with no task made per wake-up)."""
 
-    def __init__(self, queue: asyncio.Queue[Any], run: _Run) -> None:
-        self.queue = queue
+    __slots__ = ("items", "lock", "loop", "waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.items: list[Any] = []
+        self.lock = threading.Lock()
+        self.loop = loop  # where the run (the writer) lives
+        self.waiter: Callable[[], Any] | None = None
+
+    def put(self, item: Any) -> None:
+        with self.lock:
+            self.items.append(item)
+            waiter, self.waiter = self.waiter, None
+        if waiter is not None:
+            waiter()
+
+    def _swap(self) -> list[Any]:
+        items, self.items = self.items, []
+        return items
+
+    def take_blocking(self) -> list[Any]:
+        """For a reader thread (Ctrl-C interrupts the wait)."""
+        while True:
+            with self.lock:
+                if self.items:
+                    return self._swap()
+                ready = threading.Event()
+                self.waiter = ready.set
+            ready.wait()
+
+    async def take(self) -> list[Any]:
+        loop = asyncio.get_running_loop()
+        with self.lock:
+            if self.items:
+                return self._swap()
+            woken = loop.create_future()
+            if loop is self.loop:
+                self.waiter = functools.partial(_resolve, woken)
+            else:
+                self.waiter = functools.partial(loop.call_soon_threadsafe, _resolve, woken)
+        await woken
+        with self.lock:
+            return self._swap()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class _Sink:
+    """Turns a run's events into what its stream yields, through ``channel``."""
+
+    def __init__(self, channel: _Channel, run: _Run) -> None:
+        self.channel = channel
         self.run = run
         self.first = True
 
@@ -364,7 +419,7 @@ class _Sink:
                 self.run.metrics.time_to_first_token = (
                     self.run.elapsed + time.perf_counter() - self.run.started
                 )
-        self.queue.put_nowait(item)
+        self.channel.put(item)
 
     def text(self, delta: str) -> None: ...
     def reasoning(self, delta: str) -> None: ...
@@ -379,8 +434,8 @@ class _Sink:
 class _ResponseSink(_Sink):
     """`query`: `AgentResponse` deltas with ``is_type_switched`` tracked."""
 
-    def __init__(self, queue: asyncio.Queue[Any], run: _Run) -> None:
-        super().__init__(queue, run)
+    def __init__(self, channel: _Channel, run: _Run) -> None:
+        super().__init__(channel, run)
         self.last: str | None = None
 
     def _emit(
@@ -391,7 +446,10 @@ class _ResponseSink(_Sink):
         self._put(AgentResponse(type_, role, switched, content, error))
 
     def text(self, delta: str) -> None:
-        self._emit("output_text", "assistant", delta)
+        if self.last == "output_text":  # the common case, kept short
+            self._put(AgentResponse("output_text", "assistant", False, delta))
+        else:
+            self._emit("output_text", "assistant", delta)
 
     def reasoning(self, delta: str) -> None:
         self._emit("reasoning", "assistant", delta)
@@ -481,7 +539,7 @@ class AgentStream(Generic[T]):
         self._agent = agent
         self._run = run
         self._sink_type = sink
-        self._queue: asyncio.Queue[Any] | None = None
+        self._channel: _Channel | None = None
         self._iterated = False
         self._finished = False
 
@@ -503,20 +561,22 @@ class AgentStream(Generic[T]):
             raise RuntimeError("an AgentStream can be iterated once")
         self._iterated = True
 
-    async def _start(self) -> None:
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._queue = queue
+    def _launch(self) -> _Channel:
+        """Start the run on its home loop (without waiting for it) and return its channel."""
+        thread = self._agent._home.thread
+        loop = asyncio.get_running_loop() if thread is None else thread.loop
+        channel = self._channel = _Channel(loop)
+        if thread is None or thread.in_loop_thread():
+            self._start(loop, channel)
+        else:
+            loop.call_soon_threadsafe(self._start, loop, channel)
+        return channel
+
+    def _start(self, loop: asyncio.AbstractEventLoop, channel: _Channel) -> None:
         run = self._run
         self._agent._runs[run.id] = run
-        run.loop = asyncio.get_running_loop()
-        run.task = run.loop.create_task(self._agent._drive(run, self._sink_type(queue, run)))
-
-    async def _next_batch(self) -> list[Any]:
-        assert self._queue is not None
-        items = [await self._queue.get()]
-        while not self._queue.empty():
-            items.append(self._queue.get_nowait())
-        return items
+        run.loop = loop
+        run.task = loop.create_task(self._agent._drive(run, self._sink_type(channel, run)))
 
     async def _abandon(self) -> None:
         _cancel_in_loop(self._run)
@@ -535,12 +595,21 @@ class AgentStream(Generic[T]):
             yield item
 
     def __iter__(self) -> Iterator[T]:
-        self._claim()
         home = self._agent._home
-        home.run(self._start())
+        if home.thread is None:
+            raise TypeError(
+                "this agent's runtime is an AsyncRuntime: use `async for` and the a* methods "
+                "(or give the agent a Runtime)"
+            )
+        if home.thread.in_loop_thread():
+            raise RuntimeError(
+                "a run was iterated synchronously on its runtime's loop; use `async for`"
+            )
+        self._claim()
+        channel = self._launch()
         try:
             while not self._finished:
-                yield from self._items(home.run(self._next_batch()))
+                yield from self._items(channel.take_blocking())
         finally:
             if not self._finished:
                 home.run(self._abandon())
@@ -551,10 +620,10 @@ class AgentStream(Generic[T]):
 
     async def _aiterate(self) -> AsyncIterator[T]:
         home = self._agent._home
-        await home.arun(self._start())
+        channel = self._launch()
         try:
             while not self._finished:
-                for item in self._items(await home.arun(self._next_batch())):
+                for item in self._items(await channel.take()):
                     yield item
         finally:
             if not self._finished:
@@ -1030,8 +1099,8 @@ class Agent:
         else:
             descriptions = [_tool_description(t) for t in tools]
         run = _Run("step", "run", history, len(history), self.reasoning, None, None)
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        message, usage = await self._model_turn(run, _Sink(queue, run), descriptions)
+        sink = _Sink(_Channel(asyncio.get_running_loop()), run)
+        message, usage = await self._model_turn(run, sink, descriptions)
         return StepResult(message, list(message.tool_calls), usage)
 
     # -- the run loop ----------------------------------------------------------------------------
@@ -1135,7 +1204,7 @@ class Agent:
                 run.elapsed = run.metrics.duration
             else:
                 self._runs.pop(run.id, None)
-            sink.queue.put_nowait(_END)
+            sink.channel.put(_END)
 
     async def _model_turn(
         self, run: _Run, sink: _Sink, tools: list[dict[str, Any]]
@@ -1150,24 +1219,33 @@ class Agent:
         if run.output is not None:
             inputs["output_schema"] = run.output.schema
         accumulator = MessageAccumulator()
-        add = accumulator.add
+        add, texts, on_text = accumulator.add, accumulator.text, sink.text
         metrics = ModelCallMetrics()
         start = time.perf_counter()
         first = True
         stream = self.runtime.acall_iter_method(self._component, "infer", inputs)
         try:
             async for item in stream:
-                add(item)
-                delta = item["message"]
                 if first:
                     metrics.time_to_first_token = time.perf_counter() - start
                     first = False
+                delta = item["message"]
+                if len(delta) == 2 and item.get("finish_reason") is None:
+                    # a plain text delta (role and content only), nearly every item: fold it
+                    # here rather than through the general MessageAccumulator.add
+                    text = delta["content"][0]["text"]
+                    if text:
+                        texts.append(text)
+                        on_text(text)
+                    continue
+                add(item)
                 for part in delta.get("reasoning", ()):
                     if part["text"]:
                         sink.reasoning(part["text"])
-                text = delta["content"][0]["text"] if delta.get("content") else ""
+                content = delta.get("content")
+                text = content[0]["text"] if content else ""
                 if text:
-                    sink.text(text)
+                    on_text(text)
         finally:
             await stream.aclose()
         metrics.latency = time.perf_counter() - start
