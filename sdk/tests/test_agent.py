@@ -208,6 +208,18 @@ def test_pillow_images_need_ferrule_image(rt, monkeypatch):
             agent.query(["What is this?", FakePillowImage()])
 
 
+def test_pillow_images_become_image_parts(rt):
+    image_module = pytest.importorskip("PIL.Image", reason="Pillow comes with ferrule-image")
+    pytest.importorskip("ferrule_image", reason="ferrule-image converts Pillow images")
+    image = image_module.new("RGB", (2, 2), "red")
+    with Agent(rt, TestModel()) as agent:
+        list(agent.query(["What colour is this?", image]))
+        (text, part) = requests(agent)[-1].messages[-1].contents
+    assert text.text == "What colour is this?"
+    assert isinstance(part, ImagePart) and part.mime_type == "image/png"
+    assert image_module.open(io.BytesIO(part.to_bytes())).getpixel((0, 0)) == (255, 0, 0)
+
+
 def test_bad_prompts_name_the_field(rt):
     with Agent(rt, TestModel()) as agent:
         with pytest.raises(InvalidInputError, match="prompt\\[1\\]"):
@@ -625,3 +637,34 @@ def test_scripted_turn_objects_and_reasoning_default(rt):
     model = TestModel([ScriptedTurn(text="t", reasoning="r")])
     with Agent(rt, model, reasoning=True) as agent:
         assert [r.type for r in agent.query("q")] == ["reasoning", "output_text"]
+
+
+def test_agent_on_a_remote_runtime():
+    """The model runs in a `ferrule serve` process; tools and the run loop stay here."""
+    import signal
+    import subprocess
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ferrule.cli", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stdout.readline()
+        assert "listening on" in line, line + server.stderr.read()
+        url = line.split("listening on ")[1].split()[0]
+        model = TestModel([{"tool_calls": [call("add", a=40, b=2)]}, "It is 42."])
+        with Runtime(url=url) as remote, Agent(remote, model, tools=[add]) as agent:
+            responses = list(agent.query("40 + 2?"))
+            assert [r.type for r in responses] == [
+                "tool_call",
+                "tool_call_result",
+                "output_text",
+                "output_text",
+                "output_text",
+            ]
+            assert responses[1].content["result"] == 42
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(20)
