@@ -87,6 +87,17 @@ class TextOnlyModel:
         yield finish("stop")
 
 
+class MalformedModel:
+    """Yields an item outside the LM contract (a plugin bug)."""
+
+    def __init__(self, attributes: NoAttributes) -> None:
+        pass
+
+    async def infer(self, inputs: InferInput):
+        yield text_delta("fine ")
+        yield {"message": "not an object"}
+
+
 @attrs.frozen
 class KeyedAttributes:
     api_key: str
@@ -118,6 +129,7 @@ class ServeModelsPlugin:
         return [
             language_model_type("endless_lm", EndlessModel, NoAttributes),
             language_model_type("text_only_lm", TextOnlyModel, NoAttributes),
+            language_model_type("malformed_lm", MalformedModel, NoAttributes),
             language_model_type("careless_lm", CarelessModel, KeyedAttributes),
         ]
 
@@ -132,6 +144,7 @@ class ServeModelsPlugin:
             "slow": ModelRoute("test_language_model", {"delay": 0.01}),
             "endless": ModelRoute("endless_lm", {}),
             "text-only": ModelRoute("text_only_lm", {}),
+            "malformed": ModelRoute("malformed_lm", {}),
             "misconfigured": scripted({"text": 42}),
         }.get(model_id)
 
@@ -380,6 +393,17 @@ def test_concurrent_streams_each_get_their_own_reply(server):
     assert asyncio.run(main()) == [f"reply number {i}" for i in range(20)]
 
 
+def test_a_model_component_deleted_through_the_kernel_api_is_defined_again(client, server):
+    url, kernel = server
+    client.chat.completions.create(model="test", messages=USER)
+    first = kernel.component("chat:test")
+    with Runtime(url=url, token=TOKEN) as rt:
+        rt.delete("chat:test")
+    reply = client.chat.completions.create(model="test", messages=USER)
+    assert reply.choices[0].message.content == "hello there friend"
+    assert kernel.component("chat:test") is not first
+
+
 # -- errors --------------------------------------------------------------------------------
 
 
@@ -439,6 +463,16 @@ def test_a_failing_backend(client):
         for chunk in client.chat.completions.create(model="failing", messages=USER, stream=True):
             received.append(chunk.choices[0].delta.content)
     assert "".join(filter(None, received)) == "partial answer"
+
+
+def test_a_backend_breaking_the_lm_contract_is_an_internal_error_not_a_broken_response(client):
+    with pytest.raises(openai.InternalServerError, match="internal server error"):
+        client.chat.completions.create(model="malformed", messages=USER)
+    received = []
+    with pytest.raises(openai.APIError, match="internal server error"):
+        for chunk in client.chat.completions.create(model="malformed", messages=USER, stream=True):
+            received.append(chunk.choices[0].delta.content)
+    assert received == ["fine "]
 
 
 def test_backend_keys_never_leave_the_server(server, client):

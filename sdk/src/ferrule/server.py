@@ -37,6 +37,7 @@ from ferrule_kernel import (
     FerruleError,
     InvalidInputError,
     Kernel,
+    Prepared,
     UnknownComponentError,
     get_logger,
 )
@@ -566,6 +567,9 @@ class _Routes:
                 return await handle(body, request)
             except FerruleError as exc:
                 return self._kernel_error(exc)
+            except Exception as exc:  # a bug of ours: logged here, never detailed to the client
+                log.error("request_failed", path=request.path, error=repr(exc))
+                return self._kernel_error(FerruleError("internal server error"))
 
         return route
 
@@ -641,6 +645,11 @@ class _Routes:
                 return self._openai_error(OpenAIError.from_ferrule(exc))
             except OpenAIError as exc:
                 return self._openai_error(exc)
+            except Exception as exc:  # a bug of ours: logged here, never detailed to the client
+                log.error("request_failed", path=request.path, error=repr(exc))
+                return self._openai_error(
+                    OpenAIError(500, "internal server error", "server_error", code="internal")
+                )
 
         return route
 
@@ -693,21 +702,21 @@ class _Routes:
         return web.Response(body=_dumps(reply), content_type="application/json")
 
     async def _infer(self, chat: ChatRequest) -> AsyncIterator[dict[str, Any]]:
-        for attempt in (1, 2):
-            name = await self.catalog.component(chat.model)
-            try:
-                prepared = self.kernel.prepare_method(name, "infer", chat.inputs, streaming=True)
-            except UnknownComponentError:
-                self.catalog.forget(chat.model)
-                if attempt == 2:
-                    raise
-                continue
-            except InvalidInputError as exc:
-                if exc.kind != "invalid_input":
-                    raise
-                raise OpenAIError.from_ferrule(exc, chat.renames) from None
-            return prepared.stream()
-        raise AssertionError("unreachable")
+        name = await self.catalog.component(chat.model)
+        try:
+            prepared = self._prepare_infer(name, chat)
+        except UnknownComponentError:  # deleted through the kernel API: define it again
+            self.catalog.forget(chat.model)
+            prepared = self._prepare_infer(await self.catalog.component(chat.model), chat)
+        return prepared.stream()
+
+    def _prepare_infer(self, name: str, chat: ChatRequest) -> Prepared:
+        try:
+            return self.kernel.prepare_method(name, "infer", chat.inputs, streaming=True)
+        except InvalidInputError as exc:
+            if exc.kind != "invalid_input":
+                raise
+            raise OpenAIError.from_ferrule(exc, chat.renames) from None
 
     async def _stream_chunks(
         self,
@@ -756,8 +765,14 @@ class _Routes:
                     if item.get("usage") is not None:
                         usage = item["usage"]
                     item = await anext(items, None)
-            except FerruleError as exc:
-                error = OpenAIError.from_ferrule(exc)
+            except Exception as exc:  # after the headers, an error ends the stream as an event
+                if isinstance(exc, FerruleError):
+                    error = OpenAIError.from_ferrule(exc)
+                else:  # e.g. a backend item outside the LM contract
+                    log.error("stream_failed", path=request.path, error=repr(exc))
+                    error = OpenAIError(
+                        500, "internal server error", "server_error", code="internal"
+                    )
                 await response.write(b"data: " + _dumps(self.redact(error.body())) + b"\n\n")
                 await response.write_eof()
                 return response
