@@ -14,7 +14,7 @@ only when given a ``url``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 
 import aiohttp
@@ -158,7 +158,7 @@ class KernelClient:
         """Start ``iter``: resolution and validation errors raise here, as in-process."""
         return await self._post("iter", body)
 
-    async def items(self, response: aiohttp.ClientResponse) -> AsyncIterator[dict[str, Any]]:
+    async def items(self, response: aiohttp.ClientResponse) -> AsyncGenerator[dict[str, Any], None]:
         """The items of an open stream; leaving early closes the connection, which
         cancels the producer on the server."""
         complete = False
@@ -188,7 +188,7 @@ class KernelClient:
             else:
                 response.close()
 
-    async def stream(self, body: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    async def stream(self, body: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
         """`open_stream` and `items` in one: errors of either raise at the first item."""
         response = await self.open_stream(body)
         items = self.items(response)

@@ -28,8 +28,8 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
+from typing import Any, cast
 
 import attrs
 from aiohttp import web
@@ -701,14 +701,14 @@ class _Routes:
             reply["usage"] = _usage(acc.usage)
         return web.Response(body=_dumps(reply), content_type="application/json")
 
-    async def _infer(self, chat: ChatRequest) -> AsyncIterator[dict[str, Any]]:
+    async def _infer(self, chat: ChatRequest) -> AsyncGenerator[dict[str, Any], None]:
         name = await self.catalog.component(chat.model)
         try:
             prepared = self._prepare_infer(name, chat)
         except UnknownComponentError:  # deleted through the kernel API: define it again
             self.catalog.forget(chat.model)
             prepared = self._prepare_infer(await self.catalog.component(chat.model), chat)
-        return prepared.stream()
+        return cast(AsyncGenerator[dict[str, Any], None], prepared.stream())  # it is one
 
     def _prepare_infer(self, name: str, chat: ChatRequest) -> Prepared:
         try:
@@ -722,7 +722,7 @@ class _Routes:
         self,
         request: web.Request,
         chat: ChatRequest,
-        items: AsyncIterator[dict[str, Any]],
+        items: AsyncGenerator[dict[str, Any], None],
         completion_id: str,
         created: int,
     ) -> web.StreamResponse:
