@@ -130,7 +130,7 @@ class ChatTemplateFormat:
             bos_token=token_text(llm.token_bos()),
         )
 
-    def _messages(self, request: InferInput) -> list[dict[str, str]]:
+    def _messages(self, request: InferInput) -> list[Any]:
         out = []
         for index, message in enumerate(request.messages):
             for part_index, part in enumerate(message.contents):

@@ -80,7 +80,7 @@ def remove_model(inputs: ModelInput) -> dict[str, Any]:
     from huggingface_hub import scan_cache_dir
     from huggingface_hub.utils import CacheNotFound
 
-    result = {"model": w.model_id, "removed": False, "freed_bytes": 0}
+    result: dict[str, Any] = {"model": w.model_id, "removed": False, "freed_bytes": 0}
     try:
         cache = scan_cache_dir(inputs.cache_dir)
     except CacheNotFound:
