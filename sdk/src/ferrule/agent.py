@@ -262,7 +262,7 @@ def _output_spec(spec: Any) -> _OutputSpec | None:
 
         def parse_pydantic(value: Any) -> Any:
             try:
-                return spec.model_validate(value)
+                return spec.model_validate(value)  # type: ignore[attr-defined]
             except Exception as exc:
                 raise OutputValidationError(
                     f"the reply does not match {spec.__name__}: {exc}"
@@ -368,7 +368,10 @@ class _Channel:
             self.items.append(item)
             waiter, self.waiter = self.waiter, None
         if waiter is not None:
-            waiter()
+            try:
+                waiter()
+            except RuntimeError:  # the reader's loop is closed: nobody is left to wake
+                pass
 
     def _swap(self) -> list[Any]:
         items, self.items = self.items, []
@@ -539,7 +542,6 @@ class AgentStream(Generic[T]):
         self._agent = agent
         self._run = run
         self._sink_type = sink
-        self._channel: _Channel | None = None
         self._iterated = False
         self._finished = False
 
@@ -565,7 +567,7 @@ class AgentStream(Generic[T]):
         """Start the run on its home loop (without waiting for it) and return its channel."""
         thread = self._agent._home.thread
         loop = asyncio.get_running_loop() if thread is None else thread.loop
-        channel = self._channel = _Channel(loop)
+        channel = _Channel(loop)
         if thread is None or thread.in_loop_thread():
             self._start(loop, channel)
         else:

@@ -19,7 +19,7 @@ import asyncio
 import re
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from typing import IO, Any
+from typing import Any, TextIO
 
 from ferrule_kernel import get_logger
 
@@ -45,7 +45,7 @@ class MCPServer:
         *,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-        errlog: IO[str] | None = None,
+        errlog: TextIO | None = None,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
         prefix: str | None = None,
@@ -56,7 +56,9 @@ class MCPServer:
         if (command is None) == (url is None):
             from ferrule_kernel import InvalidInputError
 
-            raise InvalidInputError("an MCP server needs exactly one of command or url", field="url")
+            raise InvalidInputError(
+                "an MCP server needs exactly one of command or url", field="url"
+            )
         self.command = command
         self.args = list(args)
         self.url = url
@@ -80,7 +82,9 @@ class MCPServer:
         return cls(command, args, **options)
 
     @classmethod
-    def http(cls, url: str, *, headers: Mapping[str, str] | None = None, **options: Any) -> MCPServer:
+    def http(
+        cls, url: str, *, headers: Mapping[str, str] | None = None, **options: Any
+    ) -> MCPServer:
         """A server at a streamable-HTTP endpoint (``http://host:port/mcp``)."""
         return cls(url=url, headers=headers, **options)
 
@@ -103,6 +107,7 @@ class MCPServer:
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
+        assert self.command is not None  # a server without a url has a command
         parameters = StdioServerParameters(
             command=self.command, args=self.args, env=self._env, cwd=self._cwd
         )
@@ -180,7 +185,9 @@ class MCPServer:
 
     def _tool(self, listed: Any) -> Tool:
         remote = listed.name
-        name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{self.prefix}_{remote}" if self.prefix else remote)[:64]
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{self.prefix}_{remote}" if self.prefix else remote)[
+            :64
+        ]
 
         async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
             client = self._client
@@ -189,7 +196,9 @@ class MCPServer:
             try:
                 result = await client.call_tool(remote, arguments)
             except Exception as exc:
-                raise ToolError(f"{self!r} failed to run {remote!r}: {type(exc).__name__}: {exc}") from None
+                raise ToolError(
+                    f"{self!r} failed to run {remote!r}: {type(exc).__name__}: {exc}"
+                ) from None
             if result.is_error:
                 raise ToolError(_content_text(result.content) or f"{remote!r} failed")
             if result.structured_content is not None:

@@ -15,7 +15,8 @@ arguments and an async handler. Build them from
 
 A handler's result is sent to the model as JSON text. A handler that raises, runs past
 its ``timeout`` or returns something that is not JSON-serialisable gives the model an
-error result instead (`ToolError`); the agent's run goes on.
+error result instead (`ToolError`); the agent's run goes on. (A sync function past its
+timeout cannot be stopped: it finishes in its worker thread and its result is dropped.)
 """
 
 from __future__ import annotations

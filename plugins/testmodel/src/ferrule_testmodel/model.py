@@ -15,6 +15,7 @@ from typing import Any
 
 from ferrule.errors import ModelError
 from ferrule.lm import (
+    FinishReason,
     InferInput,
     Usage,
     finish,
@@ -197,7 +198,7 @@ class TestLanguageModel:
         reasoning = _joined(turn.reasoning) if inputs.reasoning_on else ""
         text = json.dumps(turn.output) if turn.output is not None else _joined(turn.text)
         calls = list(turn.tool_calls)
-        reason = "tool_calls" if calls else "stop"
+        reason: FinishReason = "tool_calls" if calls else "stop"
 
         for stop in inputs.stop:
             at = text.find(stop)
