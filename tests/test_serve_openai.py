@@ -565,3 +565,31 @@ def _text(item: dict[str, Any]) -> tuple[str, str]:
         "".join(p["text"] for p in message["content"]),
         "".join(p["text"] for p in message.get("reasoning", [])),
     )
+
+
+# -- a real local model ----------------------------------------------------------------
+
+
+def test_the_offline_default_model_through_the_openai_client(client):
+    pytest.importorskip("ferrule_llamacpp", reason="the llama.cpp backend is not installed")
+    pytest.importorskip("ferrule_smollm2", reason="the SmolLM2 weights package is not installed")
+    from ferrule.models import DEFAULT_LOCAL_MODEL, LocalModel
+
+    question = [{"role": "user", "content": "What is the capital of France?"}]
+    options = {"max_tokens": 12, "temperature": 0}
+    with Runtime() as rt:  # the same model in-process: what the server must pass on
+        route = LocalModel(DEFAULT_LOCAL_MODEL).route(rt.kernel)
+        rt.define(route.component_type, "smol", route.attributes)
+        items = list(rt.call_iter_method("smol", "infer", {"messages": question, **options}))
+    expected = "".join(i["message"]["content"][0]["text"] for i in items)
+    assert expected
+
+    assert DEFAULT_LOCAL_MODEL in {m.id for m in client.models.list()}
+    reply = client.chat.completions.create(model=DEFAULT_LOCAL_MODEL, messages=question, **options)
+    assert reply.choices[0].message.content == expected
+    assert reply.choices[0].finish_reason == items[-1]["finish_reason"]
+    assert reply.usage.completion_tokens == items[-1]["usage"]["output_tokens"]
+    stream = client.chat.completions.create(
+        model=DEFAULT_LOCAL_MODEL, messages=question, stream=True, **options
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == expected
