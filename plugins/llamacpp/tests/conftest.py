@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,16 +48,24 @@ def _byte_alphabet() -> list[str]:
     return [chars[b] for b in range(256)]
 
 
-def write_tiny_qwen3(path: Path, *, seed: int = 0) -> dict[str, int]:
-    """Write a 2-layer Qwen3 GGUF with random weights and a byte-level BPE vocabulary
-    holding Qwen3's special tokens; returns the special tokens' ids."""
+def write_tiny_qwen3(path: Path, *, script: list[str] = (), seed: int = 0) -> dict[str, int]:
+    """Write a 2-layer Qwen3 GGUF with a byte-level BPE vocabulary holding Qwen3's special
+    tokens; returns the special tokens' ids.
+
+    Without ``script`` the weights are random (special tokens are never the greedy choice).
+    With ``script`` (pieces of text, each becoming one user-defined token unless it is a
+    special token) the model is a bigram table: every layer's output projection is zero, so
+    the next-token logits depend on the current token only, and greedy decoding after a
+    prompt ending in a newline yields the script piece by piece.
+    """
     import gguf
 
-    tokens = _byte_alphabet() + [a + b for a, b in MERGES] + CONTROL + USER_DEFINED
+    pieces = [p for p in script if p not in CONTROL + USER_DEFINED]
+    tokens = _byte_alphabet() + [a + b for a, b in MERGES] + CONTROL + USER_DEFINED + pieces
     types_ = (
         [gguf.TokenType.NORMAL] * (256 + len(MERGES))
         + [gguf.TokenType.CONTROL] * len(CONTROL)
-        + [gguf.TokenType.USER_DEFINED] * len(USER_DEFINED)
+        + [gguf.TokenType.USER_DEFINED] * (len(USER_DEFINED) + len(pieces))
     )
     ids = {t: tokens.index(t) for t in CONTROL + USER_DEFINED}
     n_vocab = len(tokens)
@@ -90,12 +99,23 @@ def write_tiny_qwen3(path: Path, *, seed: int = 0) -> dict[str, int]:
         return (rng.standard_normal((rows, cols)) * scale).astype(np.float32)
 
     ones = lambda n: np.ones(n, dtype=np.float32)  # noqa: E731
-    output = matrix(n_vocab, N_EMBD, 1.0)
-    # Special tokens get logit 0 while many others get large positive ones: greedy
-    # decoding never ends early (max_tokens and stop strings decide) and never emits a
-    # tag, so the streamed text is exactly what was generated.
-    output[list(ids.values())] = 0.0
-    writer.add_tensor("token_embd.weight", matrix(n_vocab, N_EMBD, 1.0))
+    embeddings = matrix(n_vocab, N_EMBD, 1.0)
+    if script:
+        # Bigram table: the logit of b after a is large exactly when b follows a in the chain.
+        output = matrix(n_vocab, N_EMBD, 0.01)
+        newline = _byte_alphabet()[ord("\n")]  # "Ċ": byte 10 in the byte-level alphabet
+        chain = [tokens.index(newline), *(tokens.index(p) for p in script)]
+        for a, b in itertools.pairwise(chain):
+            output[b] = 4.0 * embeddings[a] / np.linalg.norm(embeddings[a])
+        layer_out = 0.0
+    else:
+        # Special tokens get logit 0 while many others get large positive ones: greedy
+        # decoding never ends early (max_tokens and stop strings decide) and never emits a
+        # tag, so the streamed text is exactly what was generated.
+        output = matrix(n_vocab, N_EMBD, 1.0)
+        output[list(ids.values())] = 0.0
+        layer_out = 0.5
+    writer.add_tensor("token_embd.weight", embeddings)
     writer.add_tensor("output_norm.weight", ones(N_EMBD))
     writer.add_tensor("output.weight", output)
     for i in range(N_LAYER):
@@ -103,13 +123,15 @@ def write_tiny_qwen3(path: Path, *, seed: int = 0) -> dict[str, int]:
         writer.add_tensor(f"blk.{i}.attn_q.weight", matrix(N_HEAD * HEAD_DIM, N_EMBD))
         writer.add_tensor(f"blk.{i}.attn_k.weight", matrix(N_HEAD_KV * HEAD_DIM, N_EMBD))
         writer.add_tensor(f"blk.{i}.attn_v.weight", matrix(N_HEAD_KV * HEAD_DIM, N_EMBD))
-        writer.add_tensor(f"blk.{i}.attn_output.weight", matrix(N_EMBD, N_HEAD * HEAD_DIM))
+        writer.add_tensor(
+            f"blk.{i}.attn_output.weight", matrix(N_EMBD, N_HEAD * HEAD_DIM, layer_out)
+        )
         writer.add_tensor(f"blk.{i}.attn_q_norm.weight", ones(HEAD_DIM))
         writer.add_tensor(f"blk.{i}.attn_k_norm.weight", ones(HEAD_DIM))
         writer.add_tensor(f"blk.{i}.ffn_norm.weight", ones(N_EMBD))
         writer.add_tensor(f"blk.{i}.ffn_gate.weight", matrix(N_FF, N_EMBD))
         writer.add_tensor(f"blk.{i}.ffn_up.weight", matrix(N_FF, N_EMBD))
-        writer.add_tensor(f"blk.{i}.ffn_down.weight", matrix(N_EMBD, N_FF))
+        writer.add_tensor(f"blk.{i}.ffn_down.weight", matrix(N_EMBD, N_FF, layer_out))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -117,10 +139,31 @@ def write_tiny_qwen3(path: Path, *, seed: int = 0) -> dict[str, int]:
     return ids
 
 
+#: What the scripted Qwen3 model says: it thinks, writes a line, calls a tool, ends its turn.
+TOOL_TURN = [
+    "<think>",
+    "\nThe user wants the weather in Oslo.\n",
+    "</think>",
+    "\n\nLet me check.\n",
+    "<tool_call>",
+    '\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n',
+    "</tool_call>",
+    "<|im_end|>",
+]
+
+
 @pytest.fixture(scope="session")
 def tiny_qwen3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("gguf") / "tiny-qwen3.gguf"
     write_tiny_qwen3(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def scripted_qwen3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Qwen3 GGUF whose greedy reply is `TOOL_TURN`."""
+    path = tmp_path_factory.mktemp("gguf") / "scripted-qwen3.gguf"
+    write_tiny_qwen3(path, script=TOOL_TURN)
     return path
 
 

@@ -119,3 +119,64 @@ def test_the_reply_folds_into_a_message(rt: Runtime, lm: str) -> None:
         acc.add(item)
     assert acc.finish_reason == "length"
     assert acc.usage["output_tokens"] == 30
+
+
+# -- a scripted Qwen3 model: thinking, text and a tool call through llama.cpp -------------
+
+
+@pytest.fixture(scope="module")
+def scripted(rt: Runtime, scripted_qwen3: Path) -> str:
+    rt.define("local_language_model", "scripted", {"model": str(scripted_qwen3)})
+    return "scripted"
+
+
+def fold(items: list[dict]) -> MessageAccumulator:
+    acc = MessageAccumulator()
+    for item in items:
+        acc.add(item)
+    return acc
+
+
+def test_thinking_text_and_a_tool_call_come_out_as_their_deltas(rt: Runtime, scripted: str) -> None:
+    items = run(rt, scripted, tools=[WEATHER], reasoning=True)
+    acc = fold(items)
+    message = acc.message()
+    assert [p.text for p in message.reasoning] == ["The user wants the weather in Oslo."]
+    assert message.text == "Let me check."
+    (call,) = message.tool_calls
+    assert (call.name, call.arguments) == ("get_weather", {"city": "Oslo"})
+    assert call.id.startswith("call_")
+    assert acc.finish_reason == "tool_calls"
+    assert acc.usage["output_tokens"] == 7  # the script's pieces, not the end-of-turn token
+
+
+def test_the_tool_result_goes_back_in_the_qwen3_prompt(
+    rt: Runtime, scripted: str, scripted_qwen3: Path
+) -> None:
+    first = fold(run(rt, scripted, tools=[WEATHER], reasoning=True)).message()
+    history = [
+        *MESSAGES,
+        first.to_dict(),
+        {"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": '{"temp": 3}'},
+    ]
+    items = list(
+        rt.call_iter_method(
+            scripted,
+            "infer",
+            {"messages": history, "tools": [WEATHER], "reasoning": True, "temperature": 0.0},
+        )
+    )
+    check_stream(items)
+    request = parse_infer_input({"messages": history, "tools": [WEATHER], "reasoning": True})
+    prompt = qwen3.render_prompt(request.messages, request.tools, reasoning=True)
+    assert '<tool_response>\n{"temp": 3}\n</tool_response>' in prompt
+    vocab = Llama(str(scripted_qwen3), vocab_only=True, verbose=False)
+    expected = len(vocab.tokenize(prompt.encode(), add_bos=False, special=True))
+    assert items[-1]["usage"]["input_tokens"] == expected
+
+
+def test_without_thinking_the_tags_stay_text(rt: Runtime, scripted: str) -> None:
+    message = fold(run(rt, scripted, tools=[WEATHER])).message()
+    assert not message.reasoning
+    assert message.text.startswith("<think>")
+    assert [c.name for c in message.tool_calls] == ["get_weather"]
