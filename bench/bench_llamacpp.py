@@ -60,12 +60,12 @@ def main() -> None:
     assert model.threads == threads and model.n_ctx == direct.n_ctx()
 
     def run_ferrule() -> tuple[float, float, str]:
+        model.wait_idle()  # the llama context is the worker's while a request runs
         model.llm.reset()
         items = rt.call_iter_method(
             "lm", "infer", {"messages": MESSAGES, "temperature": 0.0, "max_tokens": TOKENS}
         )
-        out = measure(items, lambda item: item["message"]["content"][0]["text"])
-        return out
+        return measure(items, lambda item: item["message"]["content"][0]["text"])
 
     def run_direct() -> tuple[float, float, str]:
         direct.reset()

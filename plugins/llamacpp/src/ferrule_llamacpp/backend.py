@@ -90,6 +90,8 @@ class LlamaCppLanguageModel:
         )
         self.threads = attributes.n_threads or available_cores()
         try:
+            #: The llama_cpp.Llama: for inspection; it belongs to the worker thread while a
+            #: request runs (`wait_idle` first).
             self.llm = llama_cpp.Llama(
                 model_path=str(path),
                 n_ctx=attributes.n_ctx or 0,  # 0: the model's trained context length
