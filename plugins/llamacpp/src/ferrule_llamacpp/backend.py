@@ -34,6 +34,8 @@ from .stops import StopMatcher
 log = get_logger("ferrule.llamacpp")
 
 _END = object()
+#: Compiled grammars kept per component (output schemas repeat across an agent's turns).
+_GRAMMAR_CACHE = 16
 
 
 def available_cores() -> int:
@@ -239,6 +241,8 @@ class LlamaCppLanguageModel:
                 raise InvalidInputError(
                     f"cannot turn this JSON schema into a grammar: {exc}", field="$.output_schema"
                 ) from None
+            if len(self._grammars) >= _GRAMMAR_CACHE:
+                self._grammars.pop(next(iter(self._grammars)))  # the oldest
             self._grammars[key] = grammar
         return grammar
 
