@@ -260,18 +260,6 @@ def unique(prefix: str = "c") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-# A kernel bug, reported with its fix: when the consumer of a blocking (sync generator)
-# stream is cancelled while the next item is being made in a worker thread,
-# Prepared._stream_threaded calls the generator's close() in another thread at once,
-# which raises "generator already executing" and leaves the producer running. A server
-# cancels its request exactly then, when the client goes away. Remove this marker when
-# kernel.py serialises next() and close() (a lock around both).
-KERNEL_THREADED_CLOSE_BUG = pytest.mark.xfail(
-    reason="kernel: _stream_threaded closes a sync generator while next() runs (reported)",
-    strict=False,
-)
-
-
 def stops_promptly(log: Producer) -> None:
     """The producer was closed, and produces nothing more."""
     assert log.closed.wait(5), "the producer was not closed"
@@ -523,9 +511,7 @@ def test_a_deleted_component_is_not_closed_twice_by_stop(rt):
 
 
 @pytest.mark.parametrize("operator", ["endless", "endless_blocking"])
-def test_closing_a_stream_stops_its_producer(rt, operator, request):
-    if operator == "endless_blocking" and isinstance(rt, RemoteRuntime):
-        request.applymarker(KERNEL_THREADED_CLOSE_BUG)
+def test_closing_a_stream_stops_its_producer(rt, operator):
     tag = unique("tag")
     stream = rt.call_iter(operator, {"tag": tag})
     assert [next(stream) for _ in range(3)] == [{"i": 1}, {"i": 2}, {"i": 3}]
@@ -625,9 +611,7 @@ async def test_async_runtime_errors(art):
 
 
 @pytest.mark.parametrize("operator", ["endless", "endless_blocking"])
-async def test_async_runtime_closing_a_stream(art, operator, request):
-    if operator == "endless_blocking" and isinstance(art, AsyncRemoteRuntime):
-        request.applymarker(KERNEL_THREADED_CLOSE_BUG)
+async def test_async_runtime_closing_a_stream(art, operator):
     tag = unique("tag")
     stream = art.call_iter(operator, {"tag": tag})
     await anext(stream)

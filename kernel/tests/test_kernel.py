@@ -78,7 +78,7 @@ async def test_unknown_operator_name_must_be_a_string(kernel):
             "expected number",
         ),
         ({"text": "a", "options": []}, "$.options", "expected object, got array"),
-        ({"text": "a", "colour": "red"}, "$", "unknown field(s): colour"),
+        ({"text": "a", "colour": "red"}, "$.colour", "unknown field"),
         ("text", "$", "expected object, got string"),
     ],
 )
@@ -313,3 +313,22 @@ def test_errors_round_trip_through_dicts():
         assert rebuilt.message == error.message
         assert rebuilt.details == error.details
     assert type(error_from_dict({"kind": "from_the_future", "message": "m"})) is FerruleError
+
+
+async def test_a_typed_error_raised_by_a_plugin_passes_through_unwrapped():
+    from ferrule_kernel import OperatorSpec, hookimpl
+    from plugins_for_tests import TextInput
+
+    def refuse(inputs):
+        raise InvalidInputError("not today", field="$.text")
+
+    class Refuser:
+        @hookimpl
+        def ferrule_register_operators(self):
+            return [OperatorSpec("refuse", refuse, TextInput)]
+
+    kernel = Kernel(plugins=[Refuser()], load_entry_points=False)
+    with pytest.raises(InvalidInputError) as info:
+        await kernel.call("refuse", {"text": "x"})
+    assert info.value.errors == [{"path": "$.text", "message": "not today"}]
+    assert info.value.__cause__ is None

@@ -42,14 +42,18 @@ _THREADED = object()
 
 
 def _plugin_error(label: str, provider: str, exc: BaseException) -> FerruleError:
+    """The typed error a plugin's exception ends its request with; the exception becomes
+    its cause. A `FerruleError` the plugin raised is passed on as it is."""
     if isinstance(exc, FerruleError):
         return exc
-    return PluginError(
+    error = PluginError(
         f"{label} failed in plugin {provider!r}: {type(exc).__name__}: {exc}",
         plugin=provider,
         target=label,
         exception_type=type(exc).__name__,
     )
+    error.__cause__ = exc
+    return error
 
 
 def _to_output(value: Any, label: str, provider: str, conv: Any = converter) -> dict[str, Any]:
@@ -92,7 +96,7 @@ class Prepared:
         try:
             result = self.fn(self.arg)
         except Exception as exc:
-            raise self._fail(exc) from exc
+            raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
         return _to_output(result, self.label, self.provider, self.converter)
 
     async def run(self) -> dict[str, Any]:
@@ -106,14 +110,14 @@ class Prepared:
             else:
                 result = self.fn(self.arg)
         except Exception as exc:
-            raise self._fail(exc) from exc
+            raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
         return _to_output(result, self.label, self.provider, self.converter)
 
     def _open(self) -> Any:
         try:
             return self.fn(self.arg)
         except Exception as exc:
-            raise self._fail(exc) from exc
+            raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
 
     def stream_inline(self) -> Iterator[dict[str, Any]]:
         return self._iterate(iter(self._open()))
@@ -126,7 +130,7 @@ class Prepared:
                 except StopIteration:
                     return
                 except Exception as exc:
-                    raise self._fail(exc) from exc
+                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
                 yield _to_output(item, self.label, self.provider, self.converter)
         finally:
             close = getattr(items, "close", None)
@@ -142,7 +146,7 @@ class Prepared:
                 try:
                     items = await items
                 except Exception as exc:
-                    raise self._fail(exc) from exc
+                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
         if items is _THREADED:
             source = self._stream_threaded()
         elif hasattr(items, "__aiter__"):
@@ -163,7 +167,7 @@ class Prepared:
                 except StopAsyncIteration:
                     return
                 except Exception as exc:
-                    raise self._fail(exc) from exc
+                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
                 yield _to_output(item, self.label, self.provider, self.converter)
         finally:
             aclose = getattr(agen, "aclose", None)
@@ -175,25 +179,34 @@ class Prepared:
         # closing or cancelling the stream stops it before its next item.
         import asyncio
 
+        import threading
+
         loop = asyncio.get_running_loop()
         items = iter(await loop.run_in_executor(None, self._open))
+        # A cancelled consumer leaves a step running in its thread; a generator cannot be
+        # closed while it runs, so closing waits for that step to finish.
+        lock = threading.Lock()
 
         def step() -> Any:
-            return next(items, _END)
+            with lock:
+                return next(items, _END)
+
+        def close_items() -> None:
+            with lock:
+                items.close()  # type: ignore[attr-defined]
 
         try:
             while True:
                 try:
                     item = await loop.run_in_executor(None, step)
                 except Exception as exc:
-                    raise self._fail(exc) from exc
+                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
                 if item is _END:
                     return
                 yield _to_output(item, self.label, self.provider, self.converter)
         finally:
-            close = getattr(items, "close", None)
-            if close is not None:
-                await loop.run_in_executor(None, close)
+            if hasattr(items, "close"):
+                await loop.run_in_executor(None, close_items)
 
 
 async def _aiter_sync(items: Iterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
@@ -488,7 +501,7 @@ class Kernel:
                     if inspect.isawaitable(instance):
                         instance = await instance
             except Exception as exc:
-                raise _plugin_error(f"define {name!r} ({spec.name})", entry.provider, exc) from exc
+                raise _plugin_error(f"define {name!r} ({spec.name})", entry.provider, exc)  # noqa: B904
             self._components[name] = Component(name, spec.name, entry, instance)
             self._deleted.discard(name)
             log.debug("component_defined", name=name, component_type=spec.name)
@@ -507,7 +520,7 @@ class Kernel:
             if inspect.isawaitable(result):
                 await result
         except Exception as exc:
-            raise _plugin_error(f"delete {name!r}", component.entry.provider, exc) from exc
+            raise _plugin_error(f"delete {name!r}", component.entry.provider, exc)  # noqa: B904
 
     async def aclose(self) -> None:
         """Delete every component (closing each); errors are logged, not raised."""

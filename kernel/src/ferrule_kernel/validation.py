@@ -123,8 +123,6 @@ def register_wire_key(cls: type, attribute: str, key: str) -> None:
 def _message(exc: BaseException) -> str:
     if isinstance(exc, KeyError):
         return "required field missing"
-    if isinstance(exc, ForbiddenExtraKeysError):
-        return "unknown field(s): " + ", ".join(sorted(exc.extra_fields))
     if isinstance(exc, InvalidInputError):
         return exc.message
     text = str(exc)
@@ -168,6 +166,8 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
         for sub in without:
             errors.extend(field_errors(sub, path))
         return errors
+    if isinstance(exc, ForbiddenExtraKeysError):
+        return [{"path": _join(path, key), "message": "unknown field"} for key in sorted(exc.extra_fields)]
     return [{"path": path, "message": _message(exc)}]
 
 

@@ -239,7 +239,9 @@ def provider_error(
     """The typed error for a provider's failure (HTTP status, or a mid-stream error event
     carrying the equivalent status)."""
     cls: type[ModelError]
-    if status in (400, 422):
+    if info.quota:  # billing or quota exhaustion, whatever the status (Anthropic: 402)
+        cls = QuotaExceededError
+    elif status in (400, 422):
         cls = ProviderBadRequestError
     elif status == 401:
         cls = AuthenticationError
@@ -250,7 +252,7 @@ def provider_error(
     elif status == 408:
         cls = ProviderTimeoutError
     elif status == 429:
-        cls = QuotaExceededError if info.quota else RateLimitError
+        cls = RateLimitError
     elif status is not None and status >= 500:
         cls = ProviderUnavailableError
     else:

@@ -105,11 +105,9 @@ class Part:
 
 
 def _contents(value: Any) -> list[ContentPart]:
-    if isinstance(value, str):
-        return [TextPart(value)]
-    if isinstance(value, (TextPart, ImagePart, AudioPart)):
-        return [value]
-    return list(value)
+    if isinstance(value, (str, TextPart, ImagePart, AudioPart)):
+        value = [value]
+    return [TextPart(part) if isinstance(part, str) else part for part in value]
 
 
 @attrs.define
@@ -165,7 +163,9 @@ def _structure_part(data: Any, _type: Any) -> ContentPart:
     kind = data.get("type")
     extra = set(data) - {"type", "text", "image_url", "input_audio"}
     if extra:
-        raise TypeError("unknown field(s): " + ", ".join(sorted(extra)))
+        raise InvalidInputError(
+            "unknown field", errors=[{"path": key, "message": "unknown field"} for key in sorted(extra)]
+        )
     if kind == "text":
         return TextPart(_need(data, "text", str, "text"))
     if kind == "image_url":

@@ -102,15 +102,28 @@ class _LoopThread:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
 
     def stream(self, agen: AsyncIterator[T]) -> Iterator[T]:
+        """Iterate ``agen`` (which runs on this loop) from a synchronous caller.
+
+        A pump task on the loop reads ahead into a bounded buffer and the caller takes
+        whatever has arrived in one hand-off, instead of one thread hop per item. Closing
+        the iterator cancels the pump, which closes ``agen`` before this returns.
+        """
+        import asyncio
+
+        pump = _Pump(agen)
+        future = asyncio.run_coroutine_threadsafe(pump.run(), self.loop)
         try:
             while True:
-                try:
-                    yield self.run(agen.__anext__())  # type: ignore[arg-type]
-                except StopAsyncIteration:
+                batch, finished, error = pump.take(self.loop)
+                yield from batch
+                if finished and not batch:
+                    if error is not None:
+                        raise error
                     return
         finally:
-            if self._loop is not None and not self._loop.is_closed():
-                self.run(agen.aclose())  # type: ignore[attr-defined]
+            if not future.done():
+                future.cancel()
+            pump.closed.wait(timeout=30)
 
     async def astream(self, agen: AsyncIterator[T]) -> AsyncIterator[T]:
         try:
@@ -131,6 +144,66 @@ class _LoopThread:
             loop.call_soon_threadsafe(loop.stop)
             thread.join(timeout=10)
             loop.close()
+
+
+class _Pump:
+    """Reads an async iterator ahead on the loop into a buffer a synchronous caller drains.
+
+    The buffer is bounded (``LIMIT`` items) so a fast producer cannot run far ahead of a
+    slow reader; the pump waits until the reader has taken what is there.
+    """
+
+    LIMIT = 256
+
+    def __init__(self, agen: AsyncIterator[Any]) -> None:
+        from collections import deque
+
+        self.agen = agen
+        self.items: deque[Any] = deque()
+        self.cond = threading.Condition()
+        self.finished = False
+        self.error: BaseException | None = None
+        self.waiting = False  # the pump waits for room; the reader must wake it
+        self.closed = threading.Event()
+        self.room: asyncio.Event | None = None
+
+    async def run(self) -> None:
+        import asyncio
+
+        self.room = asyncio.Event()
+        try:
+            async for item in self.agen:
+                with self.cond:
+                    self.items.append(item)
+                    self.cond.notify()
+                    full = len(self.items) >= self.LIMIT
+                    if full:
+                        self.waiting = True
+                        self.room.clear()
+                if full:
+                    await self.room.wait()
+        except Exception as exc:
+            self.error = exc
+        finally:
+            try:
+                await self.agen.aclose()  # type: ignore[attr-defined]
+            finally:
+                with self.cond:
+                    self.finished = True
+                    self.cond.notify()
+                self.closed.set()
+
+    def take(self, loop: asyncio.AbstractEventLoop) -> tuple[list[Any], bool, BaseException | None]:
+        """Wait for items (or the end); return them all, whether the stream ended, and its error."""
+        with self.cond:
+            while not self.items and not self.finished:
+                self.cond.wait()
+            batch = list(self.items)
+            self.items.clear()
+            if self.waiting and self.room is not None:
+                self.waiting = False
+                loop.call_soon_threadsafe(self.room.set)
+            return batch, self.finished, self.error
 
 
 class Runtime:
