@@ -24,8 +24,10 @@ def _doc_files() -> dict[str, str]:
 
 
 def _run(args: list[str], site: Path, **kw) -> subprocess.CompletedProcess:
+    # COLUMNS: rich would otherwise wrap the plugins table to the terminal's width.
     env = {
         **os.environ,
+        "COLUMNS": "250",
         "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
     }
     return subprocess.run(args, env=env, capture_output=True, text=True, timeout=120, **kw)
