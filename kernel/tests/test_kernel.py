@@ -79,6 +79,7 @@ async def test_unknown_operator_name_must_be_a_string(kernel):
         ),
         ({"text": "a", "options": []}, "$.options", "expected object, got array"),
         ({"text": "a", "colour": "red"}, "$.colour", "unknown field"),
+        ({"text": "a", "odd.key": 1}, '$["odd.key"]', "unknown field"),
         ("text", "$", "expected object, got string"),
     ],
 )

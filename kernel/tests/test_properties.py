@@ -4,6 +4,7 @@ that names the field."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from ferrule_kernel import FerruleError, InvalidInputError, Kernel
 from hypothesis import given
@@ -67,9 +68,14 @@ def test_malformed_input_is_served_or_refused_naming_fields(inputs):
                 continue
             # otherwise: a field the request sent that the input class does not have
             assert error["message"] == "unknown field", error
-            parent, _, key = path.rpartition(".")
+            parent = "$.options" if path.startswith("$.options") else "$"
             sent = inputs if parent == "$" else inputs.get("options")
-            assert isinstance(sent, dict) and key in sent, (error, inputs)
+            assert isinstance(sent, dict), (error, inputs)
+            named = {
+                f"{parent}.{k}" if k.isidentifier() else f"{parent}[{json.dumps(k, ensure_ascii=False)}]"
+                for k in sent
+            }
+            assert path in named, (error, inputs)
     else:
         assert isinstance(inputs, dict) and isinstance(inputs["text"], str)
         assert result["text"] == inputs["text"] * inputs.get("count", 1)

@@ -137,6 +137,15 @@ def _join(path: str, field: str) -> str:
     return f"{path}{field}" if field.startswith("[") else f"{path}.{field}"
 
 
+def key_path(path: str, key: str) -> str:
+    """``$.name`` for a plain key; ``$["odd.key"]`` (JSON-quoted) for any other."""
+    if key.isidentifier():
+        return f"{path}.{key}"
+    import json
+
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
 def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
     """Flatten a (cattrs or plugin) validation error into ``[{"path", "message"}]``."""
     if isinstance(exc, InvalidInputError):
@@ -167,7 +176,10 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
             errors.extend(field_errors(sub, path))
         return errors
     if isinstance(exc, ForbiddenExtraKeysError):
-        return [{"path": _join(path, key), "message": "unknown field"} for key in sorted(exc.extra_fields)]
+        return [
+            {"path": key_path(path, key), "message": "unknown field"}
+            for key in sorted(exc.extra_fields)
+        ]
     return [{"path": path, "message": _message(exc)}]
 
 

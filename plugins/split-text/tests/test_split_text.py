@@ -287,7 +287,7 @@ def test_bad_separators_name_the_field(operator: str, inputs: dict, path: str) -
 
 def test_unknown_field_is_named() -> None:
     # split_text takes "separators" (a list); "separator" belongs to split_text_by_separator.
-    with Runtime() as rt, pytest.raises(InvalidInputError, match=r"unknown field\(s\): separator"):
+    with Runtime() as rt, pytest.raises(InvalidInputError, match=r"\$\.separator: unknown field"):
         rt.call("split_text", {"text": "x", "separator": "\n"})
 
 
