@@ -1,7 +1,7 @@
 """Sessions: tests, lint, types, bench, demo. Each installs what it needs into its own venv.
 
-    pip install nox && nox -s tests      # the whole test suite
-    nox -s demo                          # the main job: an offline agent answers a question
+pip install nox && nox -s tests      # the whole test suite
+nox -s demo                          # the main job: an offline agent answers a question
 """
 
 from __future__ import annotations
@@ -64,13 +64,18 @@ def tests(session: nox.Session) -> None:
     """The whole test suite: every package with its test extras."""
     install_workspace(session, extras="test")
     session.install(*DEV)
-    session.run("pytest", *session.posargs, env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")})
+    session.run(
+        "pytest",
+        *session.posargs,
+        env={"HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")},
+    )
 
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff>=0.6")
     session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
 
 
 @nox.session(python=PYTHON)

@@ -265,7 +265,14 @@ def main() -> None:
     rows = [
         f"| {labels[name]} | {results[name][1]:,} | {results[name][0] * 1000:.0f} | {rate[name]:,.0f} | "
         f"{rate[name] / raw:.2f}x | {rate[name] / sdk:.1f}x |"
-        for name in ("raw", "ferrule_async", "ferrule_sync", "agent_async", "agent_sync", "openai_sdk")
+        for name in (
+            "raw",
+            "ferrule_async",
+            "ferrule_sync",
+            "agent_async",
+            "agent_sync",
+            "openai_sdk",
+        )
     ]
     table = "\n".join(
         [

@@ -72,7 +72,9 @@ def test_malformed_input_is_served_or_refused_naming_fields(inputs):
             sent = inputs if parent == "$" else inputs.get("options")
             assert isinstance(sent, dict), (error, inputs)
             named = {
-                f"{parent}.{k}" if k.isidentifier() else f"{parent}[{json.dumps(k, ensure_ascii=False)}]"
+                f"{parent}.{k}"
+                if k.isidentifier()
+                else f"{parent}[{json.dumps(k, ensure_ascii=False)}]"
                 for k in sent
             }
             assert path in named, (error, inputs)

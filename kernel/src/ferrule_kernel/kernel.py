@@ -178,7 +178,6 @@ class Prepared:
         # One thread hop per item: the producer never runs ahead of the consumer, so
         # closing or cancelling the stream stops it before its next item.
         import asyncio
-
         import threading
 
         loop = asyncio.get_running_loop()

@@ -1,9 +1,9 @@
 """ferrule: an agent runtime with a tiny kernel and plugins for everything that does work.
 
-    from ferrule import Runtime
-    rt = Runtime()
-    print(rt.call("echo", {"text": "Hello world"}))
-    rt.stop()
+from ferrule import Runtime
+rt = Runtime()
+print(rt.call("echo", {"text": "Hello world"}))
+rt.stop()
 """
 
 from __future__ import annotations

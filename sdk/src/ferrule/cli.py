@@ -20,7 +20,9 @@ SUBCOMMANDS = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ferrule", description="ferrule: an agent runtime with plugins")
+    parser = argparse.ArgumentParser(
+        prog="ferrule", description="ferrule: an agent runtime with plugins"
+    )
     parser.add_argument("--debug", action="store_true", help="log debug events to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in SUBCOMMANDS:

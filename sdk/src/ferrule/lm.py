@@ -73,7 +73,9 @@ class InferInput:
     #: Ailoy's name for ``reasoning``; either switches it on.
     enable_reasoning: bool = False
     reasoning_effort: ReasoningEffort | None = None
-    temperature: float | None = attrs.field(default=None, validator=_check_range("temperature", 0.0, 2.0))
+    temperature: float | None = attrs.field(
+        default=None, validator=_check_range("temperature", 0.0, 2.0)
+    )
     top_p: float | None = attrs.field(default=None, validator=_check_range("top_p", 0.0, 1.0))
     max_tokens: int | None = attrs.field(default=None, validator=_check_range("max_tokens", 1))
     stop: list[str] = attrs.field(factory=list)
@@ -106,7 +108,10 @@ class Usage:
 
 
 def text_delta(text: str) -> dict[str, Any]:
-    return {"message": {"role": "assistant", "content": [{"type": "text", "text": text}]}, "finish_reason": None}
+    return {
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+        "finish_reason": None,
+    }
 
 
 def reasoning_delta(text: str = "", signature: str | None = None) -> dict[str, Any]:
@@ -114,7 +119,11 @@ def reasoning_delta(text: str = "", signature: str | None = None) -> dict[str, A
     if signature is not None:
         part["signature"] = signature
     return {
-        "message": {"role": "assistant", "content": [{"type": "text", "text": ""}], "reasoning": [part]},
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": ""}],
+            "reasoning": [part],
+        },
         "finish_reason": None,
     }
 
@@ -130,7 +139,11 @@ def tool_call_delta(
     if id is not None:
         call["id"] = id
     return {
-        "message": {"role": "assistant", "content": [{"type": "text", "text": ""}], "tool_calls": [call]},
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": ""}],
+            "tool_calls": [call],
+        },
         "finish_reason": None,
     }
 
@@ -226,7 +239,12 @@ from .errors import InvalidToolCallError  # noqa: E402  (errors imports nothing 
 def infer_method(description: str = "Generate a reply, streamed as message deltas.") -> MethodSpec:
     """The ``infer`` method every language-model component type declares."""
     return MethodSpec(
-        "infer", InferInput, streaming=True, blocking=False, description=description, converter=converter
+        "infer",
+        InferInput,
+        streaming=True,
+        blocking=False,
+        description=description,
+        converter=converter,
     )
 
 

@@ -45,7 +45,9 @@ class ImagePart:
 
     def __attrs_post_init__(self) -> None:
         if (self.url is None) == (self.data is None):
-            raise InvalidInputError("an image needs exactly one of url or data", field="image_url.url")
+            raise InvalidInputError(
+                "an image needs exactly one of url or data", field="image_url.url"
+            )
 
     @property
     def data_url(self) -> str:
@@ -164,7 +166,8 @@ def _structure_part(data: Any, _type: Any) -> ContentPart:
     extra = set(data) - {"type", "text", "image_url", "input_audio"}
     if extra:
         raise InvalidInputError(
-            "unknown field", errors=[{"path": key, "message": "unknown field"} for key in sorted(extra)]
+            "unknown field",
+            errors=[{"path": key, "message": "unknown field"} for key in sorted(extra)],
         )
     if kind == "text":
         return TextPart(_need(data, "text", str, "text"))
@@ -202,7 +205,11 @@ converter.register_unstructure_hook(ReasoningPart, _unstructure_reasoning)
 
 
 def _unstructure_tool_call(call: ToolCall) -> dict[str, Any]:
-    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.arguments},
+    }
 
 
 def _structure_tool_call(data: Any, _type: Any) -> ToolCall:
@@ -226,6 +233,7 @@ def _structure_tool_call(data: Any, _type: Any) -> ToolCall:
 
 converter.register_unstructure_hook(ToolCall, _unstructure_tool_call)
 converter.register_structure_hook(ToolCall, _structure_tool_call)
+
 
 def _structure_content(data: Any, _type: Any) -> list[ContentPart]:
     # The wire allows a bare string for content, as OpenAI's API does.

@@ -64,9 +64,7 @@ class APIModel:
                     f"APIModel({self.id!r}, provider='openai')"
                 )
             else:
-                message = (
-                    f"no installed plugin provides {self.provider!r}; install ferrule-{self.provider}"
-                )
+                message = f"no installed plugin provides {self.provider!r}; install ferrule-{self.provider}"
             raise UnknownModelError(message, model=self.id, provider=self.provider)
         attributes = {**route.attributes, **self.options}
         if self.api_key is not None:

@@ -85,7 +85,9 @@ class _LoopThread:
 
         if self.in_loop_thread():
             coro.close()
-            raise RuntimeError("a synchronous Runtime method was called from its own loop; use the a* twin")
+            raise RuntimeError(
+                "a synchronous Runtime method was called from its own loop; use the a* twin"
+            )
         future = asyncio.run_coroutine_threadsafe(coro, self.loop)
         try:
             return future.result()
@@ -244,7 +246,9 @@ class Runtime:
             return prepared.run_inline()
         return self._loop.run(prepared.run())
 
-    def call_iter(self, operator: str, inputs: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    def call_iter(
+        self, operator: str, inputs: dict[str, Any] | None = None
+    ) -> Iterator[dict[str, Any]]:
         prepared = self._prepare(operator, inputs, streaming=True)
         return self._stream(prepared)
 
@@ -256,7 +260,9 @@ class Runtime:
         self._check_open()
         self._loop.run(self.kernel.delete(name))
 
-    def call_method(self, name: str, method: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    def call_method(
+        self, name: str, method: str, inputs: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         self._check_open()
         prepared = self.kernel.prepare_method(name, method, _inputs(inputs))
         if prepared.inline:
@@ -305,11 +311,15 @@ class Runtime:
     async def acall(self, operator: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
         return await self._loop.arun(self._prepare(operator, inputs).run())
 
-    def acall_iter(self, operator: str, inputs: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
+    def acall_iter(
+        self, operator: str, inputs: dict[str, Any] | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
         prepared = self._prepare(operator, inputs, streaming=True)
         return self._loop.astream(prepared.stream())
 
-    async def adefine(self, component_type: str, name: str, attrs: dict[str, Any] | None = None) -> None:
+    async def adefine(
+        self, component_type: str, name: str, attrs: dict[str, Any] | None = None
+    ) -> None:
         self._check_open()
         await self._loop.arun(self.kernel.define(component_type, name, attrs))
 
@@ -405,11 +415,15 @@ class AsyncRuntime:
         self._check_open()
         return await self.kernel.prepare(operator, _inputs(inputs)).run()
 
-    def call_iter(self, operator: str, inputs: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
+    def call_iter(
+        self, operator: str, inputs: dict[str, Any] | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
         self._check_open()
         return self.kernel.iter(operator, _inputs(inputs))
 
-    async def define(self, component_type: str, name: str, attrs: dict[str, Any] | None = None) -> None:
+    async def define(
+        self, component_type: str, name: str, attrs: dict[str, Any] | None = None
+    ) -> None:
         self._check_open()
         await self.kernel.define(component_type, name, attrs)
 
