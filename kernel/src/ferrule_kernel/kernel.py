@@ -10,7 +10,7 @@ Whatever a plugin raises ends that request with a typed error; the kernel keeps 
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -137,7 +137,7 @@ class Prepared:
             if close is not None:
                 close()
 
-    async def stream(self) -> AsyncIterator[dict[str, Any]]:
+    async def stream(self) -> AsyncGenerator[dict[str, Any], None]:
         if self.kind in ("sync_gen", "sync") and self.blocking:
             items = _THREADED
         else:
@@ -152,14 +152,14 @@ class Prepared:
         elif hasattr(items, "__aiter__"):
             source = self._stream_async(items.__aiter__())
         else:
-            source = _aiter_sync(self._iterate(iter(items)))
+            source = _aiter_sync(self._iterate(iter(items)))  # type: ignore[call-overload]
         try:
             async for item in source:
                 yield item
         finally:
             await source.aclose()  # close the producer now, not when garbage-collected
 
-    async def _stream_async(self, agen: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+    async def _stream_async(self, agen: AsyncIterator[Any]) -> AsyncGenerator[dict[str, Any], None]:
         try:
             while True:
                 try:
@@ -174,7 +174,7 @@ class Prepared:
             if aclose is not None:
                 await aclose()
 
-    async def _stream_threaded(self) -> AsyncIterator[dict[str, Any]]:
+    async def _stream_threaded(self) -> AsyncGenerator[dict[str, Any], None]:
         # One thread hop per item: the producer never runs ahead of the consumer, so
         # closing or cancelling the stream stops it before its next item.
         import asyncio
@@ -208,7 +208,7 @@ class Prepared:
                 await loop.run_in_executor(None, close_items)
 
 
-async def _aiter_sync(items: Iterator[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+async def _aiter_sync(items: Iterator[dict[str, Any]]) -> AsyncGenerator[dict[str, Any], None]:
     try:
         for item in items:
             yield item
@@ -289,15 +289,17 @@ class Kernel:
         return [info.to_dict() for info in self.registry.plugins]
 
     def operators(self) -> list[dict[str, Any]]:
+        specs = {name: (entry, entry.spec) for name, entry in self.registry.operators.items()}
         return [
             {
                 "name": name,
-                "streaming": entry.spec.streaming,
-                "description": entry.spec.description,
+                "streaming": spec.streaming,
+                "description": spec.description,
                 "distribution": entry.provider,
-                "input_schema": json_schema(entry.spec.inputs),
+                "input_schema": json_schema(spec.inputs),
             }
-            for name, entry in sorted(self.registry.operators.items())
+            for name, (entry, spec) in sorted(specs.items())
+            if isinstance(spec, OperatorSpec)
         ]
 
     def component_types(self) -> list[dict[str, Any]]:
@@ -459,11 +461,13 @@ class Kernel:
     async def call_method(self, name: str, method: str, inputs: Any) -> dict[str, Any]:
         return await self.prepare_method(name, method, inputs).run()
 
-    def iter(self, target: str, inputs: Any) -> AsyncIterator[dict[str, Any]]:
+    def iter(self, target: str, inputs: Any) -> AsyncGenerator[dict[str, Any], None]:
         """Stream an operator or ``"component.method"``; validation errors raise here, at once."""
         return self.prepare(target, inputs, streaming=True).stream()
 
-    def iter_method(self, name: str, method: str, inputs: Any) -> AsyncIterator[dict[str, Any]]:
+    def iter_method(
+        self, name: str, method: str, inputs: Any
+    ) -> AsyncGenerator[dict[str, Any], None]:
         return self.prepare_method(name, method, inputs, streaming=True).stream()
 
     async def define(self, component_type: str, name: str, attributes: Any = None) -> None:

@@ -67,6 +67,10 @@ class Logger:
     def error(self, event: str, **kw: Any) -> None:
         _structlog().get_logger(self._name).error(event, **kw)
 
+    def exception(self, event: str, **kw: Any) -> None:
+        """An error with the traceback of the exception being handled."""
+        _structlog().get_logger(self._name).exception(event, **kw)
+
 
 def get_logger(name: str) -> Logger:
     return Logger(name)

@@ -7,10 +7,15 @@ importing any plugin's heavy dependencies; the code is imported on first use.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Union
 
 import attrs
+
+
+def _as_tuple(items: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(items)
+
 
 #: An implementation: the object itself, or ``"package.module:attribute"`` imported on first use.
 Target = Union[str, Callable[..., Any]]  # noqa: UP007 (a runtime alias)
@@ -62,8 +67,8 @@ class ComponentTypeSpec:
     name: str
     factory: Target
     attributes: type
-    methods: tuple[MethodSpec, ...] = attrs.field(converter=tuple)
-    aliases: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    methods: tuple[MethodSpec, ...] = attrs.field(converter=_as_tuple)
+    aliases: tuple[str, ...] = attrs.field(default=(), converter=_as_tuple)
     description: str = ""
     converter: Any = attrs.field(default=None, eq=False, repr=False)
 

@@ -160,17 +160,17 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
         return [{"path": path, "message": exc.message}]
     if isinstance(exc, cattrs.IterableValidationError):
         errors = []
-        with_notes, without = exc.group_exceptions()
-        for sub, note in with_notes:
-            errors.extend(field_errors(sub, f"{path}[{note.index!r}]"))
+        items, without = exc.group_exceptions()
+        for sub, item in items:
+            errors.extend(field_errors(sub, f"{path}[{item.index!r}]"))
         for sub in without:
             errors.extend(field_errors(sub, path))
         return errors
     if isinstance(exc, cattrs.ClassValidationError):
         errors = []
-        with_notes, without = exc.group_exceptions()
-        for sub, note in with_notes:
-            key = _WIRE_KEYS.get((exc.cl, note.name), note.name)
+        attributes, without = exc.group_exceptions()
+        for sub, attribute in attributes:
+            key = _WIRE_KEYS.get((exc.cl, attribute.name), attribute.name)
             errors.extend(field_errors(sub, f"{path}.{key}"))
         for sub in without:
             errors.extend(field_errors(sub, path))

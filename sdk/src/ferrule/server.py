@@ -588,19 +588,23 @@ class _Routes:
         return web.Response(body=_dumps({"output": output}), content_type="application/json")
 
     async def define(self, body: dict[str, Any], request: web.Request) -> web.Response:
-        await self.kernel.define(body.get("component_type"), body.get("name"), body.get("attrs"))
+        await self.kernel.define(
+            _field(body, "component_type"), _field(body, "name"), _field(body, "attrs")
+        )
         return self._output({})
 
     async def delete(self, body: dict[str, Any], request: web.Request) -> web.Response:
-        await self.kernel.delete(body.get("name"))
+        await self.kernel.delete(_field(body, "name"))
         return self._output({})
 
     async def call(self, body: dict[str, Any], request: web.Request) -> web.Response:
-        prepared = self.kernel.prepare(body.get("operator"), _inputs(body))
+        prepared = self.kernel.prepare(_field(body, "operator"), _inputs(body))
         return self._output(await prepared.run())
 
     async def call_method(self, body: dict[str, Any], request: web.Request) -> web.Response:
-        prepared = self.kernel.prepare_method(body.get("name"), body.get("method"), _inputs(body))
+        prepared = self.kernel.prepare_method(
+            _field(body, "name"), _field(body, "method"), _inputs(body)
+        )
         return self._output(await prepared.run())
 
     async def iter(self, body: dict[str, Any], request: web.Request) -> web.StreamResponse:
@@ -610,7 +614,7 @@ class _Routes:
             prepared = self.kernel.prepare(body["operator"], _inputs(body), streaming=True)
         else:
             prepared = self.kernel.prepare_method(
-                body.get("name"), body.get("method"), _inputs(body), streaming=True
+                _field(body, "name"), _field(body, "method"), _inputs(body), streaming=True
             )
         response = web.StreamResponse(headers={"Content-Type": NDJSON, "Cache-Control": "no-cache"})
         await response.prepare(request)
@@ -783,6 +787,11 @@ class _Routes:
             await response.write(b"data: [DONE]\n\n")
             await response.write_eof()
         return response
+
+
+def _field(body: dict[str, Any], key: str) -> Any:
+    """A request field as sent; the kernel validates it and names it when it is wrong."""
+    return body.get(key)
 
 
 def _inputs(body: dict[str, Any]) -> Any:
