@@ -21,7 +21,8 @@ import openai
 import pytest
 from ferrule import Runtime, _builtin
 from ferrule.errors import ModelError, UnsupportedContentError
-from ferrule.lm import InferInput, finish, language_model_type, text_delta
+from ferrule.lm import InferInput, finish, text_delta
+from ferrule.lmspec import language_model_type
 from ferrule.messages import ImagePart
 from ferrule.models import ModelRoute
 from ferrule.server import ServerThread

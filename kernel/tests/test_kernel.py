@@ -333,3 +333,37 @@ async def test_a_typed_error_raised_by_a_plugin_passes_through_unwrapped():
         await kernel.call("refuse", {"text": "x"})
     assert info.value.errors == [{"path": "$.text", "message": "not today"}]
     assert info.value.__cause__ is None
+
+
+async def test_input_classes_and_converters_may_be_named_lazily():
+    from ferrule_kernel import OperatorSpec, hookimpl
+
+    sys.modules.pop("lazy_target_for_tests", None)
+
+    class LazyPlugin:
+        @hookimpl
+        def ferrule_register_operators(self):
+            return [
+                OperatorSpec(
+                    "lazy_typed",
+                    "lazy_target_for_tests:echo",
+                    "lazy_target_for_tests:EchoInput",
+                    converter="lazy_target_for_tests:converter",
+                ),
+                OperatorSpec(
+                    "lazy_broken", "lazy_target_for_tests:echo", "lazy_target_for_tests:Missing"
+                ),
+            ]
+
+    kernel = Kernel(plugins=[LazyPlugin()], load_entry_points=False)
+    kernel.load_plugins()
+    assert "lazy_target_for_tests" not in sys.modules
+    assert await kernel.call("lazy_typed", {"text": "x"}) == {"text": "x"}
+    with pytest.raises(InvalidInputError, match=r"\$\.text"):
+        await kernel.call("lazy_typed", {"text": 1})
+    with pytest.raises(PluginLoadError, match="lazy_target_for_tests:Missing"):
+        await kernel.call("lazy_broken", {"text": "x"})
+    listed = {op["name"]: op for op in kernel.operators()}
+    assert listed["lazy_typed"]["input_schema"]["required"] == ["text"]
+    assert listed["lazy_broken"]["input_schema"] is None
+    assert "Missing" in listed["lazy_broken"]["error"]

@@ -62,6 +62,9 @@ def import_target(target: Target) -> Callable[..., Any]:
     return obj
 
 
+_NAMED: dict[str, Any] = {}
+
+
 @attrs.define(eq=False)
 class Entry:
     """A registered operator or component type with the plugin that provides it."""
@@ -90,6 +93,23 @@ class Entry:
                     plugin=self.provider,
                 ) from exc
         return self._resolved
+
+    def named(self, value: Any) -> Any:
+        """A class or converter a description names lazily (``"module:attr"``), imported
+        once; anything else as it is. A failed import is a `PluginLoadError`."""
+        if not isinstance(value, str):
+            return value
+        resolved = _NAMED.get(value)
+        if resolved is None:
+            try:
+                resolved = _NAMED[value] = import_target(value)
+            except Exception as exc:
+                raise PluginLoadError(
+                    f"plugin {self.provider!r} could not load {value!r} for "
+                    f"{self.spec.name!r}: {_describe_exception(exc)}",
+                    plugin=self.provider,
+                ) from exc
+        return resolved
 
     def kind(self) -> str:
         """`call_kind` of the implementation, computed once."""

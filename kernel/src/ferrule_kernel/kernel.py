@@ -22,6 +22,7 @@ from .errors import (
     FerruleError,
     InvalidInputError,
     PluginError,
+    PluginLoadError,
     UnknownComponentError,
     UnknownComponentTypeError,
     UnknownMethodError,
@@ -227,6 +228,15 @@ class Component:
     kinds: dict[str, str] = attrs.Factory(dict)  # method name -> call_kind, computed once
 
 
+def _schema(key: str, entry: discovery.Entry, cls: Any) -> dict[str, Any]:
+    """``{key: schema}``, or ``{key: None, "error": ...}`` when the class cannot be loaded:
+    one broken description must not break listing the others."""
+    try:
+        return {key: json_schema(entry.named(cls))}
+    except PluginLoadError as exc:
+        return {key: None, "error": exc.message}
+
+
 def _names(names: Any) -> str:
     names = sorted(names)
     return ", ".join(repr(n) for n in names) if names else "none"
@@ -296,7 +306,7 @@ class Kernel:
                 "streaming": spec.streaming,
                 "description": spec.description,
                 "distribution": entry.provider,
-                "input_schema": json_schema(spec.inputs),
+                **_schema("input_schema", entry, spec.inputs),
             }
             for name, (entry, spec) in sorted(specs.items())
             if isinstance(spec, OperatorSpec)
@@ -313,13 +323,13 @@ class Kernel:
                     "aliases": list(spec.aliases),
                     "description": spec.description,
                     "distribution": entry.provider,
-                    "attributes_schema": json_schema(spec.attributes),
+                    **_schema("attributes_schema", entry, spec.attributes),
                     "methods": [
                         {
                             "name": m.name,
                             "streaming": m.streaming,
                             "description": m.description,
-                            "input_schema": json_schema(m.inputs),
+                            **_schema("input_schema", entry, m.inputs),
                         }
                         for m in spec.methods
                     ],
@@ -398,8 +408,8 @@ class Kernel:
         label: str,
         inputs: Any,
     ) -> Prepared:
-        conv = spec.converter or converter
-        arg = structure_input(inputs, spec.inputs, target=label, conv=conv)
+        conv = entry.named(spec.converter) or converter
+        arg = structure_input(inputs, entry.named(spec.inputs), target=label, conv=conv)
         return Prepared(label, entry.provider, fn, arg, kind, spec.blocking, spec.streaming, conv)
 
     def prepare(self, target: str, inputs: Any, *, streaming: bool = False) -> Prepared:
@@ -487,9 +497,9 @@ class Kernel:
         label = f"component type {spec.name!r}"
         arg = structure_input(
             {} if attributes is None else attributes,
-            spec.attributes,
+            entry.named(spec.attributes),
             target=label,
-            conv=spec.converter or converter,
+            conv=entry.named(spec.converter) or converter,
         )
         self._pending.add(name)
         try:

@@ -2,7 +2,10 @@
 
 A description names its implementation as a ``"module:attribute"`` string, so the kernel
 can list what is installed (names, input schemas, providing distribution) without
-importing any plugin's heavy dependencies; the code is imported on first use.
+importing any plugin's heavy dependencies; the code is imported on first use. Input and
+attribute classes, and converters, may be named the same way when importing them would
+cost a cold start something (the kernel imports them at the first request that needs
+them, or when schemas are listed).
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ class OperatorSpec:
 
     name: str
     function: Target
-    inputs: type
+    inputs: type | str
     streaming: bool = False
     blocking: bool = True
     description: str = ""
-    #: cattrs converter for ``inputs`` and attrs outputs; the kernel's strict one if None.
+    #: cattrs converter for ``inputs`` and attrs outputs (or its ``"module:attr"``);
+    #: the kernel's strict one if None.
     converter: Any = attrs.field(default=None, eq=False, repr=False)
 
 
@@ -46,7 +50,7 @@ class MethodSpec:
     """A method of a component type; same rules as `OperatorSpec`, the target is an attribute name."""
 
     name: str
-    inputs: type
+    inputs: type | str
     streaming: bool = False
     blocking: bool = True
     description: str = ""
@@ -66,7 +70,7 @@ class ComponentTypeSpec:
 
     name: str
     factory: Target
-    attributes: type
+    attributes: type | str
     methods: tuple[MethodSpec, ...] = attrs.field(converter=_as_tuple)
     aliases: tuple[str, ...] = attrs.field(default=(), converter=_as_tuple)
     description: str = ""

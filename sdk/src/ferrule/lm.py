@@ -1,6 +1,6 @@
 """The language-model contract every backend implements, local or remote.
 
-A backend is a component type (see `language_model_type`) whose instances have an
+A backend is a component type (see `ferrule.lmspec.language_model_type`) whose instances have an
 ``infer`` streaming method taking `InferInput` and yielding items of this shape::
 
     {"message": {"role": "assistant",
@@ -29,7 +29,7 @@ import json
 from typing import Any, Literal
 
 import attrs
-from ferrule_kernel import ComponentTypeSpec, InvalidInputError, MethodSpec, Target
+from ferrule_kernel import InvalidInputError
 
 from .messages import Message, ReasoningPart, ToolCall, converter
 
@@ -234,38 +234,6 @@ class MessageAccumulator:
 
 
 from .errors import InvalidToolCallError  # noqa: E402  (errors imports nothing from here)
-
-
-def infer_method(description: str = "Generate a reply, streamed as message deltas.") -> MethodSpec:
-    """The ``infer`` method every language-model component type declares."""
-    return MethodSpec(
-        "infer",
-        InferInput,
-        streaming=True,
-        blocking=False,
-        description=description,
-        converter=converter,
-    )
-
-
-def language_model_type(
-    name: str,
-    factory: Target,
-    attributes: type,
-    *,
-    aliases: tuple[str, ...] = (),
-    description: str = "",
-) -> ComponentTypeSpec:
-    """Describe a language-model component type: ``infer`` plus the given attributes class."""
-    return ComponentTypeSpec(
-        name=name,
-        factory=factory,
-        attributes=attributes,
-        methods=(infer_method(),),
-        aliases=aliases,
-        description=description,
-        converter=converter,
-    )
 
 
 def parse_infer_input(data: Any) -> InferInput:

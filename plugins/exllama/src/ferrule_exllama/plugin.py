@@ -7,7 +7,7 @@ routing hook imports torch, to ask for a CUDA device, only if both are installed
 
 from __future__ import annotations
 
-from ferrule.lm import language_model_type
+from ferrule.lmspec import language_model_type
 from ferrule.models import ModelRoute
 from ferrule_kernel import ComponentTypeSpec, hookimpl
 

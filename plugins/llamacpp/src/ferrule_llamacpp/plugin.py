@@ -8,7 +8,7 @@ defined or an operator called.
 
 from __future__ import annotations
 
-from ferrule.lm import language_model_type
+from ferrule.lmspec import language_model_type
 from ferrule.models import ModelRoute
 from ferrule_kernel import ComponentTypeSpec, OperatorSpec, hookimpl
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule.lm import language_model_type
+from ferrule.lmspec import language_model_type
 from ferrule_kernel import ComponentTypeSpec, hookimpl
 
 COMPONENT_TYPE = "openai_language_model"

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-from ferrule.lm import language_model_type
+from ferrule.lmspec import language_model_type
 from ferrule_kernel import hookimpl
-
-from .script import TestModelAttributes, converter
 
 #: ``LocalModel("test")`` (and ``ferrule chat -m test``) resolve to the echoing test model.
 MODEL_ID = "test"
@@ -16,14 +13,17 @@ MODEL_ID = "test"
 
 @hookimpl
 def ferrule_register_component_types() -> list[Any]:
-    spec = language_model_type(
-        "test_language_model",
-        "ferrule_testmodel.model:TestLanguageModel",
-        TestModelAttributes,
-        description="A deterministic language model replying from a script or a function, for tests.",
-    )
-    # the attributes take text as a string or its exact pieces (a union the wire converter lacks)
-    return [attrs.evolve(spec, converter=converter)]
+    return [
+        language_model_type(
+            "test_language_model",
+            "ferrule_testmodel.model:TestLanguageModel",
+            "ferrule_testmodel.script:TestModelAttributes",
+            description="A deterministic language model replying from a script or a function, for tests.",
+            # the attributes take text as a string or its exact pieces (a union the wire
+            # converter lacks)
+            converter="ferrule_testmodel.script:converter",
+        )
+    ]
 
 
 @hookimpl
