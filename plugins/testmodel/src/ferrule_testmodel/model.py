@@ -10,6 +10,7 @@ import asyncio
 import inspect
 import json
 import re
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -124,6 +125,10 @@ def example_instance(schema: dict[str, Any], text: str = "") -> Any:
     return None
 
 
+#: How many of the latest requests a test model keeps in ``requests``.
+REQUESTS_KEPT = 1000
+
+
 class TestLanguageModel:
     """A language model whose every reply is decided by its attributes (see `TestModelAttributes`)."""
 
@@ -134,8 +139,9 @@ class TestLanguageModel:
         self._function = import_target(attributes.function) if attributes.function else None
         self._next_turn = 0
         self._next_call_id = 0
-        #: Every `InferInput` received, in order (for tests that check what the agent sent).
-        self.requests: list[InferInput] = []
+        #: The `InferInput`s received, in order (for tests that check what the agent sent);
+        #: bounded, so a long-running `ferrule serve` on the test model does not grow.
+        self.requests: deque[InferInput] = deque(maxlen=REQUESTS_KEPT)
 
     async def _turn(self, inputs: InferInput) -> ScriptedTurn:
         if self._function is not None:
