@@ -537,3 +537,20 @@ def test_mcp_confirmation_and_failed_connection(rt, mcp_script):
     with Agent(rt, TestModel(["x"]), tools=[broken]) as agent:
         responses = list(agent.query("hi"))
     assert responses[-1].type == "error" and "could not connect" in responses[-1].content
+
+
+def test_mcp_server_without_the_mcp_package_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from ferrule import MCPServer\n"
+        "try:\n"
+        "    MCPServer.stdio('python', ['server.py'])\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'ferrule[mcp]'" in done.stdout

@@ -1,5 +1,6 @@
 """Tools from MCP servers, over stdio (a subprocess) or streamable HTTP, through the ``mcp``
-package (imported when a server is first connected).
+package (an extra: ``pip install 'ferrule[mcp]'``; imported when a server is first
+connected).
 
     from ferrule.mcp import MCPServer
 
@@ -30,6 +31,20 @@ __all__ = ["MCPServer"]
 log = get_logger("ferrule.mcp")
 
 
+def _require_mcp() -> None:
+    """MCP support is an extra of the sdk; say how to get it, at construction."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("mcp") is not None
+    except ValueError:  # mcp is in sys.modules as None: it cannot be imported
+        found = False
+    if not found:
+        raise ImportError(
+            "MCP servers need the mcp package: pip install 'ferrule[mcp]'", name="mcp"
+        )
+
+
 class MCPServer:
     """An MCP server whose tools an agent may call (a `ferrule.tools.Toolset`).
 
@@ -53,6 +68,7 @@ class MCPServer:
         requires_confirmation: bool | Collection[str] = False,
         timeout: float | None = None,
     ) -> None:
+        _require_mcp()
         if (command is None) == (url is None):
             from ferrule_kernel import InvalidInputError
 
