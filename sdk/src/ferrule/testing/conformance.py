@@ -27,7 +27,8 @@ and usage; text streaming; a system message; multi-turn history; tools giving to
 deltas with ids (one and several per turn, arguments in fragments); tool results sent
 back; reasoning deltas; stop and max_tokens; images and audio, or a refusal with
 `UnsupportedContentError` where the backend does not take them; bad input giving
-`InvalidInputError` naming the field; closing a stream early ending it promptly, with the
+`InvalidInputError` naming the field; an `Agent` on the backend running a tool end to
+end (scripted backends); closing a stream early ending it promptly, with the
 component still usable after. A capability declared False is skipped with that reason,
 except media, whose refusal is itself checked.
 """
@@ -520,3 +521,46 @@ class LanguageModelConformance:
         items = await lm.run({"messages": [_user("Are you there?")]}, again)
         if lm.scripted:
             assert _fold(items).message().text == again.full_text
+
+    # -- the agent on this backend -----------------------------------------------------
+
+    async def test_agent_runs_a_tool_through_this_backend(self, lm: LanguageModelUnderTest) -> None:
+        """End to end: an `Agent` on this component calls a Python tool, sends its result
+        back in this backend's wire format, and streams the final answer."""
+        if not (lm.scripted and lm.capabilities.tools):
+            pytest.skip("needs a scripted backend that takes tools")
+        from ..agent import Agent, LangModel
+        from ..models import ModelRoute
+
+        calls: list[str] = []
+
+        def get_weather(city: str) -> dict[str, Any]:
+            """Current weather in a city.
+
+            Args:
+                city: The city name.
+            """
+            calls.append(city)
+            return {"city": city, "temp": 3}
+
+        call = ToolCall(id="call_agent_1", name="get_weather", arguments={"city": "Oslo"})
+        await lm.expect(ScriptedTurn(tool_calls=(call,), finish_reason="tool_calls"), {})
+        answer = ScriptedTurn(text=("It is 3°C ", "in Oslo."))
+        await lm.expect(answer, {})
+        model = LangModel(lm.runtime, lm.component, ModelRoute("", {}))
+        agent = Agent(model, tools=[get_weather])
+        responses = [r async for r in agent.aquery("What is the weather in Oslo?")]
+
+        assert calls == ["Oslo"]
+        types = [r.type for r in responses]
+        assert types[0] == "tool_call" and "tool_call_result" in types, types
+        assert types[-1] == "output_text", types
+        assert [r.is_type_switched for r in responses] == [
+            i == 0 or types[i] != types[i - 1] for i in range(len(types))
+        ]
+        result = next(r for r in responses if r.type == "tool_call_result")
+        assert result.role == "tool" and result.content["result"] == {"city": "Oslo", "temp": 3}
+        text = "".join(r.content for r in responses if r.type == "output_text")
+        assert text == answer.full_text
+        history = agent.get_messages()
+        assert [m.role for m in history] == ["user", "assistant", "tool", "assistant"]
