@@ -133,10 +133,6 @@ def _refuse(dialect: Dialect, what: str, detail: str, field: str) -> Unsupported
     )
 
 
-def _decoded_size(b64: str) -> int:
-    return len(b64) * 3 // 4 - b64[-2:].count("=")
-
-
 def encode_part(part: Any, dialect: Dialect, field: str = "content") -> dict[str, Any]:
     """A content part in Chat Completions form, checked against the provider's media policy."""
     if isinstance(part, TextPart):
@@ -158,7 +154,7 @@ def encode_part(part: Any, dialect: Dialect, field: str = "content") -> dict[str
                 " (use " + ", ".join(sorted(media.image_mime_types)) + ")",
                 field,
             )
-        size = _decoded_size(part.data or "")
+        size = part.size
         if size > media.max_image_bytes:
             raise InvalidInputError(
                 f"the image is {size / MiB:.1f} MiB; {dialect.provider} takes at most "
@@ -176,7 +172,7 @@ def encode_part(part: Any, dialect: Dialect, field: str = "content") -> dict[str
                 " (use " + " or ".join(sorted(media.audio_formats)) + ")",
                 field,
             )
-        size = _decoded_size(part.data)
+        size = part.size
         if size > media.max_audio_bytes:
             raise InvalidInputError(
                 f"the audio is {size / MiB:.1f} MiB; {dialect.provider} takes at most "

@@ -61,6 +61,11 @@ class ImagePart:
             raise ValueError("this image is a URL; it has no inline bytes")
         return base64.b64decode(self.data)
 
+    @property
+    def size(self) -> int:
+        """Bytes of inline data once decoded (0 for a URL), without decoding it."""
+        return decoded_size(self.data or "")
+
 
 @attrs.frozen
 class AudioPart:
@@ -72,6 +77,16 @@ class AudioPart:
 
     def to_bytes(self) -> bytes:
         return base64.b64decode(self.data)
+
+    @property
+    def size(self) -> int:
+        """Bytes of audio once decoded, without decoding it."""
+        return decoded_size(self.data)
+
+
+def decoded_size(b64: str) -> int:
+    """The length of what base64 text decodes to, computed from its length."""
+    return len(b64) * 3 // 4 - b64[-2:].count("=")
 
 
 ContentPart = Union[TextPart, ImagePart, AudioPart]  # noqa: UP007 (a cattrs dispatch key)
@@ -133,6 +148,23 @@ class Message:
     @classmethod
     def from_dict(cls, data: Any) -> Message:
         return structure_wire(data, Message, "message")
+
+
+def system_text(message: Message, where: str, provider: str) -> str:
+    """The text of a system message, for providers whose system prompt is text only: any
+    other part is refused with `UnsupportedContentError` naming it (``where`` is the
+    message's path, e.g. ``$.messages[0]``)."""
+    from .errors import UnsupportedContentError
+
+    for index, part in enumerate(message.contents):
+        if not isinstance(part, TextPart):
+            raise UnsupportedContentError(
+                "a system message may hold text only",
+                field=f"{where}.content[{index}]",
+                provider=provider,
+                content_type=part.type,
+            )
+    return message.text
 
 
 # -- the wire converter ---------------------------------------------------------------

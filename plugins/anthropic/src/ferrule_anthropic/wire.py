@@ -36,7 +36,14 @@ from ferrule.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule.messages import AudioPart, ImagePart, Message, ReasoningPart, TextPart
+from ferrule.messages import (
+    AudioPart,
+    ImagePart,
+    Message,
+    ReasoningPart,
+    TextPart,
+    system_text,
+)
 
 PROVIDER = "anthropic"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -97,10 +104,6 @@ def _unsupported(message: str, field: str, content_type: str) -> UnsupportedCont
     )
 
 
-def _decoded_size(data: str) -> int:
-    return len(data) * 3 // 4 - data[-2:].count("=")
-
-
 def encode_part(part: Any, field: str = "content") -> dict[str, Any]:
     """One content part as an Anthropic content block, or `UnsupportedContentError`."""
     if isinstance(part, TextPart):
@@ -121,7 +124,7 @@ def encode_part(part: Any, field: str = "content") -> dict[str, Any]:
                 field,
                 "image",
             )
-        size = _decoded_size(part.data or "")
+        size = part.size
         if size > MAX_IMAGE_BYTES:
             raise _unsupported(
                 f"Anthropic (Claude) accepts images up to {MAX_IMAGE_BYTES // (1024 * 1024)} MB; "
@@ -229,13 +232,9 @@ def _system_and_turns(messages: list[Message]) -> tuple[list[str], list[dict[str
     for i, message in enumerate(messages):
         where = f"$.messages[{i}]"
         if message.role == "system":
-            for j, part in enumerate(message.contents):
-                if not isinstance(part, TextPart):
-                    raise _unsupported(
-                        "a system message may hold text only", f"{where}.content[{j}]", part.type
-                    )
-            if message.text:
-                system.append(message.text)
+            text = system_text(message, where, PROVIDER)
+            if text:
+                system.append(text)
         elif message.role == "user":
             add("user", _content_blocks(message, where))
         elif message.role == "assistant":

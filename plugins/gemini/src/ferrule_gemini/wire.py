@@ -43,7 +43,7 @@ from ferrule.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule.messages import AudioPart, ImagePart, Message, TextPart
+from ferrule.messages import AudioPart, ImagePart, Message, TextPart, system_text
 
 PROVIDER = "gemini"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -389,13 +389,9 @@ def _system_and_contents(messages: list[Message]) -> tuple[list[str], list[dict[
     for i, message in enumerate(messages):
         where = f"$.messages[{i}]"
         if message.role == "system":
-            for j, part in enumerate(message.contents):
-                if not isinstance(part, TextPart):
-                    raise _unsupported(
-                        "a system message may hold text only", f"{where}.content[{j}]", part.type
-                    )
-            if message.text:
-                system.append(message.text)
+            text = system_text(message, where, PROVIDER)
+            if text:
+                system.append(text)
         elif message.role == "user":
             add("user", _parts(message, where))
         elif message.role == "assistant":
