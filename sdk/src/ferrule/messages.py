@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from typing import Any, Literal, Union
 
 import attrs
@@ -82,6 +83,24 @@ class AudioPart:
     def size(self) -> int:
         """Bytes of audio once decoded, without decoding it."""
         return decoded_size(self.data)
+
+
+def read_media_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """A media file's bytes, refused (naming ``path``) when unreadable or over ``max_bytes``
+    — checked before reading it."""
+    try:
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise InvalidInputError(
+                f"{os.fspath(path)} is {size / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB",
+                field="path",
+            )
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot read {os.fspath(path)!r}: {exc.strerror}", field="path"
+        ) from None
 
 
 def decoded_size(b64: str) -> int:

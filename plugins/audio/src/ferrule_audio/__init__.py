@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import os
 
-from ferrule.messages import AudioPart
+from ferrule.messages import AudioPart, read_media_file
 from ferrule_kernel import InvalidInputError
 
 __all__ = ["FORMATS", "MAX_AUDIO_BYTES", "AudioContent", "sniff_audio_format"]
@@ -99,17 +99,5 @@ class AudioContent:
                 raise InvalidInputError(
                     "the file name has no extension; pass format=", field="format"
                 )
-        try:
-            size = os.path.getsize(path)
-            if size > max_bytes:
-                raise InvalidInputError(
-                    f"{os.fspath(path)} is {size / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB",
-                    field="path",
-                )
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise InvalidInputError(
-                f"cannot read {os.fspath(path)!r}: {exc.strerror}", field="path"
-            ) from None
+        data = read_media_file(path, max_bytes)
         return AudioContent.from_bytes(data, format, max_bytes=max_bytes)

@@ -20,7 +20,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from ferrule.messages import ImagePart
+from ferrule.messages import ImagePart, read_media_file
 from ferrule_kernel import InvalidInputError
 
 __all__ = ["MAX_IMAGE_BYTES", "MIME_TYPES", "ImageContent", "sniff_image_mime"]
@@ -118,19 +118,7 @@ class ImageContent:
     @staticmethod
     def from_path(path: str | os.PathLike[str], *, max_bytes: int = MAX_IMAGE_BYTES) -> ImagePart:
         """An image file; its type comes from its bytes, not its name."""
-        try:
-            size = os.path.getsize(path)
-            if size > max_bytes:
-                raise InvalidInputError(
-                    f"{os.fspath(path)} is {size / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB",
-                    field="path",
-                )
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise InvalidInputError(
-                f"cannot read {os.fspath(path)!r}: {exc.strerror}", field="path"
-            ) from None
+        data = read_media_file(path, max_bytes)
         return ImageContent.from_bytes(data, max_bytes=max_bytes)
 
     @staticmethod
