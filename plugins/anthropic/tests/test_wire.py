@@ -17,7 +17,7 @@ from ferrule.errors import (
 from ferrule.lm import InferInput, MessageAccumulator, parse_infer_input
 from ferrule.messages import AudioPart, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 from ferrule_anthropic import wire
-from ferrule_anthropic.testing import request_problems
+from ferrule_anthropic.testing import message_events, request_problems
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -634,74 +634,22 @@ def split(text: str, cuts: list[int]) -> list[str]:
 def test_any_stream_folds_back_into_the_message_and_round_trips(
     thinking, signature, answer, tool_calls, cuts, output_counts
 ):
-    events = [start(input_tokens=7)]
-    index = 0
-    if thinking:
-        events.append(
-            (
-                "content_block_start",
-                {
-                    "index": index,
-                    "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-                },
-            )
-        )
-        events += [
-            (
-                "content_block_delta",
-                {"index": index, "delta": {"type": "thinking_delta", "thinking": t}},
-            )
-            for t in thinking
-        ]
-        events.append(
-            (
-                "content_block_delta",
-                {"index": index, "delta": {"type": "signature_delta", "signature": signature}},
-            )
-        )
-        events.append(("content_block_stop", {"index": index}))
-        index += 1
-    if answer:
-        events.append(
-            ("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}})
-        )
-        events += [
-            ("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": t}})
-            for t in answer
-        ]
-        events.append(("content_block_stop", {"index": index}))
-        index += 1
-    for n, (name, args) in enumerate(tool_calls):
-        events.append(
-            (
-                "content_block_start",
-                {
-                    "index": index,
-                    "content_block": {
-                        "type": "tool_use",
-                        "id": f"toolu_{n}",
-                        "name": name,
-                        "input": {},
-                    },
-                },
-            )
-        )
-        events += [
-            (
-                "content_block_delta",
-                {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}},
-            )
-            for f in split(json.dumps(args), cuts)
-        ]
-        events.append(("content_block_stop", {"index": index}))
-        index += 1
-    running = 0
-    for count in output_counts:
-        running += count
-        events.append(
-            ("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": running}})
-        )
-    events += stop("tool_use" if tool_calls else "end_turn", output_tokens=running)
+    running = sum(output_counts)
+    events = message_events(
+        text=answer,
+        reasoning=thinking,
+        signature=signature,
+        tool_calls=[(f"toolu_{n}", name, args) for n, (name, args) in enumerate(tool_calls)],
+        input_tokens=7,
+        output_tokens=running,
+        split_json=lambda arguments: split(arguments, cuts),
+    )
+    # cumulative usage arrives in several message_delta events before the final one
+    counts = list(itertools.accumulate(output_counts))
+    events[-2:-2] = [
+        ("message_delta", {"delta": {"stop_reason": None}, "usage": {"output_tokens": count}})
+        for count in counts
+    ]
     items, acc = feed_all(events)
     assert items[-1]["usage"] == {"input_tokens": 7, "output_tokens": running}
     message = acc.message()

@@ -17,7 +17,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ferrule.testing.loopback import Action, Pause, RecordedRequest, Reply, sse
@@ -80,11 +80,12 @@ def message_events(
     input_tokens: int = 12,
     output_tokens: int | None = None,
     model: str = "claude-loopback",
+    split_json: Callable[[str], list[str]] = _fragments,
 ) -> list[Event]:
     """The named events of one streamed reply, in Anthropic's order: thinking (its deltas,
     then its signature), redacted thinking, text, then each tool call (``(id, name,
-    input)``, the input JSON split in fragments); ``message_delta`` carries the stop
-    reason and the cumulative output tokens, ``message_stop`` ends it."""
+    input)``, the input JSON cut into fragments by ``split_json``); ``message_delta``
+    carries the stop reason and the cumulative output tokens, ``message_stop`` ends it."""
     events: list[Event] = [
         (
             "message_start",
@@ -163,7 +164,7 @@ def message_events(
                 "content_block_delta",
                 {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}},
             )
-            for f in _fragments(json.dumps(arguments))
+            for f in split_json(json.dumps(arguments))
         ]
         events.append(("content_block_stop", {"index": index}))
         index += 1
