@@ -39,7 +39,6 @@ from .validation import converter, json_schema, structure_input, type_name
 log = get_logger("ferrule.kernel")
 
 _END = object()
-_THREADED = object()
 
 
 def _plugin_error(label: str, provider: str, exc: BaseException) -> FerruleError:
@@ -139,8 +138,9 @@ class Prepared:
                 close()
 
     async def stream(self) -> AsyncGenerator[dict[str, Any], None]:
+        source: AsyncGenerator[dict[str, Any], None]
         if self.kind in ("sync_gen", "sync") and self.blocking:
-            items = _THREADED
+            source = self._stream_threaded()
         else:
             items = self._open()
             if inspect.isawaitable(items):
@@ -148,12 +148,10 @@ class Prepared:
                     items = await items
                 except Exception as exc:
                     raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-        if items is _THREADED:
-            source = self._stream_threaded()
-        elif hasattr(items, "__aiter__"):
-            source = self._stream_async(items.__aiter__())
-        else:
-            source = _aiter_sync(self._iterate(iter(items)))  # type: ignore[call-overload]
+            if hasattr(items, "__aiter__"):
+                source = self._stream_async(items.__aiter__())
+            else:
+                source = _aiter_sync(self._iterate(iter(items)))
         try:
             async for item in source:
                 yield item

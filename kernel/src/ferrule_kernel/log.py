@@ -24,10 +24,6 @@ def configure_logging(debug: bool = True) -> None:
     _state["configured"] = False
 
 
-def debug_enabled() -> bool:
-    return bool(_state["debug"])
-
-
 def _structlog():
     import structlog
 
