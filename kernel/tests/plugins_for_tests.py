@@ -7,7 +7,13 @@ import threading
 from typing import Any, Literal
 
 import attrs
-from ferrule_kernel import ComponentTypeSpec, MethodSpec, OperatorSpec, hookimpl
+from ferrule_kernel import (
+    ComponentTypeSpec,
+    InvalidInputError,
+    MethodSpec,
+    OperatorSpec,
+    hookimpl,
+)
 
 
 @attrs.frozen
@@ -19,9 +25,15 @@ class Options:
 @attrs.frozen
 class NestedInput:
     text: str
-    count: int = 1
+    count: int = attrs.field(default=1)
     tags: list[str] = attrs.Factory(list)
     options: Options = attrs.Factory(Options)
+
+    @count.validator
+    def _check_count(self, _attribute: Any, value: int) -> None:
+        # repeat() builds text * count: refuse sizes no test means (hypothesis finds them)
+        if not 0 <= value <= 1000:
+            raise InvalidInputError("must be between 0 and 1000", field="$.count")
 
 
 @attrs.frozen
