@@ -501,3 +501,21 @@ def test_sync_runtime_through_api_model(api_key):
         rt.delete("claude")
     assert fold(items).message().text == "Ahoy!"
     assert server.requests[0].json["model"] == "claude-3-5-haiku-20241022"
+
+
+# -- the endpoint from the environment ------------------------------------------------------
+
+
+async def test_anthropic_base_url_moves_the_endpoint_when_no_base_url_is_given(server, monkeypatch):
+    # Anthropic's SDK reads ANTHROPIC_BASE_URL: a script written for it runs unchanged here.
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url + "/")
+    server.script(stream_reply(message_events(text=["Hello"])))
+    async with AsyncRuntime() as rt:
+        await rt.define(
+            "anthropic_language_model",
+            "claude",
+            {"model": "claude-sonnet-4-20250514", "api_key": "k"},
+        )
+        items = [i async for i in rt.call_iter_method("claude", "infer", {"messages": [USER]})]
+    assert fold(items).message().text == "Hello"
+    assert [r.path for r in server.requests] == ["/v1/messages"]

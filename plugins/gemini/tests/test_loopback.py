@@ -546,3 +546,27 @@ def test_sync_runtime_through_api_model(api_key):
         rt.delete("gemini")
     assert fold(items).message().text == "Ahoy!"
     assert server.requests[0].path == "/v1beta/models/gemini-2.0-flash:streamGenerateContent"
+
+
+# -- the endpoint from the environment ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variable", "suffix"),
+    [("GOOGLE_GEMINI_BASE_URL", ""), ("GEMINI_BASE_URL", "/"), ("GEMINI_BASE_URL", "/v1beta")],
+)
+async def test_the_sdk_variable_moves_the_endpoint_adding_the_api_version(
+    server, monkeypatch, variable, suffix
+):
+    # google-genai reads GOOGLE_GEMINI_BASE_URL, a host without the API version.
+    for name in ("GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, server.url + suffix)
+    server.script(stream_reply(reply_records(text=["Hi there"])))
+    async with AsyncRuntime() as rt:
+        await rt.define("gemini_language_model", "g", {"model": "gemini-2.5-flash", "api_key": "k"})
+        items = [i async for i in rt.call_iter_method("g", "infer", {"messages": [USER]})]
+    assert fold(items).message().text == "Hi there"
+    assert [r.path for r in server.requests] == [
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+    ]

@@ -326,3 +326,17 @@ def test_provider_names(kernel, provider):
     assert (
         APIModel("anything", provider=provider).route(kernel).component_type == "xai_language_model"
     )
+
+
+async def test_xai_base_url_moves_the_endpoint_when_no_base_url_is_given(
+    runtime, server, monkeypatch
+):
+    monkeypatch.setenv("XAI_BASE_URL", server.url + "/v1/")
+    server.script(wire.reply(ScriptedTurn(text=("Hello",))))
+    await runtime.define("xai_language_model", "grok-env", {"model": "grok-3"})
+    items = [i async for i in runtime.call_iter_method("grok-env", "infer", {"messages": [USER]})]
+    accumulator = MessageAccumulator()
+    for item in items:
+        accumulator.add(item)
+    assert accumulator.message().text == "Hello"
+    assert [r.path for r in server.requests] == ["/v1/chat/completions"]

@@ -23,7 +23,7 @@ class AnthropicLanguageModel(SSELanguageModel):
         key: str = resolve_api_key(wire.PROVIDER, attributes.api_key, [API_KEY_VARIABLE])  # type: ignore[assignment]
         client = HTTPClient.for_component(
             provider=wire.PROVIDER,
-            base_url=attributes.base_url or wire.DEFAULT_BASE_URL,
+            base_url=attributes.base_url or wire.default_base_url(),
             headers=wire.request_headers(key),
             secrets=[key],
             read_timeout=attributes.read_timeout,

@@ -25,7 +25,7 @@ from ferrule_kit.errors import (
     QuotaExceededError,
     StreamInterruptedError,
 )
-from ferrule_kit.http import ProviderErrorInfo, provider_error
+from ferrule_kit.http import ProviderErrorInfo, environment_base_url, provider_error
 from ferrule_kit.http import parse_error_body as parse_generic_error
 from ferrule_kit.lm import (
     InferInput,
@@ -42,6 +42,8 @@ from ferrule_kit.policy import Accepts, ContentPolicy
 PROVIDER = "anthropic"
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+#: Moves the endpoint when no base_url is given, as in Anthropic's SDK.
+BASE_URL_VARIABLES = ("ANTHROPIC_BASE_URL",)
 #: Output cap sent when the caller gives none; Anthropic requires one. 4096 is the
 #: largest value every Claude model accepts (the Claude 3 models top out there).
 DEFAULT_MAX_TOKENS = 4096
@@ -89,8 +91,12 @@ STOP_REASONS = {
 _FAMILY_FIRST = re.compile(r"^claude-[a-z]+-(\d+)(?:-(\d{1,2}))?(?:-|$)")
 
 
+def default_base_url() -> str:
+    return environment_base_url(BASE_URL_VARIABLES, DEFAULT_BASE_URL)
+
+
 def messages_url(base_url: str | None) -> str:
-    base = (base_url or DEFAULT_BASE_URL).rstrip("/")
+    base = (base_url or default_base_url()).rstrip("/")
     return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
 
 

@@ -72,7 +72,7 @@ class GeminiEmbedder:
         self.model = wire.model_path(attributes.model)
         self.client = HTTPClient(
             provider=wire.PROVIDER,
-            base_url=attributes.base_url or wire.DEFAULT_BASE_URL,
+            base_url=attributes.base_url or wire.default_base_url(),
             headers=wire.request_headers(key),
             secrets=[key],
             timeouts=Timeouts(read=attributes.read_timeout),

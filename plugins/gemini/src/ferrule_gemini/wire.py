@@ -32,7 +32,7 @@ from ferrule_kit.errors import (
     ProviderProtocolError,
     StreamInterruptedError,
 )
-from ferrule_kit.http import ProviderErrorInfo, provider_error
+from ferrule_kit.http import ProviderErrorInfo, environment_base_url, provider_error
 from ferrule_kit.http import parse_error_body as parse_generic_error
 from ferrule_kit.lm import (
     InferInput,
@@ -48,6 +48,11 @@ from ferrule_kit.policy import Accepts, ContentPolicy
 
 PROVIDER = "gemini"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+#: Move the endpoint when no base_url is given. Google's SDK (google-genai) reads
+#: GOOGLE_GEMINI_BASE_URL, a host without the API version, which is then added
+#: (``http://127.0.0.1:8080`` -> ``http://127.0.0.1:8080/v1beta``).
+BASE_URL_VARIABLES = ("GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL")
+_API_VERSION = re.compile(r"/v1(?:alpha|beta)?$")
 GENERATED_ID_PREFIX = "gemini-call-"
 IMAGE_MIME_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
 AUDIO_FORMATS = frozenset({"wav", "mp3", "mpeg", "aiff", "aac", "ogg", "flac"})
@@ -96,9 +101,14 @@ def model_path(model: str) -> str:
     return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
 
 
+def default_base_url() -> str:
+    base = environment_base_url(BASE_URL_VARIABLES, DEFAULT_BASE_URL)
+    return base if _API_VERSION.search(base) else f"{base}/v1beta"
+
+
 def stream_url(base_url: str | None, model: str) -> str:
     """The endpoint; the key goes in a header, never here, so it cannot leak into logs."""
-    base = (base_url or DEFAULT_BASE_URL).rstrip("/")
+    base = (base_url or default_base_url()).rstrip("/")
     return f"{base}/{model_path(model)}:streamGenerateContent?alt=sse"
 
 

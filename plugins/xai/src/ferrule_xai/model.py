@@ -15,11 +15,16 @@ from ferrule_kit.chat_completions import (
     ModelRules,
     make_client,
 )
-from ferrule_kit.http import ProviderErrorInfo, parse_error_body, resolve_api_key
+from ferrule_kit.http import (
+    ProviderErrorInfo,
+    environment_base_url,
+    parse_error_body,
+    resolve_api_key,
+)
 from ferrule_kit.parts import OPENAI_COMPATIBLE
 from ferrule_kit.policy import Accepts, ContentPolicy
 
-from .plugin import API_KEY_VARIABLE, DEFAULT_BASE_URL, XAIAttributes
+from .plugin import API_KEY_VARIABLE, BASE_URL_VARIABLES, DEFAULT_BASE_URL, XAIAttributes
 
 MiB = 1024 * 1024
 
@@ -64,7 +69,7 @@ async def create(attributes: XAIAttributes) -> ChatCompletionsModel:
     key = resolve_api_key(XAI.provider, attributes.api_key, [API_KEY_VARIABLE])
     client = make_client(
         provider=XAI.provider,
-        base_url=attributes.base_url or DEFAULT_BASE_URL,
+        base_url=attributes.base_url or environment_base_url(BASE_URL_VARIABLES, DEFAULT_BASE_URL),
         api_key=key,
         read_timeout=attributes.read_timeout,
         max_retries=attributes.max_retries,

@@ -13,6 +13,9 @@ COMPONENT_TYPE = "xai_language_model"
 PROVIDERS = frozenset({"xai", "grok"})
 API_KEY_VARIABLE = "XAI_API_KEY"
 DEFAULT_BASE_URL = "https://api.x.ai/v1"
+#: Moves the endpoint when no base_url is given (xAI's SDK speaks gRPC and reads none;
+#: this is the name OpenAI-style clients of xAI use).
+BASE_URL_VARIABLES = ("XAI_BASE_URL",)
 
 #: The ids agent-guide.txt lists for Grok (most are retired by now: xAI's own error then
 #: reaches the user as a typed error).

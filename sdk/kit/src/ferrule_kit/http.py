@@ -80,6 +80,7 @@ __all__ = [
     "RetryPolicy",
     "SSEEvent",
     "Timeouts",
+    "environment_base_url",
     "parse_error_body",
     "provider_error",
     "resolve_api_key",
@@ -308,6 +309,20 @@ def resolve_api_key(
         provider=provider,
         variables=list(variables),
     )
+
+
+def environment_base_url(variables: Sequence[str], default: str) -> str:
+    """A provider's endpoint when its component names no ``base_url``: the first of the
+    environment ``variables`` that is set (the names the provider's official SDK reads,
+    such as ``ANTHROPIC_BASE_URL``: a proxy, a gateway, a loopback server in tests), else
+    ``default``. Without a trailing slash."""
+    import os
+
+    for variable in variables:
+        value = os.environ.get(variable)
+        if value:
+            return value.rstrip("/")
+    return default.rstrip("/")
 
 
 # -- Retry policy ---------------------------------------------------------------------
