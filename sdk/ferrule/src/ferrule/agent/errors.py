@@ -47,3 +47,12 @@ class FallbackModelsFailedError(ModelError):
     @property
     def failures(self) -> list[FerruleError]:
         return [error_from_dict(failure) for failure in self.details.get("failures", [])]
+
+
+@register_error_kind
+class HookError(FerruleError):
+    """A pre- or post-hook failed with an error of its own (not a check's): the run stops,
+    as a broken guardrail must not let a run through. ``details``: ``hook`` (its name) and
+    ``index`` (its place in the list)."""
+
+    kind = "hook_failed"

@@ -1,0 +1,70 @@
+"""The Agent reference's second models: a ``reasoning_model`` that thinks first, its
+reasoning put into the context before the main model answers, and a ``parser_model``
+that turns the main model's free reply into the ``output_schema``.
+
+Both are defined once on the agent's runtime (like the memory manager's model) and
+deleted with the agent; a `LangModel` is used as it is.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ferrule_kit.lm import MessageAccumulator
+from ferrule_kit.messages import Message, converter
+
+from .memory import _helper_model
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .stream import _Run, _Sink
+
+#: The parser model's instructions when the agent gives none (``parser_model_prompt``).
+PARSER_INSTRUCTIONS = (
+    "You are tasked with creating a structured output from the provided user message. "
+    "Reply with only the JSON value that the required schema describes, taking every fact "
+    "from the message."
+)
+
+
+async def reason(agent: Agent[Any], run: _Run, sink: _Sink) -> None:
+    """Ask the reasoning model to think about the run so far (streamed as reasoning) and
+    add its thoughts to the run as an assistant message in ``<thinking>`` tags (Agno's
+    way), which the main model then reads."""
+    lm = await _helper_model(agent, "reasoning", agent.reasoning_model)
+    inputs = {"messages": [converter.unstructure(m) for m in run.messages], "reasoning": True}
+    accumulator = MessageAccumulator()
+    streamed = False
+    stream = agent.runtime.acall_iter_method(lm.name, "infer", inputs)
+    try:
+        async for item in stream:
+            accumulator.add(item)
+            for part in item["message"].get("reasoning", ()):
+                if part["text"]:
+                    streamed = True
+                    sink.reasoning(part["text"])
+    finally:
+        await stream.aclose()
+    message = accumulator.message()
+    # a model without a reasoning channel thinks in its reply
+    thinking = "".join(part.text for part in message.reasoning) or message.text
+    if not streamed and thinking:
+        sink.reasoning(thinking)
+    if thinking:
+        run.messages.append(Message("assistant", f"<thinking>\n{thinking}\n</thinking>"))
+
+
+async def parse_with_model(agent: Agent[Any], run: _Run, reply: str) -> Any:
+    """``reply`` turned into the run's output schema by the parser model."""
+    from .agent import Agent
+
+    assert run.output is not None
+    lm = await _helper_model(agent, "parser", agent.parser_model)
+    helper = Agent(
+        lm,
+        system_message=agent.parser_model_prompt or PARSER_INSTRUCTIONS,
+        output_schema=run.output.schema,
+        output_retries=agent.output_retries,
+    )
+    parsed = await helper.arun([Message("user", reply)])
+    return run.output.parse(parsed.content)

@@ -1,0 +1,132 @@
+"""What an agent's ``pre_hooks`` and ``post_hooks`` are given, and how a check stops a run
+(Agno's names): a hook or `BaseGuardrail` reads the run's `RunInput` (before the model
+sees it) or its ``RunOutput`` (after), may change it (masking, say), and raises
+`InputCheckError` / `OutputCheckError` to stop the run with that typed error.
+
+Guardrail plugins build on this module alone (ferrule-guardrails is one): the agent knows
+this contract, never a guardrail by name.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+from ferrule_kernel import FerruleError, register_error_kind
+
+from .messages import Message, converter
+
+__all__ = [
+    "BaseGuardrail",
+    "CheckTrigger",
+    "InputCheckError",
+    "OutputCheckError",
+    "RunInput",
+]
+
+
+class CheckTrigger(str, enum.Enum):
+    """Why a check stopped a run (Agno's ``CheckTrigger``)."""
+
+    OFF_TOPIC = "off_topic"
+    INPUT_NOT_ALLOWED = "input_not_allowed"
+    OUTPUT_NOT_ALLOWED = "output_not_allowed"
+    VALIDATION_FAILED = "validation_failed"
+    PROMPT_INJECTION = "prompt_injection"
+    PII_DETECTED = "pii_detected"
+
+
+class _CheckError(FerruleError):
+    def __init__(
+        self,
+        message: str,
+        check_trigger: CheckTrigger | str = CheckTrigger.INPUT_NOT_ALLOWED,
+        **details: Any,
+    ) -> None:
+        trigger = check_trigger.value if isinstance(check_trigger, CheckTrigger) else check_trigger
+        super().__init__(message, check_trigger=str(trigger), **details)
+
+    @property
+    def check_trigger(self) -> CheckTrigger | str:
+        """The `CheckTrigger` (a custom trigger stays the string it was)."""
+        value = str(self.details.get("check_trigger", ""))
+        try:
+            return CheckTrigger(value)
+        except ValueError:
+            return value
+
+
+@register_error_kind
+class InputCheckError(_CheckError):
+    """A pre-hook refused the run's input; ``details["check_trigger"]`` says why."""
+
+    kind = "input_check"
+
+
+@register_error_kind
+class OutputCheckError(_CheckError):
+    """A post-hook refused the run's output; ``details["check_trigger"]`` says why."""
+
+    kind = "output_check"
+
+    def __init__(
+        self,
+        message: str,
+        check_trigger: CheckTrigger | str = CheckTrigger.OUTPUT_NOT_ALLOWED,
+        **details: Any,
+    ) -> None:
+        super().__init__(message, check_trigger, **details)
+
+
+def _text_of(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Message):
+        return value.text
+    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        return "\n".join(_text_of(item) for item in value)
+    if hasattr(value, "model_dump_json") and not isinstance(value, type):
+        return str(value.model_dump_json())
+    if attrs.has(type(value)):
+        return json.dumps(converter.unstructure(value), ensure_ascii=False)
+    if isinstance(value, dict):
+        if "role" in value and isinstance(value.get("content"), (str, list)):
+            return _text_of(value["content"])
+        if value.get("type") == "text" and isinstance(value.get("text"), str):
+            return str(value["text"])
+        return json.dumps(value, ensure_ascii=False, default=str)
+    text = getattr(value, "text", None)  # a text part
+    return text if isinstance(text, str) else str(value)
+
+
+@attrs.define
+class RunInput:
+    """A run's input as its pre-hooks see it: ``input_content`` is what the caller passed
+    (a string, a message, a list of them, a dict, a model...). A hook may replace it (a
+    guardrail masking what it found): the run then starts from the new value, and that
+    is what is stored."""
+
+    input_content: Any
+    files: Sequence[Any] = ()
+
+    def input_content_string(self) -> str:
+        """The input as text (messages' texts one per line, models and dicts as JSON)."""
+        return _text_of(self.input_content)
+
+
+class BaseGuardrail:
+    """A check that can stand in ``pre_hooks`` / ``post_hooks`` (Agno's ``BaseGuardrail``).
+
+    Subclasses implement `check` (given the `RunInput` as a pre-hook, the ``RunOutput`` as
+    a post-hook) and raise `InputCheckError` / `OutputCheckError` to stop the run; they may
+    change what they are given. `async_check` runs `check` unless overridden.
+    """
+
+    def check(self, run_input: Any) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must implement check()")
+
+    async def async_check(self, run_input: Any) -> None:
+        self.check(run_input)
