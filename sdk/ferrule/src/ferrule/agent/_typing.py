@@ -61,6 +61,11 @@ class AgentOptions(TypedDict, total=False):
     memory_manager: MemoryManager | None
     enable_user_memories: bool
     add_memories_to_context: bool | None
+    knowledge: Any
+    search_knowledge: bool
+    add_knowledge_to_context: bool
+    knowledge_filters: dict[str, Any] | None
+    enable_agentic_knowledge_filters: bool
     stream: bool | None
     stream_events: bool | None
     output_retries: int

@@ -38,6 +38,7 @@ from ..tools import (
 from .context import _as_message, system_text
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .fallback import FallbackModel, model_slots
+from .knowledge import _Knowledge
 from .langmodel import LangModel
 from .memory import MemoryManager
 from .output_schema import _output_spec, _parse_output
@@ -81,7 +82,7 @@ DEFAULT_STEP_INSTRUCTIONS = (
 )
 
 
-class Agent(_Runs[OutputT], _Sessions):
+class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     """A language model with tools, streaming its turns.
 
     ``Agent(rt, model, system_message=None, tools=None)`` with ``model`` a `LocalModel`,
@@ -103,6 +104,10 @@ class Agent(_Runs[OutputT], _Sessions):
     ``num_history_runs`` (default 3) or ``num_history_messages``;
     ``enable_session_summaries`` and ``add_session_summary_to_context``;
     ``enable_user_memories``, ``memory_manager`` and ``add_memories_to_context``.
+    Knowledge (see `knowledge._Knowledge`): ``knowledge`` (`ferrule.knowledge.Knowledge`),
+    ``search_knowledge`` (the model may call ``search_knowledge_base``; default True),
+    ``add_knowledge_to_context``, ``knowledge_filters`` and
+    ``enable_agentic_knowledge_filters``.
 
     Options: ``output_schema`` (attrs class, pydantic model or JSON schema: the final reply
     is validated into ``RunOutput.content``, with ``output_retries`` more tries when it does
@@ -176,6 +181,11 @@ class Agent(_Runs[OutputT], _Sessions):
         memory_manager: MemoryManager | None = None,
         enable_user_memories: bool = False,
         add_memories_to_context: bool | None = None,
+        knowledge: Any = None,
+        search_knowledge: bool = True,
+        add_knowledge_to_context: bool = False,
+        knowledge_filters: dict[str, Any] | None = None,
+        enable_agentic_knowledge_filters: bool = False,
         stream: bool | None = None,
         stream_events: bool | None = None,
         output_schema: Any = None,
@@ -224,6 +234,13 @@ class Agent(_Runs[OutputT], _Sessions):
         self.memory_manager = memory_manager or (MemoryManager() if enable_user_memories else None)
         self.add_memories_to_context = (
             enable_user_memories if add_memories_to_context is None else add_memories_to_context
+        )
+        self._init_knowledge(
+            knowledge,
+            search_knowledge,
+            add_knowledge_to_context,
+            knowledge_filters,
+            enable_agentic_knowledge_filters,
         )
         self.stream, self.stream_events = stream, stream_events
         self._db_component: str | None = None
@@ -278,7 +295,7 @@ class Agent(_Runs[OutputT], _Sessions):
 
     async def _resolve_tools(self) -> dict[str, Tool]:
         found: dict[str, Tool] = {}
-        for entry in list(self._tools):
+        for entry in [*self._tools, *self._knowledge_tools()]:
             listed = await entry.list_tools() if isinstance(entry, Toolset) else [entry]
             for tool in listed:
                 if tool.name in found:

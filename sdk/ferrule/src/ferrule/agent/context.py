@@ -14,6 +14,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import Message, converter
 from ferrule_kit.storage import SessionSummary, UserMemory
 
+from ..knowledge.document import MessageReferences
 from .prompt import prompt_parts
 from .results import ToolConfirmation
 
@@ -125,6 +126,8 @@ class RunContext:
     resume: Decisions | None = None
     memories: list[UserMemory] = attrs.Factory(list)
     summary: SessionSummary | None = None
+    #: The knowledge searches made for the run (`RunOutput.references`).
+    references: list[MessageReferences] = attrs.Factory(list)
 
 
 def _instructions(agent: Any, state: dict[str, Any]) -> list[str]:

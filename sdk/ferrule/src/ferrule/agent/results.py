@@ -10,6 +10,8 @@ import attrs
 from ferrule_kernel import FerruleError
 from ferrule_kit.messages import Message, ToolCall
 
+from ..knowledge.document import MessageReferences
+
 ResponseType = Literal[
     "output_text", "reasoning", "tool_call", "tool_call_result", "error", "paused"
 ]
@@ -125,6 +127,9 @@ class RunOutput(Generic[OutputT]):
     content_type: str = "str"
     session_state: dict[str, Any] | None = None
     metadata: dict[str, Any] = attrs.Factory(dict)
+    #: The knowledge searches the run made (``add_knowledge_to_context``, the model's
+    #: ``search_knowledge_base`` calls), or None when it made none.
+    references: list[MessageReferences] | None = None
 
     @property
     def is_paused(self) -> bool:

@@ -459,6 +459,7 @@ class _Sessions:
         run.messages[at:at] = prefix
         run.first_new += len(prefix)
         context.own = at + len(prefix)
+        await self._knowledge_context(run, context.references)  # type: ignore[attr-defined]
         context.ready = True
 
     async def _load_paused(self, run: _Run, context: RunContext) -> None:

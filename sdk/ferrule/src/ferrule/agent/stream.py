@@ -90,6 +90,7 @@ class _Run:
             output.agent_id, output.session_id = context.agent_id, context.session_id
             output.user_id, output.content_type = context.user_id, context.content_type
             output.session_state, output.metadata = context.session_state, dict(context.metadata)
+            output.references = list(context.references) or None
         return output
 
 

@@ -1,0 +1,189 @@
+"""An `Agent`'s knowledge (RAG), with the Agent reference's names: ``knowledge``,
+``search_knowledge`` (agentic RAG: the model may call ``search_knowledge_base``),
+``add_knowledge_to_context`` (the run's input searched, the references put in the user's
+message), ``knowledge_filters`` (metadata filters on every search) and
+``enable_agentic_knowledge_filters`` (the model may add filters of its own);
+`get_relevant_docs_from_knowledge`. The searches a run made are its
+``RunOutput.references``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from ferrule_kernel import InvalidInputError
+from ferrule_kit.messages import TextPart
+
+from ..tools import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from ..knowledge import Knowledge, MessageReferences
+    from .stream import _Home, _Run
+
+#: The references list of the run being set up or executed in this task: a tool's
+#: `ToolContext` carries no run, and the search tool records what it found here.
+_run_references: contextvars.ContextVar[list[MessageReferences] | None] = contextvars.ContextVar(
+    "ferrule_run_references", default=None
+)
+
+SEARCH_TOOL = "search_knowledge_base"
+
+
+def combine_filters(*filters: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Every given filter must hold (None when none is given)."""
+    given = [f for f in filters if f]
+    if not given:
+        return None
+    return given[0] if len(given) == 1 else {"$and": given}
+
+
+def references_text(references: list[dict[str, Any]]) -> str:
+    return json.dumps(references, ensure_ascii=False, indent=2)
+
+
+class _Knowledge:
+    """The knowledge half of `Agent` (see the module docstring)."""
+
+    # set by Agent.__init__
+    runtime: Any
+    _home: _Home
+    knowledge: Knowledge | None
+    search_knowledge: bool
+    add_knowledge_to_context: bool
+    knowledge_filters: dict[str, Any] | None
+    enable_agentic_knowledge_filters: bool
+
+    def _init_knowledge(
+        self,
+        knowledge: Knowledge | None,
+        search_knowledge: bool,
+        add_knowledge_to_context: bool,
+        knowledge_filters: dict[str, Any] | None,
+        enable_agentic_knowledge_filters: bool,
+    ) -> None:
+        if knowledge is not None and not hasattr(knowledge, "asearch"):
+            raise InvalidInputError(
+                f"knowledge must be a ferrule.knowledge.Knowledge, got {knowledge!r}",
+                field="knowledge",
+            )
+        if knowledge_filters is not None and not isinstance(knowledge_filters, dict):
+            raise InvalidInputError(
+                "expected a dict of metadata filters", field="knowledge_filters"
+            )
+        if knowledge is not None:
+            knowledge._adopt_runtime(self.runtime)
+        self.knowledge = knowledge
+        self.search_knowledge = search_knowledge
+        self.add_knowledge_to_context = add_knowledge_to_context
+        self.knowledge_filters = knowledge_filters
+        self.enable_agentic_knowledge_filters = enable_agentic_knowledge_filters
+
+    def _need_knowledge(self) -> Knowledge:
+        if self.knowledge is None:
+            raise InvalidInputError(
+                "this agent has no knowledge: give it one, e.g. Agent(..., knowledge=Knowledge())",
+                field="knowledge",
+            )
+        return self.knowledge
+
+    def get_relevant_docs_from_knowledge(
+        self,
+        query: str,
+        num_documents: int | None = None,
+        filters: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The knowledge chunks most relevant to ``query`` (as `Document.to_dict`), at most
+        ``num_documents``, passing ``filters`` and the agent's ``knowledge_filters``."""
+        return self._home.run(self.aget_relevant_docs_from_knowledge(query, num_documents, filters))
+
+    async def aget_relevant_docs_from_knowledge(
+        self,
+        query: str,
+        num_documents: int | None = None,
+        filters: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        knowledge = self._need_knowledge()
+        found = await knowledge.asearch(
+            query, num_documents, combine_filters(self.knowledge_filters, filters)
+        )
+        return [d.to_dict() for d in found]
+
+    def _knowledge_tools(self) -> list[Tool]:
+        """``search_knowledge_base``, when the model may search the agent's knowledge."""
+        if self.knowledge is None or not self.search_knowledge:
+            return []
+        knowledge = self.knowledge
+        properties: dict[str, Any] = {
+            "query": {"type": "string", "description": "What to look for."}
+        }
+        description = (
+            "Search the knowledge base for information relevant to a query. Returns the "
+            "most relevant passages as JSON."
+        )
+        if self.enable_agentic_knowledge_filters:
+            properties["filters"] = {
+                "type": "object",
+                "description": 'Optional metadata filters, e.g. {"topic": "billing"} or '
+                '{"year": {"$gte": 2020}}.',
+            }
+            description += " Narrow it with metadata filters when the query names them."
+        own_filters = self.knowledge_filters
+
+        async def search(arguments: dict[str, Any], context: ToolContext[Any]) -> str:
+            query = arguments.get("query")
+            if not isinstance(query, str) or not query.strip():
+                raise InvalidInputError("must be a non-empty string", field="query")
+            asked = arguments.get("filters") if self.enable_agentic_knowledge_filters else None
+            if asked is not None and not isinstance(asked, dict):
+                raise InvalidInputError("expected an object", field="filters")
+            found = await knowledge._references(
+                query, None, combine_filters(own_filters, asked or None)
+            )
+            recorded = _run_references.get()
+            if recorded is not None:
+                recorded.append(found)
+            if not found.references:
+                return "No documents found."
+            return references_text(found.references)
+
+        return [
+            Tool(
+                SEARCH_TOOL,
+                description,
+                {
+                    "type": "object",
+                    "properties": properties,
+                    "required": ["query"],
+                    "additionalProperties": False,
+                },
+                search,
+            )
+        ]
+
+    async def _knowledge_context(self, run: _Run, references: list[MessageReferences]) -> None:
+        """Start recording ``run``'s searches in ``references`` and, with
+        ``add_knowledge_to_context``, search its input and put what is found in its last
+        user message (the Agent reference's way)."""
+        _run_references.set(references)
+        if self.knowledge is None or not self.add_knowledge_to_context:
+            return
+        at = next(
+            (i for i in range(len(run.messages) - 1, -1, -1) if run.messages[i].role == "user"),
+            None,
+        )
+        query = run.messages[at].text if at is not None else ""
+        if at is None or not query.strip():
+            return
+        found = await self.knowledge._references(query, None, self.knowledge_filters)
+        references.append(found)
+        if not found.references:
+            return
+        message = run.messages[at]
+        block = (
+            "\n\nUse the following references from the knowledge base if it helps:\n"
+            f"<references>\n{references_text(found.references)}\n</references>"
+        )
+        run.messages[at] = attrs.evolve(message, contents=[*message.contents, TextPart(block)])
