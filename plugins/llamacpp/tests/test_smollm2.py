@@ -243,3 +243,25 @@ def test_the_readme_poem_ends_on_its_own(rt: Runtime, smollm2_gguf: Path) -> Non
         assert len(text_of(items).split()) > 10
         reasons.append(items[-1]["finish_reason"])
     assert reasons.count("stop") >= 3, reasons
+
+
+def test_an_aliased_qwen_id_runs_the_offline_model_without_qwen_weights(
+    smollm2_gguf: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The seeds name Qwen/Qwen3-0.6B; $FERRULE_MODEL_ALIASES runs them here unchanged,
+    # through LocalModel and through a component defined by that id alike.
+    monkeypatch.setenv("FERRULE_MODEL_ALIASES", f"Qwen/Qwen3-0.6B={DEFAULT_LOCAL_MODEL}")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with Runtime() as runtime:
+        route = LocalModel("Qwen/Qwen3-0.6B").route(runtime.kernel)
+        assert route.attributes == {"model": DEFAULT_LOCAL_MODEL}
+        runtime.define("tvm_language_model", "qwen", {"model": "Qwen/Qwen3-0.6B"})
+        items = list(
+            runtime.call_iter_method("qwen", "infer", {"messages": QUESTION, "max_tokens": 8})
+        )
+        check_stream(items)
+        assert text_of(items).strip()
+    monkeypatch.setenv("FERRULE_MODEL_ALIASES", "Qwen/Qwen3-0.6B")
+    with Runtime() as runtime, pytest.raises(InvalidInputError) as info:
+        runtime.define("tvm_language_model", "qwen", {"model": "Qwen/Qwen3-0.6B"})
+    assert "FERRULE_MODEL_ALIASES" in info.value.message

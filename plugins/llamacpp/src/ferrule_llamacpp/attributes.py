@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import in_range, local_only, refuse_untrusted
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, resolve_model_alias
 from ferrule_kit.paths import check_server_path
 
 from . import hub, weights
@@ -29,8 +29,11 @@ def model_file(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> N
 class LlamaCppAttributes:
     """``rt.define("llamacpp_language_model", "lm", {"model": "Qwen/Qwen3-0.6B"})``."""
 
-    #: A model id of the weights table (``ferrule models list --all``) or a path to a .gguf file.
-    model: str = attrs.field(default=DEFAULT_LOCAL_MODEL, validator=model_file)
+    #: A model id of the weights table (``ferrule models list --all``) or a path to a .gguf file;
+    #: an id ``$FERRULE_MODEL_ALIASES`` maps to another runs that one.
+    model: str = attrs.field(
+        default=DEFAULT_LOCAL_MODEL, converter=resolve_model_alias, validator=model_file
+    )
     #: Context length in tokens; None (or 0) takes the model's own (its trained context).
     n_ctx: int | None = attrs.field(default=None, validator=in_range(0))
     #: Threads for generation and prompt processing; None uses every core this process may

@@ -10,12 +10,14 @@ from typing import Any
 import attrs
 from ferrule_kernel import Kernel
 from ferrule_kit.errors import UnknownModelError
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
+from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute, resolve_model_alias
 
 
 @attrs.frozen
 class LocalModel:
-    """A model run on this machine (Qwen3 on exllamav2 with CUDA, llama.cpp elsewhere)."""
+    """A model run on this machine (Qwen3 on exllamav2 with CUDA, llama.cpp elsewhere). An
+    id that ``$FERRULE_MODEL_ALIASES`` maps to another runs that one
+    (``Qwen/Qwen3-0.6B=SmolLM2-135M-Instruct``: see docs/agent.md)."""
 
     id: str = DEFAULT_LOCAL_MODEL
     #: Extra attributes for the backend component (e.g. ``{"n_ctx": 4096}``).
@@ -23,11 +25,13 @@ class LocalModel:
 
     def route(self, kernel: Kernel) -> ModelRoute:
         kernel.load_plugins()  # registers the plugins that answer the hook
-        route = kernel.plugin_manager.hook.ferrule_resolve_local_model(model_id=self.id)
+        model_id = resolve_model_alias(self.id)  # $FERRULE_MODEL_ALIASES
+        route = kernel.plugin_manager.hook.ferrule_resolve_local_model(model_id=model_id)
         if route is None:
+            alias = f" (an alias of {model_id!r})" if model_id != self.id else ""
             raise UnknownModelError(
-                f"no installed backend runs local model {self.id!r}; install ferrule-llamacpp "
-                "(any machine) or ferrule-exllama (CUDA)",
+                f"no installed backend runs local model {self.id!r}{alias}; install "
+                "ferrule-llamacpp (any machine) or ferrule-exllama (CUDA)",
                 model=self.id,
             )
         return ModelRoute(route.component_type, {**route.attributes, **self.options})

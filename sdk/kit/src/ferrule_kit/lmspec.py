@@ -7,14 +7,55 @@ kernel imports `ferrule_kit.lm` only when a model is first defined or called.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 from typing import Any
 
 import attrs
-from ferrule_kernel import ComponentTypeSpec, MethodSpec, Target
+from ferrule_kernel import ComponentTypeSpec, InvalidInputError, MethodSpec, Target
 
 #: The model used when none is named: it runs on any machine, offline.
 DEFAULT_LOCAL_MODEL = "SmolLM2-135M-Instruct"
+
+#: Local model ids standing for others, ``id=other`` pairs separated by commas:
+#: ``Qwen/Qwen3-0.6B=SmolLM2-135M-Instruct,Qwen/Qwen3-8B=SmolLM2-135M-Instruct`` runs a
+#: script written for Qwen3 unchanged on a machine that has only the offline default.
+MODEL_ALIASES_VARIABLE = "FERRULE_MODEL_ALIASES"
+
+
+def model_aliases() -> dict[str, str]:
+    """The aliases ``$FERRULE_MODEL_ALIASES`` sets (read on each call: a process may set
+    it after import). A malformed entry raises `InvalidInputError` naming the variable."""
+    aliases: dict[str, str] = {}
+    for entry in os.environ.get(MODEL_ALIASES_VARIABLE, "").split(","):
+        if not entry.strip():
+            continue
+        name, equals, target = (s.strip() for s in entry.partition("="))
+        if not equals or not name or not target:
+            raise InvalidInputError(
+                f"{MODEL_ALIASES_VARIABLE} holds {entry.strip()!r}; each entry is "
+                "'model-id=other-model-id', entries separated by commas",
+                field=MODEL_ALIASES_VARIABLE,
+            )
+        aliases[name] = target
+    return aliases
+
+
+def resolve_model_alias(model_id: str) -> str:
+    """The model ``model_id`` stands for under `MODEL_ALIASES_VARIABLE` (following an alias
+    of an alias), else ``model_id`` itself. `ferrule.LocalModel` and the local backends
+    apply it to the id they are given; a loop raises `InvalidInputError`."""
+    aliases = model_aliases()
+    seen = [model_id]
+    while model_id in aliases:
+        model_id = aliases[model_id]
+        if model_id in seen:
+            raise InvalidInputError(
+                f"{MODEL_ALIASES_VARIABLE} maps {' -> '.join([*seen, model_id])}: a loop",
+                field=MODEL_ALIASES_VARIABLE,
+            )
+        seen.append(model_id)
+    return model_id
 
 
 @attrs.frozen
