@@ -7,7 +7,15 @@ import asyncio
 
 import attrs
 import pluggy
-from ferrule_kernel import ComponentTypeSpec, Kernel, MethodSpec, OperatorSpec, hookimpl
+import pytest
+from ferrule_kernel import (
+    ComponentTypeSpec,
+    InvalidInputError,
+    Kernel,
+    MethodSpec,
+    OperatorSpec,
+    hookimpl,
+)
 from plugins_for_tests import Counter, CounterAttributes, CountInput, TextInput
 
 
@@ -95,3 +103,88 @@ def test_hook_add_hookspecs():
     kernel.register(Greeter())
     assert adds.calls == 1
     assert kernel.plugin_manager.hook.ferrule_greeting(name="Ada") == "hello Ada"
+
+
+@attrs.define
+class ElsewhereCounter:
+    """A stand-in placed "elsewhere": the kernel only sees the type's methods."""
+
+    inner: Counter
+    placed: tuple[str, dict[str, object]]
+    closed: bool = False
+
+    async def increment(self, inputs: CountInput) -> dict[str, int]:
+        return self.inner.increment(inputs)
+
+    async def count_up(self, inputs: CountInput):  # type: ignore[no-untyped-def]
+        async for item in self.inner.count_up(inputs):
+            yield item
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class PlacesElsewhere:
+    @hookimpl
+    def ferrule_place_component(
+        self,
+        component_type: str,
+        name: str,
+        attributes: dict[str, object],
+        placement: dict[str, object],
+        spec: ComponentTypeSpec,
+    ) -> object:
+        if placement["kind"] != "elsewhere":
+            return None
+        assert [m.name for m in spec.methods] == ["increment", "count_up"]
+
+        def factory(validated: CounterAttributes) -> ElsewhereCounter:
+            return ElsewhereCounter(Counter(validated), (component_type, attributes))
+
+        return factory
+
+
+class CounterMethods:
+    @hookimpl
+    def ferrule_register_component_types(self) -> list[ComponentTypeSpec]:
+        methods = (
+            MethodSpec("increment", CountInput),
+            MethodSpec("count_up", CountInput, streaming=True),
+        )
+        return [ComponentTypeSpec("tally", Counter, CounterAttributes, methods)]
+
+
+def test_hook_place_component():
+    kernel = Kernel(plugins=[CounterMethods(), PlacesElsewhere()], load_entry_points=False)
+
+    async def use() -> tuple[dict[str, int], list[dict[str, int]]]:
+        await kernel.define("tally", "c1", {"start": 1}, placement={"kind": "elsewhere"})
+        one = await kernel.call_method("c1", "increment", {"n": 2})
+        streamed = [item async for item in kernel.iter_method("c1", "count_up", {"n": 2})]
+        return one, streamed
+
+    assert asyncio.run(use()) == ({"value": 3}, [{"value": 4}, {"value": 5}])
+    stand_in = kernel.component("c1")
+    assert stand_in.placed == ("tally", {"start": 1})
+    # inputs are validated on this side before the stand-in sees them
+    with pytest.raises(InvalidInputError) as caught:
+        asyncio.run(kernel.call_method("c1", "increment", {"n": "two"}))
+    assert caught.value.errors[0]["path"] == "$.n"
+    asyncio.run(kernel.delete("c1"))
+    assert stand_in.closed
+
+
+@pytest.mark.parametrize(
+    ("placement", "field"),
+    [
+        ("ray", "placement"),
+        ({"replicas": 2}, "placement.kind"),
+        ({"kind": "nowhere"}, "placement.kind"),
+    ],
+)
+def test_a_placement_no_plugin_takes_names_its_field(placement: object, field: str):
+    kernel = Kernel(plugins=[CounterMethods(), PlacesElsewhere()], load_entry_points=False)
+    with pytest.raises(InvalidInputError) as caught:
+        asyncio.run(kernel.define("tally", "c1", {}, placement=placement))
+    assert caught.value.errors[0]["path"] == field
+    assert kernel.components() == {}

@@ -14,6 +14,9 @@ results of several plugins combine. ``docs/plugins.md`` lists every hook of ever
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pluggy
 
 from .specs import ComponentTypeSpec, OperatorSpec
@@ -47,6 +50,36 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
     Called by the kernel's discovery, exactly like `ferrule_register_operators` and with
     the same failure rules. All results are kept (not first-result); a name or alias
     already taken keeps its first provider.
+    """
+
+
+# -- placement: called when a define names where the component runs --------------------
+
+
+@hookspec(firstresult=True)
+def ferrule_place_component(
+    component_type: str,
+    name: str,
+    attributes: dict[str, Any],
+    placement: dict[str, Any],
+    spec: ComponentTypeSpec,
+) -> Callable[[Any], Any] | None:
+    """Return the factory that creates component ``name`` where ``placement`` says it
+    runs, or None when ``placement["kind"]`` is not yours (``"ray"``, ...).
+
+    Called by `Kernel.define` when the define request carries a ``placement`` (a JSON
+    object whose ``kind`` is a string; the rest is the placing plugin's to validate:
+    raise ``InvalidInputError(field="placement.<field>")``). ``attributes`` are the
+    define's attributes as given (already validated against ``spec.attributes``), so the
+    component can be built again wherever it runs. The factory is called like a type's own
+    factory, with the validated attributes instance (sync in a worker thread, or async);
+    it returns a stand-in whose methods named in ``spec.methods`` take the same validated
+    inputs and return (or, for streaming methods, yield) the same outputs as the component
+    would in this process, and whose ``close()``, if any, ``delete`` calls. The kernel
+    validates inputs and checks outputs on this side, as for any component.
+
+    First-result: stops at the first non-None result. None from every plugin ends the
+    define with ``InvalidInputError`` at ``placement.kind``.
     """
 
 

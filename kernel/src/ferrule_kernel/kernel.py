@@ -649,8 +649,18 @@ class Kernel:
         return self.prepare_method(name, method, inputs, streaming=True, trusted=trusted).stream()
 
     async def define(
-        self, component_type: str, name: str, attributes: Any = None, *, trusted: bool = False
+        self,
+        component_type: str,
+        name: str,
+        attributes: Any = None,
+        *,
+        placement: Any = None,
+        trusted: bool = False,
     ) -> None:
+        """Create component ``name`` of ``component_type``. With ``placement`` (a JSON
+        object with a string ``kind``), the plugin answering ``ferrule_place_component``
+        for that kind builds it where it says (a Ray actor, ...) and this kernel routes the
+        component's requests to the stand-in it returns."""
         if not isinstance(name, str) or not name:
             raise InvalidInputError(
                 f"name: expected a non-empty string, got {type_name(name)}", field="name"
@@ -672,9 +682,14 @@ class Kernel:
                 conv=entry.named(spec.converter) or converter,
             )
         label = f"define {name!r} ({spec.name})"
+        placed = (
+            None
+            if placement is None
+            else self._placement_factory(spec, name, attributes, placement, label)
+        )
         self._pending.add(name)
         try:
-            factory = entry.resolve()
+            factory = entry.resolve() if placed is None else placed
 
             def create() -> Any:  # in a worker thread: what it raises is judged there
                 try:
@@ -706,6 +721,36 @@ class Kernel:
             log.debug("component_defined", name=name, component_type=spec.name)
         finally:
             self._pending.discard(name)
+
+    def _placement_factory(
+        self, spec: ComponentTypeSpec, name: str, attributes: Any, placement: Any, label: str
+    ) -> Callable[[Any], Any]:
+        if not isinstance(placement, Mapping):
+            raise InvalidInputError(
+                f"placement: expected an object, got {type_name(placement)}", field="placement"
+            )
+        kind = placement.get("kind")
+        if not isinstance(kind, str):
+            raise InvalidInputError(
+                f"placement.kind: expected string, got {type_name(kind)}", field="placement.kind"
+            )
+        try:
+            factory: Callable[[Any], Any] | None = self.plugin_manager.hook.ferrule_place_component(
+                component_type=spec.name,
+                name=name,
+                attributes=dict(attributes or {}),
+                placement=dict(placement),
+                spec=spec,
+            )
+        except BaseException as exc:
+            raise _failure(label, f"placement {kind!r}", exc)  # noqa: B904
+        if factory is None:
+            raise InvalidInputError(
+                f"placement.kind: no installed plugin places components on {kind!r}."
+                f"{self._hint('placement', kind)}",
+                field="placement.kind",
+            )
+        return factory
 
     async def delete(self, name: str) -> None:
         component = self._component(name)

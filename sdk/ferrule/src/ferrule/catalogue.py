@@ -84,8 +84,12 @@ OBJECTS: dict[str, str] = {
     "pathlib.PurePath": "ferrule-document",
 }
 
+#: Placement kinds (a define's ``placement["kind"]``), by the distribution placing them.
+PLACEMENTS: dict[str, str] = {"ray": "ferrule-ray"}
+
 _INSTALLABLE = {
     "operator": OPERATORS,
+    "placement": PLACEMENTS,
     "part_type": PART_TYPES,
     "export": EXPORTS,
     "object": OBJECTS,
@@ -94,7 +98,8 @@ _INSTALLABLE = {
 
 def install_hint(kind: str, name: str) -> str | None:
     """A sentence saying which distribution provides ``name``, or None when none of this
-    repository's does. ``kind`` is ``"operator"``, ``"component_type"``, ``"part_type"``
+    repository's does. ``kind`` is ``"operator"``, ``"component_type"``, ``"placement"``
+    (a define's placement kind), ``"part_type"``
     (a part's wire ``type``), ``"export"`` (a name content plugins export) or ``"object"``
     (the qualified class name of an object a content plugin turns into a part). A
     `ferrule_kernel.InstallHint`."""

@@ -236,10 +236,13 @@ class _Components:
         self.client = client
         self.names: list[str] = []
 
-    async def define(self, component_type: str, name: str, attrs: Any) -> None:
-        await self.client.request(
-            "define", {"component_type": component_type, "name": name, "attrs": attrs}
-        )
+    async def define(
+        self, component_type: str, name: str, attrs: Any, placement: Any = None
+    ) -> None:
+        body = {"component_type": component_type, "name": name, "attrs": attrs}
+        if placement is not None:
+            body["placement"] = placement
+        await self.client.request("define", body)
         self.names.append(name)
 
     async def delete(self, name: str) -> None:

@@ -131,9 +131,20 @@ class Runtime:
         prepared = self._prepare(operator, inputs, streaming=True)
         return self._stream(prepared)
 
-    def define(self, component_type: str, name: str, attrs: dict[str, Any] | None = None) -> None:
+    def define(
+        self,
+        component_type: str,
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        *,
+        placement: dict[str, Any] | None = None,
+    ) -> None:
+        """Define component ``name``; ``placement`` (e.g. ``{"kind": "ray", "replicas":
+        2}``) puts it where a placement plugin runs it (docs/deployment.md)."""
         self._check_open()
-        self._loop.run(self.kernel.define(component_type, name, attrs, trusted=True))
+        self._loop.run(
+            self.kernel.define(component_type, name, attrs, placement=placement, trusted=True)
+        )
 
     def delete(self, name: str) -> None:
         self._check_open()
@@ -200,10 +211,17 @@ class Runtime:
         return self._loop.astream(prepared.stream())
 
     async def adefine(
-        self, component_type: str, name: str, attrs: dict[str, Any] | None = None
+        self,
+        component_type: str,
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        *,
+        placement: dict[str, Any] | None = None,
     ) -> None:
         self._check_open()
-        await self._loop.arun(self.kernel.define(component_type, name, attrs, trusted=True))
+        await self._loop.arun(
+            self.kernel.define(component_type, name, attrs, placement=placement, trusted=True)
+        )
 
     async def adelete(self, name: str) -> None:
         self._check_open()
@@ -305,10 +323,15 @@ class AsyncRuntime:
         return self.kernel.iter(operator, _inputs(inputs), trusted=True)
 
     async def define(
-        self, component_type: str, name: str, attrs: dict[str, Any] | None = None
+        self,
+        component_type: str,
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        *,
+        placement: dict[str, Any] | None = None,
     ) -> None:
         self._check_open()
-        await self.kernel.define(component_type, name, attrs, trusted=True)
+        await self.kernel.define(component_type, name, attrs, placement=placement, trusted=True)
 
     async def delete(self, name: str) -> None:
         self._check_open()
@@ -421,9 +444,16 @@ class RemoteRuntime(Runtime):
         response = self._loop.run(self._client.open_stream(_iter_body(operator, inputs)))
         return self._loop.stream(self._client.items(response))
 
-    def define(self, component_type: str, name: str, attrs: dict[str, Any] | None = None) -> None:
+    def define(
+        self,
+        component_type: str,
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        *,
+        placement: dict[str, Any] | None = None,
+    ) -> None:
         self._check_open()
-        self._loop.run(self._components.define(component_type, name, attrs))
+        self._loop.run(self._components.define(component_type, name, attrs, placement))
 
     def delete(self, name: str) -> None:
         self._check_open()
@@ -480,10 +510,15 @@ class RemoteRuntime(Runtime):
         return self._loop.astream(self._client.stream(_iter_body(operator, inputs)))
 
     async def adefine(
-        self, component_type: str, name: str, attrs: dict[str, Any] | None = None
+        self,
+        component_type: str,
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        *,
+        placement: dict[str, Any] | None = None,
     ) -> None:
         self._check_open()
-        await self._loop.arun(self._components.define(component_type, name, attrs))
+        await self._loop.arun(self._components.define(component_type, name, attrs, placement))
 
     async def adelete(self, name: str) -> None:
         self._check_open()
@@ -558,10 +593,15 @@ class AsyncRemoteRuntime(AsyncRuntime):
         return self._client.stream(_iter_body(operator, inputs))
 
     async def define(
-        self, component_type: str, name: str, attrs: dict[str, Any] | None = None
+        self,
+        component_type: str,
+        name: str,
+        attrs: dict[str, Any] | None = None,
+        *,
+        placement: dict[str, Any] | None = None,
     ) -> None:
         self._check_open()
-        await self._components.define(component_type, name, attrs)
+        await self._components.define(component_type, name, attrs, placement)
 
     async def delete(self, name: str) -> None:
         self._check_open()
