@@ -20,6 +20,7 @@ from ferrule_kit import _builtin
 from .._loop import _Watchdog
 from ..remote import KERNEL_API, RemoteError
 from ..runtime import _new_kernel
+from .agent_api import AgentRoutes
 from .embeddings_api import EmbeddingsRoutes
 from .gate import DEFAULT_MAX_BODY_SIZE, DEFAULT_READ_TIMEOUT, Gate, Handler, dumps, log_request
 from .kernel_api import KernelRoutes
@@ -131,6 +132,7 @@ def add_routes(
     openai_routes = OpenAIRoutes(kernel, gate, ModelCatalog(kernel, gate.redact, models))
     prefix = prefix.rstrip("/")
     kernel_routes.add_to(app.router, prefix)
+    AgentRoutes(kernel_routes).add_to(app.router, prefix)
     openai_routes.add_to(app.router, prefix)
     ResponsesRoutes(openai_routes).add_to(app.router, prefix)
     EmbeddingsRoutes(openai_routes).add_to(app.router, prefix)

@@ -8,7 +8,7 @@ kind; ``iter`` streams NDJSON lines ``{"item": ...}`` ending in ``{"end": true}`
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -123,7 +123,10 @@ class KernelRoutes:
 
     async def define(self, body: dict[str, Any], request: web.Request) -> web.Response:
         await self.kernel.define(
-            _field(body, "component_type"), _field(body, "name"), _field(body, "attrs")
+            _field(body, "component_type"),
+            _field(body, "name"),
+            _field(body, "attrs"),
+            placement=_field(body, "placement"),
         )
         return self._output({})
 
@@ -150,12 +153,19 @@ class KernelRoutes:
             prepared = self.kernel.prepare_method(
                 _field(body, "name"), _field(body, "method"), _inputs(body), streaming=True
             )
+        return await self.stream(request, prepared.stream())
+
+    async def stream(
+        self, request: web.Request, items: AsyncGenerator[Any, None]
+    ) -> web.StreamResponse:
+        """Send ``items`` as the NDJSON lines of a stream (`iter`, ``agent_step``); a client
+        that leaves closes ``items``."""
         response = web.StreamResponse(headers={"Content-Type": NDJSON, "Cache-Control": "no-cache"})
         await response.prepare(request)
         try:
             # Whatever happens after the headers, the stream ends with one last line: the
             # end, or one error (a line that cannot be encoded included).
-            async with contextlib.aclosing(prepared.stream()) as items:
+            async with contextlib.aclosing(items):
                 try:
                     async for item in items:
                         await response.write(dumps({"item": item}) + b"\n")

@@ -1,0 +1,139 @@
+"""The agent-step API (execute-agent-step-api) for clients that run their own tools, as
+the Node client does: ``POST {KERNEL_API}/define_model`` routes a model id the way
+`LocalModel` / `APIModel` do and defines its component, and ``POST
+{KERNEL_API}/agent_step`` runs one stateless inference step on such a component. The
+step streams NDJSON like ``iter``: ``{"item": {"type": "output_text" | "reasoning",
+"content": "..."}}`` as the model generates, then one ``{"item": {"type": "step",
+"message", "tool_requests", "finish_reason", "usage"}}`` with the whole assistant message
+and the tool calls it asks the client to run, then ``{"end": true}``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from aiohttp import web
+from ferrule_kernel import InvalidInputError, Kernel, Prepared
+from ferrule_kit.lm import MessageAccumulator
+from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
+from ferrule_kit.messages import converter
+
+from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS, _tool_description
+from ..agent.context import _as_message
+from ..models import APIModel, LocalModel
+from ..remote import KERNEL_API
+from .kernel_api import KernelRoutes
+
+#: The fields of each request's JSON body.
+DEFINE_MODEL_FIELDS = frozenset({"name", "model", "local", "provider", "api_key", "options"})
+STEP_FIELDS = frozenset({"name", "messages", "tools", "reasoning", "options"})
+
+
+class AgentRoutes:
+    """``define_model`` and ``agent_step``, through the kernel routes' token check, body
+    checks and error answers."""
+
+    def __init__(self, kernel_routes: KernelRoutes) -> None:
+        self.routes = kernel_routes
+        self.kernel: Kernel = kernel_routes.kernel
+
+    def add_to(self, router: web.UrlDispatcher, prefix: str) -> None:
+        api = f"{prefix}{KERNEL_API}"
+        handler = self.routes.handler
+        router.add_post(f"{api}/define_model", handler(self.define_model, DEFINE_MODEL_FIELDS))
+        router.add_post(f"{api}/agent_step", handler(self.agent_step, STEP_FIELDS))
+
+    async def define_model(self, body: dict[str, Any], request: web.Request) -> web.Response:
+        name = _string(body, "name")
+        local = body.get("local", False)
+        if not isinstance(local, bool):
+            raise InvalidInputError("must be true or false", field="local")
+        options = _options(body)
+        model: LocalModel | APIModel
+        if local:
+            model_id = _string(body, "model") if "model" in body else DEFAULT_LOCAL_MODEL
+            model = LocalModel(model_id, options)
+        else:
+            model = APIModel(
+                _string(body, "model"),
+                _optional_string(body, "provider"),
+                _optional_string(body, "api_key"),
+                options=options,
+            )
+        # A route hook is plugin code that may block (a local model's file lookup).
+        route: ModelRoute = await asyncio.to_thread(model.route, self.kernel)
+        self.routes.gate.redact.add_from(route.attributes)  # an API key never comes back
+        await self.kernel.define(route.component_type, name, route.attributes)
+        return KernelRoutes._output({"component_type": route.component_type})
+
+    async def agent_step(self, body: dict[str, Any], request: web.Request) -> web.StreamResponse:
+        inputs: dict[str, Any] = _options(body)
+        inputs["messages"] = _step_messages(body.get("messages"))
+        tools = [] if body.get("tools") is None else body["tools"]
+        if not isinstance(tools, list):
+            raise InvalidInputError("must be a list of tool descriptions", field="tools")
+        if tools:
+            inputs["tools"] = [_tool_description(t) for t in tools]
+        if body.get("reasoning"):
+            inputs["reasoning"] = body["reasoning"]
+        # Resolution and validation raise before the stream starts, with their own status.
+        prepared = self.kernel.prepare_method(
+            _string(body, "name"), "infer", inputs, streaming=True
+        )
+        return await self.routes.stream(request, _step_items(prepared))
+
+
+async def _step_items(prepared: Prepared) -> AsyncGenerator[dict[str, Any], None]:
+    """The step's deltas as they come, then the folded assistant message."""
+    accumulator = MessageAccumulator()
+    async with contextlib.aclosing(prepared.stream()) as items:
+        async for item in items:
+            accumulator.add(item)
+            delta = item["message"]
+            for part in delta.get("reasoning", ()):
+                if part.get("text"):
+                    yield {"type": "reasoning", "content": part["text"]}
+            for part in delta.get("content", ()):
+                if part.get("type") == "text" and part["text"]:
+                    yield {"type": "output_text", "content": part["text"]}
+    message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
+    yield {
+        "type": "step",
+        "message": converter.unstructure(message),
+        "tool_requests": [converter.unstructure(call) for call in message.tool_calls],
+        "finish_reason": accumulator.finish_reason,
+        "usage": accumulator.usage,
+    }
+
+
+def _step_messages(value: Any) -> list[dict[str, Any]]:
+    """The conversation, each message checked (named ``messages[i]`` as sent), with the
+    step's default instructions first when it carries no system message."""
+    if not isinstance(value, list) or not value:
+        raise InvalidInputError("must be a non-empty list of messages", field="messages")
+    messages = [converter.unstructure(_as_message(m, i)) for i, m in enumerate(value)]
+    if messages[0]["role"] != "system":
+        messages.insert(
+            0, {"role": "system", "content": [{"type": "text", "text": DEFAULT_STEP_INSTRUCTIONS}]}
+        )
+    return messages
+
+
+def _options(body: dict[str, Any]) -> dict[str, Any]:
+    options = {} if body.get("options") is None else body["options"]
+    if not isinstance(options, dict):
+        raise InvalidInputError("must be an object", field="options")
+    return dict(options)
+
+
+def _string(body: dict[str, Any], key: str) -> str:
+    value = body.get(key)
+    if not isinstance(value, str) or not value:
+        raise InvalidInputError("must be a non-empty string", field=key)
+    return value
+
+
+def _optional_string(body: dict[str, Any], key: str) -> str | None:
+    return None if body.get(key) is None else _string(body, key)
