@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
@@ -44,8 +45,8 @@ T = TypeVar("T")
 #: ``progress(done, total)``: chunks embedded and stored so far, of how many.
 Progress = Callable[[int, int], None]
 
-#: How `split_text` splits Markdown: at headings before paragraphs.
-MARKDOWN_SEPARATORS = ["\n# ", "\n## ", "\n### ", "\n#### ", "\n\n", "\n", " ", ""]
+_HEADING = re.compile(r"^#{1,6}\s")
+_FENCE = re.compile(r"^(```|~~~)")
 #: Document ids per ``documents`` call when looking up what is stored.
 _LOOKUP = 256
 
@@ -446,15 +447,30 @@ class Knowledge:
         return stored
 
     async def _split(self, source: Source) -> list[str]:
-        inputs: dict[str, Any] = {
-            "text": source.text,
-            "chunk_size": self.chunk_size,
-            "chunk_overlap": self.chunk_overlap,
-        }
-        if source.kind == "markdown":
-            inputs["separators"] = MARKDOWN_SEPARATORS
-        chunks: list[str] = (await self.runtime.acall("split_text", inputs))["chunks"]
-        return [c for c in chunks if c.strip()]
+        """The document's chunks: `split_text`'s, Markdown first cut at its headings (each
+        section starts a chunk, small neighbours merged up to ``chunk_size``)."""
+        sections = markdown_sections(source.text) if source.kind == "markdown" else [source.text]
+        chunks: list[str] = []
+        merged = ""
+        for section in sections:
+            if merged and _size(merged) + _size(section) <= self.chunk_size:
+                merged += section
+                continue
+            if merged:
+                chunks.append(merged)
+            merged = ""
+            if _size(section) <= self.chunk_size:
+                merged = section
+            else:
+                inputs = {
+                    "text": section,
+                    "chunk_size": self.chunk_size,
+                    "chunk_overlap": self.chunk_overlap,
+                }
+                chunks += (await self.runtime.acall("split_text", inputs))["chunks"]
+        if merged:
+            chunks.append(merged)
+        return [c.strip() for c in chunks if c.strip()]
 
     async def _insert(
         self, sources: list[Source], skip_if_exists: bool, progress: Progress | None
@@ -651,6 +667,28 @@ def chunk_id(document_id: str, index: int) -> str:
     if len(ident) <= 512:
         return ident
     return f"{content_hash(document_id)}#{index}"
+
+
+def markdown_sections(text: str) -> list[str]:
+    """Markdown cut before each heading (``#`` to ``######`` at a line's start, outside
+    fenced code), each piece keeping its heading."""
+    sections: list[str] = []
+    current: list[str] = []
+    fenced = False
+    for line in text.splitlines(keepends=True):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _HEADING.match(line) and current:
+            sections.append("".join(current))
+            current = []
+        current.append(line)
+    if current:
+        sections.append("".join(current))
+    return sections
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _metadata(metadata: Any, description: str | None) -> dict[str, Any]:

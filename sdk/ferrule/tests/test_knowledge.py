@@ -1,0 +1,522 @@
+"""`ferrule.knowledge.Knowledge` on real parts: a sqlite-vec file, the offline MiniLM
+embedder, `split_text`, PDFs read by ferrule-document, a loopback HTTP server for URLs,
+and the Postgres server with pgvector that the kit's fixture starts."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from ferrule import Runtime
+from ferrule.knowledge import ContentResult, Document, Knowledge
+from ferrule.knowledge.embedder import MiniLMEmbedder, OpenAIEmbedder
+from ferrule.knowledge.knowledge import chunk_id
+from ferrule.knowledge.readers import read_text
+from ferrule.knowledge.vectordb import PgVector, SqliteVecDb
+from ferrule_kernel import InvalidInputError
+from ferrule_kit.errors import ProviderConnectionError
+from ferrule_kit.testing.postgres import PostgresServer, postgres_server_fixture
+from ferrule_kit.vectors import DimensionMismatchError, VectorStoreUnavailableError
+from hypothesis import given
+from hypothesis import strategies as st
+
+postgres_server = postgres_server_fixture()
+
+HARBOUR = "The harbour master keeps the lighthouse log. Ships dock at pier four after dusk."
+BAKERY = "The bakery on Mill Lane opens at dawn and sells rye bread and honey cakes."
+LIBRARY = "The town library lends maps of the coast and closes early on Sundays."
+
+
+@pytest.fixture(scope="module")
+def rt() -> Any:
+    with Runtime() as runtime:
+        yield runtime
+
+
+def knowledge_at(rt: Any, path: Path, **options: Any) -> Knowledge:
+    return Knowledge(vector_db=SqliteVecDb(db_file=path), runtime=rt, **options)
+
+
+def field_of(error: InvalidInputError) -> str:
+    return error.errors[0]["path"]
+
+
+def count(rt: Any, knowledge: Knowledge, filter: dict[str, Any] | None = None) -> int:
+    store = knowledge._store
+    assert store is not None
+    return int(rt.call_method(store, "count", {"filter": filter})["count"])
+
+
+def pdf_with_text(pages: list[list[str]]) -> bytes:
+    """A PDF whose pages hold these lines in Helvetica, written by pypdf."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    for lines in pages:
+        page = writer.add_blank_page(width=612, height=792)
+        font = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+        fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
+        ops = ["BT", "/F1 12 Tf", "14 TL", "72 720 Td"]
+        for line in lines:
+            escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+            ops.append(f"({escaped}) Tj T*")
+        ops.append("ET")
+        stream = DecodedStreamObject()
+        stream.set_data("\n".join(ops).encode("latin-1"))
+        page[NameObject("/Contents")] = writer._add_object(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+# -- inserting from each source --------------------------------------------------------------
+
+
+def test_text_is_inserted_and_found_by_meaning(rt: Any, tmp_path: Path) -> None:
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    first = kb.add_content(text_content=HARBOUR, name="harbour", metadata={"topic": "sea"})
+    kb.add_content(text_content=BAKERY, name="bakery", metadata={"topic": "food"})
+    kb.add_content(text_content=LIBRARY, name="library", metadata={"topic": "books"})
+    assert first == ContentResult(added=["text:harbour"], chunks=1)
+    found = kb.search("where do boats moor at night?", max_results=2)
+    assert [d.name for d in found][0] == "harbour"
+    top = found[0]
+    assert isinstance(top, Document)
+    assert top.content == HARBOUR
+    assert top.content_id == "text:harbour" and top.id == "text:harbour#0"
+    assert top.meta_data == {"name": "harbour", "topic": "sea", "chunk": 0}
+    assert top.score is not None and top.score > found[1].score  # type: ignore[operator]
+    assert top.to_dict() == {"name": "harbour", "meta_data": top.meta_data, "content": HARBOUR}
+    assert len(kb.search("bread", max_results=1)) == 1
+    kb.close()
+
+
+def test_markdown_file_is_split_at_headings(rt: Any, tmp_path: Path) -> None:
+    sections = [
+        f"## {title}\n\n" + " ".join([sentence] * 8)
+        for title, sentence in (
+            ("Tides", "The tide turns twice a day at the harbour mouth."),
+            ("Bread", "Rye loaves come out of the oven before the fishing boats leave."),
+            ("Maps", "Charts of the reef are kept in the library's map room."),
+        )
+    ]
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Town guide\n\n" + "\n\n".join(sections) + "\n")
+    kb = knowledge_at(rt, tmp_path / "kb.db", chunk_size=700, chunk_overlap=0)
+    result = kb.add_content(path=doc, metadata={"kind": "guide"})
+    assert result.added == [f"file:{doc.resolve()}"]
+    assert result.chunks == 3
+    texts = [d.content for d in kb.search("oven", max_results=3)]
+    # each section is a chunk of its own, its heading first: that is where it was cut
+    assert sorted(t.splitlines()[0] for t in texts) == ["# Town guide", "## Bread", "## Maps"]
+    assert kb.search("oven", max_results=1)[0].content.startswith("## Bread")
+    kb.close()
+
+
+def test_pdf_is_read_page_by_page(rt: Any, tmp_path: Path) -> None:
+    pdf = tmp_path / "manual.pdf"
+    pdf.write_bytes(
+        pdf_with_text(
+            [
+                ["The ferry to the island leaves at nine.", "Tickets are sold on board."],
+                ["The lighthouse lamp was converted to electricity in 1931."],
+            ]
+        )
+    )
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    result = kb.add_content(path=pdf, name="Ferry manual")
+    assert result.added == [f"file:{pdf.resolve()}"] and result.chunks == 1
+    top = kb.search("when did the lamp become electric?", max_results=1)[0]
+    assert "1931" in top.content and "ferry" in top.content
+    assert top.name == "Ferry manual"
+    kb.close()
+
+
+def test_a_pdf_that_is_not_one_names_the_path(rt: Any, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nthis is no pdf at all")
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    with pytest.raises(InvalidInputError) as caught:
+        kb.add_content(path=broken)
+    assert field_of(caught.value) == "path" and "broken.pdf" in str(caught.value)
+    kb.close()
+
+
+def test_folder_recursive_with_include_and_exclude(rt: Any, tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    (root / "notes" / "deep").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "a.md").write_text("# Harbour\n\n" + HARBOUR)
+    (root / "notes" / "b.txt").write_text(BAKERY)
+    (root / "notes" / "deep" / "c.md").write_text(LIBRARY)
+    (root / "notes" / "draft.md").write_text("an unfinished draft about nothing")
+    (root / "notes" / "image.bin").write_bytes(b"\x89PNG\x00\x01\x02")
+    (root / ".git" / "config").write_text("[core]")
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    result = kb.add_content(path=root, include=["*.md", "*.txt", "*.bin"], exclude=["draft*"])
+    added = sorted(Path(d.removeprefix("file:")).name for d in result.added)
+    assert added == ["a.md", "b.txt", "c.md"]
+    assert result.skipped == [str((root / "notes" / "image.bin").resolve())]  # not text
+    names = {d.name for d in kb.search("library maps", max_results=3)}
+    assert names == {"a.md", "notes/b.txt", "notes/deep/c.md"}
+    kb.close()
+
+
+def test_add_contents_embeds_many_sources_together(rt: Any, tmp_path: Path) -> None:
+    (tmp_path / "one.txt").write_text(HARBOUR)
+    kb = knowledge_at(rt, tmp_path / "kb.db", batch_size=2)
+    seen: list[tuple[int, int]] = []
+    result = kb.add_contents(
+        [{"text_content": BAKERY, "name": "bakery", "metadata": {"n": 1}}],
+        paths=[tmp_path / "one.txt"],
+        text_contents=[LIBRARY],
+        metadata={"n": 2},
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert len(result.added) == 3 and result.chunks == 3
+    assert seen == [(0, 3), (2, 3), (3, 3)]
+    assert count(rt, kb, {"n": 2}) == 2
+    kb.close()
+
+
+def test_url_is_fetched_and_inserted(rt: Any, tmp_path: Path) -> None:
+    pdf = pdf_with_text([["The ferry timetable changes in October."]])
+
+    async def handler(request: web.Request) -> web.Response:
+        if request.path == "/guide.md":
+            return web.Response(text="# Guide\n\n" + HARBOUR, content_type="text/markdown")
+        if request.path == "/timetable":
+            return web.Response(body=pdf, content_type="application/pdf")
+        return web.Response(status=404)
+
+    async def serve() -> tuple[web.AppRunner, int]:
+        app = web.Application()
+        app.router.add_get("/{tail:.*}", handler)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    loop = rt._loop
+    runner, port = loop.run(serve())
+    try:
+        kb = knowledge_at(rt, tmp_path / "kb.db")
+        base = f"http://127.0.0.1:{port}"
+        assert kb.add_content(url=f"{base}/guide.md").added == [f"url:{base}/guide.md"]
+        assert kb.add_content(url=f"{base}/timetable", name="timetable").chunks == 1
+        assert kb.search("ferry schedule", max_results=1)[0].name == "timetable"
+        with pytest.raises(InvalidInputError) as caught:
+            kb.add_content(url=f"{base}/missing")
+        assert field_of(caught.value) == "url" and "404" in str(caught.value)
+        with pytest.raises(InvalidInputError) as caught:
+            kb.add_content(url="file:///etc/passwd")
+        assert field_of(caught.value) == "url"
+        kb.close()
+    finally:
+        loop.run(runner.cleanup())
+
+
+# -- replacing, skipping, removing -----------------------------------------------------------
+
+
+def test_changed_document_replaces_its_chunks_and_unchanged_is_skipped(
+    rt: Any, tmp_path: Path
+) -> None:
+    doc = tmp_path / "log.txt"
+    doc.write_text("\n\n".join(f"Entry {i}: " + HARBOUR for i in range(6)))
+    kb = knowledge_at(rt, tmp_path / "kb.db", chunk_size=100, chunk_overlap=0)
+    first = kb.add_content(path=doc)
+    assert first.added and first.chunks == 6
+    assert count(rt, kb) == 6
+    again = kb.add_content(path=doc)
+    assert again == ContentResult(skipped=[f"file:{doc.resolve()}"])
+    doc.write_text("Entry 0: the log was rewritten.")
+    changed = kb.add_content(path=doc)
+    assert changed.replaced == [f"file:{doc.resolve()}"] and changed.chunks == 1
+    assert count(rt, kb) == 1  # the five old chunks are gone, none duplicated
+    assert "rewritten" in kb.search("log", max_results=5)[0].content
+    # metadata is part of the version: new metadata re-inserts
+    assert kb.add_content(path=doc, metadata={"v": 2}).replaced
+    # skip_if_exists=False re-embeds an unchanged document
+    assert kb.add_content(path=doc, metadata={"v": 2}, skip_if_exists=False).replaced
+    assert count(rt, kb) == 1
+    kb.close()
+
+
+def test_text_by_name_is_replaced_and_removed(rt: Any, tmp_path: Path) -> None:
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    kb.add_content(text_content=HARBOUR, name="notes")
+    kb.add_content(text_content=BAKERY, name="notes")
+    assert [d.content for d in kb.search("anything", max_results=10)] == [BAKERY]
+    kb.add_content(text_content=LIBRARY, name="other", metadata={"shelf": "maps"})
+    assert kb.remove_vectors_by_metadata({"shelf": "maps"}) == 1
+    assert kb.remove_content_by_id("text:notes") == 1
+    assert kb.search("anything") == []
+    kb.add_content(text_content=LIBRARY, name="other")
+    assert kb.remove_vectors_by_name("other") == 1
+    kb.add_contents(text_contents=[HARBOUR, BAKERY])
+    assert kb.remove_all_content() == 2
+    kb.close()
+
+
+# -- filters ------------------------------------------------------------------------------------
+
+
+def test_metadata_filters(rt: Any, tmp_path: Path) -> None:
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    for name, text, year in (("h", HARBOUR, 1890), ("b", BAKERY, 1950), ("l", LIBRARY, 2001)):
+        kb.add_content(text_content=text, name=name, metadata={"year": year, "town": "Esk"})
+    names = lambda docs: sorted(d.name for d in docs)  # noqa: E731
+    assert names(kb.search("ships", filters={"year": {"$lt": 1960}})) == ["b", "h"]
+    assert names(kb.search("ships", filters={"$or": [{"name": "l"}, {"year": 1890}]})) == [
+        "h",
+        "l",
+    ]
+    assert kb.search("ships", filters={"town": "Elsewhere"}) == []
+    with pytest.raises(InvalidInputError) as caught:
+        kb.search("ships", filters={"year": {"$between": [1, 2]}})
+    assert "filter.year.$between" in field_of(caught.value)
+    kb.close()
+
+
+def test_keyword_search_type(rt: Any, tmp_path: Path) -> None:
+    kb = Knowledge(
+        vector_db=SqliteVecDb(db_file=tmp_path / "kb.db", search_type="keyword"), runtime=rt
+    )
+    kb.add_contents(text_contents=[HARBOUR, BAKERY, LIBRARY])
+    assert kb.search("rye", max_results=3)[0].content == BAKERY
+    kb.close()
+    with pytest.raises(InvalidInputError) as caught:
+        SqliteVecDb(search_type="hybrid")  # type: ignore[arg-type]
+    assert field_of(caught.value) == "search_type" and "labelled set" in str(caught.value)
+
+
+# -- bad input and faults ---------------------------------------------------------------------
+
+
+def test_bad_input_names_the_field(rt: Any, tmp_path: Path) -> None:
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"path": tmp_path / "nope"}, "path"),
+        ({}, "path"),
+        ({"path": tmp_path, "text_content": "x"}, "text_content"),
+        ({"text_content": HARBOUR, "metadata": ["x"]}, "metadata"),
+        ({"url": "ftp://example.org/a"}, "url"),
+    ]
+    for kwargs, field in cases:
+        with pytest.raises(InvalidInputError) as caught:
+            kb.add_content(**kwargs)
+        assert field_of(caught.value) == field, kwargs
+    with pytest.raises(InvalidInputError) as caught:
+        kb.search("   ")
+    assert field_of(caught.value) == "query"
+    for options, field in (
+        ({"chunk_size": 0}, "chunk_size"),
+        ({"chunk_size": 100, "chunk_overlap": 100}, "chunk_overlap"),
+        ({"vector_db": 3}, "vector_db"),
+        ({"embedder": object()}, "embedder"),
+    ):
+        with pytest.raises(InvalidInputError) as caught:
+            Knowledge(runtime=rt, **options)
+        assert field_of(caught.value) == field
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(b"\x00\x01\x02")
+    with pytest.raises(InvalidInputError) as caught:
+        kb.add_content(path=binary)
+    assert field_of(caught.value) == "path" and "blob.bin" in str(caught.value)
+    kb.close()
+
+
+def test_dimension_mismatch_is_refused_before_anything_is_written(rt: Any, tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    # the collection exists with 8 dimensions (another embedder's)
+    rt.define("sqlite_vec_store", "small", {"path": str(path), "collection": "knowledge"})
+    rt.call_method(
+        "small",
+        "upsert",
+        {"chunks": [{"id": "x", "document_id": "x", "text": "old", "vector": [0.5] * 8}]},
+    )
+    kb = knowledge_at(rt, path)
+    with pytest.raises(DimensionMismatchError) as caught:
+        kb.add_content(text_content=HARBOUR, name="harbour")
+    assert caught.value.details["expected"] == 8 and caught.value.details["got"] == [384]
+    assert rt.call_method("small", "count", {})["count"] == 1  # nothing written
+    rt.delete("small")
+    kb.close()
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_store_down_is_one_typed_error_naming_it(rt: Any) -> None:
+    secret = "s3cret-pass"
+    kb = Knowledge(
+        vector_db=PgVector(db_url=f"postgresql://ferrule:{secret}@127.0.0.1:{_closed_port()}/x"),
+        runtime=rt,
+    )
+    with pytest.raises(VectorStoreUnavailableError) as caught:
+        kb.add_content(text_content=HARBOUR)
+    assert caught.value.details["store"] == "pgvector_store"
+    assert secret not in str(caught.value) and secret not in repr(kb)
+    kb.close()
+
+
+def test_embedder_down_is_one_typed_error_naming_it(rt: Any, tmp_path: Path) -> None:
+    key = "sk-test-never-shown"
+    embedder = OpenAIEmbedder(api_key=key, base_url=f"http://127.0.0.1:{_closed_port()}/v1")
+    kb = Knowledge(vector_db=SqliteVecDb(db_file=tmp_path / "kb.db"), embedder=embedder, runtime=rt)
+    with pytest.raises(ProviderConnectionError) as caught:
+        kb.add_content(text_content=HARBOUR)
+    assert "openai" in str(caught.value).lower()
+    assert key not in str(caught.value) and key not in repr(embedder)
+    kb.close()
+
+
+KILLED_INSERT = textwrap.dedent(
+    """
+    import sys
+    from ferrule import Runtime
+    from ferrule.knowledge import Knowledge
+    from ferrule.knowledge.vectordb import SqliteVecDb
+
+    texts = [f"Record {i}: the ship number {i} left the harbour at dawn." for i in range(400)]
+    with Runtime() as rt:
+        kb = Knowledge(vector_db=SqliteVecDb(db_file=sys.argv[1]), runtime=rt, batch_size=8)
+        def progress(done, total):
+            print(done, flush=True)
+        kb.add_contents(
+            [{"text_content": t, "name": f"r{i}"} for i, t in enumerate(texts)],
+            progress=progress,
+        )
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigkill_mid_insert_loses_no_committed_chunk(rt: Any, tmp_path: Path) -> None:
+    path = tmp_path / "kb.db"
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_INSERT, str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    deadline = time.monotonic() + 120
+    for line in child.stdout:  # wait until some batches are written
+        if (line.strip().isdigit() and int(line) >= 40) or time.monotonic() > deadline:
+            break
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    kb = knowledge_at(rt, path, batch_size=64)
+    kb._run(kb._ready())
+    written = count(rt, kb)
+    assert 0 < written < 400, written
+    # every stored document is whole and right; adding all again skips exactly those
+    texts = [f"Record {i}: the ship number {i} left the harbour at dawn." for i in range(400)]
+    result = kb.add_contents([{"text_content": t, "name": f"r{i}"} for i, t in enumerate(texts)])
+    assert len(result.skipped) == written and len(result.added) == 400 - written
+    assert count(rt, kb) == 400
+    top = kb.search("ship number 123", max_results=1)[0]
+    assert top.name == "r123"
+    kb.close()
+
+
+# -- pgvector -------------------------------------------------------------------------------------
+
+
+def test_pgvector_insert_replace_filter(rt: Any, postgres_server: PostgresServer) -> None:
+    dsn = postgres_server.create_database()
+    url = (
+        dsn.replace("postgresql://", "postgresql+psycopg://", 1)
+        if dsn.startswith("postgresql://")
+        else dsn
+    )
+    kb = Knowledge(
+        vector_db=PgVector(table_name="documents", db_url=url),
+        embedder=MiniLMEmbedder(),
+        runtime=rt,
+    )
+    kb.add_content(text_content=HARBOUR, name="harbour", metadata={"year": 1890})
+    kb.add_content(text_content=BAKERY, name="bakery", metadata={"year": 1950})
+    assert kb.add_content(text_content=BAKERY, name="bakery", metadata={"year": 1950}).skipped
+    assert kb.search("where do ships moor?", max_results=1)[0].name == "harbour"
+    assert [d.name for d in kb.search("ships", filters={"year": {"$gt": 1900}})] == ["bakery"]
+    assert kb.add_content(text_content=LIBRARY, name="bakery").replaced == ["text:bakery"]
+    assert count(rt, kb) == 2
+    kb.close()
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+
+@given(st.text(min_size=1, max_size=600), st.integers(min_value=0, max_value=10**6))
+def test_chunk_ids_are_stable_unique_and_fit_the_store(document_id: str, index: int) -> None:
+    ident = chunk_id(document_id, index)
+    assert ident == chunk_id(document_id, index)
+    assert ident != chunk_id(document_id, index + 1)
+    assert 1 <= len(ident) <= 512
+
+
+@given(
+    st.text(max_size=300),
+    st.text(max_size=300),
+    st.dictionaries(st.text(max_size=5), st.integers()),
+)
+def test_document_versions_change_with_what_they_say(a: str, b: str, meta: dict[str, int]) -> None:
+    kb = Knowledge(runtime=object())  # no component is defined to hash a version
+    first = kb._version(read_text(a, "doc", meta))
+    assert first == kb._version(read_text(a, "doc", dict(meta)))
+    assert (first == kb._version(read_text(b, "doc", meta))) == (a == b)
+    assert kb._version(read_text(a, "doc", {**meta, "extra": 1})) != first or "extra" in meta
+
+
+def test_async_api_on_an_async_runtime(tmp_path: Path) -> None:
+    from ferrule import AsyncRuntime
+
+    async def main() -> list[str]:
+        async with AsyncRuntime() as art:
+            kb = Knowledge(vector_db=SqliteVecDb(db_file=tmp_path / "kb.db"), runtime=art)
+            await kb.aadd_content(text_content=HARBOUR, name="harbour")
+            await kb.add_content_async(text_content=BAKERY, name="bakery")
+            found = await kb.asearch("bread", max_results=1)
+            await kb.aclose()
+            return [d.name or "" for d in found]
+
+    assert asyncio.run(main()) == ["bakery"]
+
+
+def test_json_metadata_round_trips(rt: Any, tmp_path: Path) -> None:
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    meta = {"tags": ["a", "b"], "nested": {"k": 1}, "ok": True}
+    kb.add_content(text_content=HARBOUR, name="h", metadata=meta)
+    assert json.loads(json.dumps(kb.search("ships")[0].meta_data)) == {
+        "name": "h",
+        **meta,
+        "chunk": 0,
+    }
+    kb.close()
