@@ -99,7 +99,7 @@ def test_text_is_inserted_and_found_by_meaning(rt: Any, tmp_path: Path) -> None:
     kb.add_content(text_content=LIBRARY, name="library", metadata={"topic": "books"})
     assert first == ContentResult(added=["text:harbour"], chunks=1)
     found = kb.search("where do boats moor at night?", max_results=2)
-    assert [d.name for d in found][0] == "harbour"
+    assert found[0].name == "harbour"
     top = found[0]
     assert isinstance(top, Document)
     assert top.content == HARBOUR
