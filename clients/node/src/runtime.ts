@@ -1,0 +1,436 @@
+/**
+ * `startRuntime` and `Runtime`: the kernel's requests over `ferrule serve`'s protocol
+ * (docs/serve.md, "The kernel protocol"), as Python's `Runtime(url=...)` speaks it.
+ *
+ * `startRuntime()` with no `url` starts `ferrule serve` as a child process on a free
+ * loopback port with a fresh token, and stops it in `rt.stop()` or when this process
+ * exits; `startRuntime({ url, token })` connects to a running server.
+ */
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+
+import {
+  FerruleError,
+  InvalidInputError,
+  RemoteError,
+  RequestCancelledError,
+  errorFromDict,
+} from "./errors.js";
+
+/** Where the kernel's requests live, below the server's URL. */
+export const KERNEL_API = "/ferrule/v1";
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface StartRuntimeOptions {
+  /** A running server (`http://127.0.0.1:8080`); without it `ferrule serve` is started. */
+  url?: string;
+  /** The server's bearer token (a started server gets a fresh one). */
+  token?: string;
+  /**
+   * The command that starts the server, before its `serve` arguments. Default:
+   * `$FERRULE_SERVE_COMMAND` (split on spaces), else `ferrule` from PATH, else
+   * `python3 -m ferrule.cli` (`$FERRULE_PYTHON` names another Python).
+   */
+  command?: string[];
+  /** More arguments for `ferrule serve` (`["--plugin", "mod:obj"]`). */
+  serveArgs?: string[];
+  /** The started server's environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** How long a started server may take to listen, in ms (default 120 000). */
+  startTimeoutMs?: number;
+}
+
+export interface RequestOptions {
+  /** Aborting it cancels the request (and a stream's producer on the server). */
+  signal?: AbortSignal;
+}
+
+/** Start `ferrule serve` (no `url`) or connect to a running one. */
+export async function startRuntime(options: StartRuntimeOptions = {}): Promise<Runtime> {
+  if (options.url !== undefined) {
+    return new Runtime(options.url, options.token);
+  }
+  const server = await ServerProcess.start(options);
+  return new Runtime(server.url, server.token, server);
+}
+
+function serveCommand(options: StartRuntimeOptions): string[] {
+  if (options.command !== undefined) {
+    if (options.command.length === 0) {
+      throw InvalidInputError.forField("must name a program", "command");
+    }
+    return options.command;
+  }
+  const fromEnv = process.env["FERRULE_SERVE_COMMAND"]?.trim();
+  if (fromEnv) {
+    return fromEnv.split(/\s+/);
+  }
+  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
+    if (dir && existsSync(join(dir, "ferrule"))) {
+      return [join(dir, "ferrule")];
+    }
+  }
+  return [process.env["FERRULE_PYTHON"] ?? "python3", "-m", "ferrule.cli"];
+}
+
+const LISTENING = /listening on (http:\/\/[^\s]+)/;
+
+/** A server a runtime started, which its `stop()` stops. */
+export interface OwnedServer {
+  stop(): Promise<void>;
+}
+
+/** A `ferrule serve` child process of this one. */
+class ServerProcess implements OwnedServer {
+  private exited: Promise<void>;
+  private readonly onExit: () => void;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    readonly token: string,
+  ) {
+    this.exited = new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once("exit", () => resolve());
+    });
+    // At exit only synchronous work runs: a signal is all the server needs to stop.
+    this.onExit = () => {
+      child.kill("SIGTERM");
+    };
+    process.once("exit", this.onExit);
+    // The server never keeps this process alive: forgetting `stop()` ends it at exit.
+    child.unref();
+    for (const stream of [child.stdout, child.stderr]) {
+      (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    }
+  }
+
+  static async start(options: StartRuntimeOptions): Promise<ServerProcess> {
+    const [program, ...prefix] = serveCommand(options);
+    const token = randomBytes(32).toString("base64url");
+    const args = [...prefix, "serve", "--host", "127.0.0.1", "--port", "0"];
+    args.push(...(options.serveArgs ?? []));
+    // The token goes by environment, never on the command line (`ps` shows arguments).
+    const env = { ...(options.env ?? process.env), FERRULE_TOKEN: token };
+    const child = spawn(program as string, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const timeoutMs = options.startTimeoutMs ?? 120_000;
+    let output = "";
+    const url = await new Promise<string>((resolve, reject) => {
+      const fail = (why: string) => {
+        cleanup();
+        child.kill("SIGKILL");
+        reject(
+          new RemoteError(`ferrule serve (${program}) ${why}${output ? `:\n${tail(output)}` : ""}`),
+        );
+      };
+      const timer = setTimeout(() => fail(`did not listen within ${timeoutMs} ms`), timeoutMs);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        const found = LISTENING.exec(output);
+        if (found) {
+          cleanup();
+          resolve(found[1] as string);
+        }
+      };
+      const onError = (error: Error) => fail(`could not start: ${error.message}`);
+      const onExit = (code: number | null) => fail(`exited with code ${code} before listening`);
+      const cleanup = () => {
+        clearTimeout(timer);
+        child.off("error", onError);
+        child.off("exit", onExit);
+      };
+      child.stdout?.on("data", onData);
+      child.stderr?.on("data", onData);
+      child.once("error", onError);
+      child.once("exit", onExit);
+    });
+    // Keep draining the pipes so a chatty server never blocks on a full one.
+    child.stdout?.resume();
+    child.stderr?.resume();
+    return new ServerProcess(child, url, token);
+  }
+
+  /** SIGTERM, then SIGKILL if it is still running after `graceMs`. */
+  async stop(graceMs = 15_000): Promise<void> {
+    process.off("exit", this.onExit);
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill("SIGTERM");
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          this.child.kill("SIGKILL");
+          resolve();
+        }, graceMs);
+      });
+      await Promise.race([this.exited, late]);
+      clearTimeout(timer);
+    }
+  }
+}
+
+function tail(text: string): string {
+  return text.length > 2000 ? text.slice(-2000) : text;
+}
+
+/**
+ * The kernel's requests on one server: `call`, `callIter`, `define`, `delete`,
+ * `callMethod`, `callIterMethod`, introspection and `stop`. Results and typed errors are
+ * those of the Python runtime. The token never appears in its string form.
+ */
+export class Runtime {
+  readonly url: string;
+  #headers: Record<string, string>;
+  #server: OwnedServer | undefined;
+  #components: string[] = [];
+  #stopped = false;
+
+  constructor(url: string, token?: string, server?: OwnedServer) {
+    if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
+      throw InvalidInputError.forField(
+        `url must start with http:// or https://, got ${JSON.stringify(url)}`,
+        "url",
+      );
+    }
+    this.url = url.replace(/\/+$/, "");
+    this.#headers = { "Content-Type": "application/json" };
+    if (token) this.#headers["Authorization"] = `Bearer ${token}`;
+    this.#server = server;
+  }
+
+  toString(): string {
+    return `Runtime(${this.url})`;
+  }
+
+  /** Node's `console.log` / `util.inspect` show this, never the token. */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return this.toString();
+  }
+
+  /** Whether this runtime started the server it talks to. */
+  get ownsServer(): boolean {
+    return this.#server !== undefined;
+  }
+
+  /** Run an operator: `await rt.call("echo", { text: "Hello world" })`. */
+  async call(operator: string, inputs: JsonObject = {}, options: RequestOptions = {}): Promise<any> {
+    return this.request("call", { operator, inputs }, options);
+  }
+
+  /** Stream an operator's outputs. */
+  callIter(operator: string, inputs: JsonObject = {}, options: RequestOptions = {}): AsyncGenerator<any, void, undefined> {
+    return this.stream("iter", { operator, inputs }, options);
+  }
+
+  /** Define a component `name` of `componentType` with `attrs`; `stop()` deletes it. */
+  async define(componentType: string, name: string, attrs: JsonObject = {}, options: RequestOptions = {}): Promise<void> {
+    await this.request("define", { component_type: componentType, name, attrs }, options);
+    this.#components.push(name);
+  }
+
+  async delete(name: string, options: RequestOptions = {}): Promise<void> {
+    await this.request("delete", { name }, options);
+    this.#forget(name);
+  }
+
+  async callMethod(name: string, method: string, inputs: JsonObject = {}, options: RequestOptions = {}): Promise<any> {
+    return this.request("call_method", { name, method, inputs }, options);
+  }
+
+  /** Stream a component method's outputs: `for await (const resp of rt.callIterMethod(...))`. */
+  callIterMethod(name: string, method: string, inputs: JsonObject = {}, options: RequestOptions = {}): AsyncGenerator<any, void, undefined> {
+    return this.stream("iter", { name, method, inputs }, options);
+  }
+
+  async plugins(): Promise<any> {
+    return this.get("plugins");
+  }
+
+  async operators(): Promise<any> {
+    return this.get("operators");
+  }
+
+  async componentTypes(): Promise<any> {
+    return this.get("component_types");
+  }
+
+  /**
+   * Delete the components this runtime defined (only those: the server may be shared),
+   * and stop the server if this runtime started it. Afterwards every request raises.
+   * Idempotent.
+   */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      for (const name of [...this.#components]) {
+        try {
+          await this.delete(name);
+        } catch (error) {
+          if (!(error instanceof FerruleError)) throw error;
+          this.#forget(name); // already gone, or the server is
+        }
+      }
+    } finally {
+      this.#stopped = true;
+      await this.#server?.stop();
+    }
+  }
+
+  // -- the wire -------------------------------------------------------------------------
+
+  /** Remember a component defined through another route (an agent's model). */
+  adopt(name: string): void {
+    this.#components.push(name);
+  }
+
+  #forget(name: string): void {
+    const index = this.#components.indexOf(name);
+    if (index >= 0) this.#components.splice(index, 1);
+  }
+
+  #checkRunning(): void {
+    if (this.#stopped) {
+      throw new RemoteError("this runtime was stopped", { url: this.url });
+    }
+  }
+
+  /** POST a kernel request and answer its `output`. */
+  async request(route: string, body: JsonObject, options: RequestOptions = {}): Promise<any> {
+    const response = await this.#post(route, body, options.signal);
+    let answer: { output?: unknown };
+    try {
+      answer = (await response.json()) as { output?: unknown };
+    } catch (error) {
+      throw this.#failed(error, options.signal);
+    }
+    return answer.output ?? {};
+  }
+
+  async get(what: string): Promise<any> {
+    this.#checkRunning();
+    let response: Response;
+    try {
+      response = await fetch(`${this.url}${KERNEL_API}/${what}`, { headers: this.#headers });
+    } catch (error) {
+      throw this.#failed(error);
+    }
+    if (response.status !== 200) throw await this.#error(response);
+    return response.json();
+  }
+
+  /**
+   * POST a streaming request and yield each item. Errors before the stream raise at the
+   * first item; a consumer that stops (`break`, `return()`) or an aborted `signal` closes
+   * the connection, which cancels the producer on the server.
+   */
+  async *stream(route: string, body: JsonObject, options: RequestOptions = {}): AsyncGenerator<any, void, undefined> {
+    const controller = new AbortController();
+    const outer = options.signal;
+    const onAbort = () => controller.abort(outer?.reason);
+    outer?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (outer?.aborted) onAbort();
+      const response = await this.#post(route, body, controller.signal);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      try {
+        for (;;) {
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch (error) {
+            throw this.#failed(error, controller.signal);
+          }
+          if (chunk.done) break;
+          buffer += decoder.decode(chunk.value, { stream: true });
+          let newline = buffer.indexOf("\n");
+          while (newline >= 0) {
+            const line = buffer.slice(0, newline);
+            buffer = buffer.slice(newline + 1);
+            newline = buffer.indexOf("\n");
+            const frame = JSON.parse(line) as { item?: unknown; error?: unknown; end?: boolean };
+            if ("item" in frame) {
+              yield frame.item;
+            } else if ("error" in frame) {
+              throw errorFromDict(frame.error);
+            } else {
+              return; // {"end": true}
+            }
+          }
+        }
+        throw new RemoteError(`ferrule server at ${this.url} ended a stream before its end`, {
+          url: this.url,
+        });
+      } finally {
+        // Early exits close the connection: the server then closes the producer.
+        controller.abort();
+        reader.releaseLock();
+      }
+    } finally {
+      outer?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #post(route: string, body: JsonObject, signal?: AbortSignal): Promise<Response> {
+    this.#checkRunning();
+    let data: string;
+    try {
+      data = JSON.stringify(body);
+    } catch (error) {
+      throw InvalidInputError.forField(
+        `inputs must be JSON-compatible to cross the network: ${(error as Error).message}`,
+        "inputs",
+      );
+    }
+    let response: Response;
+    try {
+      response = await fetch(`${this.url}${KERNEL_API}/${route}`, {
+        method: "POST",
+        headers: this.#headers,
+        body: data,
+        signal: signal ?? null,
+      });
+    } catch (error) {
+      throw this.#failed(error, signal);
+    }
+    if (response.status !== 200) throw await this.#error(response);
+    return response;
+  }
+
+  #failed(error: unknown, signal?: AbortSignal): FerruleError {
+    if (error instanceof FerruleError) return error;
+    if (signal?.aborted) {
+      return new RequestCancelledError("the request was cancelled", { url: this.url });
+    }
+    const cause = (error as { cause?: { message?: string } }).cause?.message;
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return new RemoteError(
+      `ferrule server at ${this.url} failed: ${what}${cause ? ` (${cause})` : ""}`,
+      { url: this.url },
+    );
+  }
+
+  async #error(response: Response): Promise<FerruleError> {
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      return this.#failed(error);
+    }
+    try {
+      const error = (JSON.parse(text) as { error?: { kind?: unknown } }).error;
+      if (error && typeof error === "object" && "kind" in error) return errorFromDict(error);
+    } catch {
+      // not the protocol's JSON: described below
+    }
+    return new RemoteError(
+      `ferrule server at ${this.url} answered HTTP ${response.status}: ${text.slice(0, 200)}`,
+      { url: this.url, status: response.status },
+    );
+  }
+}
