@@ -1,0 +1,72 @@
+"""`PromptInjectionGuardrail`: inputs that try to override the agent's instructions."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
+
+from ferrule_kit.guardrails import BaseGuardrail, CheckTrigger, InputCheckError
+
+#: Agno's pattern set: phrases of jailbreak and instruction-override attempts.
+DEFAULT_INJECTION_PATTERNS: tuple[str, ...] = (
+    "ignore previous instructions",
+    "ignore your instructions",
+    "you are now a",
+    "forget everything above",
+    "developer mode",
+    "override safety",
+    "disregard guidelines",
+    "system prompt",
+    "jailbreak",
+    "act as if",
+    "pretend you are",
+    "roleplay as",
+    "simulate being",
+    "bypass restrictions",
+    "ignore safeguards",
+    "admin override",
+    "root access",
+    "forget everything",
+)
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    """``text`` as the patterns are matched against it: compatibility forms folded (full-
+    width letters, ligatures), invisible characters dropped, case folded, every run of
+    white space one space. So ``"IGNORE\\u200b  previous\\ninstructions"`` still matches."""
+    folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).casefold()
+    return _SPACES.sub(" ", folded)
+
+
+class PromptInjectionGuardrail(BaseGuardrail):
+    """Stops a run whose input contains one of ``injection_patterns`` (default: Agno's
+    set, `DEFAULT_INJECTION_PATTERNS`) with `InputCheckError` (``check_trigger``
+    ``prompt_injection``; ``details["patterns"]`` lists those found). Matching ignores
+    case, spacing, invisible characters and compatibility forms. A phrase list catches
+    the common attempts, not a determined attacker: keep tools' permissions narrow too."""
+
+    def __init__(self, injection_patterns: Sequence[str] | None = None) -> None:
+        patterns = DEFAULT_INJECTION_PATTERNS if injection_patterns is None else injection_patterns
+        self.injection_patterns = [normalize(p) for p in patterns if p.strip()]
+
+    def __repr__(self) -> str:
+        return f"PromptInjectionGuardrail({len(self.injection_patterns)} patterns)"
+
+    def detect(self, text: str) -> list[str]:
+        """The patterns found in ``text``."""
+        normalized = normalize(text)
+        return [p for p in self.injection_patterns if p in normalized]
+
+    def check(self, run_input: Any) -> None:
+        found = self.detect(run_input.input_content_string())
+        if found:
+            raise InputCheckError(
+                "Potential jailbreaking or prompt injection detected.",
+                check_trigger=CheckTrigger.PROMPT_INJECTION,
+                patterns=found,
+            )
