@@ -20,6 +20,7 @@ HEAVY = [
     "rich",
     "structlog",
     "asyncio",
+    "opentelemetry",
 ]
 
 CODE = """

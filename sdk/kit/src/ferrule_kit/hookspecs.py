@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from .instrumentation import Instrumentation
     from .lmspec import ModelRoute
     from .parts import PartType
 
@@ -87,4 +88,20 @@ def ferrule_register_part_types() -> list[PartType]:
     ImageContent``); never at a kernel's discovery, so text-only work never calls it. Not
     first-result: every plugin's part types are kept; a name or wire type already taken
     stays with its first plugin, and the second is reported.
+    """
+
+
+@hookspec
+def ferrule_instrumentation() -> Instrumentation | None:
+    """Return an `Instrumentation` (``ferrule_kit.instrumentation``): observers of agent
+    runs, model calls and tool calls, such as ferrule-otel's OpenTelemetry spans; or None
+    when this plugin does not instrument this process (e.g. switched off).
+
+    Called by ``ferrule_kit.instrumentation.instrumentation_of``, once per kernel, when an
+    ``Agent`` is made on a runtime or ``ferrule serve`` first streams a model for
+    ``/v1/chat/completions`` or ``/v1/responses``; the answer is kept for the kernel's
+    life. Answering must stay cheap (it happens on an agent's construction); the spans'
+    work comes later. With no plugin answering, the run, model-call and tool-call sites do
+    nothing. Not first-result: every plugin's instrumentation observes; one that raises
+    is logged and left out, and never fails the run it observes.
     """

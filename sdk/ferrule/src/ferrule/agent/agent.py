@@ -20,6 +20,7 @@ from ferrule_kernel import (
     RequestCancelledError,
     get_logger,
 )
+from ferrule_kit.instrumentation import instrumentation_of
 from ferrule_kit.lm import MessageAccumulator, Reasoning
 from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message, ToolCall, converter
@@ -39,7 +40,7 @@ from .context import _as_message, system_text
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .fallback import FallbackModel, model_slots
 from .knowledge import _Knowledge
-from .langmodel import LangModel
+from .langmodel import LangModel, _routing_kernel
 from .memory import MemoryManager
 from .output_schema import _output_spec, _parse_output
 from .results import (
@@ -255,6 +256,10 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self.tool_timeout = tool_timeout
         self.reasoning = reasoning
         self.options = dict(options or {})
+        # tracing plugins (ferrule-otel); None, and sites that do nothing, without one
+        kernel = _routing_kernel(runtime)
+        kernel.load_plugins()
+        self._instrumentation = instrumentation_of(kernel.plugin_manager)
         self._home = _Home(runtime)
         self._tools: list[Tool | Toolset] = []
         self._toolsets: list[Toolset] = []  # every toolset ever given: closed by delete
@@ -375,6 +380,16 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         await self._home.arun(self._ensure_defined())
 
     async def _drive(self, run: _Run, sink: _Sink) -> None:
+        span = None
+        if self._instrumentation is not None:
+            span = self._instrumentation.start_run(
+                run_id=run.id,
+                agent_name=self.name,
+                agent_id=self.id,
+                conversation_id=run.context.session_id if run.context is not None else None,
+                route=self.route,
+                messages=list(run.messages),
+            )
         try:
             run.running = True
             if run.cancel_requested:
@@ -459,6 +474,15 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         finally:
             run.running = False
             run.metrics.duration = run.elapsed + time.perf_counter() - run.started
+            if span is not None:
+                last = run.messages[-1] if run.messages else None
+                span.finish(
+                    status=run.status,
+                    output=last if last is not None and last.role == "assistant" else None,
+                    input_tokens=run.metrics.input_tokens,
+                    output_tokens=run.metrics.output_tokens,
+                    exception=run.error,
+                )
             if run.status == "paused":
                 run.elapsed = run.metrics.duration
             else:
@@ -503,23 +527,45 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             if text:
                 on_text(text)
 
-        stream, first = await self._open_infer(inputs)
+        span = None
+        if self._instrumentation is not None:
+            span = self._instrumentation.start_model_call(route=self.route, inputs=inputs)
         try:
-            if first is not None:
-                metrics.time_to_first_token = time.perf_counter() - start
-                fold(first)
-                async for item in stream:
-                    fold(item)
-        finally:
-            await stream.aclose()
-        metrics.latency = time.perf_counter() - start
-        usage = accumulator.usage or {}
-        metrics.input_tokens = usage.get("input_tokens", 0)
-        metrics.output_tokens = usage.get("output_tokens", 0)
-        metrics.reasoning_tokens = usage.get("reasoning_tokens")
-        metrics.finish_reason = accumulator.finish_reason
-        run.metrics.model_calls.append(metrics)
-        message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
+            stream, first = await self._open_infer(inputs)
+            try:
+                if first is not None:
+                    metrics.time_to_first_token = time.perf_counter() - start
+                    fold(first)
+                    async for item in stream:
+                        fold(item)
+            finally:
+                await stream.aclose()
+            metrics.latency = time.perf_counter() - start
+            usage = accumulator.usage or {}
+            metrics.input_tokens = usage.get("input_tokens", 0)
+            metrics.output_tokens = usage.get("output_tokens", 0)
+            metrics.reasoning_tokens = usage.get("reasoning_tokens")
+            metrics.finish_reason = accumulator.finish_reason
+            run.metrics.model_calls.append(metrics)
+            message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
+        except BaseException as exc:
+            if span is not None:
+                span.finish(
+                    message=None,
+                    finish_reason=accumulator.finish_reason,
+                    usage=accumulator.usage,
+                    time_to_first_token=metrics.time_to_first_token,
+                    exception=exc,
+                )
+            raise
+        if span is not None:
+            span.finish(
+                message=message,
+                finish_reason=accumulator.finish_reason,
+                usage=accumulator.usage,
+                time_to_first_token=metrics.time_to_first_token,
+                exception=None,
+            )
         run.messages.append(message)
         if run.usage_limits is not None:
             run.usage_limits.check_tokens(run.metrics)
@@ -563,6 +609,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         session_id = session.session_id if session is not None else None
         user_id = session.user_id if session is not None else None
         exceeded: list[ToolRetriesExceededError] = []
+        instrumentation = self._instrumentation
         sink.tools_started(calls)
 
         async def call_one(call: ToolCall) -> tuple[Any, str | None, str]:
@@ -617,7 +664,16 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
 
         async def timed(call: ToolCall) -> tuple[Any, str | None, str, float]:
             start = time.perf_counter()
-            result, error, text = await call_one(call)
+            if instrumentation is None:
+                result, error, text = await call_one(call)
+                return result, error, text, time.perf_counter() - start
+            span = instrumentation.start_tool_call(call=call)  # in this call's own task
+            try:
+                result, error, text = await call_one(call)
+            except BaseException:  # cancelled
+                span.finish(result=None, error="the tool call was cancelled")
+                raise
+            span.finish(result=text, error=error)
             return result, error, text, time.perf_counter() - start
 
         outcomes = await asyncio.gather(*(timed(c) for c in calls))

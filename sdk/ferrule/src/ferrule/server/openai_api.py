@@ -25,6 +25,7 @@ from ferrule_kernel import (
 )
 from ferrule_kernel.errors import interrupts_request, scrub_secrets
 from ferrule_kit.errors import ModelError, UnknownModelError
+from ferrule_kit.instrumentation import instrumentation_of, observed_model_stream
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
 
@@ -304,7 +305,12 @@ class OpenAIRoutes:
         """The ``infer`` stream of ``model_id`` on ``inputs`` (validated: an invalid one is
         an `OpenAIError` naming the request's parameter, through ``renames``)."""
         prepared = await self.catalog.prepare(model_id, "infer", inputs, renames, streaming=True)
-        return cast(AsyncGenerator[dict[str, Any], None], prepared.stream())  # it is one
+        items = cast(AsyncGenerator[dict[str, Any], None], prepared.stream())  # it is one
+        instrumentation = instrumentation_of(self.kernel.plugin_manager)  # tracing plugins
+        if instrumentation is None:
+            return items
+        route = self.catalog.route(model_id)
+        return observed_model_stream(instrumentation, route, inputs, items)
 
     def stream_error(self, request: web.Request, exc: BaseException) -> OpenAIError:
         """What a failure after a stream's headers is told as: ``exc`` as an `OpenAIError`
