@@ -22,9 +22,18 @@ Runs execute on the runtime's loop (the `Runtime`'s thread, or the caller's loop
 (`AgentStream.cancel`, `Agent.cancel`), and a consumer that stops iterating stops its run.
 """
 
+from ferrule_kit.guardrails import (
+    BaseGuardrail,
+    CheckTrigger,
+    InputCheckError,
+    OutputCheckError,
+    RunInput,
+)
+
 from .agent import DEFAULT_STEP_INSTRUCTIONS, Agent
 from .errors import (
     FallbackModelsFailedError,
+    HookError,
     OutputValidationError,
     ToolCallLimitError,
     UnknownRunError,
@@ -66,18 +75,24 @@ __all__ = [
     "AgentResponse",
     "AgentSession",
     "AgentStream",
+    "BaseGuardrail",
+    "CheckTrigger",
     "FallbackModel",
     "FallbackModelsFailedError",
+    "HookError",
+    "InputCheckError",
     "LangModel",
     "MemoryManager",
     "MessageOutput",
     "ModelCallMetrics",
+    "OutputCheckError",
     "OutputValidationError",
     "ResponseType",
     "RunCompletedEvent",
     "RunContentEvent",
     "RunErrorEvent",
     "RunEvent",
+    "RunInput",
     "RunMetrics",
     "RunOutput",
     "RunOutputEvent",

@@ -20,8 +20,8 @@ from .memory import MemoryManager
 from .usage import UsageLimits
 
 
-class QueryOptions(TypedDict, total=False):
-    """`Agent.query`'s keyword arguments besides ``output_schema``."""
+class _SharedOptions(TypedDict, total=False):
+    """The keyword arguments `Agent.query`, `Agent.run` and `Agent.arun` share."""
 
     tool_call_limit: int | None
     files: Sequence[Any]
@@ -31,7 +31,13 @@ class QueryOptions(TypedDict, total=False):
     deps: Any
 
 
-class RunOptions(QueryOptions, total=False):
+class QueryOptions(_SharedOptions, total=False):
+    """`Agent.query`'s keyword arguments besides ``output_schema``."""
+
+    ignore_reasoning_messages: bool
+
+
+class RunOptions(_SharedOptions, total=False):
     """`Agent.run`'s and `Agent.arun`'s keyword arguments besides ``stream`` and
     ``output_schema``."""
 
@@ -74,3 +80,11 @@ class AgentOptions(TypedDict, total=False):
     tool_timeout: float | None
     reasoning: Reasoning
     options: Mapping[str, Any] | None
+    reasoning_model: Any
+    parser_model: Any
+    parser_model_prompt: str | None
+    parse_response: bool
+    pre_hooks: Sequence[Any] | None
+    post_hooks: Sequence[Any] | None
+    tool_hooks: Sequence[Any] | None
+    debug_mode: bool

@@ -7,6 +7,9 @@ and tool calls (`_drive`, `_model_turn`, `_execute`). How calls become runs is
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
+import inspect
 import json
 import sys
 import time
@@ -20,6 +23,7 @@ from ferrule_kernel import (
     RequestCancelledError,
     get_logger,
 )
+from ferrule_kit.guardrails import RunInput
 from ferrule_kit.instrumentation import instrumentation_of
 from ferrule_kit.lm import MessageAccumulator, Reasoning
 from ferrule_kit.lmspec import ModelRoute
@@ -36,13 +40,17 @@ from ..tools import (
     as_tools,
     result_text,
 )
-from .context import _as_message, system_text
+from .console import acli_app, aprint_response, cli_app, print_response
+from .context import _as_message, input_messages, system_text
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .fallback import FallbackModel, model_slots
+from .hooks import call_tool, check_hooks, run_hooks
 from .knowledge import _Knowledge
 from .langmodel import LangModel, _routing_kernel
 from .memory import MemoryManager
 from .output_schema import _output_spec, _parse_output
+from .prompt import prompt_parts
+from .reasoning import parse_with_model, reason
 from .results import (
     AgentResponse,
     ModelCallMetrics,
@@ -60,6 +68,7 @@ from .stream import (
     _request_cancel,
     _Run,
     _Sink,
+    started_run,
 )
 from .usage import UsageLimits
 
@@ -196,6 +205,14 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         tool_timeout: float | None = 60.0,
         reasoning: Reasoning = False,
         options: Mapping[str, Any] | None = None,
+        reasoning_model: Any = None,
+        parser_model: Any = None,
+        parser_model_prompt: str | None = None,
+        parse_response: bool = True,
+        pre_hooks: Sequence[Any] | None = None,
+        post_hooks: Sequence[Any] | None = None,
+        tool_hooks: Sequence[Any] | None = None,
+        debug_mode: bool = False,
     ) -> None:
         if model is None:  # Agent(lm) or Agent(model)
             runtime, model = None, runtime
@@ -256,6 +273,12 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self.tool_timeout = tool_timeout
         self.reasoning = reasoning
         self.options = dict(options or {})
+        self.reasoning_model, self.parser_model = reasoning_model, parser_model
+        self.parser_model_prompt, self.parse_response = parser_model_prompt, parse_response
+        self.pre_hooks = check_hooks(pre_hooks, "pre_hooks")
+        self.post_hooks = check_hooks(post_hooks, "post_hooks")
+        self.tool_hooks = check_hooks(tool_hooks, "tool_hooks")
+        self.debug_mode = debug_mode
         # tracing plugins (ferrule-otel); None, and sites that do nothing, without one
         kernel = _routing_kernel(runtime)
         kernel.load_plugins()
@@ -395,9 +418,15 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             if run.cancel_requested:
                 raise asyncio.CancelledError
             await self._ensure_defined()
+            fresh = not run.pending and (run.context is None or run.context.resume is None)
+            if fresh and self.pre_hooks:  # before the run is set up: a refused input is not stored
+                await self._run_pre_hooks(run)
             if run.context is not None and not run.context.ready:
                 await self._begin(run)
             sink.started()
+            self._debug("run_started", run, kind=run.kind, messages=len(run.messages))
+            if fresh and self.reasoning_model is not None:
+                await reason(self, run, sink)
             tools = await self._resolve_tools()
             descriptions = [t.to_dict() for t in tools.values()]
             retries = self.output_retries
@@ -415,8 +444,11 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
                 requirements = [] if over_limit else [ToolConfirmation(c) for c in waiting]
                 sink.assistant(message, usage, requirements)
                 if not calls:
-                    if run.output is None:
+                    if run.output is None or not self.parse_response:
                         run.content = message.text
+                        break
+                    if self.parser_model is not None:
+                        run.content = await parse_with_model(self, run, message.text)
                         break
                     try:
                         run.content = _parse_output(run.output, message.text)
@@ -449,7 +481,10 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
                     sink.paused(message)
                     return
                 await self._execute(run, calls, tools, sink)
+            if self.post_hooks:
+                await self._run_post_hooks(run)
             run.status = "completed"
+            self._debug("run_completed", run, tool_calls=run.metrics.tool_calls)
             await self._end(run)
             if run.kind == "query":
                 self._history.extend(run.messages[run.first_new :])
@@ -489,6 +524,53 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
                 self._runs.pop(run.id, None)
             sink.channel.put(_END)
 
+    def _debug(self, event: str, run: _Run, **fields: Any) -> None:
+        """A step of ``run``, logged at debug level when the agent has ``debug_mode``."""
+        if self.debug_mode:
+            log.debug(event, run_id=run.id, agent_id=self.id, **fields)
+
+    def _hook_arguments(self, run: _Run) -> dict[str, Any]:
+        context = run.context
+        return {
+            "agent": self,
+            "session_id": context.session_id if context else None,
+            "user_id": context.user_id if context else None,
+            "metadata": context.metadata if context else {},
+            "debug_mode": self.debug_mode,
+        }
+
+    async def _run_pre_hooks(self, run: _Run) -> None:
+        """Run the pre-hooks on the run's input; the run starts from what they leave."""
+        run_input = RunInput(run.input, run.files)
+        arguments = {"run_input": run_input, **self._hook_arguments(run)}
+        await run_hooks(self.pre_hooks, run_input, arguments)
+        self._debug("pre_hooks_passed", run, hooks=len(self.pre_hooks))
+        content, files = run_input.input_content, run_input.files
+        if run.kind == "query":
+            run.messages = [Message("user", prompt_parts(content, files))]
+        else:
+            run.messages = input_messages(content, files)
+            if run.kind == "run":
+                run.first_new = len(run.messages)
+        run.input, run.files = content, files
+        if run.context is not None:  # what is stored: the input as the hooks left it
+            run.context.input = content if isinstance(content, str) else None
+
+    async def _run_post_hooks(self, run: _Run) -> None:
+        """Run the post-hooks on the run's output; its content is what they leave."""
+        output = run.to_output()
+        output.status = "completed"
+        arguments = {
+            "run_output": output,
+            "session_state": output.session_state,
+            **self._hook_arguments(run),
+        }
+        await run_hooks(self.post_hooks, output, arguments)
+        self._debug("post_hooks_passed", run, hooks=len(self.post_hooks))
+        run.content = output.content
+        if run.context is not None:
+            run.context.metadata = output.metadata
+
     async def _model_turn(
         self, run: _Run, sink: _Sink, tools: list[dict[str, Any]]
     ) -> tuple[Message, dict[str, int] | None]:
@@ -499,7 +581,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             inputs["tools"] = tools
         if run.reasoning:
             inputs["reasoning"] = run.reasoning
-        if run.output is not None:
+        if run.output is not None and self.parser_model is None and self.parse_response:
             inputs["output_schema"] = run.output.schema
         if run.usage_limits is not None:
             run.usage_limits.check_before_request(run.metrics)
@@ -631,7 +713,16 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
                 context = ToolContext(
                     context_runtime, call, state, session_id, user_id, run.deps, retry
                 )
-                work = tool.invoke(dict(call.arguments), context)
+                if self.tool_hooks:
+                    work = call_tool(
+                        self.tool_hooks,
+                        call.name,
+                        call.arguments,
+                        functools.partial(tool.invoke, context=context),
+                        self,
+                    )
+                else:
+                    work = tool.invoke(dict(call.arguments), context)
                 timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
                 result = await (asyncio.wait_for(work, timeout) if timeout is not None else work)
                 text = result_text(result)
@@ -718,6 +809,121 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         else:
             out.write(paint(f"\n[error] {content}\n", "31"))
         out.flush()
+
+    def print_response(
+        self,
+        input: Any,
+        *,
+        stream: bool | None = None,
+        markdown: bool = False,
+        show_message: bool = True,
+        show_reasoning: bool = True,
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        """Run on ``input`` and print it in panels (Agno's ``print_response``): the
+        message (``show_message``), the reasoning (``show_reasoning``), the tool calls, and
+        the response, as Markdown with ``markdown=True``; with ``stream`` (default: the
+        agent's) it is redrawn as it streams. A failed run is printed, not raised.
+        ``options`` go to `run` (``session_id``, ``user_id``, ``files``, ...); ``console``
+        is a ``rich.console.Console`` to print on (default: stdout)."""
+        print_response(
+            self, input, stream, markdown, show_message, show_reasoning, console, options
+        )
+
+    async def aprint_response(
+        self,
+        input: Any,
+        *,
+        stream: bool | None = None,
+        markdown: bool = False,
+        show_message: bool = True,
+        show_reasoning: bool = True,
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        await aprint_response(
+            self, input, stream, markdown, show_message, show_reasoning, console, options
+        )
+
+    def cli_app(
+        self,
+        input: str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        stream: bool = False,
+        markdown: bool = False,
+        *,
+        exit_on: Sequence[str] | None = None,
+        prompt: str = "You: ",
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        """A chat on stdin (Agno's ``cli_app``): answers ``input`` first if given, then
+        each line read, with `print_response`, until the end of input or a line of
+        ``exit_on`` (default ``exit``, ``quit``, ``bye``). Give the agent a ``db`` and
+        ``add_history_to_context=True`` for it to remember the conversation."""
+        options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
+        cli_app(self, input, exit_on, prompt, console, options)
+
+    async def acli_app(
+        self,
+        input: str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        stream: bool = False,
+        markdown: bool = False,
+        *,
+        exit_on: Sequence[str] | None = None,
+        prompt: str = "You: ",
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
+        await acli_app(self, input, exit_on, prompt, console, options)
+
+    # -- copies and cancellation ---------------------------------------------------------------
+
+    def deep_copy(self, *, update: Mapping[str, Any] | None = None) -> Agent[Any]:
+        """A new agent with this one's settings, ``update`` applied over them (Agno's
+        ``deep_copy``): mutable settings (``session_state``, ``options``, a list of
+        ``instructions``, the hook lists) are copied, so changing the copy's leaves this
+        one's alone; the runtime, model, db, tools and other models are shared. The copy
+        starts with no conversation of its own and defines its own model component. An id
+        made from the name follows a new ``name``."""
+        parameters = [p for p in inspect.signature(Agent.__init__).parameters if p != "self"]
+        unknown = sorted(set(update or {}) - set(parameters))
+        if unknown:
+            raise InvalidInputError(
+                f"not a setting of Agent: {', '.join(unknown)}", field=f"update.{unknown[0]}"
+            )
+        settings: dict[str, Any] = {}
+        for name in parameters:
+            if name == "tools":
+                settings[name] = list(self._tools)
+            elif name == "id" and self.id == agent_id_for(self.name):
+                continue  # made from the name: made again from the copy's
+            else:
+                value = getattr(self, name)
+                if isinstance(value, dict):
+                    value = copy.deepcopy(value)
+                elif isinstance(value, list):
+                    value = list(value)
+                settings[name] = value
+        settings.update(update or {})
+        return Agent(**settings)
+
+    @staticmethod
+    def cancel_run(run_id: str) -> bool:
+        """Cancel a running run by id, whichever agent of this process runs it and from
+        any thread (Agno's static ``Agent.cancel_run``): it ends with status
+        ``cancelled`` (a stream ends with a cancellation error; `run` returns the
+        `RunOutput`). False if no such run is running."""
+        run = started_run(run_id)
+        if run is None or run.status != "running":
+            return False
+        _request_cancel(run)
+        return True
 
     # -- lifetime ------------------------------------------------------------------------------------
 

@@ -28,7 +28,14 @@ from .events import _ContentEventSink, _EventSink
 from .output_schema import _output_spec, _OutputSpec
 from .prompt import prompt_parts
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
-from .stream import AgentStream, _MessageSink, _ResponseSink, _Run, _Sink
+from .stream import (
+    AgentStream,
+    _MessageSink,
+    _ResponseSink,
+    _Run,
+    _SilentReasoningSink,
+    _Sink,
+)
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
@@ -160,6 +167,7 @@ class _Runs(Generic[OutputT]):
         user_id: str | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
+        ignore_reasoning_messages: bool = False,
     ) -> AgentStream[AgentResponse, Any]:
         """Ask, with the conversation so far, and stream `AgentResponse` deltas; the
         exchange joins the history when the run completes (a failed or cancelled run
@@ -171,12 +179,15 @@ class _Runs(Generic[OutputT]):
         a ``db`` and ``add_history_to_context``, the session's stored history; with a db
         the run is stored in the session (``session_id``, default the agent's).
         ``usage_limits`` (default: the agent's) bound the run's model use; ``deps`` go to
-        the tools (`ToolContext.deps`)."""
+        the tools (`ToolContext.deps`). With ``ignore_reasoning_messages`` (Ailoy's flag)
+        the model still reasons, but no ``reasoning`` response is streamed."""
         user = Message("user", prompt_parts(prompt, files))
         context = self._context(session_id, user_id, input=prompt)
         options = (reasoning, output_schema, tool_call_limit, context, usage_limits, deps)
         run = self._new_run("query", [user], 0, *options)
-        return self._stream_of(run, _ResponseSink)
+        run.input, run.files = prompt, files
+        sink = _SilentReasoningSink if ignore_reasoning_messages else _ResponseSink
+        return self._stream_of(run, sink)
 
     aquery = query
 
@@ -208,8 +219,10 @@ class _Runs(Generic[OutputT]):
         options = (reasoning, output_schema, tool_call_limit, context, usage_limits, deps)
         if stream is None and is_history(input):  # the stateless guide's run(messages)
             run = self._new_run("run", messages, len(messages), *options)
+            run.input = input
             return self._stream_of(run, _MessageSink), False
         run = self._new_run("input", messages, 0, *options)
+        run.input, run.files = input, files
         sink = self._event_sink(stream_events) if stream else _MessageSink
         return self._stream_of(run, sink), not stream
 

@@ -9,7 +9,8 @@ import asyncio
 import functools
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterator
+import weakref
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import attrs
@@ -74,6 +75,9 @@ class _Run:
     deps: Any = None
     #: Tool name -> the times it raised `ModelRetry` so far.
     retries: dict[str, int] = attrs.Factory(dict)
+    #: What the caller passed, and the files with it: the pre-hooks' `RunInput`.
+    input: Any = None
+    files: Sequence[Any] = ()
 
     def to_output(self) -> RunOutput[Any]:
         context = self.context
@@ -229,6 +233,13 @@ class _ResponseSink(_Sink):
         self._emit("error", "assistant", error.message, error)
 
 
+class _SilentReasoningSink(_ResponseSink):
+    """`query` with ``ignore_reasoning_messages``: the model reasons, nobody sees it."""
+
+    def reasoning(self, delta: str) -> None:
+        pass
+
+
 class _MessageSink(_Sink):
     """`run`: one `MessageOutput` per finished message; a failure raises from the iterator."""
 
@@ -324,6 +335,7 @@ class AgentStream(Generic[T, OutputT]):
     def _start(self, loop: asyncio.AbstractEventLoop, channel: _Channel) -> None:
         run = self._run
         self._agent._runs[run.id] = run
+        _STARTED[run.id] = run
         run.loop = loop
         run.task = loop.create_task(self._agent._drive(run, self._sink_type(channel, run)))
 
@@ -409,6 +421,16 @@ class AgentStream(Generic[T, OutputT]):
     def cancel(self) -> None:
         """Stop the run (from any thread or task); its stream ends with a cancellation error."""
         _request_cancel(self._run)
+
+
+#: The runs started in this process, by id, for the static `Agent.cancel_run`; weak, so
+#: that a run is kept only by its agent and its stream.
+_STARTED: weakref.WeakValueDictionary[str, _Run] = weakref.WeakValueDictionary()
+
+
+def started_run(run_id: str) -> _Run | None:
+    """A run of any agent of this process, if it is still referenced."""
+    return _STARTED.get(run_id)
 
 
 def _cancel_in_loop(run: _Run) -> None:
