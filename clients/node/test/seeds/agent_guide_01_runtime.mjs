@@ -1,0 +1,2 @@
+import { startRuntime } from "ferrule";
+const rt = await startRuntime();

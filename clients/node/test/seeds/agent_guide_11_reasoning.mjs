@@ -1,0 +1,6 @@
+for await (const resp of agent.query(
+"Please solve me a simultaneous equation: x+y=3, 4x+3y=12",
+{ reasoning: true }
+)) {
+agent.print(resp);
+}
