@@ -194,3 +194,26 @@ def test_the_chat_recalls_earlier_questions_with_readline(terminal, tmp_path):
     second.read_until(r"what was the question.*you> ")  # answered
     second.send("\x04")
     assert second.wait() == 0
+
+
+def test_an_interactive_chat_resumes_its_stored_session(terminal, tmp_path):
+    (tmp_path / "count_messages.py").write_text(
+        "def reply(inputs):\n"
+        "    return f'{len(inputs.messages)} messages, last: {inputs.messages[-1].text}'\n"
+    )
+    options = ("-m", "test", "-o", "function=count_messages:reply")
+    session = ("--session", "work", "--db", str(tmp_path / "chats.db"))
+    chat = terminal(*options, *session, pythonpath=str(tmp_path))
+    chat.read_until(r"\(new session work\).*you> ")
+    chat.send("hello\r")
+    chat.read_until(r"1 messages, last: hello\s*\r?\n.*you> ")
+    chat.send("/exit\r")
+    assert chat.wait() == 0
+    chat = terminal(*options, *session, pythonpath=str(tmp_path))
+    chat.read_until(r"\(resuming session work \(1 runs\)\).*you> ")
+    chat.send("again\r")
+    chat.read_until(r"3 messages, last: again\s*\r?\n.*you> ")
+    chat.send("/clear\r")
+    chat.read_until(r"a stored session keeps its history.*you> ")
+    chat.send("/exit\r")
+    assert chat.wait() == 0

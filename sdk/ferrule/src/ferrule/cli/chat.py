@@ -7,9 +7,12 @@
     ferrule chat -m MODEL "question"      # answer once and exit
     echo "question" | ferrule chat        # the same, from stdin
     cat notes.txt | ferrule chat "Summarise this"   # piped text, then the question
+    ferrule chat --session work           # resume (or start) a stored session
 
 The reply streams as it comes: reasoning dimmed, tool calls and their results on lines
-of their own. The conversation is kept until ``/clear`` or the end. ``/exit`` (or Ctrl-D)
+of their own. The conversation is kept until ``/clear`` or the end; with ``--session
+NAME`` it is stored (in ``--db FILE``, else the host's default db: `ferrule.cli.sessions`)
+and a later ``ferrule chat --session NAME`` goes on from it. ``/exit`` (or Ctrl-D)
 quits; Ctrl-C stops a reply that is streaming, or quits at the prompt. In a terminal,
 lines are edited and recalled with readline, and the history is kept in
 ``$XDG_STATE_HOME/ferrule/chat_history`` (``~/.local/state/...``).
@@ -25,9 +28,36 @@ import json
 import sys
 from typing import Any
 
-from ferrule_kernel import FerruleError
+from ferrule_kernel import FerruleError, InvalidInputError
+
+from .sessions import add_db_argument, sqlite_db
 
 HELP = "commands: /exit quits, /clear forgets the conversation, /help shows this"
+
+#: How many of a stored session's latest runs a resumed chat sees.
+SESSION_HISTORY_RUNS = 20
+
+
+def _session_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent's settings for ``--session`` / ``--db``."""
+    if args.session is None:
+        if args.db is not None:
+            raise InvalidInputError("--db keeps a session: give --session NAME", field="--db")
+        return {}
+    return {
+        "db": sqlite_db(args.db),
+        "session_id": args.session,
+        "add_history_to_context": True,
+        "num_history_runs": SESSION_HISTORY_RUNS,
+    }
+
+
+def _resumed(agent: Any) -> str:
+    """What the chat says about its stored session as it starts."""
+    session = agent.get_session()
+    if session is None:
+        return f"new session {agent.session_id}"
+    return f"resuming session {agent.session_id} ({len(session.runs or [])} runs)"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -65,6 +95,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="PRESET",
         help="give the model a preset tool (calculator, http_request); repeatable",
     )
+    parser.add_argument(
+        "--session",
+        metavar="NAME",
+        help="store the conversation as this session, and resume it if it exists "
+        "(see `ferrule sessions`)",
+    )
+    add_db_argument(parser)
     parser.set_defaults(func=_chat)
 
 
@@ -275,7 +312,12 @@ def _chat(args: argparse.Namespace) -> int:
         try:
             model = _ModelId(model_id, args.provider, parse_options(args.option))
             agent = Agent(
-                rt, model, system_message=args.system, tools=args.tool, reasoning=args.reasoning
+                rt,
+                model,
+                system_message=args.system,
+                tools=args.tool,
+                reasoning=args.reasoning,
+                **_session_options(args),
             )
             if interactive:
                 with console.status(f"loading {model_id}…"):
@@ -290,6 +332,12 @@ def _chat(args: argparse.Namespace) -> int:
             if question is not None:
                 return 0 if _reply(agent, agent.query(question), printer, console) else 1
             console.print(f"[bold]ferrule chat[/] with {model_id} — {HELP}")
+            if agent.db is not None:
+                try:
+                    console.print(f"[dim]({_resumed(agent)})[/]")
+                except FerruleError as exc:
+                    _print_error(errors, exc)
+                    return 1
             history = _History(console) if sys.stdin.isatty() else None
             try:
                 return _converse(agent, printer, console, history)
@@ -311,6 +359,12 @@ def _converse(agent: Any, printer: _Printer, console: Any, history: _History | N
         if command in ("/exit", "/quit"):
             return 0
         if command == "/clear":
+            if agent.db is not None:
+                console.print(
+                    "[dim](a stored session keeps its history: `ferrule sessions delete "
+                    f"{agent.session_id}` forgets it)[/]"
+                )
+                continue
             agent.clear_messages()
             console.print("[dim](conversation cleared)[/]")
             continue
