@@ -71,13 +71,19 @@ class LangModel:
         return f"LangModel({self.model!r}, name={self.name!r})"
 
     @classmethod
-    async def new(cls, model: Any, *, runtime: Any = None) -> LangModel:
+    async def new(
+        cls, model: Any, *, runtime: Any = None, placement: dict[str, Any] | None = None
+    ) -> LangModel:
         """Define ``model`` (a `LocalModel`, `APIModel`, `TestModel`, ...) on ``runtime``
-        (the default runtime if None)."""
+        (the default runtime if None); ``placement`` puts it where a placement plugin runs
+        it (``{"kind": "ray", "replicas": 4, "num_gpus": 1}``: docs/deployment.md)."""
         runtime = runtime if runtime is not None else default_runtime()
         route = model.route(_routing_kernel(runtime))
         name = _component_name("lm")
-        await runtime.adefine(route.component_type, name, route.attributes)
+        if placement is None:
+            await runtime.adefine(route.component_type, name, route.attributes)
+        else:
+            await runtime.adefine(route.component_type, name, route.attributes, placement=placement)
         return cls(runtime, name, route, model)
 
     @classmethod

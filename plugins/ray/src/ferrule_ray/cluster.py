@@ -1,0 +1,47 @@
+"""Connecting this process to a Ray cluster."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from .errors import PlacementError
+
+#: The Ray address used when none is given to `connect`: ``ray://host:10001`` (Ray
+#: Client), ``host:6379`` or ``auto`` (a cluster this machine belongs to). Unset, Ray's
+#: own ``RAY_ADDRESS`` applies, and without it Ray starts a cluster of this machine alone.
+ADDRESS_VARIABLE = "FERRULE_RAY_ADDRESS"
+
+_lock = threading.Lock()
+
+
+def connect(address: str | None = None, **init_options: Any) -> None:
+    """Connect this process to the Ray cluster at ``address`` (see `ADDRESS_VARIABLE`);
+    a no-op when already connected. ``init_options`` go to ``ray.init`` (``namespace``,
+    ``runtime_env``, ...). Ray's own logging setup is left off: the host configures
+    logging."""
+    import ray
+
+    with _lock:
+        if ray.is_initialized():
+            return
+        target = address or os.environ.get(ADDRESS_VARIABLE) or None
+        init_options.setdefault("configure_logging", False)
+        init_options.setdefault("log_to_driver", False)
+        try:
+            ray.init(address=target, **init_options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise PlacementError(
+                f"could not connect to the Ray cluster at {target or 'RAY_ADDRESS'}: {exc}",
+                address=target,
+            ) from None
+
+
+def disconnect() -> None:
+    """Disconnect this process from its Ray cluster (the cluster keeps running)."""
+    import ray
+
+    with _lock:
+        if ray.is_initialized():
+            ray.shutdown()

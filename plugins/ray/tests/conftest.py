@@ -1,0 +1,36 @@
+"""A real two-node Ray cluster on loopback for this plugin's tests (session-scoped: it
+costs about 20 s to start on 2 cores), and hypothesis profiles chosen by
+HYPOTHESIS_PROFILE (nox sets "ci"), registered under names of their own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ray-ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("ray-dev", max_examples=20, deadline=None)
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[object]:
+    """A head with a ``fake_gpu`` (a CPU resource standing in for a GPU) and a second
+    node with a ``cpu_node`` resource; this process is connected to it as a driver."""
+    import ferrule_ray
+    from ferrule_ray.testing import LoopbackCluster
+
+    nodes = LoopbackCluster(
+        head_cpus=2,
+        node_cpus=2,
+        head_resources={"fake_gpu": 1},
+        node_resources={"cpu_node": 1},
+    ).start()
+    try:
+        ferrule_ray.connect(nodes.address)
+        yield nodes
+    finally:
+        ferrule_ray.disconnect()
+        nodes.stop()
