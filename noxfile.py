@@ -117,7 +117,10 @@ def demo(session: nox.Session) -> None:
     """The main job: an agent answers a question offline on the default local model
     (nox -s demo -- "your question")."""
     install_workspace(session)
-    question = " ".join(session.posargs) or "In one sentence, what is the capital of France and why is it famous?"
+    question = (
+        " ".join(session.posargs)
+        or "In one sentence, what is the capital of France and why is it famous?"
+    )
     session.run("ferrule", "chat", question)
 
 
