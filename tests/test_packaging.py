@@ -102,3 +102,13 @@ def test_relative_links_lead_to_files_and_headings_that_exist(page):
         if anchor:
             assert resolved.suffix == ".md", target
             assert anchor in _anchors(resolved), f"{page.relative_to(ROOT)}: no #{anchor}"
+
+
+@pytest.mark.parametrize("folder", DISTRIBUTIONS, ids=IDS)
+def test_a_distribution_readme_links_nothing_pypi_cannot_show(folder):
+    # PyPI shows each distribution's README on its own: a relative link (to the repository's
+    # docs, or to a file beside the README) is dead there. Absolute links and in-page
+    # anchors work; repository files are named as text instead.
+    text = re.sub(r"^```.*?^```", "", (folder / "README.md").read_text(), flags=re.S | re.M)
+    relative = [t for t in _LINK.findall(text) if not re.match(r"^([a-z]+:|#)", t)]
+    assert not relative, f"{folder.relative_to(ROOT)}/README.md links {relative}"
