@@ -43,7 +43,7 @@ def sqlite_db(path: str | None) -> Any:
     return SqliteDb(db_file=path) if path else SqliteDb()
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sessions = subparsers.add_parser(
         "sessions", help="list, show and delete stored agent sessions (SQLite)"
     )
