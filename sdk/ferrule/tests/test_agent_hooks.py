@@ -388,6 +388,21 @@ def test_cli_app_ends_at_the_end_of_input(rt, monkeypatch):
     assert "only line" in out.getvalue()
 
 
+def test_aprint_response_and_acli_app_for_async_code(rt, monkeypatch):
+    con, out = console()
+    monkeypatch.setattr("sys.stdin", io.StringIO("from the loop\nbye\nnever read\n"))
+
+    async def main() -> None:
+        async with Agent(rt, TestModel()) as agent:
+            await agent.aprint_response("async hello", stream=True, console=con)
+            await agent.acli_app(console=con)
+
+    asyncio.run(main())
+    text = out.getvalue()
+    assert "async hello" in text and "from the loop" in text
+    assert "never read" not in text
+
+
 # -- reasoning and parser models -------------------------------------------------------------
 
 
@@ -453,11 +468,22 @@ def test_ignore_reasoning_messages_leaves_reasoning_out_of_the_stream(rt):
 
 def test_debug_mode_logs_each_step_through_the_ferrule_logger(rt, caplog):
     caplog.set_level(logging.DEBUG, logger="ferrule")
-    with Agent(rt, TestModel(), debug_mode=True, pre_hooks=[shout]) as agent:
+    model = TestModel([{"tool_calls": [{"name": "add", "arguments": {"a": 40, "b": 2}}]}, "42"])
+    with Agent(rt, model, tools=[add], debug_mode=True, pre_hooks=[shout]) as agent:
         agent.run("hi")
     events = [r.getMessage() for r in caplog.records if r.name == "ferrule.agent"]
-    for step in ("pre_hooks_passed", "run_started", "run_completed"):
-        assert any(step in e for e in events), (step, events)
+    steps = [
+        "pre_hooks_passed",
+        "run_started",
+        "model_request",
+        "model_response",
+        "tool_call",
+        "model_request",
+        "model_response",
+        "run_completed",
+    ]
+    assert [e.split(" ", 1)[0] for e in events] == steps, events
+    assert not any("40" in e for e in events)  # no tool arguments in the logs
     caplog.clear()
     with Agent(rt, TestModel()) as agent:
         agent.run("hi")

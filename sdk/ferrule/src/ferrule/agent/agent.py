@@ -609,6 +609,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             if text:
                 on_text(text)
 
+        self._debug("model_request", run, messages=len(run.wire), tools=len(tools))
         span = None
         if self._instrumentation is not None:
             span = self._instrumentation.start_model_call(route=self.route, inputs=inputs)
@@ -649,6 +650,14 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
                 exception=None,
             )
         run.messages.append(message)
+        self._debug(
+            "model_response",
+            run,
+            finish_reason=metrics.finish_reason,
+            tool_calls=[call.name for call in message.tool_calls],
+            output_tokens=metrics.output_tokens,
+            seconds=round(metrics.latency, 3),
+        )
         if run.usage_limits is not None:
             run.usage_limits.check_tokens(run.metrics)
         return message, accumulator.usage
@@ -777,6 +786,14 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             run.messages.append(message)
             execution = ToolExecution(call.id, call.name, call.arguments, result, error, seconds)
             run.executions.append(execution)
+            # the tool and how it went, never its arguments or result (they may be secret)
+            self._debug(
+                "tool_call",
+                run,
+                tool=call.name,
+                failed=error is not None,
+                seconds=round(seconds, 3),
+            )
             sink.tool_result(message, call.name, result, error)
 
     # -- printing --------------------------------------------------------------------------------
