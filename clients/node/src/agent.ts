@@ -309,7 +309,7 @@ export class Agent {
         if (tools.length) body["tools"] = tools;
         if (options.reasoning) body["reasoning"] = options.reasoning;
         let step: StepItem | undefined;
-        for await (const item of this.rt.stream("agent_step", body, { signal }) as AsyncGenerator<StepItem>) {
+        for await (const item of this.rt.stream("agent_step", body, { signal }) as AsyncIterable<StepItem>) {
           if (item.type === "step") step = item;
           else yield respond(item.type, "assistant", item.content);
         }

@@ -1,6 +1,6 @@
 /** ferrule for Node: the seeds' runtime and agent API over `ferrule serve`. */
 
-export { startRuntime, Runtime, KERNEL_API } from "./runtime.js";
+export { startRuntime, Runtime, ItemStream, KERNEL_API } from "./runtime.js";
 export type { JsonObject, OwnedServer, RequestOptions, StartRuntimeOptions } from "./runtime.js";
 export { defineAgent, Agent, LocalModel, APIModel, ModelSpec } from "./agent.js";
 export type {

@@ -4,9 +4,12 @@ import { spawn } from "node:child_process";
 
 export const TOKEN = "node-client-tests-token-0123456789abcdef";
 
-/** `ferrule serve` on a free loopback port with TOKEN; resolves to { url, stop }. */
+/**
+ * `ferrule serve` on a free loopback port with TOKEN; resolves to { url, stop, output }
+ * (`output()`: what it printed so far, its access log included).
+ */
 export async function serveWithToken() {
-  const child = spawn("ferrule", ["serve", "--port", "0"], {
+  const child = spawn("ferrule", ["--debug", "serve", "--port", "0"], {
     env: { ...process.env, FERRULE_TOKEN: TOKEN },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -22,10 +25,9 @@ export async function serveWithToken() {
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`ferrule serve exited ${code}: ${output}`)));
   });
-  child.stdout.resume();
-  child.stderr.resume();
   return {
     url,
+    output: () => output,
     stop: () =>
       new Promise((resolve) => {
         child.once("exit", resolve);

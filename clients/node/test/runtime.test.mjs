@@ -176,6 +176,22 @@ describe("startRuntime({ url, token }) connects to a running server", () => {
     }
   });
 
+  test("a consumer that stops closes the connection: the server logs the client gone", async () => {
+    const rt = await startRuntime({ url: server.url, token: TOKEN });
+    await rt.define("test_language_model", "lm-left", {
+      turns: [{ text: "word ".repeat(200), delay: 0.5 }],
+    });
+    for await (const _item of rt.callIterMethod("lm-left", "infer", hi("x"))) break;
+    // status 499: the client left before the answer ended (the server closed its producer)
+    let left = false;
+    for (let i = 0; i < 100 && !left; i++) {
+      left = /path='\/ferrule\/v1\/iter' status=499/.test(server.output());
+      if (!left) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(left, server.output());
+    await rt.stop();
+  });
+
   test("a bad url is refused at once, naming the field", () => {
     assert.throws(() => new Runtime("localhost:8080"), (e) => e instanceof InvalidInputError && e.field === "url");
   });
