@@ -21,6 +21,7 @@ HEAVY = [
     "structlog",
     "asyncio",
     "opentelemetry",
+    "cattrs",
 ]
 
 CODE = """

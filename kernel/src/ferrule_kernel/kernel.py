@@ -35,7 +35,7 @@ from .errors import (
 from .log import get_logger
 from .specs import ComponentTypeSpec, MethodSpec, OperatorSpec
 from .trust import validating
-from .validation import converter, json_schema, key_path, structure_input, type_name
+from .validation import default_converter, json_schema, key_path, structure_input, type_name
 
 # asyncio is imported where it is used: a synchronous caller of a plain operator never
 # needs it, and it costs a large part of a cold start.
@@ -130,7 +130,7 @@ def _json_path(steps: list[str | int]) -> str:
 
 
 def _to_output(
-    value: Any, label: str, provider: str, conv: Any = converter, outputs: type | None = None
+    value: Any, label: str, provider: str, conv: Any = None, outputs: type | None = None
 ) -> dict[str, Any]:
     """The output a plugin produced, as a JSON object, checked: what cannot cross the
     network (NaN, an arbitrary object) or does not match the declared ``outputs`` class
@@ -138,7 +138,7 @@ def _to_output(
     if type(value) is dict:
         out = value
     elif attrs.has(type(value)):
-        out = conv.unstructure(value)
+        out = (conv or default_converter()).unstructure(value)
     elif isinstance(value, Mapping):
         out = dict(value)
     else:
@@ -170,7 +170,8 @@ class Prepared:
     kind: str  # discovery.call_kind
     blocking: bool
     streaming: bool
-    converter: Any = converter
+    #: The spec's converter; None: the kernel's (`default_converter`).
+    converter: Any = None
     #: The declared output class (each item's, for a stream), or None: JSON is checked only.
     outputs: type | None = None
 
@@ -542,7 +543,7 @@ class Kernel:
         inputs: Any,
         trusted: bool,
     ) -> Prepared:
-        conv = entry.named(spec.converter) or converter
+        conv = entry.named(spec.converter)
         with validating(trusted):
             arg = structure_input(inputs, entry.named(spec.inputs), target=label, conv=conv)
         return Prepared(
@@ -679,7 +680,7 @@ class Kernel:
                 {} if attributes is None else attributes,
                 entry.named(spec.attributes),
                 target=f"component type {spec.name!r}",
-                conv=entry.named(spec.converter) or converter,
+                conv=entry.named(spec.converter),
             )
         label = f"define {name!r} ({spec.name})"
         placed = (

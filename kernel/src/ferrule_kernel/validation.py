@@ -10,23 +10,30 @@ attrs metadata: ``contents: list[Part] = attrs.field(metadata={"wire_key": "cont
 Error paths (`field_errors`) and JSON schemas (`json_schema`) then name ``content``, the
 key the caller sent. Renaming the key is the converter's job: the class's structure and
 unstructure hooks use cattrs' ``override(rename="content")`` for that field.
+
+cattrs costs more to import than the rest of a cold start, so it is imported when first
+needed: `structure_input` checks a *flat* class (every field a string, integer, number,
+boolean, any JSON value, or one of those or None; no wire keys) itself, with the same
+results and the same errors as the default converter (a hypothesis test holds the two
+together), and the default converter (`default_converter`, also ``validation.converter``)
+is made on first use.
 """
 
 from __future__ import annotations
 
 import enum
+import sys
 import types
 import typing
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import attrs
-import cattrs
-import cattrs.cols
-from cattrs.errors import ForbiddenExtraKeysError
-from cattrs.gen import make_dict_structure_fn
 
 from .errors import InvalidInputError
+
+if TYPE_CHECKING:
+    import cattrs
 
 _JSON_TYPE_NAMES = {
     str: "string",
@@ -58,6 +65,10 @@ def _strict(expected: str, check: typing.Callable[[Any], bool], cast=None):
 
 def make_converter() -> cattrs.Converter:
     """A converter that validates instead of coercing; copy it to add hooks of your own."""
+    import cattrs
+    import cattrs.cols
+    from cattrs.gen import make_dict_structure_fn
+
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     converter.register_structure_hook(str, _strict("string", lambda v: isinstance(v, str)))
     converter.register_structure_hook(bool, _strict("boolean", lambda v: isinstance(v, bool)))
@@ -122,7 +133,22 @@ def _literal(value: Any, tp: Any) -> Any:
     return value
 
 
-converter = make_converter()
+_default: cattrs.Converter | None = None
+
+
+def default_converter() -> cattrs.Converter:
+    """The kernel's converter (`make_converter`'s), made on first use: what structures a
+    request whose spec names no converter of its own, and unstructures attrs outputs."""
+    global _default
+    if _default is None:
+        _default = make_converter()
+    return _default
+
+
+def __getattr__(name: str) -> Any:
+    if name == "converter":  # the module attribute it always was, made on first use
+        return default_converter()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _wire_key(field: attrs.Attribute[Any]) -> str:
@@ -176,7 +202,8 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
                 for e in exc.errors
             ]
         return [{"path": path, "message": exc.message}]
-    if isinstance(exc, cattrs.IterableValidationError):
+    cattrs = sys.modules.get("cattrs")  # without it loaded, no cattrs error can exist
+    if cattrs is not None and isinstance(exc, cattrs.IterableValidationError):
         errors = []
         items, without = exc.group_exceptions()
         for sub, item in items:
@@ -184,7 +211,7 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
         for sub in without:
             errors.extend(field_errors(sub, path))
         return errors
-    if isinstance(exc, cattrs.ClassValidationError):
+    if cattrs is not None and isinstance(exc, cattrs.ClassValidationError):
         errors = []
         attributes, without = exc.group_exceptions()
         fields = attrs.fields_dict(exc.cl) if attrs.has(exc.cl) else {}
@@ -195,7 +222,7 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
         for sub in without:
             errors.extend(field_errors(sub, path))
         return errors
-    if isinstance(exc, ForbiddenExtraKeysError):
+    if cattrs is not None and isinstance(exc, cattrs.errors.ForbiddenExtraKeysError):
         return [
             {"path": key_path(path, key), "message": "unknown field"}
             for key in sorted(exc.extra_fields)
@@ -207,18 +234,127 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
 # structuring. Register hooks before a converter's first use (as module-level code does).
 _HOOKS: dict[tuple[cattrs.Converter, type], typing.Callable[[Any, Any], Any]] = {}
 
+#: How a flat class's field types are checked: type -> (check, what the error expects).
+#: The same checks, in the same words, as `make_converter`'s hooks.
+_FLAT_CHECKS: dict[Any, tuple[typing.Callable[[Any], bool], str]] = {
+    str: (lambda v: isinstance(v, str), "string"),
+    bool: (lambda v: isinstance(v, bool), "boolean"),
+    int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "integer"),
+    float: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "number"),
+}
 
-def structure_input(data: Any, cls: type, *, target: str, conv: cattrs.Converter = converter):
-    """Structure request input ``data`` into ``cls`` or raise `InvalidInputError` naming each bad field."""
+#: A flat field: (wire key = init argument, required, optional (None allowed), check or
+#: None for any value, expected, cast to float).
+_FlatField = tuple[str, bool, bool, typing.Callable[[Any], bool] | None, str, bool]
+
+# Class -> its flat fields, or None when it is not flat (the converter structures it).
+_FLAT: dict[type, tuple[tuple[_FlatField, ...], frozenset[str]] | None] = {}
+
+
+def _flat_field(field: attrs.Attribute[Any]) -> _FlatField | None:
+    if not field.init or field.alias != field.name or "wire_key" in field.metadata:
+        return None
+    tp = field.type
+    optional = False
+    if typing.get_origin(tp) is Union or (
+        hasattr(types, "UnionType") and isinstance(tp, types.UnionType)
+    ):
+        args = typing.get_args(tp)
+        if len(args) != 2 or type(None) not in args:
+            return None
+        optional = True
+        tp = args[0] if args[1] is type(None) else args[1]
+    required = field.default is attrs.NOTHING
+    if tp is Any:
+        return (field.name, required, optional, None, "", False)
+    found = _FLAT_CHECKS.get(tp)
+    if found is None:
+        return None
+    return (field.name, required, optional, found[0], found[1], tp is float)
+
+
+def _flat(cls: type) -> tuple[tuple[_FlatField, ...], frozenset[str]] | None:
+    try:
+        return _FLAT[cls]
+    except KeyError:
+        pass
+    found: tuple[tuple[_FlatField, ...], frozenset[str]] | None = None
+    if attrs.has(cls):
+        try:
+            attrs.resolve_types(cls)
+        except Exception:  # let the converter say what is wrong with it
+            fields = None
+        else:
+            fields = [_flat_field(f) for f in attrs.fields(cls)]
+        if fields is not None and all(f is not None for f in fields):
+            flat = typing.cast("tuple[_FlatField, ...]", tuple(fields))
+            found = (flat, frozenset(f[0] for f in flat))
+    _FLAT[cls] = found
+    return found
+
+
+def _structure_flat(
+    data: Mapping[str, Any], cls: type, flat: tuple[tuple[_FlatField, ...], frozenset[str]]
+) -> Any:
+    """``cls`` from ``data``: what the default converter's structure hook does for a flat
+    class, errors included (per field in field order, then unknown keys, sorted)."""
+    fields, known = flat
+    kwargs: dict[str, Any] = {}
+    errors: list[dict[str, str]] | None = None
+    present = 0
+    for name, required, optional, check, expected, to_float in fields:
+        if name not in data:
+            if required:
+                errors = errors or []
+                errors.append({"path": f"$.{name}", "message": "required field missing"})
+            continue
+        present += 1
+        value = data[name]
+        if check is None or (optional and value is None):
+            kwargs[name] = value
+        elif check(value):
+            kwargs[name] = float(value) if to_float else value
+        else:
+            errors = errors or []
+            message = f"expected {expected}, got {type_name(value)}"
+            errors.append({"path": f"$.{name}", "message": message})
+    if len(data) > present:
+        errors = errors or []
+        unknown = sorted(key for key in data if key not in known)
+        errors.extend({"path": key_path("$", key), "message": "unknown field"} for key in unknown)
+    if errors:
+        raise InvalidInputError("flat", errors=errors)
+    return cls(**kwargs)
+
+
+def structure_input(
+    data: Any, cls: type, *, target: str, conv: cattrs.Converter | None = None
+) -> Any:
+    """Structure request input ``data`` into ``cls`` or raise `InvalidInputError` naming each
+    bad field. ``conv`` None is the kernel's converter (`default_converter`)."""
     if type(data) is not dict and not isinstance(data, Mapping):
         raise InvalidInputError(
             f"invalid input for {target}: $: expected object, got {type_name(data)}",
             errors=[{"path": "$", "message": f"expected object, got {type_name(data)}"}],
             target=target,
         )
+    if conv is None:
+        flat = _flat(cls)
+        if flat is not None:
+            try:
+                return _structure_flat(data, cls, flat)
+            except (InvalidInputError, TypeError, ValueError) as exc:
+                errors = field_errors(exc)
+            summary = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+            raise InvalidInputError(
+                f"invalid input for {target}: {summary}", errors=errors, target=target
+            )
+        conv = default_converter()
     hook = _HOOKS.get((conv, cls))
     if hook is None:
         hook = _HOOKS[(conv, cls)] = conv.get_structure_hook(cls)
+    import cattrs
+
     try:
         return hook(data, cls)
     except (cattrs.BaseValidationError, InvalidInputError, TypeError, ValueError) as exc:
