@@ -14,6 +14,8 @@ OPERATORS: dict[str, str] = {
     "split_text_by_separator": "ferrule-split-text",
     "calculator": "ferrule-calculator",
     "http_request": "ferrule-http-request",
+    "duckduckgo_search": "ferrule-duckduckgo",
+    "duckduckgo_news": "ferrule-duckduckgo",
     "list_local_models": "ferrule-llamacpp",
     "download_model": "ferrule-llamacpp",
     "remove_model": "ferrule-llamacpp",

@@ -1,0 +1,103 @@
+"""Registers `duckduckgo_search` (web results) and `duckduckgo_news` (news articles).
+
+The input classes and their checks live here (standard library and attrs only); the
+requests, and aiohttp, are imported on the first search (`ferrule_duckduckgo.search`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, local_only
+
+from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
+
+#: Moves every request to another server (a proxy, a mirror, a loopback server in tests):
+#: ``{url}/html/`` for web results, ``{url}/`` and ``{url}/news.js`` for news.
+ENDPOINT_VARIABLE = "FERRULE_DUCKDUCKGO_URL"
+#: The longest ``max_results`` a call may ask for (one page of results holds about 30).
+MAX_RESULTS = 30
+MAX_QUERY_LENGTH = 500
+
+
+def _check_query(_instance: Any, _attribute: Any, value: str) -> None:
+    if not value.strip():
+        raise InvalidInputError("query must not be empty", field="$.query")
+    if len(value) > MAX_QUERY_LENGTH:
+        raise InvalidInputError(
+            f"query is {len(value)} characters long; the limit is {MAX_QUERY_LENGTH}",
+            field="$.query",
+        )
+
+
+@attrs.frozen
+class SearchInput:
+    """One DuckDuckGo query. ``region`` is DuckDuckGo's ``kl`` code (``wt-wt``: no region,
+    ``us-en``, ``de-de``, ...); ``timelimit`` keeps results of the last day, week, month or
+    year; ``base_url`` (default: ``$FERRULE_DUCKDUCKGO_URL``, else DuckDuckGo's own hosts)
+    is taken from code in the process only, never from a network client."""
+
+    query: str = attrs.field(validator=_check_query)
+    max_results: int = attrs.field(default=5, validator=in_range(1, MAX_RESULTS))
+    region: str = "wt-wt"
+    safesearch: Literal["on", "moderate", "off"] = "moderate"
+    timelimit: Literal["d", "w", "m", "y"] | None = None
+    timeout: float = attrs.field(default=10.0, validator=in_range(0.001, 120.0))
+    base_url: str | None = attrs.field(
+        default=None, validator=local_only("a URL for the server to connect to")
+    )
+
+
+@attrs.frozen
+class WebResult:
+    title: str
+    href: str
+    body: str
+
+
+@attrs.frozen
+class SearchOutput:
+    results: list[WebResult]
+
+
+@attrs.frozen
+class NewsResult:
+    #: ISO 8601, UTC.
+    date: str
+    title: str
+    body: str
+    url: str
+    image: str | None
+    source: str
+
+
+@attrs.frozen
+class NewsOutput:
+    results: list[NewsResult]
+
+
+@hookimpl
+def ferrule_register_operators() -> list[OperatorSpec]:
+    return [
+        OperatorSpec(
+            "duckduckgo_search",
+            "ferrule_duckduckgo.search:duckduckgo_search",
+            SearchInput,
+            description=(
+                "Search the web with DuckDuckGo. Returns {results: [{title, href, body}]}, "
+                "at most max_results of them."
+            ),
+            outputs=SearchOutput,
+        ),
+        OperatorSpec(
+            "duckduckgo_news",
+            "ferrule_duckduckgo.search:duckduckgo_news",
+            SearchInput,
+            description=(
+                "Search recent news with DuckDuckGo. Returns {results: [{date, title, body, "
+                "url, image, source}]}, at most max_results of them."
+            ),
+            outputs=NewsOutput,
+        ),
+    ]
