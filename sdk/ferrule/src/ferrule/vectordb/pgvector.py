@@ -1,0 +1,7 @@
+"""``from ferrule.vectordb.pgvector import PgVector``: `ferrule.knowledge.vectordb.PgVector`."""
+
+from __future__ import annotations
+
+from ..knowledge.vectordb import PgVector
+
+__all__ = ["PgVector"]
