@@ -169,8 +169,11 @@ def _runs_as(bin_dir: Path, as_user: dict[str, Any]) -> bool:
     return done.returncode == 0
 
 
-def start_postgres(*, copy: bool | None = None, timeout: float = 60.0) -> PostgresServer:
-    """Start a throwaway server on 127.0.0.1 (a free port), superuser ``postgres``, trust
+def start_postgres(
+    *, copy: bool | None = None, timeout: float = 60.0, port: int | None = None
+) -> PostgresServer:
+    """Start a throwaway server on 127.0.0.1 (a free port, or ``port``: an example that
+    names ``localhost:5432`` runs as written), superuser ``postgres``, trust
     authentication, in a new temporary folder. ``copy``: under root, run a copy of the
     binaries (None: only if ``nobody`` cannot run them where they are; builds whose paths
     are not relative to their binaries, e.g. Debian's, work only in place)."""
@@ -206,11 +209,13 @@ def start_postgres(*, copy: bool | None = None, timeout: float = 60.0) -> Postgr
             [str(bin_dir / "postgres"), "--version"], capture_output=True, text=True, env=env
         ).stdout.strip()
         # A port picked free may be taken before the server binds it: try a few.
-        for _attempt in range(5):
-            server = _launch(bin_dir, base, data, env, as_user, timeout)
+        for _attempt in range(5 if port is None else 1):
+            server = _launch(bin_dir, base, data, env, as_user, timeout, port)
             if server is not None:
                 server.version = version
                 return server
+        if port is not None:
+            raise RuntimeError(f"postgres could not listen on 127.0.0.1:{port}: it is in use")
         raise RuntimeError(f"postgres did not start; its log: {base / 'log'}")
     except BaseException:
         shutil.rmtree(base, ignore_errors=True)
@@ -237,8 +242,9 @@ def _launch(
     env: dict[str, str],
     as_user: dict[str, Any],
     timeout: float,
+    port: int | None = None,
 ) -> PostgresServer | None:
-    port = _free_port()
+    port = port or _free_port()
     log_path = base / "log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(

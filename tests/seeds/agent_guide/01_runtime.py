@@ -1,0 +1,2 @@
+from ferrule import Runtime
+rt = Runtime()

@@ -1,0 +1,5 @@
+from ferrule import Runtime
+rt = Runtime()
+result = rt.call("echo", {"text": "Hello world"})
+print(result)
+rt.stop()
