@@ -145,3 +145,24 @@ def test_an_instrumentation_that_raises_never_fails_the_run(caplog):
     assert [w for w, _ in recorder.log].count("finish tool") == 1
     assert [w for w, _ in recorder.log][-1] == "finish run"
     assert caplog.text.count("instrumentation_failed") == 4  # run, 2 model calls, tool
+
+
+def test_a_run_with_pre_hooks_is_traced_from_what_they_leave():
+    def mask(run_input: Any) -> None:
+        run_input.input_content = run_input.input_content_string().replace("4111", "****")
+
+    def refuse(run_input: Any) -> None:
+        if "secret" in run_input.input_content_string():
+            from ferrule.agent import InputCheckError
+
+            raise InputCheckError("no secrets")
+
+    recorder = Recorder()
+    with runtime_with(recorder) as rt, Agent(rt, TestModel(), pre_hooks=[mask, refuse]) as agent:
+        agent.run("card 4111")
+        runs = [kwargs for what, kwargs in recorder.log if what == "start run"]
+        assert [m.text for m in runs[0]["messages"]] == ["card ****"]
+        recorder.log.clear()
+        with pytest.raises(Exception, match="no secrets"):
+            agent.run("a secret")
+        assert recorder.log == []  # a refused input is never traced

@@ -402,25 +402,32 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     async def aload(self) -> None:
         await self._home.arun(self._ensure_defined())
 
+    def _run_span(self, run: _Run) -> Any:
+        """The run's span, when a plugin instruments runs (None otherwise)."""
+        if self._instrumentation is None:
+            return None
+        return self._instrumentation.start_run(
+            run_id=run.id,
+            agent_name=self.name,
+            agent_id=self.id,
+            conversation_id=run.context.session_id if run.context is not None else None,
+            route=self.route,
+            messages=list(run.messages),
+        )
+
     async def _drive(self, run: _Run, sink: _Sink) -> None:
-        span = None
-        if self._instrumentation is not None:
-            span = self._instrumentation.start_run(
-                run_id=run.id,
-                agent_name=self.name,
-                agent_id=self.id,
-                conversation_id=run.context.session_id if run.context is not None else None,
-                route=self.route,
-                messages=list(run.messages),
-            )
+        fresh = not run.pending and (run.context is None or run.context.resume is None)
+        hooked = fresh and bool(self.pre_hooks)
+        # a run with pre-hooks is traced from the input they leave (masked, or refused: none)
+        span = None if hooked else self._run_span(run)
         try:
             run.running = True
             if run.cancel_requested:
                 raise asyncio.CancelledError
             await self._ensure_defined()
-            fresh = not run.pending and (run.context is None or run.context.resume is None)
-            if fresh and self.pre_hooks:  # before the run is set up: a refused input is not stored
+            if hooked:  # before the run is set up: a refused input is not stored
                 await self._run_pre_hooks(run)
+                span = self._run_span(run)
             if run.context is not None and not run.context.ready:
                 await self._begin(run)
             sink.started()

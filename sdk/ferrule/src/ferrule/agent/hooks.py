@@ -7,7 +7,9 @@ A pre- or post-hook is called with the arguments its signature names, of ``run_i
 ``session_state``, ``metadata`` and ``debug_mode``; all of them if it takes ``**kwargs``.
 Raising `InputCheckError` / `OutputCheckError` (or any typed `FerruleError`) stops the run
 with that error. A hook that fails otherwise stops the run too, with `HookError`: a
-broken guardrail must not let the input through (Agno logs it and goes on).
+broken guardrail must not let the input through (Agno logs it and goes on). Sync hooks,
+and guardrails with only a sync ``check``, run in a worker thread, so a slow one never
+stalls the runtime's loop.
 
 A tool hook is called as ``hook(function_name=..., function_call=..., arguments=...)``
 (and ``agent=`` if it asks) and returns the call's result: it runs its own code before
@@ -49,6 +51,15 @@ def _is_guardrail(hook: Any) -> bool:
     return isinstance(hook, BaseGuardrail) or callable(getattr(hook, "async_check", None))
 
 
+def _checks_in_thread(guardrail: Any) -> bool:
+    """A `BaseGuardrail` with only a sync `check`: run in a worker thread, as sync hooks are
+    (a scan of a long input must not stall the runtime's loop)."""
+    return (
+        isinstance(guardrail, BaseGuardrail)
+        and type(guardrail).async_check is BaseGuardrail.async_check
+    )
+
+
 def _name(hook: Any) -> str:
     return getattr(hook, "__qualname__", None) or type(hook).__name__
 
@@ -72,7 +83,9 @@ async def run_hooks(hooks: Sequence[Any], subject: Any, offered: Mapping[str, An
     ``offered`` under its name)."""
     for index, hook in enumerate(hooks):
         try:
-            if _is_guardrail(hook):
+            if _is_guardrail(hook) and _checks_in_thread(hook):
+                await asyncio.to_thread(hook.check, subject)
+            elif _is_guardrail(hook):
                 await hook.async_check(subject)
             elif _is_async(hook):
                 await hook(**_arguments(hook, offered))
