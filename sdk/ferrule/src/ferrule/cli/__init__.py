@@ -19,6 +19,7 @@ SUBCOMMANDS = [
     "ferrule.cli.models",  # models list|download|remove
     "ferrule.cli.chat",  # chat
     "ferrule.cli.keys",  # keys set|list|path
+    "ferrule.cli.knowledge",  # knowledge add|search
     "ferrule.cli.sessions",  # sessions list|show|delete
 ]
 

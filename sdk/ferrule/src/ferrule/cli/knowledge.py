@@ -1,0 +1,195 @@
+"""``ferrule knowledge add|search``: a knowledge base from the terminal (`ferrule.knowledge`).
+
+    ferrule knowledge add docs/ --include '*.md' --metadata '{"source": "docs"}'
+    ferrule knowledge search "how do I resume a session?" --top-k 3 --filter '{"source": "docs"}'
+
+The knowledge base is a sqlite-vec file (``--db FILE``; default: ``ferrule-vectors.db``
+in the storage directory) or PostgreSQL with pgvector (``--db-url postgresql://...``),
+embedded by the offline MiniLM model unless ``--embedder`` names another. Adding shows a
+progress bar on a terminal while it embeds (none when stderr is not one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ferrule_kernel import FerruleError
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    knowledge = subparsers.add_parser(
+        "knowledge", help="add documents to a knowledge base and search it"
+    )
+    actions = knowledge.add_subparsers(dest="knowledge_command", metavar="ACTION", required=True)
+
+    add = actions.add_parser("add", help="add a file or folder (text, Markdown, PDF)")
+    add.add_argument("path", help="a file, or a folder read recursively")
+    add.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching this glob (repeatable), e.g. '*.md'",
+    )
+    add.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files matching this glob (repeatable)",
+    )
+    add.add_argument(
+        "--metadata",
+        type=_json_object,
+        default=None,
+        metavar="JSON",
+        help='metadata for every chunk, e.g. \'{"source": "docs"}\'',
+    )
+    add.add_argument("--name", help="the document's name (a single file)")
+    add.add_argument(
+        "--chunk-size", type=int, default=1000, help="chunk size in UTF-8 bytes (default 1000)"
+    )
+    add.add_argument(
+        "--force", action="store_true", help="re-embed documents that are stored unchanged"
+    )
+    add.set_defaults(func=_add)
+
+    search = actions.add_parser("search", help="the chunks most relevant to a query")
+    search.add_argument("query")
+    search.add_argument("--top-k", type=int, default=5, help="how many chunks (default 5)")
+    search.add_argument(
+        "--filter",
+        type=_json_object,
+        default=None,
+        metavar="JSON",
+        help='metadata filter, e.g. \'{"year": {"$gte": 2020}}\'',
+    )
+    search.add_argument(
+        "--keyword", action="store_true", help="full-text search instead of search by meaning"
+    )
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.set_defaults(func=_search)
+
+    for parser in (add, search):
+        parser.add_argument(
+            "--db",
+            metavar="FILE",
+            help="the sqlite-vec file (default: ferrule-vectors.db in the storage directory)",
+        )
+        parser.add_argument(
+            "--db-url", metavar="URL", help="PostgreSQL with pgvector instead (postgresql://...)"
+        )
+        parser.add_argument(
+            "--table", default="knowledge", help="the collection (default: knowledge)"
+        )
+        parser.add_argument(
+            "--embedder",
+            default="minilm",
+            help="minilm (offline, default), openai[:MODEL] or gemini[:MODEL]",
+        )
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object")
+    return value
+
+
+def _knowledge(args: argparse.Namespace, runtime: Any, **options: Any) -> Any:
+    from ..knowledge import Knowledge
+    from ..knowledge.embedder import GeminiEmbedder, MiniLMEmbedder, OpenAIEmbedder
+    from ..knowledge.vectordb import PgVector, SearchType, SqliteVecDb
+
+    search_type: SearchType = "keyword" if getattr(args, "keyword", False) else "vector"
+    if args.db_url is not None:
+        if args.db is not None:
+            raise SystemExit("error: give --db or --db-url, not both")
+        vector_db: Any = PgVector(
+            table_name=args.table, db_url=args.db_url, search_type=search_type
+        )
+    else:
+        vector_db = SqliteVecDb(table_name=args.table, db_file=args.db, search_type=search_type)
+    provider, _, model = args.embedder.partition(":")
+    if provider == "minilm":
+        embedder: Any = MiniLMEmbedder()
+    elif provider == "openai":
+        embedder = OpenAIEmbedder(id=model) if model else OpenAIEmbedder()
+    elif provider == "gemini":
+        embedder = GeminiEmbedder(id=model) if model else GeminiEmbedder()
+    else:
+        raise SystemExit(f"error: unknown embedder {args.embedder!r}: minilm, openai or gemini")
+    return Knowledge(vector_db=vector_db, embedder=embedder, runtime=runtime, **options)
+
+
+def _fail(exc: FerruleError) -> int:
+    print(f"error ({exc.kind}): {exc.message}", file=sys.stderr)
+    return 1
+
+
+def _add(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from ..runtime import Runtime
+
+    bar = Progress(
+        "embedding",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    )
+    task = bar.add_task("embedding", total=None)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    try:
+        with Runtime() as rt, bar:
+            knowledge = _knowledge(args, rt, chunk_size=args.chunk_size)
+            result = knowledge.add_content(
+                name=args.name,
+                path=args.path,
+                metadata=args.metadata,
+                include=args.include,
+                exclude=args.exclude,
+                skip_if_exists=not args.force,
+                progress=progress,
+            )
+    except FerruleError as exc:
+        return _fail(exc)
+    print(
+        f"added {len(result.added)}, replaced {len(result.replaced)}, skipped "
+        f"{len(result.skipped)} document(s); {result.chunks} chunk(s) written"
+    )
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    from ..runtime import Runtime
+
+    try:
+        with Runtime() as rt:
+            knowledge = _knowledge(args, rt)
+            found = knowledge.search(args.query, max_results=args.top_k, filters=args.filter)
+    except FerruleError as exc:
+        return _fail(exc)
+    if args.json:
+        rows = [{**d.to_dict(), "score": d.score, "content_id": d.content_id} for d in found]
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not found:
+        print("nothing found")
+    for rank, document in enumerate(found, 1):
+        score = f"{document.score:.3f}" if document.score is not None else "-"
+        print(f"{rank}. {document.name} (score {score})")
+        text = " ".join(document.content.split())
+        print(f"   {text[:300]}{'...' if len(text) > 300 else ''}")
+    return 0

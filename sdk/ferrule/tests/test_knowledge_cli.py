@@ -1,0 +1,47 @@
+"""``ferrule knowledge add|search`` on a real sqlite-vec file with the offline embedder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ferrule.cli import main
+
+
+def test_add_then_search(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "notes"
+    corpus.mkdir()
+    (corpus / "tides.md").write_text("# Tides\n\nThe tide turns twice a day at the harbour.\n")
+    (corpus / "bread.txt").write_text("Rye loaves come out of the oven at dawn.\n")
+    (corpus / "skip.log").write_text("a log line\n")
+    db = str(tmp_path / "kb.db")
+    args = ["knowledge", "add", str(corpus), "--db", db, "--exclude", "*.log"]
+    assert main([*args, "--metadata", '{"source": "notes"}']) == 0
+    assert "added 2, replaced 0, skipped 0 document(s); 2 chunk(s)" in capsys.readouterr().out
+    assert main([*args, "--metadata", '{"source": "notes"}']) == 0  # unchanged: skipped
+    assert "added 0, replaced 0, skipped 2" in capsys.readouterr().out
+    assert main(["knowledge", "search", "when is bread baked?", "--db", db, "--top-k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1. bread.txt (score ") and "Rye loaves" in out
+    query = ["knowledge", "search", "tide", "--db", db, "--json"]
+    assert main([*query, "--filter", '{"source": "notes"}']) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 2 and rows[0]["name"] == "tides.md"
+    assert rows[0]["meta_data"] == {"name": "tides.md", "source": "notes", "chunk": 0}
+    assert main([*query, "--filter", '{"source": "elsewhere"}']) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["knowledge", "search", "rye", "--db", db, "--keyword", "--top-k", "1"]) == 0
+    assert "bread.txt" in capsys.readouterr().out
+
+
+def test_errors_are_one_line_and_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "kb.db")
+    assert main(["knowledge", "add", str(tmp_path / "missing"), "--db", db]) == 1
+    assert capsys.readouterr().err.startswith("error (invalid_input): no such file or folder")
+    assert main(["knowledge", "search", "x", "--db", db, "--filter", '{"a": {"$nope": 1}}']) == 1
+    assert "error (invalid_input)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["knowledge", "search", "x", "--filter", "[1]"])
+    with pytest.raises(SystemExit):
+        main(["knowledge", "search", "x", "--db", db, "--embedder", "nonsense"])
