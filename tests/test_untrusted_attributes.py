@@ -132,3 +132,23 @@ def test_ferrule_serve_does_not_import_what_a_client_names(server: str) -> None:
             )
         )
         assert items[-1]["finish_reason"] == "stop"
+
+
+def test_the_operators_declared_model_may_name_a_file_a_clients_may_not() -> None:
+    # `ferrule serve --model PATH`: the operator names the file, so the OpenAI endpoint
+    # defines it as code in the server's process would; a client naming another file is
+    # still refused.
+    smollm2 = pytest.importorskip("ferrule_smollm2")
+    pytest.importorskip("ferrule_llamacpp")
+    openai = pytest.importorskip("openai")
+    declared = str(smollm2.gguf_path())
+    with ServerThread(Runtime().kernel, models=[declared]) as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+        reply = client.chat.completions.create(
+            model=declared, messages=[{"role": "user", "content": "Hi"}], max_tokens=2
+        )
+        assert reply.choices[0].finish_reason in ("length", "stop")
+        with pytest.raises(openai.BadRequestError, match="names a path on the server"):
+            client.chat.completions.create(
+                model=declared + ".copy.gguf", messages=[{"role": "user", "content": "Hi"}]
+            )

@@ -16,6 +16,7 @@ from ferrule_kernel import (
     caller_is_trusted,
     hookimpl,
     local_only,
+    refused_for_trust,
 )
 
 
@@ -65,8 +66,10 @@ async def test_a_local_only_field_is_refused_unless_the_caller_is_trusted(kernel
             "path": "$.module",
             "message": "names code to import, which is accepted from code in the server's own "
             "process only, never over the network",
+            "refused": "untrusted",  # well formed: only trust refused it
         }
     ]
+    assert refused_for_trust(info.value)
     with pytest.raises(InvalidInputError, match=r"\$\.module: names code to import"):
         await kernel.define("thing", "t", {"module": "os:system"})
     with pytest.raises(InvalidInputError, match=r"\$\.module: names code to import"):
@@ -88,3 +91,11 @@ async def test_trust_holds_during_validation_only_and_for_that_request_only(kern
     assert await kernel.call_method("t", "seen", {}) == {"trusted": False}
     assert kernel.prepare("t.seen", {}, trusted=True).arg == Seen(True)
     assert not caller_is_trusted()
+
+
+async def test_a_field_wrong_for_anyone_is_not_a_trust_refusal(kernel):
+    # refused_for_trust tells a server which errors are the client's asking too much (400)
+    # from input that no caller could send.
+    with pytest.raises(InvalidInputError) as info:
+        await kernel.call("what", {"module": 7})
+    assert not refused_for_trust(info.value)

@@ -27,7 +27,13 @@ from .errors import (
 from .kernel import InstallHint, Kernel, Prepared
 from .log import configure_logging, get_logger
 from .specs import ComponentTypeSpec, MethodSpec, OperatorSpec, Target
-from .trust import caller_is_trusted, local_only, refuse_untrusted
+from .trust import (
+    caller_is_trusted,
+    local_only,
+    refuse_untrusted,
+    refused_for_trust,
+    untrusted_refusal,
+)
 from .validation import (
     field_errors,
     in_range,
@@ -73,8 +79,10 @@ __all__ = [
     "local_only",
     "make_converter",
     "refuse_untrusted",
+    "refused_for_trust",
     "register_error_kind",
     "structure_input",
     "type_checked",
     "type_name",
+    "untrusted_refusal",
 ]

@@ -42,14 +42,31 @@ def validating(trusted: bool) -> Iterator[None]:
         _TRUSTED.reset(token)
 
 
+#: The ``refused`` key of an `InvalidInputError` entry that only trust refused: the input is
+#: well formed, but an untrusted caller may not ask it (the server's own callers may).
+REFUSED_UNTRUSTED = "untrusted"
+
+
+def untrusted_refusal(message: str, field: str) -> InvalidInputError:
+    """The error refusing ``field`` to an untrusted caller: its entry says ``refused``."""
+    entry = {"path": field, "message": message, "refused": REFUSED_UNTRUSTED}
+    return InvalidInputError(message, errors=[entry])
+
+
+def refused_for_trust(error: InvalidInputError) -> bool:
+    """Whether trust alone refused ``error``'s input (every entry is such a refusal)."""
+    entries = error.errors
+    return bool(entries) and all(e.get("refused") == REFUSED_UNTRUSTED for e in entries)
+
+
 def refuse_untrusted(field: str, what: str) -> None:
     """Raise `InvalidInputError` at ``field`` unless the caller is trusted; ``what`` says
     what the field names (``"code to import"``, ``"a file on the server"``)."""
     if not _TRUSTED.get():
-        raise InvalidInputError(
+        raise untrusted_refusal(
             f"names {what}, which is accepted from code in the server's own process only, "
             "never over the network",
-            field=field,
+            field,
         )
 
 

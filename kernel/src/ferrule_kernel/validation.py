@@ -194,11 +194,8 @@ def field_errors(exc: BaseException, path: str = "$") -> list[dict[str, str]]:
     """
     if isinstance(exc, InvalidInputError):
         if exc.errors:
-            return [
-                {
-                    "path": _join(path, e["path"]) if e["path"] != "$" else path,
-                    "message": e["message"],
-                }
+            return [  # other keys of an entry (``refused``) travel with it
+                {**e, "path": _join(path, e["path"]) if e["path"] != "$" else path}
                 for e in exc.errors
             ]
         return [{"path": path, "message": exc.message}]

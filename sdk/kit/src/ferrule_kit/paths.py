@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 import attrs
-from ferrule_kernel import InvalidInputError, caller_is_trusted
+from ferrule_kernel import caller_is_trusted, untrusted_refusal
 
 #: The setting: directories under which network clients may name files.
 REMOTE_PATHS_VARIABLE = "FERRULE_REMOTE_PATHS"
@@ -43,10 +43,10 @@ def check_server_path(value: str, field: str) -> None:
             return
     # The message names neither the resolved path nor the allowed directories: it goes
     # to the client that is not allowed to learn the server's layout.
-    raise InvalidInputError(
+    raise untrusted_refusal(
         "names a path on the server, which a network client may do only under the "
         f"directories the server lists in {REMOTE_PATHS_VARIABLE} (as an absolute path)",
-        field=field,
+        field,
     )
 
 

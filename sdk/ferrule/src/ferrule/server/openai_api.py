@@ -22,6 +22,7 @@ from ferrule_kernel import (
     Prepared,
     UnknownComponentError,
     get_logger,
+    refused_for_trust,
 )
 from ferrule_kernel.errors import interrupts_request, scrub_secrets
 from ferrule_kit.errors import ModelError, UnknownModelError
@@ -70,7 +71,12 @@ class ModelCatalog:
         self._routes: dict[str, ModelRoute] = {}
         self._ready: dict[str, str] = {}  # model id -> component name
         self._defining: dict[str, asyncio.Future[str]] = {}
-        for model_id in declared:
+        # The operator's own ids (``ferrule serve --model``) define as code in the server's
+        # process would: they may name a model file or directory of the server. An id that
+        # only a client sent is that client's request, defined untrusted.
+        declared = tuple(declared)
+        self._declared = frozenset(declared)
+        for model_id in declared:  # in order: /v1/models lists them so
             self.route(model_id)
 
     def route(self, model_id: str) -> ModelRoute:
@@ -140,8 +146,17 @@ class ModelCatalog:
         name = f"{self.kind}:{model_id}"
         if name not in self.kernel.components():
             try:
-                await self.kernel.define(route.component_type, name, route.attributes)
-            except InvalidInputError as exc:  # the route's attributes: the server's fault
+                await self.kernel.define(
+                    route.component_type,
+                    name,
+                    route.attributes,
+                    trusted=model_id in self._declared,
+                )
+            except InvalidInputError as exc:
+                if refused_for_trust(exc):  # the client's id asks for a file of the server
+                    problems = "; ".join(error["message"] for error in exc.errors)
+                    raise OpenAIError(400, f"model: {problems}", param="model") from exc
+                # a route's attributes that do not validate: the server's fault
                 raise ModelError(
                     f"model {model_id!r} could not be set up: {exc.message}", model=model_id
                 ) from exc
