@@ -4,8 +4,11 @@ the same requests, outputs and errors as in-process, replicas, a replica killed 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -15,7 +18,7 @@ from ferrule.agent.langmodel import LangModel
 from ferrule_kernel import InvalidInputError, PluginError
 from ferrule_kit.errors import ModelError
 from ferrule_kit.lmspec import ModelRoute
-from ferrule_ray import PlacementError, ReplicaDiedError
+from ferrule_ray import ADDRESS_VARIABLE, PlacementError, ReplicaDiedError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -234,3 +237,55 @@ def _alive(pid: int) -> bool:
             return b"ComponentHost" in cmdline.read()
     except OSError:
         return False
+
+
+def test_ferrule_serve_places_components_on_the_cluster_its_variable_names(cluster: Any):
+    # the cluster's GCS address; a ray://host:10001 (Ray Client) address goes the same way
+    # through ray.init, but Ray Client's per-client server fails to start on this machine
+    address = cluster.address
+    environment = {k: v for k, v in os.environ.items() if k != "FERRULE_TOKEN"}
+    environment[ADDRESS_VARIABLE] = address
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "ferrule.cli", "serve", "--port", "0"],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = serve.stdout.readline()  # type: ignore[union-attr]
+        assert "listening on" in line, line + serve.stderr.read()  # type: ignore[union-attr]
+        url = line.split("listening on ")[1].split()[0]
+        placement = json.dumps({**ON_RAY, "replicas": 2, "resources": {"cpu_node": 0.1}})
+        defined = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ferrule.cli",
+                "define",
+                LM,
+                "lm",
+                "{}",
+                "--url",
+                url,
+                "--placement",
+                placement,
+            ],
+            capture_output=True,
+            text=True,
+            env=environment,
+            check=False,
+        )
+        assert defined.returncode == 0, defined.stderr
+        with Runtime(url=url) as remote:
+            items = list(remote.call_iter_method("lm", "infer", user("over the wire")))
+            with Runtime() as here:
+                here.define(LM, "lm", {})
+                assert items == list(here.call_iter_method("lm", "infer", user("over the wire")))
+            with pytest.raises(InvalidInputError) as caught:
+                remote.define(LM, "bad", {}, placement={**ON_RAY, "replicas": -1})
+            assert caught.value.errors[0]["path"] == "placement.replicas"
+            remote.delete("lm")
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=30)

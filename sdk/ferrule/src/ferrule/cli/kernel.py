@@ -51,6 +51,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     define.add_argument("component_type", metavar="TYPE", help="e.g. llamacpp_language_model")
     define.add_argument("name", help="the component's name, for COMPONENT.METHOD")
     _input_argument(define, "the attributes: JSON object (default {}); - reads stdin")
+    define.add_argument(
+        "--placement",
+        default=None,
+        metavar="JSON",
+        help='where the server runs it, e.g. \'{"kind": "ray", "replicas": 2, "num_gpus": 1}\' '
+        "(a placement plugin on the server, e.g. ferrule-ray; docs/deployment.md)",
+    )
     _server_arguments(define, required=True)
     define.set_defaults(func=_define)
 
@@ -205,6 +212,8 @@ def _define(args: argparse.Namespace) -> int:
     try:
         attributes = _read_input(args.input)
         body = {"component_type": args.component_type, "name": args.name, "attrs": attributes}
+        if args.placement is not None:
+            body["placement"] = _read_input(args.placement)
         _send(args, "define", body)
     except FerruleError as exc:
         return _fail(exc)

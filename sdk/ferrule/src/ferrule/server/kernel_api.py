@@ -40,7 +40,7 @@ STATUS = {
 
 #: Each kernel request and the fields of its JSON body.
 REQUESTS = {
-    "define": frozenset({"component_type", "name", "attrs"}),
+    "define": frozenset({"component_type", "name", "attrs", "placement"}),
     "delete": frozenset({"name"}),
     "call": frozenset({"operator", "inputs"}),
     "call_method": frozenset({"name", "method", "inputs"}),
