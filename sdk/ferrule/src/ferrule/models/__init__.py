@@ -1,7 +1,11 @@
 """`LocalModel` and `APIModel`: thin descriptions of a model that resolve, through the
 installed plugins, to a language-model component type and its attributes; and
 `route_model`, the one place a bare model id is routed ("an API model first, then a local
-one"), for the CLI and `ferrule serve`; `route_embedder`, the same for embedding models."""
+one"), for the CLI and `ferrule serve`; `route_embedder`, the same for embedding models.
+
+The submodules give Agno's names for them: `ferrule.models.openai` (``OpenAIChat``,
+``OpenAILike``), `ferrule.models.anthropic` (``Claude``), `ferrule.models.google`
+(``Gemini``), `ferrule.models.xai` (``xAI``) and `ferrule.models.llama_cpp` (``LlamaCpp``)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ arguments and an async handler. Build them from
 - a REST endpoint (`Tool.rest_api`: URL template, method, headers, bearer token);
 - an operator of the runtime (`Tool.from_operator`), as the presets `calculator` and
   `http_request` are (pass the preset's name as a tool);
-- an MCP server (`ferrule.mcp.MCPServer`), which gives a whole set of tools.
+- an MCP server (`ferrule.mcp.MCPServer`), which gives a whole set of tools;
+- a toolkit: `ferrule.tools.duckduckgo.DuckDuckGoTools` (web search, ferrule-duckduckgo).
 
 A handler's result is sent to the model as JSON text. A handler that raises, runs past
 its ``timeout`` or returns something that is not JSON-serialisable gives the model an
