@@ -87,11 +87,13 @@ def _pattern(pattern: re.Pattern[str]) -> Finder:
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with each span replaced by as many asterisks (Agno's masking)."""
-    chars = list(text)
+    """``text`` with each span (in order, not overlapping) replaced by as many asterisks
+    (Agno's masking)."""
+    pieces, last = [], 0
     for start, end in spans:
-        chars[start:end] = "*" * (end - start)
-    return "".join(chars)
+        pieces += [text[last:start], "*" * (end - start)]
+        last = end
+    return "".join(pieces) + text[last:] if pieces else text
 
 
 class PIIDetectionGuardrail(BaseGuardrail):
