@@ -128,6 +128,14 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     ``"high"``); ``options`` (passed to the model's ``infer``: ``temperature``,
     ``max_tokens``, ``top_p``, ``stop``).
 
+    Hooks (`ferrule.agent.hooks`): ``pre_hooks`` and ``post_hooks`` (functions or
+    guardrails, seeing each run's `RunInput` / `RunOutput`; `InputCheckError` /
+    `OutputCheckError` stop the run) and ``tool_hooks`` (wrapping each tool call). Second
+    models (`ferrule.agent.reasoning`): ``reasoning_model`` thinks before the main model
+    answers; ``parser_model`` (with ``parser_model_prompt``) turns the reply into the
+    ``output_schema``, which ``parse_response=False`` leaves as text. ``debug_mode`` logs
+    each step at debug level.
+
     For type checkers an agent is an ``Agent[OutputT]``: ``Agent[str]`` without an
     ``output_schema``, ``Agent[MyClass]`` with ``output_schema=MyClass`` (an attrs class, a
     pydantic model, a TypedDict), ``Agent[dict[str, Any]]`` with a JSON schema; its runs'
