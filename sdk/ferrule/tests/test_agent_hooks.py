@@ -15,7 +15,7 @@ import time
 
 import attrs
 import pytest
-from ferrule import Agent, Runtime
+from ferrule import Agent, AsyncRuntime, Runtime
 from ferrule.agent import (
     BaseGuardrail,
     CheckTrigger,
@@ -273,6 +273,23 @@ def test_a_tool_hook_may_refuse_the_call(rt):
     assert [m.text for m in output.messages if m.role == "tool"] == [
         '{"error": "PermissionError: guarded is not allowed now"}'
     ]
+
+
+def test_hooks_on_an_async_runtime():
+    def plus_100(function_name, function_call, arguments):
+        return function_call(**arguments) + 100  # a sync hook: its call blocks its thread
+
+    async def main() -> list[str]:
+        async with AsyncRuntime() as runtime:
+            model = TestModel(
+                [{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}}]}, "done"]
+            )
+            agent = Agent(runtime, model, tools=[add], tool_hooks=[plus_100], pre_hooks=[shout])
+            output = await agent.arun("go")
+            await agent.adelete()
+            return [m.text for m in output.messages]
+
+    assert asyncio.run(main()) == ["GO", "", "103", "done"]
 
 
 # -- deep_copy and cancel_run ----------------------------------------------------------------
