@@ -22,7 +22,7 @@ from aiohttp import web
 from ferrule import Runtime
 from ferrule.knowledge import ContentResult, Document, Knowledge
 from ferrule.knowledge.embedder import MiniLMEmbedder, OpenAIEmbedder
-from ferrule.knowledge.knowledge import chunk_id
+from ferrule.knowledge.knowledge import chunk_id, fuse
 from ferrule.knowledge.readers import read_text
 from ferrule.knowledge.vectordb import PgVector, SqliteVecDb
 from ferrule_kernel import InvalidInputError
@@ -300,16 +300,44 @@ def test_metadata_filters(rt: Any, tmp_path: Path) -> None:
     kb.close()
 
 
-def test_keyword_search_type(rt: Any, tmp_path: Path) -> None:
-    kb = Knowledge(
-        vector_db=SqliteVecDb(db_file=tmp_path / "kb.db", search_type="keyword"), runtime=rt
-    )
-    kb.add_contents(text_contents=[HARBOUR, BAKERY, LIBRARY])
-    assert kb.search("rye", max_results=3)[0].content == BAKERY
-    kb.close()
+def test_keyword_and_hybrid_search_types(rt: Any, tmp_path: Path) -> None:
+    rare = "Spare part QX-7734 fits the harbour crane."
+    texts = [HARBOUR, BAKERY, LIBRARY, rare]
+    by: dict[str, Knowledge] = {}
+    for search_type in ("vector", "keyword", "hybrid"):
+        vector_db = SqliteVecDb(db_file=tmp_path / "kb.db", search_type=search_type)  # type: ignore[arg-type]
+        by[search_type] = Knowledge(vector_db=vector_db, runtime=rt)
+    by["vector"].add_contents(text_contents=texts)
+    assert by["keyword"].search("rye", max_results=3)[0].content == BAKERY
+    assert [d.content for d in by["keyword"].search("QX-7734")] == [rare]
+    # the words alone find the part number; fused, it comes first over the nearest meaning
+    fused = by["hybrid"].search("QX-7734", max_results=4)
+    assert fused[0].content == rare
+    assert {d.content for d in fused} == set(texts)
+    assert fused[0].score == pytest.approx(1 / 61 + 1 / (61 + _rank(by["vector"], rare)))
+    assert [d.name for d in by["hybrid"].search("bread", filters={"name": {"$ne": "x"}})]
+    for kb in by.values():
+        kb.close()
     with pytest.raises(InvalidInputError) as caught:
-        SqliteVecDb(search_type="hybrid")  # type: ignore[arg-type]
-    assert field_of(caught.value) == "search_type" and "labelled set" in str(caught.value)
+        SqliteVecDb(search_type="fuzzy")  # type: ignore[arg-type]
+    assert field_of(caught.value) == "search_type"
+
+
+def _rank(kb: Knowledge, text: str) -> int:
+    """Where the vector search of "QX-7734" puts ``text`` (0 first)."""
+    return [d.content for d in kb.search("QX-7734", max_results=10)].index(text)
+
+
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefgh"), unique=True, max_size=8), min_size=1, max_size=3)
+)
+def test_rank_fusion_orders_by_summed_reciprocal_rank(rankings: list[list[str]]) -> None:
+    fused = fuse([[{"id": i, "text": i} for i in ranking] for ranking in rankings])
+    ids = [m["id"] for m in fused]
+    assert sorted(ids) == sorted({i for ranking in rankings for i in ranking})
+    expected = {i: sum(1 / (60 + r.index(i) + 1) for r in rankings if i in r) for i in ids}
+    assert [m["score"] for m in fused] == sorted(expected.values(), reverse=True)
+    assert all(m["score"] == pytest.approx(expected[m["id"]]) for m in fused)
 
 
 # -- bad input and faults ---------------------------------------------------------------------

@@ -29,7 +29,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from ferrule_kernel import InvalidInputError, get_logger
-from ferrule_kit.vectors import content_hash
+from ferrule_kit.vectors import MAX_TOP_K, content_hash
 
 from .document import ContentResult, Document, MessageReferences
 from .embedder import MiniLMEmbedder
@@ -49,6 +49,9 @@ _HEADING = re.compile(r"^#{1,6}\s")
 _FENCE = re.compile(r"^(```|~~~)")
 #: Document ids per ``documents`` call when looking up what is stored.
 _LOOKUP = 256
+#: Hybrid search: candidates taken from each ranking (at least), and the fusion's constant.
+HYBRID_CANDIDATES = 50
+RRF_K = 60
 
 
 class Knowledge:
@@ -598,18 +601,19 @@ class Knowledge:
             raise InvalidInputError("must be a non-empty string", field="query")
         top_k = self.max_results if max_results is None else max_results
         store, embedder = await self._ready()
-        runtime = self.runtime
         if self.search_type == "keyword":
-            found = await runtime.acall_method(
-                store, "keyword_search", {"query": query, "top_k": top_k, "filter": filters}
-            )
+            matches = await self._keyword_matches(store, query, top_k, filters)
+        elif self.search_type == "vector":
+            matches = await self._vector_matches(store, embedder, query, top_k, filters)
         else:
-            out = await runtime.acall_method(
-                embedder, "embed", {"texts": [query], "input_type": "query"}
+            # Each ranking's candidates, fused by reciprocal rank: a chunk high in both
+            # comes first, one found by words alone (a name, a rare term) still shows.
+            candidates = min(max(top_k * 4, HYBRID_CANDIDATES), MAX_TOP_K)
+            by_vector, by_keyword = await asyncio.gather(
+                self._vector_matches(store, embedder, query, candidates, filters),
+                self._keyword_matches(store, query, candidates, filters),
             )
-            found = await runtime.acall_method(
-                store, "search", {"vector": out["vectors"][0], "top_k": top_k, "filter": filters}
-            )
+            matches = fuse([by_vector, by_keyword])[:top_k]
         return [
             Document(
                 content=m["text"],
@@ -619,8 +623,29 @@ class Knowledge:
                 content_id=m["document_id"],
                 score=m["score"],
             )
-            for m in found["matches"]
+            for m in matches
         ]
+
+    async def _vector_matches(
+        self, store: str, embedder: str, query: str, top_k: int, filters: dict[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        out = await self.runtime.acall_method(
+            embedder, "embed", {"texts": [query], "input_type": "query"}
+        )
+        found = await self.runtime.acall_method(
+            store, "search", {"vector": out["vectors"][0], "top_k": top_k, "filter": filters}
+        )
+        matches: list[dict[str, Any]] = found["matches"]
+        return matches
+
+    async def _keyword_matches(
+        self, store: str, query: str, top_k: int, filters: dict[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        found = await self.runtime.acall_method(
+            store, "keyword_search", {"query": query, "top_k": top_k, "filter": filters}
+        )
+        matches: list[dict[str, Any]] = found["matches"]
+        return matches
 
     async def _references(
         self, query: str, max_results: int | None, filters: dict[str, Any] | None
@@ -658,6 +683,19 @@ class Knowledge:
         store, _ = await self._ready()
         deleted: int = (await self.runtime.acall_method(store, "delete", selector))["deleted"]
         return deleted
+
+
+def fuse(rankings: Sequence[list[dict[str, Any]]], k: int = RRF_K) -> list[dict[str, Any]]:
+    """Reciprocal rank fusion: each match scores ``sum(1 / (k + rank))`` over the rankings
+    it is in (rank from 1); best first, its ``score`` that sum."""
+    scores: dict[str, float] = {}
+    best: dict[str, dict[str, Any]] = {}
+    for ranking in rankings:
+        for rank, match in enumerate(ranking, 1):
+            scores[match["id"]] = scores.get(match["id"], 0.0) + 1.0 / (k + rank)
+            best.setdefault(match["id"], match)
+    order = sorted(scores, key=lambda ident: -scores[ident])
+    return [{**best[ident], "score": scores[ident]} for ident in order]
 
 
 def chunk_id(document_id: str, index: int) -> str:

@@ -11,8 +11,9 @@ needed, so the store lives wherever the runtime does. Any `VectorDb` works, and 
 the name of a store component already defined on the runtime.
 
 ``table_name`` is the store's collection; ``search_type`` is how `Knowledge.search`
-looks: ``"vector"`` (nearest embeddings, the default) or ``"keyword"`` (the store's
-full-text search). ``embedder``, as in Agno, may sit here instead of on `Knowledge`.
+looks: ``"vector"`` (nearest embeddings, the default), ``"keyword"`` (the store's
+full-text search) or ``"hybrid"`` (both, fused by reciprocal rank: on the labelled set of
+docs/benchmarks.md it finds more answers than either alone). ``embedder``, as in Agno, may sit here instead of on `Knowledge`.
 """
 
 from __future__ import annotations
@@ -28,10 +29,8 @@ from ..db.postgres import _DRIVER
 
 __all__ = ["PgVector", "SearchType", "SqliteVecDb", "VectorDb"]
 
-#: ``"hybrid"`` (keyword and vector fused) is refused: on the labelled set it found fewer
-#: answers than vector search alone (docs/benchmarks.md, retrieval quality).
-SearchType = Literal["vector", "keyword"]
-SEARCH_TYPES = ("vector", "keyword")
+SearchType = Literal["vector", "keyword", "hybrid"]
+SEARCH_TYPES = ("vector", "keyword", "hybrid")
 Distance = Literal["cosine", "dot", "l2"]
 
 
@@ -48,13 +47,6 @@ class VectorDb(Protocol):
 
 
 def _search_type(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
-    if value == "hybrid":
-        raise InvalidInputError(
-            "hybrid search is not offered: fused with keyword search, vector search found "
-            "fewer answers on ferrule's labelled set (docs/benchmarks.md); use 'vector' or "
-            "'keyword'",
-            field=attribute.name,
-        )
     if value not in SEARCH_TYPES:
         raise InvalidInputError(
             f"expected one of {', '.join(SEARCH_TYPES)}, got {value!r}", field=attribute.name
