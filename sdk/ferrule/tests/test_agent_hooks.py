@@ -506,3 +506,23 @@ def test_debug_mode_logs_each_step_through_the_ferrule_logger(rt, caplog):
         agent.run("hi")
     assert not [r for r in caplog.records if "run_started" in r.getMessage()]
     assert logging.getLogger("ferrule").handlers == []  # nothing was configured
+
+
+def test_run_input_as_text():
+    from ferrule.agent import RunInput as Input
+    from ferrule_kit.messages import Message, TextPart
+
+    @attrs.define
+    class Order:
+        item: str
+
+    class Image:  # a media part: nothing to read as text
+        type = "image"
+        data = b"\x89PNG"
+
+    assert Input("plain").input_content_string() == "plain"
+    assert Input(["a", TextPart("b"), Image()]).input_content_string() == "a\nb"
+    assert Input(Message("user", "hi")).input_content_string() == "hi"
+    assert Input({"role": "user", "content": "hey"}).input_content_string() == "hey"
+    assert Input({"city": "Oslo"}).input_content_string() == '{"city": "Oslo"}'
+    assert Input(Order("tea")).input_content_string() == '{"item": "tea"}'

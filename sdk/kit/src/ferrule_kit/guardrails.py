@@ -87,7 +87,11 @@ def _text_of(value: Any) -> str:
     if isinstance(value, Message):
         return value.text
     if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        return "\n".join(_text_of(item) for item in value)
+        return "\n".join(filter(None, (_text_of(item) for item in value)))
+    if isinstance(getattr(value, "type", None), str) and not isinstance(value, type):
+        # a content part: its text, or nothing for media (an image has no text to check)
+        text = getattr(value, "text", None) if value.type == "text" else None
+        return text if isinstance(text, str) else ""
     if hasattr(value, "model_dump_json") and not isinstance(value, type):
         return str(value.model_dump_json())
     if attrs.has(type(value)):
@@ -98,8 +102,7 @@ def _text_of(value: Any) -> str:
         if value.get("type") == "text" and isinstance(value.get("text"), str):
             return str(value["text"])
         return json.dumps(value, ensure_ascii=False, default=str)
-    text = getattr(value, "text", None)  # a text part
-    return text if isinstance(text, str) else str(value)
+    return str(value)
 
 
 @attrs.define
