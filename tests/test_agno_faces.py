@@ -214,3 +214,24 @@ def test_the_default_runtime_an_agent_made_is_stopped_at_exit(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["Hi.", "stopped: True left: None"]
+
+
+def test_ollama_finds_its_server_through_ollama_host_and_vllm_has_its_default(
+    monkeypatch, default_runtime
+):
+    from ferrule.models.ollama import Ollama
+    from ferrule.models.vllm import VLLM
+
+    assert VLLM("Qwen/Qwen3-8B").base_url == "http://localhost:8000/v1"
+    assert Ollama("qwen3", host="gpu-box:11434").base_url == "http://gpu-box:11434/v1"
+    with LoopbackServer() as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.url.removeprefix("http://"))
+        monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # never sent to a server not OpenAI's
+        server.script(reply(OPENAI_COMPATIBLE, "Hi from Ollama."))
+        agent = Agent(model=Ollama("qwen3:0.6b"))
+        assert agent.run("Hi").content == "Hi from Ollama."
+        (request,) = server.requests
+        assert request.path == "/v1/chat/completions"
+        assert request.json["model"] == "qwen3:0.6b"
+        assert SECRET not in str(request.headers)
+        agent.delete()

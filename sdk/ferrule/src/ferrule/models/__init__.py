@@ -5,7 +5,8 @@ one"), for the CLI and `ferrule serve`; `route_embedder`, the same for embedding
 
 The submodules give Agno's names for them: `ferrule.models.openai` (``OpenAIChat``,
 ``OpenAILike``), `ferrule.models.anthropic` (``Claude``), `ferrule.models.google`
-(``Gemini``), `ferrule.models.xai` (``xAI``) and `ferrule.models.llama_cpp` (``LlamaCpp``)."""
+(``Gemini``), `ferrule.models.xai` (``xAI``), `ferrule.models.llama_cpp` (``LlamaCpp``),
+`ferrule.models.ollama` (``Ollama``) and `ferrule.models.vllm` (``VLLM``)."""
 
 from __future__ import annotations
 
