@@ -16,7 +16,8 @@ from . import errors as _errors  # noqa: F401  (registers the error kinds for th
 #: Moves every request to another server (a proxy, a mirror, a loopback server in tests):
 #: ``{url}/html/`` for web results, ``{url}/`` and ``{url}/news.js`` for news.
 ENDPOINT_VARIABLE = "FERRULE_DUCKDUCKGO_URL"
-#: The longest ``max_results`` a call may ask for (one page of results holds about 30).
+#: The most ``max_results`` a call may ask for. One page of results is read: a page
+#: holding fewer gives fewer.
 MAX_RESULTS = 30
 MAX_QUERY_LENGTH = 500
 
