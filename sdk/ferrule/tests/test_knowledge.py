@@ -548,3 +548,19 @@ def test_json_metadata_round_trips(rt: Any, tmp_path: Path) -> None:
         "chunk": 0,
     }
     kb.close()
+
+
+def test_over_ferrule_serve_the_components_live_on_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ferrule.server import ServerThread
+    from ferrule_kit.storage import STORAGE_DIR_ENV
+
+    monkeypatch.setenv(STORAGE_DIR_ENV, str(tmp_path / "server"))
+    with ServerThread() as url, Runtime(url=url) as remote:
+        kb = Knowledge(vector_db=SqliteVecDb(store="kb.db"), runtime=remote)
+        assert kb.add_content(text_content=HARBOUR, name="harbour").added == ["text:harbour"]
+        assert kb.add_content(text_content=HARBOUR, name="harbour").skipped == ["text:harbour"]
+        assert kb.search("ships", max_results=1)[0].name == "harbour"
+        kb.close()
+    assert (tmp_path / "server" / "kb.db").exists()
