@@ -203,3 +203,23 @@ def test_as_a_post_hook_it_checks_or_masks_the_output():
     PIIDetectionGuardrail(mask_pii=True).check(output)
     assert output.content == "reach me at ******"
     PIIDetectionGuardrail().check(Output({"structured": "a@b.io"}))  # not text: left alone
+
+
+def test_masking_keeps_the_structure_of_the_input():
+    from ferrule_kit.messages import Message, TextPart
+
+    class Image:  # a media part: kept as it is
+        type = "image"
+
+    image = Image()
+    guard = PIIDetectionGuardrail(mask_pii=True)
+    run_input = RunInput(["mail a@b.io", TextPart("or c@d.io"), image])
+    guard.check(run_input)
+    assert run_input.input_content == ["mail ******", TextPart("or ******"), image]
+    messages = RunInput([Message("user", "a@b.io"), {"role": "user", "content": "c@d.io"}])
+    guard.check(messages)
+    first, second = messages.input_content
+    assert (first.text, second["content"]) == ("******", "******")
+    structured = RunInput({"type": "order", "email": "a@b.io"})
+    guard.check(structured)  # a structured input becomes its masked JSON text
+    assert structured.input_content == '{"type": "order", "email": "******"}'

@@ -500,7 +500,7 @@ def test_debug_mode_logs_each_step_through_the_ferrule_logger(rt, caplog):
         "run_completed",
     ]
     assert [e.split(" ", 1)[0] for e in events] == steps, events
-    assert not any("40" in e for e in events)  # no tool arguments in the logs
+    assert not any("'a': 40" in e or "arguments" in e for e in events)  # no tool arguments
     caplog.clear()
     with Agent(rt, TestModel()) as agent:
         agent.run("hi")

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import attrs
 from ferrule_kit.guardrails import (
     BaseGuardrail,
     CheckTrigger,
@@ -18,6 +19,7 @@ from ferrule_kit.guardrails import (
     OutputCheckError,
     RunInput,
 )
+from ferrule_kit.messages import Message, TextPart
 
 #: A finder: the (start, end) spans of what it finds in a text.
 Finder = Callable[[str], Iterator[tuple[int, int]]]
@@ -144,6 +146,26 @@ class PIIDetectionGuardrail(BaseGuardrail):
             text = _mask(text, list(find(text)))
         return text
 
+    def _masked(self, value: Any) -> Any:
+        """``value`` (an input) with its text masked and the rest kept: the parts of a
+        prompt (an image stays), messages, a list of them. Anything else becomes its masked
+        text (a structured input reaches the model as JSON text anyway)."""
+        if isinstance(value, str):
+            return self.mask(value)
+        if isinstance(value, TextPart):
+            return TextPart(self.mask(value.text))
+        if isinstance(value, Message):
+            return attrs.evolve(value, contents=[self._masked(p) for p in value.contents])
+        if isinstance(value, list):
+            return [self._masked(item) for item in value]
+        if isinstance(value, dict) and "role" in value:
+            return {**value, "content": self._masked(value.get("content", ""))}
+        if isinstance(value, dict) and value.get("type") == "text":
+            return {**value, "text": self.mask(str(value.get("text", "")))}
+        if not isinstance(value, dict) and isinstance(getattr(value, "type", None), str):
+            return value  # a media part: no text in it
+        return self.mask(RunInput(value).input_content_string())
+
     def check(self, run_input: Any) -> None:
         is_input = isinstance(run_input, RunInput)
         if is_input:
@@ -157,7 +179,7 @@ class PIIDetectionGuardrail(BaseGuardrail):
             return
         if self.mask_pii:
             if is_input:
-                run_input.input_content = self.mask(text)
+                run_input.input_content = self._masked(run_input.input_content)
             else:
                 run_input.content = self.mask(text)
             return
