@@ -289,3 +289,25 @@ def test_ferrule_serve_places_components_on_the_cluster_its_variable_names(clust
     finally:
         serve.send_signal(signal.SIGTERM)
         serve.wait(timeout=30)
+
+
+def test_a_batch_runs_on_a_model_placed_on_the_cluster(cluster: Any, tmp_path: Any):
+    prompts = {f"p{i}": f"prompt number {i}" for i in range(12)}
+    (tmp_path / "in.jsonl").write_text(
+        "".join(json.dumps({"id": k, "prompt": v}) + "\n" for k, v in prompts.items())
+    )
+    environment = {**os.environ, ADDRESS_VARIABLE: cluster.address}
+    placement = json.dumps({**ON_RAY, "replicas": 2})
+    command = [sys.executable, "-m", "ferrule.cli", "batch", "in.jsonl", "-o", "out.jsonl"]
+    done = subprocess.run(
+        [*command, "-m", "test", "--placement", placement, "--concurrency", "6"],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "batch: 12/12 done" in done.stderr
+    lines = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert {line["id"]: line["output"] for line in lines} == prompts

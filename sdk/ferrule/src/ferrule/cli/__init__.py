@@ -21,6 +21,7 @@ SUBCOMMANDS = [
     "ferrule.cli.keys",  # keys set|list|path
     "ferrule.cli.knowledge",  # knowledge add|search
     "ferrule.cli.sessions",  # sessions list|show|delete
+    "ferrule.cli.batch",  # batch
 ]
 
 

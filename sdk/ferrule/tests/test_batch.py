@@ -1,0 +1,109 @@
+"""Batch agent runs (`ferrule.batch`, ``ferrule batch``): results as they complete, per-input
+errors, resuming without redoing finished inputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ferrule import Runtime
+from ferrule.agent.langmodel import LangModel
+from ferrule.batch import read_inputs, run_file
+from ferrule_kernel import InvalidInputError
+from ferrule_testmodel import TestModel
+
+seen: list[str] = []
+
+
+def reply(inputs: Any) -> str:
+    prompt = inputs.messages[-1].text
+    seen.append(prompt)
+    if "boom" in prompt:
+        raise ValueError(f"cannot answer {prompt!r}")
+    return prompt.upper()
+
+
+def write_inputs(path: Path, prompts: dict[str, str]) -> None:
+    path.write_text("".join(json.dumps({"id": k, "prompt": v}) + "\n" for k, v in prompts.items()))
+
+
+def results(path: Path) -> dict[str, dict[str, Any]]:
+    return {line["id"]: line for line in map(json.loads, path.read_text().splitlines())}
+
+
+async def run(tmp_path: Path, **options: Any) -> dict[str, int]:
+    with Runtime() as rt:
+        lm = await LangModel.new(TestModel(function=reply), runtime=rt)
+        return await run_file(
+            lm, tmp_path / "in.jsonl", tmp_path / "out.jsonl", progress=None, **options
+        )
+
+
+async def test_every_input_gets_its_result_or_its_own_error(tmp_path: Path):
+    prompts = {f"p{i}": f"prompt {i}" for i in range(20)} | {"bad": "boom now"}
+    write_inputs(tmp_path / "in.jsonl", prompts)
+    counts = await run(tmp_path, concurrency=4)
+    assert counts == {"total": 21, "skipped": 0, "ok": 20, "failed": 1}
+    out = results(tmp_path / "out.jsonl")
+    assert {k: v.get("output") for k, v in out.items() if k != "bad"} == {
+        k: v.upper() for k, v in prompts.items() if k != "bad"
+    }
+    assert out["bad"]["error"]["kind"] == "plugin_error"
+    assert "cannot answer 'boom now'" in out["bad"]["error"]["message"]
+
+
+async def test_a_run_resumes_after_a_crash_without_redoing_finished_inputs(tmp_path: Path):
+    write_inputs(tmp_path / "in.jsonl", {"a": "one", "b": "two", "c": "boom", "d": "four"})
+    # what a crash leaves: two whole lines, an error, and a line cut short
+    (tmp_path / "out.jsonl").write_text(
+        '{"id": "a", "output": "ONE"}\n{"id": "c", "error": {"kind": "plugin_error"}}\n{"id": "b", "outp'
+    )
+    seen.clear()
+    counts = await run(tmp_path)
+    assert counts == {"total": 4, "skipped": 2, "ok": 2, "failed": 0}
+    assert sorted(seen) == ["four", "two"]
+    lines = (tmp_path / "out.jsonl").read_text().splitlines()
+    assert [json.loads(line)["id"] for line in lines][:2] == ["a", "c"]
+    assert sorted(results(tmp_path / "out.jsonl")) == ["a", "b", "c", "d"]
+    seen.clear()
+    counts = await run(tmp_path, retry_errors=True)
+    assert seen == ["boom"] and counts["failed"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('{"id": "a", "prompt": "x"}\nnot json\n', "line 2"),
+        ('{"id": "a", "text": "x"}\n', "line 1.prompt"),
+        ('{"id": "a", "prompt": "x"}\n{"id": "a", "prompt": "y"}\n', "line 2.id"),
+        ('{"id": [1], "prompt": "x"}\n', "line 1.id"),
+    ],
+)
+def test_a_bad_input_line_is_named(tmp_path: Path, text: str, field: str):
+    (tmp_path / "in.jsonl").write_text(text)
+    with pytest.raises(InvalidInputError) as caught:
+        read_inputs(tmp_path / "in.jsonl")
+    assert caught.value.errors[0]["path"] == field
+
+
+def test_the_command_writes_results_and_progress_and_resumes(tmp_path: Path):
+    write_inputs(tmp_path / "in.jsonl", {"a": "hello there", "b": "second one"})
+    command = [sys.executable, "-m", "ferrule.cli", "batch", "in.jsonl", "-o", "out.jsonl"]
+    first = subprocess.run(
+        [*command, "-m", "test"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert first.returncode == 0, first.stderr
+    assert "batch: 2/2 done" in first.stderr
+    assert {k: v["output"] for k, v in results(tmp_path / "out.jsonl").items()} == {
+        "a": "hello there",
+        "b": "second one",
+    }
+    again = subprocess.run(
+        [*command, "-m", "test"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert again.returncode == 0 and "0 run, 0 failed, 2 already done" in again.stderr
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2
