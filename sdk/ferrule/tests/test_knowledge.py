@@ -316,6 +316,11 @@ def test_keyword_and_hybrid_search_types(rt: Any, tmp_path: Path) -> None:
     assert {d.content for d in fused} == set(texts)
     assert fused[0].score == pytest.approx(1 / 61 + 1 / (61 + _rank(by["vector"], rare)))
     assert [d.name for d in by["hybrid"].search("bread", filters={"name": {"$ne": "x"}})]
+    # per search, as Agno's search_type=
+    assert by["vector"].search("QX-7734", search_type="hybrid")[0].content == rare
+    with pytest.raises(InvalidInputError) as caught:
+        by["vector"].search("x", search_type="fuzzy")  # type: ignore[arg-type]
+    assert field_of(caught.value) == "search_type"
     for kb in by.values():
         kb.close()
     with pytest.raises(InvalidInputError) as caught:

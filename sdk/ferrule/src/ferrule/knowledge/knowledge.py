@@ -34,7 +34,7 @@ from ferrule_kit.vectors import MAX_TOP_K, content_hash
 from .document import ContentResult, Document, MessageReferences
 from .embedder import MiniLMEmbedder
 from .readers import Source, read_path, read_text, read_url
-from .vectordb import SqliteVecDb
+from .vectordb import SEARCH_TYPES, SearchType, SqliteVecDb
 
 __all__ = ["Knowledge", "Progress"]
 
@@ -577,33 +577,47 @@ class Knowledge:
         query: str,
         max_results: int | None = None,
         filters: dict[str, Any] | None = None,
+        search_type: SearchType | None = None,
     ) -> list[Document]:
         """The chunks most relevant to ``query``, best first: at most ``max_results``
         (default `max_results`), passing ``filters`` (metadata filters in the language of
-        `ferrule_kit.vectors`: ``{"year": {"$gte": 2020}, "topic": "sessions"}``)."""
-        return self._run(self._search(query, max_results, filters))
+        `ferrule_kit.vectors`: ``{"year": {"$gte": 2020}, "topic": "sessions"}``).
+        ``search_type``: ``"vector"``, ``"keyword"`` or ``"hybrid"`` for this search
+        (default: the vector db's)."""
+        return self._run(self._search(query, max_results, filters, search_type))
 
     async def asearch(
         self,
         query: str,
         max_results: int | None = None,
         filters: dict[str, Any] | None = None,
+        search_type: SearchType | None = None,
     ) -> list[Document]:
-        return await self._arun(self._search(query, max_results, filters))
+        return await self._arun(self._search(query, max_results, filters, search_type))
 
     #: Agno's name of `asearch`.
     async_search = asearch
 
     async def _search(
-        self, query: str, max_results: int | None, filters: dict[str, Any] | None
+        self,
+        query: str,
+        max_results: int | None,
+        filters: dict[str, Any] | None,
+        search_type: str | None = None,
     ) -> list[Document]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("must be a non-empty string", field="query")
+        search_type = search_type or self.search_type
+        if search_type not in SEARCH_TYPES:
+            raise InvalidInputError(
+                f"expected one of {', '.join(SEARCH_TYPES)}, got {search_type!r}",
+                field="search_type",
+            )
         top_k = self.max_results if max_results is None else max_results
         store, embedder = await self._ready()
-        if self.search_type == "keyword":
+        if search_type == "keyword":
             matches = await self._keyword_matches(store, query, top_k, filters)
-        elif self.search_type == "vector":
+        elif search_type == "vector":
             matches = await self._vector_matches(store, embedder, query, top_k, filters)
         else:
             # Each ranking's candidates, fused by reciprocal rank: a chunk high in both
