@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,9 +32,20 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _run_seconds(code: str) -> float:
+    return _run(code)[0]
+
+
+def _run(code: str) -> tuple[float, float]:
+    """Wall-clock seconds of ``python -c code``, and the CPU seconds (user + system) the
+    child used: on a shared, loaded machine the CPU time is what the program itself costs,
+    the wall clock adds the time it waited for a core."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, env=ENV)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def cold_start() -> tuple[str, dict[str, float]]:
@@ -41,41 +53,77 @@ def cold_start() -> tuple[str, dict[str, float]]:
     programs = {
         "bare python": "pass",
         "ferrule": FERRULE_COLD,
-        # The floor under any design that keeps attrs/cattrs/pluggy at its core.
-        "dependencies only": "import attrs, cattrs, pluggy",
+        # The floor under any design that keeps attrs and pluggy at its core (cattrs is
+        # not on the cold path: the kernel checks flat inputs such as echo's itself).
+        "dependencies only": "import attrs, pluggy",
     }
     if has_llm:
         programs["import llm"] = "import llm"
     for code in programs.values():  # warm the OS file cache and ferrule's discovery cache
         _run_seconds(code)
+    load_before = _load()
     times: dict[str, list[float]] = {name: [] for name in programs}
+    cpu: dict[str, list[float]] = {name: [] for name in programs}
     for _ in range(COLD_RUNS):  # interleaved, so machine noise hits all alike
         for name, code in programs.items():
-            times[name].append(_run_seconds(code))
+            wall, used = _run(code)
+            times[name].append(wall)
+            cpu[name].append(used)
     med = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
     low = {name: min(ts) * 1e3 for name, ts in times.items()}
+    cpu_med = {name: statistics.median(ts) * 1e3 for name, ts in cpu.items()}
     rows = [
-        "| program | median | best |",
-        "|---|---|---|",
-        *(f"| `{programs[n]}` | {med[n]:.1f} ms | {low[n]:.1f} ms |" for n in programs),
+        "| program | median | best | median CPU (user + sys) |",
+        "|---|---|---|---|",
+        *(
+            f"| `{programs[n]}` | {med[n]:.1f} ms | {low[n]:.1f} ms | {cpu_med[n]:.1f} ms |"
+            for n in programs
+        ),
     ]
     over_bare = med["ferrule"] - med["bare python"]
+    cpu_over_bare = cpu_med["ferrule"] - cpu_med["bare python"]
     lines = [
         *rows,
         "",
-        f"- ferrule over bare python: **{over_bare:.1f} ms** (target: at most 120 ms)",
+        f"- ferrule over bare python: **{over_bare:.1f} ms** wall clock, "
+        f"**{cpu_over_bare:.1f} ms** CPU (target: at most 120 ms)",
     ]
-    figures = {"over_bare_ms": over_bare}
+    figures = {"over_bare_ms": over_bare, "cpu_over_bare_ms": cpu_over_bare}
     if has_llm:
         ratio = med["ferrule"] / med["import llm"]
+        cpu_ratio = cpu_med["ferrule"] / cpu_med["import llm"]
         floor = med["dependencies only"] / med["import llm"]
-        lines.append(f"- ferrule / `import llm`: **{ratio:.2f}x** (target: under 0.2x)")
         lines.append(
-            f"- importing ferrule-kernel's own dependencies alone (attrs, cattrs, pluggy) is "
+            f"- ferrule / `import llm`: **{ratio:.2f}x** wall clock, **{cpu_ratio:.2f}x** CPU "
+            "(target: under 0.2x)"
+        )
+        lines.append(
+            f"- importing the cold path's dependencies alone (attrs, pluggy) is "
             f"{floor:.2f}x `import llm` on this machine"
         )
         figures["vs_llm"] = ratio
+        figures["cpu_vs_llm"] = cpu_ratio
+    installed = _installed()
+    lines.append(
+        f"- installed plugins ({len(installed)}, ferrule-otel among them): {', '.join(installed)}"
+    )
+    lines.append(
+        f"- load average before / after the runs: {load_before} / {_load()} "
+        f"(the machine is shared: absolute times vary, the interleaved ratios less)"
+    )
     return "\n".join(lines), figures
+
+
+def _installed() -> list[str]:
+    from ferrule import Runtime
+
+    with Runtime() as rt:
+        # entry-point plugins (the kit's own in-process plugin has a module name)
+        return sorted(p["name"] for p in rt.kernel.plugins() if "." not in p["name"])
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def _importable(name: str) -> bool:
@@ -160,8 +208,9 @@ interleaved, after one warm-up run (which also fills ferrule's discovery cache).
 
 ### Dispatch
 
-Each request validates its input (strict cattrs structuring into the operator's attrs class)
-and routes to the plugin; the baseline builds the same input object and calls the plugin's
+Each request validates its input (strict structuring into the operator's attrs class: the
+kernel's own check for a flat class such as echo's, cattrs for the others) and routes to
+the plugin; the baseline builds the same input object and calls the plugin's
 function directly. Best of 5 rounds of 20,000 calls; streams of 20,000 items.
 
 {dispatch_text}

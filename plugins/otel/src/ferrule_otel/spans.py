@@ -24,8 +24,7 @@ only when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` opts in, read a
 span's start. Media parts are recorded by type only, never their data.
 
 Spans come from the global tracer provider (``opentelemetry.trace``), so the host's SDK
-setup decides where they go; with none configured every span is a non-recording one and
-nothing else is done.
+setup decides where they go; while none is configured, no span is started at all.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.trace import ProxyTracerProvider, SpanKind, Status, StatusCode
 
 if TYPE_CHECKING:
     from ferrule_kit.lmspec import ModelRoute
@@ -247,6 +246,12 @@ class GenAIInstrumentation:
         self.tracer = trace.get_tracer(
             "ferrule_otel", version("ferrule-otel"), tracer_provider=tracer_provider
         )
+        self.follows_global = tracer_provider is None
+
+    def _unconfigured(self) -> bool:
+        """No tracer provider is set (yet): nothing would record, so start nothing. The
+        global provider is looked up each time, so one a host sets later is followed."""
+        return self.follows_global and isinstance(trace.get_tracer_provider(), ProxyTracerProvider)
 
     def start_run(
         self,
@@ -258,6 +263,8 @@ class GenAIInstrumentation:
         route: ModelRoute,
         messages: Sequence[Message],
     ) -> RunSpan | _Unrecorded:
+        if self._unconfigured():
+            return UNRECORDED
         span = self.tracer.start_span(
             f"invoke_agent {agent_name}" if agent_name else "invoke_agent", kind=SpanKind.INTERNAL
         )
@@ -288,6 +295,8 @@ class GenAIInstrumentation:
     def start_model_call(
         self, *, route: ModelRoute, inputs: Mapping[str, Any]
     ) -> ModelCallSpan | _Unrecorded:
+        if self._unconfigured():
+            return UNRECORDED
         model = request_model(route)
         span = self.tracer.start_span(f"chat {model}" if model else "chat", kind=SpanKind.CLIENT)
         if not span.is_recording():
@@ -316,6 +325,8 @@ class GenAIInstrumentation:
         return ModelCallSpan(span, capture)
 
     def start_tool_call(self, *, call: ToolCall) -> ToolCallSpan | _Unrecorded:
+        if self._unconfigured():
+            return UNRECORDED
         span = self.tracer.start_span(f"execute_tool {call.name}", kind=SpanKind.INTERNAL)
         if not span.is_recording():
             return UNRECORDED
