@@ -8,7 +8,7 @@ import asyncio
 import inspect
 import os
 import pickle
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import attrs
@@ -115,9 +115,42 @@ class ComponentHost:
             return Failure.of(exc)
         return result
 
-    async def stream(self, method: str, arg: Any) -> AsyncIterator[Any]:
-        # A Ray streaming generator: each item is sent as it is yielded, and Ray pauses
-        # this generator while the reader is ``stream_window`` items behind.
+    async def stream(self, method: str, arg: Any, window: int) -> AsyncIterator[list[Any]]:
+        """A Ray streaming generator of the method's items, sent in order as lists: each
+        list is everything the component yielded since the last one was taken. A component
+        slower than the transport (a model, token by token) sends one item per list, the
+        moment it is yielded; a faster one shares Ray's cost per object over many. At most
+        ``window`` items wait here; while they do, the component is paused (backpressure)."""
+        waiting: asyncio.Queue[Any] = asyncio.Queue(maxsize=window)
+
+        async def pump() -> None:
+            items = self._produce(method, arg)
+            try:
+                async for item in items:
+                    await waiting.put(item)
+            finally:
+                await items.aclose()
+            await waiting.put(_END)
+
+        task = asyncio.ensure_future(pump())
+        try:
+            while True:
+                batch = [await waiting.get()]
+                while not waiting.empty():
+                    batch.append(waiting.get_nowait())
+                ended = batch[-1] is _END
+                if ended:
+                    batch.pop()
+                if batch:
+                    yield batch
+                if ended:
+                    return
+        finally:
+            task.cancel()  # the reader left early: close the component's stream
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def _produce(self, method: str, arg: Any) -> AsyncGenerator[Any, None]:
+        """The method's items; what it raises becomes a last `Failure` item."""
         items: Any = None
         try:
             fn = getattr(await self._component(), method)

@@ -23,6 +23,10 @@ log = get_logger("ferrule.ray")
 #: What Ray raises when the process serving a request is gone.
 _DEATH = (RayActorError, WorkerCrashedError, NodeDiedError, ObjectLostError)
 _REMOTE_HOST: Any = ray.remote(ComponentHost)
+#: Lists of items a replica's stream may have sent that its reader has not taken yet;
+#: with the ``stream_window`` items waiting in the replica, what bounds how far ahead a
+#: component runs of a slow reader.
+_SENDS_IN_FLIGHT = 2
 #: How often a replica that died is asked whether Ray has restarted it.
 _REVIVE_EVERY_S = 0.2
 
@@ -189,15 +193,15 @@ class RayComponent:
             refs = None
             try:
                 refs = replica.handle.stream.options(
-                    _generator_backpressure_num_objects=window
-                ).remote(method, arg)
+                    _generator_backpressure_num_objects=_SENDS_IN_FLIGHT
+                ).remote(method, arg, window)
                 async for ref in refs:
-                    item = await ref
-                    if isinstance(item, Failure):
-                        finished = True
-                        raise item.exception()
-                    sent += 1
-                    yield item
+                    for item in await ref:
+                        if isinstance(item, Failure):
+                            finished = True
+                            raise item.exception()
+                        sent += 1
+                        yield item
                 finished = True
             except _DEATH as exc:
                 finished = True
