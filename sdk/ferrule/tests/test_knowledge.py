@@ -569,3 +569,59 @@ def test_over_ferrule_serve_the_components_live_on_the_server(
         assert kb.search("ships", max_results=1)[0].name == "harbour"
         kb.close()
     assert (tmp_path / "server" / "kb.db").exists()
+
+
+def test_an_embedder_failing_midway_keeps_what_was_stored(rt: Any, tmp_path: Path) -> None:
+    """A loopback OpenAI-compatible embeddings server answers two requests, then refuses:
+    the documents of the batches embedded before are stored, whole, and adding again
+    finishes the job."""
+    from ferrule_kernel import FerruleError
+
+    answered: list[int] = []
+    healed = [False]
+
+    async def embeddings(request: web.Request) -> web.Response:
+        body = await request.json()
+        if len(answered) == 2 and not healed[0]:
+            return web.json_response({"error": {"message": "overloaded", "type": "x"}}, status=400)
+        answered.append(len(body["input"]))
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(len(t) % 7 + 1), 1.0] * 4}
+            for i, t in enumerate(body["input"])
+        ]
+        usage = {"prompt_tokens": 1, "total_tokens": 1}
+        return web.json_response({"object": "list", "data": data, "model": "m", "usage": usage})
+
+    async def serve() -> tuple[web.AppRunner, int]:
+        app = web.Application()
+        app.router.add_post("/v1/embeddings", embeddings)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    runner, port = rt._loop.run(serve())
+    try:
+        embedder = OpenAIEmbedder(
+            id="text-embedding-3-small",
+            dimensions=8,
+            api_key="k",
+            base_url=f"http://127.0.0.1:{port}/v1",
+        )
+        kb = Knowledge(
+            vector_db=SqliteVecDb(db_file=tmp_path / "kb.db"),
+            embedder=embedder,
+            runtime=rt,
+            batch_size=2,
+        )
+        texts = [f"Document number {i} about the harbour." for i in range(6)]
+        with pytest.raises(FerruleError):
+            kb.add_contents(text_contents=texts)
+        assert answered == [2, 2] and count(rt, kb) == 4
+        healed[0] = True
+        result = kb.add_contents(text_contents=texts)
+        assert len(result.skipped) == 4 and len(result.added) == 2 and count(rt, kb) == 6
+        kb.close()
+    finally:
+        rt._loop.run(runner.cleanup())

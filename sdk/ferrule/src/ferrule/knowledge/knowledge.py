@@ -42,7 +42,8 @@ log = get_logger("ferrule.knowledge")
 
 T = TypeVar("T")
 
-#: ``progress(done, total)``: chunks embedded and stored so far, of how many.
+#: ``progress(done, total)``: chunks embedded so far, of how many (called on the runtime's
+#: event loop thread).
 Progress = Callable[[int, int], None]
 
 _HEADING = re.compile(r"^#{1,6}\s")
@@ -497,40 +498,46 @@ class Knowledge:
                 continue
             todo.append((source, version, texts, old is not None))
         total = sum(len(t[2]) for t in todo)
-        done = 0
         if progress is not None:
             progress(0, total)
-        # Embed chunks in batches across documents; after each batch, store the documents
-        # it completed in one transaction. A document is written whole or not at all.
+        # Embed chunks in batches across documents. The documents a batch completes are
+        # stored in one transaction while the next batch is embedded (embedder and store
+        # each work in a thread of their own); a document is written whole or not at all.
         flat = [(d, i) for d, (_, _, texts, _) in enumerate(todo) for i in range(len(texts))]
         vectors: list[list[list[float]]] = [[] for _ in todo]
         next_document = 0
-        for start in range(0, max(len(flat), 1), self.batch_size):
-            batch = flat[start : start + self.batch_size]
-            if batch:
-                out = await runtime.acall_method(
-                    embedder,
-                    "embed",
-                    {"texts": [todo[d][2][i] for d, i in batch], "input_type": "document"},
-                )
-                for (d, _), vector in zip(batch, out["vectors"], strict=True):
-                    vectors[d].append(vector)
-            finished = next_document
-            while finished < len(todo) and len(vectors[finished]) == len(todo[finished][2]):
-                finished += 1
-            if finished > next_document:
-                written = await self._write(
-                    store, todo[next_document:finished], vectors, next_document
-                )
-                result.chunks += written
-                for source, _, _, existed in todo[next_document:finished]:
-                    (result.replaced if existed else result.added).append(source.document_id)
-                for d in range(next_document, finished):
-                    vectors[d] = []  # written: let them go
-                next_document = finished
-            done = min(total, start + len(batch))
-            if progress is not None and batch:
-                progress(done, total)
+        writing: asyncio.Task[int] | None = None
+        in_flight: list[tuple[Source, str, list[str], bool]] = []
+        try:
+            for start in range(0, max(len(flat), 1), self.batch_size):
+                batch = flat[start : start + self.batch_size]
+                if batch:
+                    out = await runtime.acall_method(
+                        embedder,
+                        "embed",
+                        {"texts": [todo[d][2][i] for d, i in batch], "input_type": "document"},
+                    )
+                    for (d, _), vector in zip(batch, out["vectors"], strict=True):
+                        vectors[d].append(vector)
+                finished = next_document
+                while finished < len(todo) and len(vectors[finished]) == len(todo[finished][2]):
+                    finished += 1
+                if finished > next_document:
+                    if writing is not None:
+                        _record(result, in_flight, await writing)
+                    in_flight = todo[next_document:finished]
+                    done_vectors = vectors[next_document:finished]
+                    vectors[next_document:finished] = [[] for _ in in_flight]  # let them go
+                    writing = asyncio.ensure_future(self._write(store, in_flight, done_vectors))
+                    next_document = finished
+                if progress is not None and batch:
+                    progress(min(total, start + len(batch)), total)
+            if writing is not None:
+                _record(result, in_flight, await writing)
+                writing = None
+        finally:
+            if writing is not None:  # failed on the way: what was embedded is still stored
+                await asyncio.wait([writing])
         log.debug(
             "knowledge.inserted",
             added=len(result.added),
@@ -545,16 +552,13 @@ class Knowledge:
         store: str,
         documents: list[tuple[Source, str, list[str], bool]],
         vectors: list[list[list[float]]],
-        first: int,
     ) -> int:
         chunks: list[dict[str, Any]] = []
         emptied: list[str] = []  # stored documents that now read as nothing
-        for offset, (source, version, texts, _) in enumerate(documents):
+        for (source, version, texts, _), embedded in zip(documents, vectors, strict=True):
             if not texts:
                 emptied.append(source.document_id)
-            for index, (text, vector) in enumerate(
-                zip(texts, vectors[first + offset], strict=True)
-            ):
+            for index, (text, vector) in enumerate(zip(texts, embedded, strict=True)):
                 chunks.append(
                     {
                         "id": chunk_id(source.document_id, index),
@@ -697,6 +701,15 @@ class Knowledge:
         store, _ = await self._ready()
         deleted: int = (await self.runtime.acall_method(store, "delete", selector))["deleted"]
         return deleted
+
+
+def _record(
+    result: ContentResult, documents: list[tuple[Source, str, list[str], bool]], chunks: int
+) -> None:
+    """Count a stored group of documents as added or replaced."""
+    result.chunks += chunks
+    for source, _, _, existed in documents:
+        (result.replaced if existed else result.added).append(source.document_id)
 
 
 def fuse(rankings: Sequence[list[dict[str, Any]]], k: int = RRF_K) -> list[dict[str, Any]]:
