@@ -28,6 +28,8 @@ from ferrule.agent import (
 from ferrule.db import SqliteDb
 from ferrule_kernel import InvalidInputError
 from ferrule_testmodel import TestModel
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 
@@ -62,6 +64,21 @@ def test_a_pre_hook_changes_what_the_model_sees_and_what_is_stored(rt, tmp_path)
         assert output.content == "HELLO THERE"
         stored = agent.get_last_run_output()
         assert stored is not None and stored.messages[0].text == "HELLO THERE"
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200))
+def test_the_model_sees_exactly_what_the_pre_hooks_leave(rt, text):
+    def reverse(run_input: RunInput) -> None:
+        run_input.input_content = run_input.input_content_string()[::-1] + "."
+
+    seen: list[str] = []
+    with Agent(
+        rt, TestModel(), pre_hooks=[reverse, lambda run_input: seen.append(run_input.input_content)]
+    ) as agent:
+        agent.run(text)
+        assert seen == [text[::-1] + "."]
+        assert last_user_text(agent) == text[::-1] + "."
 
 
 def test_pre_hooks_see_every_kind_of_input(rt):
