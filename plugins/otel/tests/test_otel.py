@@ -350,3 +350,34 @@ def test_without_a_tracer_provider_runs_are_not_recorded(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["Hi", "there", "_Unrecorded"]
+
+
+def test_agent_steps_in_ferrule_serve_are_chat_spans(spans):
+    def post(url: str, route: str, body: dict[str, Any]) -> str:
+        request = urllib.request.Request(
+            f"{url}/ferrule/v1/{route}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.read().decode()
+
+    turns = [{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}}]}]
+    with ServerThread() as url:
+        post(
+            url,
+            "define_model",
+            {"name": "m", "model": "test", "local": True, "options": {"turns": turns}},
+        )
+        step = {
+            "name": "m",
+            "messages": [{"role": "user", "content": "1 + 2?"}],
+            "options": {"temperature": 0.5},
+        }
+        lines = [json.loads(line) for line in post(url, "agent_step", step).splitlines()]
+    assert lines[-2]["item"]["tool_requests"][0]["function"]["name"] == "add"
+    (chat,) = named(spans(), "chat")
+    assert chat.attributes["gen_ai.provider.name"] == "test"
+    assert chat.attributes["gen_ai.request.temperature"] == 0.5
+    assert chat.attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
+    assert chat.attributes["gen_ai.usage.output_tokens"] > 0

@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
-from ferrule_kernel import InvalidInputError, Kernel, Prepared
+from ferrule_kernel import InvalidInputError, Kernel
+from ferrule_kit.instrumentation import instrumentation_of, observed_model_stream
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
 from ferrule_kit.messages import converter
@@ -79,16 +80,22 @@ class AgentRoutes:
         if body.get("reasoning"):
             inputs["reasoning"] = body["reasoning"]
         # Resolution and validation raise before the stream starts, with their own status.
-        prepared = self.kernel.prepare_method(
-            _string(body, "name"), "infer", inputs, streaming=True
-        )
-        return await self.routes.stream(request, _step_items(prepared))
+        name = _string(body, "name")
+        prepared = self.kernel.prepare_method(name, "infer", inputs, streaming=True)
+        items = cast(AsyncGenerator[dict[str, Any], None], prepared.stream())  # it is one
+        instrumentation = instrumentation_of(self.kernel.plugin_manager)  # tracing plugins
+        if instrumentation is not None:
+            route = ModelRoute(self.kernel.components()[name])
+            items = observed_model_stream(instrumentation, route, inputs, items)
+        return await self.routes.stream(request, _step_items(items))
 
 
-async def _step_items(prepared: Prepared) -> AsyncGenerator[dict[str, Any], None]:
+async def _step_items(
+    stream: AsyncGenerator[dict[str, Any], None],
+) -> AsyncGenerator[dict[str, Any], None]:
     """The step's deltas as they come, then the folded assistant message."""
     accumulator = MessageAccumulator()
-    async with contextlib.aclosing(prepared.stream()) as items:
+    async with contextlib.aclosing(stream) as items:
         async for item in items:
             accumulator.add(item)
             delta = item["message"]
