@@ -99,8 +99,8 @@ def ferrule_instrumentation() -> Instrumentation | None:
 
     Called by ``ferrule_kit.instrumentation.instrumentation_of``, once per kernel, when an
     ``Agent`` is made on a runtime or ``ferrule serve`` first streams a model for
-    ``/v1/chat/completions`` or ``/v1/responses``; the answer is kept for the kernel's
-    life. Answering must stay cheap (it happens on an agent's construction); the spans'
+    ``/v1/chat/completions``, ``/v1/responses`` or an agent step; the answer is kept for
+    the kernel's life. Answering must stay cheap (it happens on an agent's construction); the spans'
     work comes later. With no plugin answering, the run, model-call and tool-call sites do
     nothing. Not first-result: every plugin's instrumentation observes; one that raises
     is logged and left out, and never fails the run it observes.
