@@ -144,3 +144,39 @@ def test_a_knowledge_without_runtime_uses_the_agents(rt: Any, tmp_path: Path) ->
         assert kb.runtime is rt
         assert agent.get_relevant_docs_from_knowledge("ferry")[0]["name"] == "ferry"
     kb.close()
+
+
+@pytest.mark.parametrize("resumer", ["the same agent", "another agent"])
+def test_references_are_stored_with_the_run_and_survive_a_pause(
+    rt: Any, knowledge: Knowledge, tmp_path: Path, resumer: str
+) -> None:
+    from ferrule import tool
+    from ferrule.db.sqlite import SqliteDb
+
+    @tool(requires_confirmation=True)
+    def book_ticket(route: str) -> str:
+        """Book a ticket."""
+        return f"booked {route}"
+
+    model = TestModel(
+        [
+            search_call({"query": "ferry"}),
+            {"tool_calls": [{"name": "book_ticket", "arguments": {"route": "Holm"}}]},
+            search_call({"query": "bread"}),
+            "Booked; the bakery opens at dawn.",
+        ]
+    )
+    db = SqliteDb(db_file=tmp_path / "agent.db")
+    with Agent(rt, model, tools=[book_ticket], knowledge=knowledge, db=db) as agent:
+        paused = agent.run("Book me the ferry", metadata={"who": "test"})
+        assert paused.is_paused
+        assert [r.query for r in paused.references or []] == ["ferry"]
+        if resumer == "another agent":  # it loads the paused run from the db
+            rest = TestModel([search_call({"query": "bread"}), "Booked; the bakery opens at dawn."])
+            agent = Agent(rt, rest, tools=[book_ticket], knowledge=knowledge, db=db)
+        done = agent.continue_run(paused.run_id, confirm=True)
+        assert done.status == "completed"
+        assert [r.query for r in done.references or []] == ["ferry", "bread"]
+        stored = agent.get_last_run_output(session_id=done.session_id)
+    assert stored is not None and stored.metadata == {"who": "test"}
+    assert stored.references == done.references

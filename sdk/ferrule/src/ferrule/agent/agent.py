@@ -438,6 +438,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
                 span = self._run_span(run)
             if run.context is not None and not run.context.ready:
                 await self._begin(run)
+            self._track_references(run)
             sink.started()
             self._debug("run_started", run, kind=run.kind, messages=len(run.messages))
             if fresh and self.reasoning_model is not None:

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from ..knowledge import Knowledge, MessageReferences
     from .stream import _Home, _Run
 
-#: The references list of the run being set up or executed in this task: a tool's
-#: `ToolContext` carries no run, and the search tool records what it found here.
+#: The references list of the run this task drives (set by `_Knowledge._track_references`
+#: as each leg of a run starts): a tool's `ToolContext` carries no run, and the search
+#: tool records what it found here.
 _run_references: contextvars.ContextVar[list[MessageReferences] | None] = contextvars.ContextVar(
     "ferrule_run_references", default=None
 )
@@ -163,11 +164,15 @@ class _Knowledge:
             )
         ]
 
+    def _track_references(self, run: _Run) -> None:
+        """Record the searches of ``run``'s tool calls in its references, from this task on."""
+        if run.context is not None:
+            _run_references.set(run.context.references)
+
     async def _knowledge_context(self, run: _Run, references: list[MessageReferences]) -> None:
-        """Start recording ``run``'s searches in ``references`` and, with
-        ``add_knowledge_to_context``, search its input and put what is found in its last
-        user message (the Agent reference's way)."""
-        _run_references.set(references)
+        """With ``add_knowledge_to_context``, search ``run``'s input, record the search in
+        ``references`` and put what is found in its last user message (the Agent
+        reference's way)."""
         if self.knowledge is None or not self.add_knowledge_to_context:
             return
         at = next(

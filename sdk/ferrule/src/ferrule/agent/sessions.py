@@ -48,6 +48,7 @@ from ferrule_kit.storage import (
     UserMemory,
 )
 
+from ..knowledge.document import MessageReferences
 from .context import RunContext, system_text
 from .errors import UnknownRunError
 from .langmodel import _component_name
@@ -69,6 +70,18 @@ DEFAULT_HISTORY_RUNS = 3
 _NOT_HISTORY: list[RunStatus] = ["pending", "running", "paused", "error", "cancelled"]
 #: Where a paused run's stored metadata keeps what continuing it needs.
 _RESUME_KEY = "ferrule.resume"
+#: Where a run's stored metadata keeps its knowledge searches (`RunOutput.references`).
+_REFERENCES_KEY = "ferrule.references"
+_RESERVED_KEYS = (_RESUME_KEY, _REFERENCES_KEY)
+
+
+def _user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """A stored run's metadata without what ferrule keeps there."""
+    return {k: v for k, v in metadata.items() if k not in _RESERVED_KEYS}
+
+
+def _stored_references(metadata: dict[str, Any]) -> list[MessageReferences]:
+    return converter.structure(metadata.get(_REFERENCES_KEY, []), list[MessageReferences])
 
 
 @attrs.define
@@ -113,7 +126,7 @@ def _content_json(content: Any) -> Any:
 
 def stored_output(run: Run) -> RunOutput[Any]:
     """A stored run as a `RunOutput` (structured content comes back as JSON)."""
-    metadata = {k: v for k, v in run.metadata.items() if k != _RESUME_KEY}
+    references = _stored_references(run.metadata)
     return RunOutput(
         run.run_id,
         run.status,  # type: ignore[arg-type]  # the agent stores no "pending" run
@@ -126,7 +139,8 @@ def stored_output(run: Run) -> RunOutput[Any]:
         session_id=run.session_id,
         user_id=run.user_id,
         content_type=run.content_type or "str",
-        metadata=metadata,
+        metadata=_user_metadata(run.metadata),
+        references=references or None,
     )
 
 
@@ -478,7 +492,8 @@ class _Sessions:
         stored_state = session.session_state if session is not None else {}
         context.session_state = {**copy.deepcopy(self.session_state), **stored_state}
         context.input = stored.input
-        context.metadata = {k: v for k, v in stored.metadata.items() if k != _RESUME_KEY}
+        context.metadata = _user_metadata(stored.metadata)
+        context.references = _stored_references(stored.metadata)
         prefix = converter.structure(resume["context"], list[Message])
         run.messages = [*prefix, *stored.messages]
         context.own = len(prefix)
@@ -518,6 +533,8 @@ class _Sessions:
                 "tool_calls_made": run.tool_calls_made,
                 "elapsed": elapsed,
             }
+        if context.references:
+            metadata[_REFERENCES_KEY] = converter.unstructure(context.references)
         run.metrics.duration = elapsed
         stored = Run(
             run.id,
