@@ -381,3 +381,47 @@ def test_agent_steps_in_ferrule_serve_are_chat_spans(spans):
     assert chat.attributes["gen_ai.request.temperature"] == 0.5
     assert chat.attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
     assert chat.attributes["gen_ai.usage.output_tokens"] > 0
+
+
+@pytest.mark.parametrize(
+    ("component_type", "provider"),
+    [
+        ("openai_language_model", "openai"),
+        ("anthropic_language_model", "anthropic"),
+        ("gemini_language_model", "gcp.gemini"),
+        ("xai_language_model", "x_ai"),
+        ("llamacpp_language_model", "llamacpp"),
+    ],
+)
+def test_provider_and_model_come_from_the_route_and_keys_never_do(
+    spans, monkeypatch, component_type, provider
+):
+    monkeypatch.setenv(CAPTURE_VARIABLE, "true")  # even with content capture on
+    route = ModelRoute(component_type, {"model": "m-1", "api_key": "sk-do-not-record"})
+    instrumentation = GenAIInstrumentation()
+    instrumentation.start_model_call(route=route, inputs={"messages": []}).finish(
+        message=None, finish_reason="stop", usage=None, time_to_first_token=None, exception=None
+    )
+    (chat,) = spans()
+    assert chat.name == "chat m-1"
+    assert chat.attributes["gen_ai.provider.name"] == provider
+    assert chat.attributes["gen_ai.request.model"] == "m-1"
+    assert "sk-do-not-record" not in attribute_text([chat])
+
+
+def test_media_parts_are_recorded_by_type_only(spans, monkeypatch):
+    monkeypatch.setenv(CAPTURE_VARIABLE, "true")
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    message = {"role": "user", "content": [{"type": "text", "text": "What is it?"}, image]}
+    instrumentation = GenAIInstrumentation()
+    instrumentation.start_model_call(
+        route=ModelRoute("test_language_model"), inputs={"messages": [message]}
+    ).finish(message=None, finish_reason=None, usage=None, time_to_first_token=None, exception=None)
+    (chat,) = spans()
+    assert json.loads(chat.attributes["gen_ai.input.messages"]) == [
+        {
+            "role": "user",
+            "parts": [{"type": "text", "content": "What is it?"}, {"type": "image_url"}],
+        }
+    ]
+    assert "base64" not in attribute_text([chat])
