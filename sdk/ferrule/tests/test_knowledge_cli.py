@@ -45,3 +45,34 @@ def test_errors_are_one_line_and_typed(tmp_path: Path, capsys: pytest.CaptureFix
         main(["knowledge", "search", "x", "--filter", "[1]"])
     with pytest.raises(SystemExit):
         main(["knowledge", "search", "x", "--db", db, "--embedder", "nonsense"])
+
+
+def test_the_progress_bar_shows_on_a_terminal_only(tmp_path: Path) -> None:
+    """stderr on a pseudo-terminal gets the bar; stdout (a pipe) gets the result alone."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n\n".join(f"Paragraph {i} about tides and ships." for i in range(40)))
+    command = [sys.executable, "-m", "ferrule.cli", "knowledge", "add", str(corpus)]
+    command += ["--db", str(tmp_path / "kb.db"), "--chunk-size", "60"]
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=follower, env=env)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        shown += data
+    out, _ = child.communicate(timeout=300)
+    os.close(leader)
+    assert child.returncode == 0
+    assert out.decode().strip() == "added 1, replaced 0, skipped 0 document(s); 40 chunk(s) written"
+    assert b"embedding" in shown and b"/40" in shown

@@ -53,6 +53,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--chunk-size", type=int, default=1000, help="chunk size in UTF-8 bytes (default 1000)"
     )
     add.add_argument(
+        "--chunk-overlap",
+        type=int,
+        default=None,
+        help="bytes consecutive chunks share (default: a tenth of the size, at most 100)",
+    )
+    add.add_argument(
         "--force", action="store_true", help="re-embed documents that are stored unchanged"
     )
     add.set_defaults(func=_add)
@@ -134,17 +140,20 @@ def _fail(exc: FerruleError) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from ..runtime import Runtime
 
+    console = Console(stderr=True)  # stdout carries the result alone
     bar = Progress(
         "embedding",
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
+        console=console,
         transient=True,
-        disable=not sys.stderr.isatty(),
+        disable=not console.is_terminal,
     )
     task = bar.add_task("embedding", total=None)
 
@@ -153,7 +162,10 @@ def _add(args: argparse.Namespace) -> int:
 
     try:
         with Runtime() as rt, bar:
-            knowledge = _knowledge(args, rt, chunk_size=args.chunk_size)
+            overlap = args.chunk_overlap
+            if overlap is None:
+                overlap = min(100, max(args.chunk_size, 0) // 10)
+            knowledge = _knowledge(args, rt, chunk_size=args.chunk_size, chunk_overlap=overlap)
             result = knowledge.add_content(
                 name=args.name,
                 path=args.path,
