@@ -364,6 +364,10 @@ def test_bad_input_names_the_field(rt: Any, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError) as caught:
         kb.search("   ")
     assert field_of(caught.value) == "query"
+    for bad in (0, 1001, 2.5):
+        with pytest.raises(InvalidInputError) as caught:
+            kb.search("ships", max_results=bad)  # type: ignore[arg-type]
+        assert field_of(caught.value) == "max_results"
     for options, field in (
         ({"chunk_size": 0}, "chunk_size"),
         ({"chunk_size": 100, "chunk_overlap": 100}, "chunk_overlap"),

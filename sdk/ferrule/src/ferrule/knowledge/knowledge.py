@@ -618,6 +618,10 @@ class Knowledge:
                 field="search_type",
             )
         top_k = self.max_results if max_results is None else max_results
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInputError(
+                f"must be an integer from 1 to {MAX_TOP_K}", field="max_results"
+            )
         store, embedder = await self._ready()
         if search_type == "keyword":
             matches = await self._keyword_matches(store, query, top_k, filters)
