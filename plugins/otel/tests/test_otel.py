@@ -9,6 +9,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -425,3 +426,22 @@ def test_media_parts_are_recorded_by_type_only(spans, monkeypatch):
         }
     ]
     assert "base64" not in attribute_text([chat])
+
+
+def test_a_cancelled_run_ends_its_spans_as_cancelled(rt, spans, caplog):
+    turns = [{"text": "one two three four five six", "delay": 0.05}]
+    with Agent(rt, Scripted(turns)) as agent:
+        stream = agent.run("Hi", stream=True)
+        for event in stream:
+            if event.event == "RunContent":
+                break  # the reader leaves mid-reply, and cancels the run
+        stream.cancel()
+        deadline = time.monotonic() + 10
+        while len(spans()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finished = spans()
+    (chat,) = named(finished, "chat")
+    (run,) = named(finished, "invoke_agent")
+    assert chat.attributes["error.type"] == run.attributes["error.type"] == "cancelled"
+    assert run.attributes["ferrule.run.status"] == "cancelled"
+    assert "Failed to detach context" not in caplog.text  # the run's span unwound in order
