@@ -505,6 +505,8 @@ def test_pgvector_insert_replace_filter(rt: Any, postgres_server: PostgresServer
     assert [d.name for d in kb.search("ships", filters={"year": {"$gt": 1900}})] == ["bakery"]
     assert kb.add_content(text_content=LIBRARY, name="bakery").replaced == ["text:bakery"]
     assert count(rt, kb) == 2
+    assert kb.search("library maps", search_type="keyword")[0].name == "bakery"
+    assert kb.search("pier four", search_type="hybrid")[0].name == "harbour"
     kb.close()
 
 
