@@ -27,6 +27,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import SpanKind, StatusCode
 
 
@@ -51,14 +52,32 @@ def broken(text: str) -> str:
     raise ValueError("the tool broke")
 
 
+class Recording(Sampler):
+    """Records spans only while a test of this module asks (`spans`): the global tracer
+    provider, set once per process, must not make every other test's agent runs traced."""
+
+    on = False
+
+    def should_sample(self, *args: Any, **kwargs: Any) -> SamplingResult:
+        return SamplingResult(Decision.RECORD_AND_SAMPLE if self.on else Decision.DROP)
+
+    def get_description(self) -> str:
+        return "recording while a ferrule-otel test runs"
+
+
+RECORDING = Recording()
+
+
 @pytest.fixture(scope="session")
 def exporter() -> InMemorySpanExporter:
     # One tracer provider per process (OpenTelemetry allows setting it once): ours, unless
     # another test module set an SDK provider first, which then gets our exporter too.
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
+        provider = TracerProvider(sampler=RECORDING)
         trace.set_tracer_provider(provider)
+    else:
+        RECORDING.on = True  # not ours to switch: it records anyway
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return exporter
@@ -68,6 +87,7 @@ def exporter() -> InMemorySpanExporter:
 def spans(exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.delenv(CAPTURE_VARIABLE, raising=False)
     monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+    monkeypatch.setattr(RECORDING, "on", True)
     exporter.clear()
 
     def finished() -> list[ReadableSpan]:
@@ -445,3 +465,12 @@ def test_a_cancelled_run_ends_its_spans_as_cancelled(rt, spans, caplog):
     assert chat.attributes["error.type"] == run.attributes["error.type"] == "cancelled"
     assert run.attributes["ferrule.run.status"] == "cancelled"
     assert "Failed to detach context" not in caplog.text  # the run's span unwound in order
+
+
+def test_other_tests_runs_are_not_recorded(exporter, rt):
+    if RECORDING.on:
+        pytest.skip("another test module set the process's tracer provider")
+    exporter.clear()
+    with Agent(rt, Scripted([{"text": "Hi."}])) as agent:
+        agent.run("Hi")
+    assert exporter.get_finished_spans() == ()
