@@ -1,12 +1,28 @@
 """Knowledge (RAG): ``Knowledge(vector_db=..., embedder=...)``; see `ferrule.knowledge.knowledge`.
 
 The vector databases are in `ferrule.knowledge.vectordb` and the embedders in
-`ferrule.knowledge.embedder`.
+`ferrule.knowledge.embedder`. The names load on first access: an `Agent` imports only
+`ferrule.knowledge.document` (its runs' references), not the machinery of inserting.
 """
 
 from __future__ import annotations
 
-from .document import ContentResult, Document, MessageReferences
-from .knowledge import Knowledge
+from typing import TYPE_CHECKING
+
+from ferrule_kit.parts import lazy_attributes
+
+if TYPE_CHECKING:
+    from .document import ContentResult, Document, MessageReferences
+    from .knowledge import Knowledge
 
 __all__ = ["ContentResult", "Document", "Knowledge", "MessageReferences"]
+
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "ContentResult": ".document",
+        "Document": ".document",
+        "MessageReferences": ".document",
+        "Knowledge": ".knowledge",
+    },
+)
