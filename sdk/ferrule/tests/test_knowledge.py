@@ -399,6 +399,9 @@ def test_dimension_mismatch_is_refused_before_anything_is_written(rt: Any, tmp_p
         kb.add_content(text_content=HARBOUR, name="harbour")
     assert caught.value.details["expected"] == 8 and caught.value.details["got"] == [384]
     assert rt.call_method("small", "count", {})["count"] == 1  # nothing written
+    with pytest.raises(DimensionMismatchError):  # again: no component is left behind
+        kb.search("ships")
+    assert len(kb._owned) == 1  # the embedder, defined once; the refused store is deleted
     rt.delete("small")
     kb.close()
 

@@ -120,7 +120,6 @@ class Knowledge:
         self._store: str | None = None
         self._embedder: str | None = None
         self._owned: list[str] = []
-        self._dimension: int | None = None
         self._lock: asyncio.Lock | None = None
 
     def __repr__(self) -> str:
@@ -159,19 +158,23 @@ class Knowledge:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self._store is None or self._embedder is None:
-                runtime = self.runtime
-                embedder = await self._define(self.embedder, "knowledge-embedder")
-                info = await runtime.acall_method(embedder, "info", {})
+            runtime = self.runtime
+            if self._embedder is None:
+                self._embedder = await self._define(self.embedder, "knowledge-embedder")
+            if self._store is None:
+                info = await runtime.acall_method(self._embedder, "info", {})
                 store = await self._define(self.vector_db, "knowledge-store")
                 distance = getattr(self.vector_db, "distance", None) or info["distance"]
-                await runtime.acall_method(
-                    store,
-                    "ensure_collection",
-                    {"dimension": info["dimension"], "distance": distance},
-                )
-                self._dimension = info["dimension"]
-                self._store, self._embedder = store, embedder
+                try:
+                    await runtime.acall_method(
+                        store,
+                        "ensure_collection",
+                        {"dimension": info["dimension"], "distance": distance},
+                    )
+                except BaseException:
+                    await self._forget(store)  # a later call defines it afresh
+                    raise
+                self._store = store
         return self._store, self._embedder
 
     async def _define(self, description: Any, prefix: str) -> str:
@@ -191,6 +194,11 @@ class Knowledge:
     async def aclose(self) -> None:
         if self._owned:
             await self._arun(self._close())
+
+    async def _forget(self, name: str) -> None:
+        if name in self._owned:
+            self._owned.remove(name)
+            await self.runtime.adelete(name)
 
     async def _close(self) -> None:
         owned, self._owned = self._owned, []
