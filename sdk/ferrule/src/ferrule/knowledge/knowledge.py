@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import time
 import uuid
@@ -218,7 +219,7 @@ class Knowledge:
         self,
         name: str | None = None,
         description: str | None = None,
-        path: str | Any = None,
+        path: str | os.PathLike[str] | None = None,
         url: str | None = None,
         text_content: str | None = None,
         metadata: dict[str, Any] | None = None,
@@ -230,7 +231,8 @@ class Knowledge:
         """Insert one content: a file or folder (``path``; a folder is read recursively,
         its files chosen by the ``include`` / ``exclude`` globs), a ``url``, or
         ``text_content``. ``name`` names it (a text given by name is replaced when added
-        again by that name); ``metadata`` goes on every chunk, for ``filters``.
+        again by that name); ``metadata`` goes on every chunk, for ``filters`` (and
+        ``description``, as its ``"description"``).
         ``skip_if_exists``: skip documents stored unchanged (False re-embeds them).
         Returns what was added, replaced and skipped."""
         return self._run(
@@ -252,7 +254,7 @@ class Knowledge:
         self,
         name: str | None = None,
         description: str | None = None,
-        path: str | Any = None,
+        path: str | os.PathLike[str] | None = None,
         url: str | None = None,
         text_content: str | None = None,
         metadata: dict[str, Any] | None = None,
@@ -283,7 +285,7 @@ class Knowledge:
         self,
         contents: Sequence[dict[str, Any]] | None = None,
         *,
-        paths: Sequence[str | Any] | None = None,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
         urls: Sequence[str] | None = None,
         text_contents: Sequence[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -313,7 +315,7 @@ class Knowledge:
         self,
         contents: Sequence[dict[str, Any]] | None = None,
         *,
-        paths: Sequence[str | Any] | None = None,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
         urls: Sequence[str] | None = None,
         text_contents: Sequence[str] | None = None,
         metadata: dict[str, Any] | None = None,
