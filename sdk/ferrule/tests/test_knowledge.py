@@ -364,6 +364,15 @@ def test_bad_input_names_the_field(rt: Any, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError) as caught:
         kb.search("   ")
     assert field_of(caught.value) == "query"
+    for contents, field in (
+        ([{"text_content": "x", "bogus": 1}], "contents[0]"),
+        ([{}], "contents[0].path"),
+        ([{"path": tmp_path, "url": "http://127.0.0.1/"}], "contents[0].url"),
+        (["just a string"], "contents[0]"),
+    ):
+        with pytest.raises(InvalidInputError) as caught:
+            kb.add_contents(contents)  # type: ignore[arg-type]
+        assert field_of(caught.value) == field
     for bad in (0, 1001, 2.5):
         with pytest.raises(InvalidInputError) as caught:
             kb.search("ships", max_results=bad)  # type: ignore[arg-type]

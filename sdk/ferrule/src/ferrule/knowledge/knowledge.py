@@ -353,26 +353,9 @@ class Knowledge:
         skip_if_exists: bool,
         progress: Progress | None,
     ) -> ContentResult:
-        given = [
-            k
-            for k, v in (("path", path), ("url", url), ("text_content", text_content))
-            if v is not None
-        ]
-        if len(given) != 1:
-            raise InvalidInputError(
-                "give exactly one of path, url or text_content"
-                + (f" (got {', '.join(given)})" if given else ""),
-                field=given[1] if len(given) > 1 else "path",
-            )
-        meta = _metadata(metadata, description)
-        skipped: list[str] = []
-        if path is not None:
-            sources, skipped = read_path(path, name, meta, include or (), exclude or ())
-        elif url is not None:
-            sources = [await read_url(url, name, meta)]
-        else:
-            assert text_content is not None
-            sources = [read_text(text_content, name, meta)]
+        sources, skipped = await _read(
+            name, description, path, url, text_content, metadata, include, exclude
+        )
         result = await self._insert(sources, skip_if_exists, progress)
         result.skipped += skipped
         return result
@@ -389,57 +372,33 @@ class Knowledge:
         skip_if_exists: bool,
         progress: Progress | None,
     ) -> ContentResult:
-        meta = _metadata(metadata, None)
         sources: list[Source] = []
         skipped: list[str] = []
         for index, content in enumerate(contents or ()):
+            where = f"contents[{index}]"
             if not isinstance(content, dict):
                 raise InvalidInputError(
                     f"expected a dict of add_content's arguments, got {type(content).__name__}",
-                    field=f"contents[{index}]",
+                    field=where,
                 )
-            unknown = set(content) - {
-                "name",
-                "description",
-                "path",
-                "url",
-                "text_content",
-                "metadata",
-                "include",
-                "exclude",
-            }
+            unknown = set(content) - set(_CONTENT_ARGUMENTS)
             if unknown:
                 raise InvalidInputError(
-                    f"unknown argument(s) {', '.join(sorted(unknown))}",
-                    field=f"contents[{index}]",
+                    f"unknown argument(s) {', '.join(sorted(unknown))}", field=where
                 )
-            item_meta = _metadata(content.get("metadata"), content.get("description"))
-            if content.get("path") is not None:
-                found, missed = read_path(
-                    content["path"],
-                    content.get("name"),
-                    item_meta,
-                    content.get("include") or include or (),
-                    content.get("exclude") or exclude or (),
+            arguments = {key: content.get(key) for key in _CONTENT_ARGUMENTS}
+            arguments["include"] = arguments["include"] or include
+            arguments["exclude"] = arguments["exclude"] or exclude
+            found, missed = await _read(**arguments, where=f"{where}.")
+            sources += found
+            skipped += missed
+        for kind, values in (("path", paths), ("url", urls), ("text_content", text_contents)):
+            for value in values or ():
+                found, missed = await _read(
+                    None, None, **{kind: value}, metadata=metadata, include=include, exclude=exclude
                 )
                 sources += found
                 skipped += missed
-            elif content.get("url") is not None:
-                sources.append(await read_url(content["url"], content.get("name"), item_meta))
-            elif content.get("text_content") is not None:
-                sources.append(read_text(content["text_content"], content.get("name"), item_meta))
-            else:
-                raise InvalidInputError(
-                    "give one of path, url or text_content", field=f"contents[{index}]"
-                )
-        for path in paths or ():
-            found, missed = read_path(path, None, meta, include or (), exclude or ())
-            sources += found
-            skipped += missed
-        for url in urls or ():
-            sources.append(await read_url(url, None, meta))
-        for text in text_contents or ():
-            sources.append(read_text(text, None, meta))
         result = await self._insert(sources, skip_if_exists, progress)
         result.skipped += skipped
         return result
@@ -715,6 +674,52 @@ class Knowledge:
         store, _ = await self._ready()
         deleted: int = (await self.runtime.acall_method(store, "delete", selector))["deleted"]
         return deleted
+
+
+#: What each of `Knowledge.add_contents`'s ``contents`` may say.
+_CONTENT_ARGUMENTS = (
+    "name",
+    "description",
+    "path",
+    "url",
+    "text_content",
+    "metadata",
+    "include",
+    "exclude",
+)
+
+
+async def _read(
+    name: str | None,
+    description: str | None,
+    path: Any = None,
+    url: str | None = None,
+    text_content: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    include: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
+    where: str = "",
+) -> tuple[list[Source], list[str]]:
+    """The documents one content names (exactly one of ``path``, ``url`` and
+    ``text_content``), and the files of a folder skipped as unreadable."""
+    given = [
+        k
+        for k, v in (("path", path), ("url", url), ("text_content", text_content))
+        if v is not None
+    ]
+    if len(given) != 1:
+        raise InvalidInputError(
+            "give exactly one of path, url or text_content"
+            + (f" (got {', '.join(given)})" if given else ""),
+            field=where + (given[1] if len(given) > 1 else "path"),
+        )
+    meta = _metadata(metadata, description)
+    if path is not None:
+        return read_path(path, name, meta, include or (), exclude or ())
+    if url is not None:
+        return [await read_url(url, name, meta)], []
+    assert text_content is not None
+    return [read_text(text_content, name, meta)], []
 
 
 def _record(
