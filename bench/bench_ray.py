@@ -176,6 +176,7 @@ def scaling(rt: Runtime) -> str:
 
 
 def main() -> None:
+    os.environ.update(LoopbackCluster.environment())  # this process drives the cluster
     with LoopbackCluster(head_cpus=2, node_cpus=2) as cluster:
         ferrule_ray.connect(cluster.address)
         try:

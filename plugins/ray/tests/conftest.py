@@ -19,8 +19,13 @@ settings.register_profile("ray-dev", max_examples=20, deadline=None)
 def cluster() -> Iterator[object]:
     """A head with a ``fake_gpu`` (a CPU resource standing in for a GPU) and a second
     node with a ``cpu_node`` resource; this process is connected to it as a driver."""
+    import os
+
     import ferrule_ray
     from ferrule_ray.testing import LoopbackCluster
+
+    # this process is a driver of the cluster, and the servers it starts inherit this
+    os.environ.update(LoopbackCluster.environment())
 
     nodes = LoopbackCluster(
         head_cpus=2,

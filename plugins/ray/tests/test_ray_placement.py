@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from typing import Any
 
 import pytest
@@ -311,3 +312,54 @@ def test_a_batch_runs_on_a_model_placed_on_the_cluster(cluster: Any, tmp_path: A
     assert "batch: 12/12 done" in done.stderr
     lines = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert {line["id"]: line["output"] for line in lines} == prompts
+
+
+def test_ferrule_serve_on_ray_serve(cluster: Any):
+    from ferrule_ray.serve import deployment
+    from ferrule_ray.testing import free_port
+    from ray import serve
+
+    port = free_port()
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    try:
+        url = f"http://127.0.0.1:{port}"
+        one = deployment.options(num_replicas=1, ray_actor_options={"num_cpus": 0})
+        serve.run(one.bind(), name="ferrule", route_prefix="/")
+        with Runtime(url=url) as remote:
+            # define, then stream: one replica's kernel, the component placed on the cluster
+            remote.define(LM, "lm", {}, placement=ON_RAY)
+            items = list(remote.call_iter_method("lm", "infer", user("through ray serve")))
+            with Runtime() as here:
+                here.define(LM, "lm", {})
+                assert items == list(
+                    here.call_iter_method("lm", "infer", user("through ray serve"))
+                )
+            remote.delete("lm")
+        # the OpenAI-compatible route, streamed, over two replicas
+        two = deployment.options(num_replicas=2, ray_actor_options={"num_cpus": 0})
+        serve.run(two.bind(), name="ferrule", route_prefix="/")
+        for _ in range(4):
+            body = json.dumps(
+                {
+                    "model": "test",
+                    "stream": True,
+                    "messages": [{"role": "user", "content": "streamed by replicas"}],
+                }
+            ).encode()
+            request = urllib.request.Request(
+                f"{url}/v1/chat/completions",
+                data=body,
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=60) as reply:
+                events = [
+                    json.loads(line[6:])
+                    for line in reply.read().decode().splitlines()
+                    if line.startswith("data: {")
+                ]
+            text = "".join(
+                e["choices"][0]["delta"].get("content") or "" for e in events if e["choices"]
+            )
+            assert text == "streamed by replicas"
+    finally:
+        serve.shutdown()

@@ -21,7 +21,8 @@ from typing import Any
 import attrs
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on loopback now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -45,8 +46,8 @@ class LoopbackCluster:
     node_resources: dict[str, float] = attrs.Factory(dict)
     head_labels: dict[str, str] = attrs.Factory(dict)
     node_labels: dict[str, str] = attrs.Factory(dict)
-    port: int = attrs.field(factory=_free_port)
-    client_port: int = attrs.field(factory=_free_port)
+    port: int = attrs.field(factory=free_port)
+    client_port: int = attrs.field(factory=free_port)
     processes: list[subprocess.Popen[bytes]] = attrs.Factory(list)
     temp_dir: str = ""
 
@@ -83,6 +84,7 @@ class LoopbackCluster:
         self.processes.append(
             subprocess.Popen(
                 command,
+                env=self.environment(),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -91,8 +93,23 @@ class LoopbackCluster:
         )
         log.close()
 
+    @staticmethod
+    def environment() -> dict[str, str]:
+        """The environment the nodes run in, and drivers of this cluster need: Ray's token
+        authentication off, whatever a token file in ``~/.ray`` (written when some
+        earlier ``ray.init()`` started a local Ray) would make Ray choose."""
+        return {**os.environ, "RAY_AUTH_MODE": "disabled"}
+
     def start(self, timeout: float = 120) -> LoopbackCluster:
-        """Start the head, then the second node; return once both are up."""
+        """Start the head, then the second node; return once both are up (or stop what
+        was started and raise)."""
+        try:
+            return self._start_nodes(timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_nodes(self, timeout: float) -> LoopbackCluster:
         self.temp_dir = tempfile.mkdtemp(prefix="fray-")
         self._start(
             [
@@ -130,6 +147,7 @@ class LoopbackCluster:
             self._check_running()
             status = subprocess.run(
                 [*_ray_command(), "status", f"--address={self.address}"],
+                env=self.environment(),
                 capture_output=True,
                 text=True,
                 check=False,
