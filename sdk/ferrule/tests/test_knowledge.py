@@ -555,6 +555,8 @@ def test_async_api_on_an_async_runtime(tmp_path: Path) -> None:
             await kb.aadd_content(text_content=HARBOUR, name="harbour")
             await kb.add_content_async(text_content=BAKERY, name="bakery")
             found = await kb.asearch("bread", max_results=1)
+            with pytest.raises(TypeError, match="a\\* methods"):
+                kb.search("bread")
             await kb.aclose()
             return [d.name or "" for d in found]
 

@@ -144,7 +144,14 @@ class Knowledge:
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         from ..agent.stream import _Home
 
-        return _Home(self.runtime).run(coro)
+        home = _Home(self.runtime)
+        if home.thread is None:
+            coro.close()
+            raise TypeError(
+                "this knowledge's runtime is an AsyncRuntime: use the a* methods "
+                "(aadd_content, asearch, aclose)"
+            )
+        return home.run(coro)
 
     async def _arun(self, coro: Coroutine[Any, Any, T]) -> T:
         from ..agent.stream import _Home
