@@ -229,6 +229,17 @@ def test_url_is_fetched_and_inserted(rt: Any, tmp_path: Path) -> None:
         with pytest.raises(InvalidInputError) as caught:
             kb.add_content(url=f"{base}/missing")
         assert field_of(caught.value) == "url" and "404" in str(caught.value)
+        secret = f"http://reader:s3cret@127.0.0.1:{port}"
+        # the same document (its id has no password), now named: replaced
+        assert kb.add_content(url=f"{secret}/guide.md", name="g").replaced == [
+            f"url:{base}/guide.md"
+        ]
+        with pytest.raises(InvalidInputError) as caught:
+            kb.add_content(url=f"{secret}/missing")
+        assert "s3cret" not in str(caught.value) and "404" in str(caught.value)
+        with pytest.raises(InvalidInputError) as caught:
+            kb.add_content(url=f"http://reader:s3cret@127.0.0.1:{_closed_port()}/x")
+        assert "s3cret" not in str(caught.value)
         with pytest.raises(InvalidInputError) as caught:
             kb.add_content(url="file:///etc/passwd")
         assert field_of(caught.value) == "url"

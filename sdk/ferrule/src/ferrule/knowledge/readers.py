@@ -164,9 +164,12 @@ async def read_url(url: str, name: str | None, metadata: dict[str, Any]) -> Sour
     import aiohttp
 
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InvalidInputError(f"expected an http(s) URL, got {url!r}", field="url")
-    label = name or PurePosixPath(parts.path).name or parts.netloc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInputError(f"expected an http(s) URL, got {parts.scheme}:...", field="url")
+    # A password in the URL stays out of document ids, metadata and errors.
+    host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
+    shown = parts._replace(netloc=host).geturl()
+    label = name or PurePosixPath(parts.path).name or host
     timeout = aiohttp.ClientTimeout(total=60)
     try:
         async with (
@@ -174,20 +177,21 @@ async def read_url(url: str, name: str | None, metadata: dict[str, Any]) -> Sour
             session.get(url) as response,
         ):
             if response.status != 200:
-                raise InvalidInputError(f"GET {url} answered {response.status}", field="url")
+                raise InvalidInputError(f"GET {shown} answered {response.status}", field="url")
             data = await response.content.read(MAX_BYTES + 1)
             content_type = response.content_type
     except (aiohttp.ClientError, TimeoutError) as exc:
-        raise InvalidInputError(
-            f"cannot fetch {url}: {exc or type(exc).__name__}", field="url"
-        ) from None
+        reason = str(exc) or type(exc).__name__
+        if parts.password:
+            reason = reason.replace(parts.password, "***")
+        raise InvalidInputError(f"cannot fetch {shown}: {reason}", field="url") from None
     if len(data) > MAX_BYTES:
-        raise InvalidInputError(f"{url} is over {MAX_BYTES // 2**20} MiB", field="url")
-    document_id = _document_id("url:", url)
+        raise InvalidInputError(f"{shown} is over {MAX_BYTES // 2**20} MiB", field="url")
+    document_id = _document_id("url:", shown)
     if content_type == "application/pdf" or data.startswith(b"%PDF-"):
         return Source(document_id, label, _pdf_text(data, label, "url"), metadata)
     text = _decode(data)
     if text is None:
-        raise InvalidInputError(f"{url} is neither a PDF nor UTF-8 text", field="url")
+        raise InvalidInputError(f"{shown} is neither a PDF nor UTF-8 text", field="url")
     markdown = content_type == "text/markdown" or parts.path.lower().endswith((".md", ".markdown"))
     return Source(document_id, label, text, metadata, "markdown" if markdown else "text")
