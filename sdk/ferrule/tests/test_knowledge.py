@@ -656,3 +656,31 @@ def test_an_embedder_failing_midway_keeps_what_was_stored(rt: Any, tmp_path: Pat
         kb.close()
     finally:
         rt._loop.run(runner.cleanup())
+
+
+def test_descriptions_map_agnos_names_onto_the_components() -> None:
+    """The faces: Agno's arguments become the components' attributes (nothing defined)."""
+    openai = OpenAIEmbedder(id="text-embedding-3-large", dimensions=256, api_key="sk-x")
+    assert openai.attributes(None) == {
+        "model": "text-embedding-3-large",
+        "dimensions": 256,
+        "api_key": "sk-x",
+    }
+    assert "sk-x" not in repr(openai)
+    pg = PgVector(
+        table_name="documents", db_url="postgresql+psycopg://u:pw@h:5432/db", embedder=openai
+    )
+    assert pg.attributes(None) == {"collection": "documents", "dsn": "postgresql://u:pw@h:5432/db"}
+    assert "pw" not in repr(pg)
+    kb = Knowledge(vector_db=pg, runtime=object())
+    assert kb.embedder is openai  # Agno puts the embedder on the vector db
+    assert Knowledge(vector_db=pg, embedder=MiniLMEmbedder(), runtime=object()).embedder == (
+        MiniLMEmbedder()
+    )
+    assert SqliteVecDb(store="kb.db").attributes(None) == {
+        "collection": "knowledge",
+        "db_file": "kb.db",
+    }
+    with pytest.raises(InvalidInputError) as caught:
+        SqliteVecDb(db_file="a.db", store="b.db")
+    assert field_of(caught.value) == "db_file"
