@@ -6,7 +6,9 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const BLOCKS = [...README.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+const jsBlocks = (text) => [...text.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+const BLOCKS = jsBlocks(README);
+const SERVE_DOC = jsBlocks(readFileSync(new URL("../../../docs/serve.md", import.meta.url), "utf8"));
 
 function run(source, index) {
   // Inside the package, so that `import ... from "ferrule"` resolves to this package.
@@ -52,4 +54,12 @@ test("the tools example", async () => {
       '\n[tool result] {"tool_call_id":"call_1","name":"add","result":3}\n' +
       "\nIt is 3.",
   );
+});
+
+test("docs/serve.md's JavaScript example", async () => {
+  assert.equal(SERVE_DOC.length, 1);
+  const { code, stdout, stderr } = await run(SERVE_DOC[0], "serve-doc");
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /^\{ text: 'Hello world' \}\n\n\S/, stdout);
+  assert.doesNotMatch(stdout, /\[error\]/);
 });
