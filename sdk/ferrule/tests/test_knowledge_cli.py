@@ -76,3 +76,20 @@ def test_the_progress_bar_shows_on_a_terminal_only(tmp_path: Path) -> None:
     assert child.returncode == 0
     assert out.decode().strip() == "added 1, replaced 0, skipped 0 document(s); 40 chunk(s) written"
     assert b"embedding" in shown and b"/40" in shown
+
+
+def test_on_a_ferrule_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ferrule.server import ServerThread
+    from ferrule_kit.storage import STORAGE_DIR_ENV
+
+    monkeypatch.setenv(STORAGE_DIR_ENV, str(tmp_path / "server"))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("The lighthouse keeper logs every ship that passes.\n")
+    with ServerThread() as url:
+        assert main(["knowledge", "add", str(notes), "--url", url, "--db", "kb.db"]) == 0
+        assert "added 1" in capsys.readouterr().out
+        assert main(["knowledge", "search", "ships", "--url", url, "--db", "kb.db"]) == 0
+        assert "1. notes.txt" in capsys.readouterr().out
+    assert (tmp_path / "server" / "kb.db").exists()

@@ -5,7 +5,9 @@
 
 The knowledge base is a sqlite-vec file (``--db FILE``; default: ``ferrule-vectors.db``
 in the storage directory) or PostgreSQL with pgvector (``--db-url postgresql://...``),
-embedded by the offline MiniLM model unless ``--embedder`` names another. Adding shows a
+embedded by the offline MiniLM model unless ``--embedder`` names another. With ``--url``
+(or ``$FERRULE_URL``) the embedder and the store run on that ``ferrule serve``: files are
+read here, and ``--db`` names a file in the server's storage directory. Adding shows a
 progress bar on a terminal while it embeds (none when stderr is not one).
 """
 
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from ferrule_kernel import FerruleError
+
+from .kernel import _fail, _runtime, _server, _server_arguments
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -83,7 +86,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         parser.add_argument(
             "--db",
             metavar="FILE",
-            help="the sqlite-vec file (default: ferrule-vectors.db in the storage directory)",
+            help="the sqlite-vec file (default: ferrule-vectors.db in the storage directory; "
+            "with --url, a file in the server's storage directory)",
         )
         parser.add_argument(
             "--db-url", metavar="URL", help="PostgreSQL with pgvector instead (postgresql://...)"
@@ -91,6 +95,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         parser.add_argument(
             "--table", default="knowledge", help="the collection (default: knowledge)"
         )
+        _server_arguments(parser, required=False)
         parser.add_argument(
             "--embedder",
             default="minilm",
@@ -120,6 +125,8 @@ def _knowledge(args: argparse.Namespace, runtime: Any, **options: Any) -> Any:
         vector_db: Any = PgVector(
             table_name=args.table, db_url=args.db_url, search_type=search_type
         )
+    elif _server(args)[0] is not None:  # the store lives on the server: a file of its own
+        vector_db = SqliteVecDb(table_name=args.table, store=args.db, search_type=search_type)
     else:
         vector_db = SqliteVecDb(table_name=args.table, db_file=args.db, search_type=search_type)
     provider, _, model = args.embedder.partition(":")
@@ -134,16 +141,9 @@ def _knowledge(args: argparse.Namespace, runtime: Any, **options: Any) -> Any:
     return Knowledge(vector_db=vector_db, embedder=embedder, runtime=runtime, **options)
 
 
-def _fail(exc: FerruleError) -> int:
-    print(f"error ({exc.kind}): {exc.message}", file=sys.stderr)
-    return 1
-
-
 def _add(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    from ..runtime import Runtime
 
     console = Console(stderr=True)  # stdout carries the result alone
     bar = Progress(
@@ -161,7 +161,7 @@ def _add(args: argparse.Namespace) -> int:
         bar.update(task, completed=done, total=total)
 
     try:
-        with Runtime() as rt, bar:
+        with _runtime(args) as rt, bar:
             overlap = args.chunk_overlap
             if overlap is None:
                 overlap = min(100, max(args.chunk_size, 0) // 10)
@@ -185,10 +185,8 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from ..runtime import Runtime
-
     try:
-        with Runtime() as rt:
+        with _runtime(args) as rt:
             knowledge = _knowledge(args, rt)
             found = knowledge.search(args.query, max_results=args.top_k, filters=args.filter)
     except FerruleError as exc:
