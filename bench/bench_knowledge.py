@@ -26,8 +26,8 @@ the machine falls on all of them alike. Agno runs in its own virtualenv (created
 use under ``.nox/bench-agno``, or ``BENCH_AGNO_VENV``), never in ferrule's.
 
 **Retrieval quality**: the labelled text through ``Knowledge`` (minilm, sqlite-vec), each
-question searched by vector, by keyword (the store's FTS5, BM25) and both fused by
-reciprocal rank (`bench_retrieval_quality.fuse`); recall@5 is the share of answer spans
+question searched with each of Knowledge's ``search_type``s: ``vector``, ``keyword`` (the
+store's FTS5, BM25) and ``hybrid`` (both fused by reciprocal rank); recall@5 is the share of answer spans
 found in the top 5 chunks (`_labelled.py`), averaged over questions. API embedders run
 only when named in ``BENCH_KNOWLEDGE_EMBEDDERS`` (a JSON list such as
 ``[{"class": "OpenAIEmbedder", "id": "text-embedding-3-small"}]``) with their keys set.
@@ -47,7 +47,6 @@ from typing import Any
 
 from _common import write_section
 from _labelled import load, mrr, recall
-from bench_retrieval_quality import RRF_K, fuse
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MEGABYTES = 2.4
@@ -55,7 +54,8 @@ MEGABYTES = float(os.environ.get("BENCH_KNOWLEDGE_MB", DEFAULT_MEGABYTES))
 CHUNK_SIZE, CHUNK_OVERLAP = 1000, 100
 SEPARATORS = ["\n\n", "\n", " ", ""]  # split_text's defaults
 K = 5
-CANDIDATES = 20  # per retriever, before fusing
+CANDIDATES = 20
+SEARCH_TYPES = ("vector", "keyword", "hybrid")
 AGNO_REQUIREMENTS = ["agno==3.1.10", "sqlalchemy>=2", "psycopg[binary]>=3.1", "pgvector>=0.3"]
 AGNO_VENV = Path(os.environ.get("BENCH_AGNO_VENV", ROOT / ".nox" / "bench-agno"))
 
@@ -272,31 +272,23 @@ def quality(rt: Any, embedder: Any, folder: Path) -> dict[str, Any]:
 
     text, questions = load()
     path = folder / f"quality-{embedder.component_type}.db"
-    by_vector = Knowledge(
+    knowledge = Knowledge(
         vector_db=SqliteVecDb(db_file=path, table_name="jargon"), embedder=embedder, runtime=rt
     )
-    by_keyword = Knowledge(
-        vector_db=SqliteVecDb(db_file=path, table_name="jargon", search_type="keyword"),
-        embedder=embedder,
-        runtime=rt,
-    )
     try:
-        chunks = by_vector.add_content(name="jargon", text_content=text).chunks
-        found: dict[str, list[list[str]]] = {"vector": [], "keyword": [], "hybrid": []}
-        misses = []
+        chunks = knowledge.add_content(name="jargon", text_content=text).chunks
+        found: dict[str, list[list[str]]] = {mode: [] for mode in SEARCH_TYPES}
         for q in questions:
-            vector = by_vector.search(q["question"], max_results=CANDIDATES)
-            keyword = by_keyword.search(q["question"], max_results=CANDIDATES)
-            texts = {d.id: d.content for d in [*vector, *keyword]}
-            hybrid = fuse([d.id for d in vector], [d.id for d in keyword])
-            found["vector"].append([d.content for d in vector])
-            found["keyword"].append([d.content for d in keyword])
-            found["hybrid"].append([texts[i] for i in hybrid])
-            if recall([found["vector"][-1]], [q], K) < 1:
-                misses.append(q["question"])
+            for mode in SEARCH_TYPES:
+                documents = knowledge.search(q["question"], CANDIDATES, search_type=mode)
+                found[mode].append([d.content for d in documents])
+        misses = [
+            q["question"]
+            for q, f in zip(questions, found["vector"], strict=True)
+            if recall([f], [q], K) < 1
+        ]
     finally:
-        by_vector.close()
-        by_keyword.close()
+        knowledge.close()
     rt.define(embedder.component_type, "bench-embedder", embedder.attributes(rt))
     try:
         info = rt.call_method("bench-embedder", "info", {})
@@ -362,7 +354,7 @@ def main() -> None:
     quality_rows = []
     notes = []
     for r in results:
-        for mode in ("vector", "keyword", "hybrid"):
+        for mode in SEARCH_TYPES:
             at5, at1, rr = r["scores"][mode]
             quality_rows.append(
                 f"| {r['model']} ({r['dimension']} d) | {mode} | **{at5:.3f}** | {at1:.3f} | {rr:.3f} |"
@@ -408,8 +400,8 @@ The Jargon File excerpt in `bench/data/knowledge/` ({results[0]["chunks"]} chunk
 1,000 bytes) and its {results[0]["questions"]} questions, each labelled with the span(s)
 that answer it; recall@{K} is the share of answer spans in the top {K} chunks, averaged
 over questions (recall@1 and mean reciprocal rank beside it). Through `Knowledge` into
-`sqlite_vec_store`: by vector, by keyword (the store's FTS5, BM25), and the two fused by
-reciprocal rank (k = {RRF_K}) as a hybrid search would.
+`sqlite_vec_store`, with each `search_type`: `vector`, `keyword` (the store's FTS5,
+BM25) and `hybrid` (the two rankings fused by reciprocal rank).
 
 {quality_table}
 
