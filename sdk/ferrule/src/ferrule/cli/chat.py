@@ -8,6 +8,7 @@
     echo "question" | ferrule chat        # the same, from stdin
     cat notes.txt | ferrule chat "Summarise this"   # piped text, then the question
     ferrule chat --session work           # resume (or start) a stored session
+    ferrule chat --web                    # in a browser (ferrule[web]; docs/webchat.md)
 
 The reply streams as it comes: reasoning dimmed, tool calls and their results on lines
 of their own. The conversation is kept until ``/clear`` or the end; with ``--session
@@ -101,6 +102,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="store the conversation as this session, and resume it if it exists "
         "(see `ferrule sessions`)",
     )
+    from . import webchat
+
+    webchat.add_arguments(parser)  # --web and its options
     add_db_argument(parser)
     parser.set_defaults(func=_chat)
 
@@ -306,6 +310,10 @@ def _chat(args: argparse.Namespace) -> int:
     except FerruleError as exc:
         _print_error(errors, exc)
         return 2
+    if args.web:
+        from . import webchat
+
+        return webchat.run(args, model_id)
     question = _question(args)
     interactive = question is None
     with Runtime() as rt:

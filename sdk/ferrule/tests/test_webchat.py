@@ -1,0 +1,480 @@
+"""``ferrule chat --web`` end to end: Debian's chromium, headless, driven by Playwright,
+against the web chat on the test model (scripted: reasoning, a tool call, a long answer)
+and on the offline default model. Each state is also saved as a screenshot in docs/img/
+(docs/webchat.md shows them).
+
+Browsers cannot be downloaded here (no ``playwright install``): the system's chromium is
+used, and installed with apt-get when it is missing and we are root (a fresh CI machine);
+when it cannot be had the tests fail saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "img"
+#: Milliseconds the page gets for anything a model does (the offline model loads first).
+WAIT = 120_000
+
+#: A slow answer (about 9 s), to watch it stream and to stop it.
+STORY_WORDS = 300
+LONG_STORY = " ".join(f"word{i}" for i in range(STORY_WORDS))
+LAST_WORD = f"word{STORY_WORDS - 1}"
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers.
+
+    Args:
+        a: The first number.
+        b: The second number.
+    """
+    return a + b
+
+
+def scripted(request: Any) -> Any:
+    """The scripted model: a tool call for "add", a slow long answer for "story", what
+    it was sent for anything else (attachments and how many earlier messages)."""
+    last = request.messages[-1]
+    if last.role == "tool":
+        return {"text": f"The sum is {last.text}."}
+    question = last.text
+    if "add" in question:
+        return {
+            "reasoning": "The user wants a sum: I call the add tool.",
+            "tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}],
+        }
+    if "story" in question:
+        return {"text": LONG_STORY, "delay": 0.03}
+    attached = [type(p).__name__ for p in last.contents if type(p).__name__ != "TextPart"]
+    earlier = [m.text for m in request.messages[:-1] if m.role == "user"]
+    return {
+        "text": f"You sent {question!r} with {len(attached)} attachment(s) "
+        f"{attached}; earlier questions: {earlier}."
+    }
+
+
+def png(path: Path, width: int = 48, height: int = 32) -> Path:
+    """A small red-to-blue PNG, written by hand (no imaging library needed)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(
+        b"\x00" + b"".join(bytes([255 - 5 * x, 60, 5 * x]) for x in range(width))
+        for _ in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    return path
+
+
+# -- the browser ----------------------------------------------------------------------------
+
+
+def _install_chromium() -> str:
+    """Why chromium is missing after trying to install it (empty when it is there)."""
+    if os.path.exists(CHROMIUM):
+        return ""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        return (
+            f"{CHROMIUM} is missing and cannot be installed here (not root, or no apt-get): "
+            "apt-get install chromium"
+        )
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        if done.returncode != 0:
+            return f"{' '.join(command)} failed: {done.stderr[-2000:]}"
+    return "" if os.path.exists(CHROMIUM) else f"apt-get installed chromium, but not {CHROMIUM}"
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    why = _install_chromium()
+    if why:
+        pytest.fail(f"the web chat tests need Debian's chromium: {why}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1100, "height": 820},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+# -- the chat -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def web_chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The web chat in this process on a free loopback port, with the scripted test model,
+    the echoing one and the offline default model, and a token."""
+    import secrets
+
+    from ferrule import LocalModel, Runtime
+    from ferrule.db.sqlite import SqliteDb
+    from ferrule.webchat import WebChat, WebChatServer, create_app
+    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_testmodel import TestModel
+
+    folder = tmp_path_factory.mktemp("webchat")
+    token = secrets.token_urlsafe(32)
+    with Runtime() as rt:
+        chat = WebChat(
+            rt,
+            {
+                "scripted": TestModel(function=scripted),
+                "test": LocalModel("test"),
+                DEFAULT_LOCAL_MODEL: LocalModel(DEFAULT_LOCAL_MODEL),
+            },
+            default_model="scripted",
+            storage=SqliteDb(db_file=folder / "chats.db"),
+            tools=[add],
+        )
+        server = WebChatServer(
+            create_app(chat, token=token, bound_host="127.0.0.1"), "127.0.0.1", 0
+        )
+        server.start()
+        try:
+            yield {"url": server.url, "token": token, "chat": chat, "db": folder / "chats.db"}
+        finally:
+            server.stop()
+            chat.close()
+
+
+@pytest.fixture
+def page(browser: Any, web_chat: dict[str, Any]) -> Iterator[Any]:
+    """A new tab on the chat, signed in with the token, on a new chat."""
+    tab = browser.new_page()
+    tab.goto(f"{web_chat['url']}/?token={web_chat['token']}")
+    tab.wait_for_selector("#box textarea", timeout=WAIT)
+    try:
+        yield tab
+    finally:
+        tab.close()
+
+
+def screenshot(page: Any, name: str) -> None:
+    """The page as it is now, once Gradio's folds and progress marks have settled."""
+    page.wait_for_timeout(1000)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"webchat-{name}.png"))
+
+
+def ask(page: Any, text: str) -> None:
+    page.fill("#box textarea", text)
+    page.press("#box textarea", "Enter")
+
+
+def choose(page: Any, dropdown: str, option: str) -> None:
+    page.click(f"{dropdown} input")
+    page.click(f"{dropdown} [role=option]:has-text({option!r})")
+
+
+def bot_texts(page: Any) -> list[str]:
+    return [t.strip() for t in page.locator('#chat [data-testid="bot"]').all_inner_texts()]
+
+
+def box_titles(page: Any) -> list[str]:
+    return [t.strip() for t in page.locator("#chat .thought-group .title").all_inner_texts()]
+
+
+def wait_until_idle(page: Any) -> None:
+    """Until the reply has ended: the send button is back in place of stop."""
+    page.wait_for_selector("#box button.submit-button", state="visible", timeout=WAIT)
+    page.wait_for_selector("#box button.stop-button", state="detached", timeout=WAIT)
+
+
+# -- the tests ------------------------------------------------------------------------------
+
+
+def test_a_question_streams_into_the_chat(page):
+    ask(page, "tell me a story")
+    first = page.locator('#chat [data-testid="bot"]').last
+    page.wait_for_function(
+        "() => { const b = document.querySelectorAll('#chat [data-testid=bot]');"
+        " return b.length && b[b.length - 1].innerText.includes('word20'); }",
+        timeout=WAIT,
+    )
+    partial = first.inner_text()
+    assert LAST_WORD not in partial  # still streaming
+    screenshot(page, "streaming")
+    page.wait_for_function(
+        f"() => document.querySelector('#chat').innerText.includes('{LAST_WORD}')", timeout=WAIT
+    )
+    wait_until_idle(page)
+    assert bot_texts(page)[-1] == LONG_STORY
+
+
+def test_reasoning_a_tool_call_and_its_result_each_get_a_box(page):
+    page.check("#reasoning input")
+    ask(page, "please add 2 and 3")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes('The sum is 5.')",
+        timeout=WAIT,
+    )
+    wait_until_idle(page)
+    assert box_titles(page) == ["Reasoning", "Tool call: add", "Tool result: add"]
+    chat = page.inner_text("#chat")
+    # the tool call's box shows its arguments, the result's box the result
+    assert '"a": 2' in chat and '"b": 3' in chat
+    texts = bot_texts(page)
+    assert texts[-1] == "The sum is 5."
+    # the reasoning box is a fold (closed once done, unless it was opened): open, it shows
+    shows_reasoning = (
+        "() => document.querySelector('#chat').innerText.includes('I call the add tool')"
+    )
+    if not page.evaluate(shows_reasoning):
+        page.click("#chat .thought-group .title >> nth=0")
+        page.wait_for_function(shows_reasoning, timeout=WAIT)
+    screenshot(page, "tool-call")
+
+
+def test_an_image_is_attached_and_reaches_the_model(page, tmp_path):
+    image = png(tmp_path / "red.png")
+    page.set_input_files("#box input[type=file]", str(image))
+    page.wait_for_selector("#box .thumbnail-item", timeout=WAIT)
+    ask(page, "what is in this picture")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes('attachment(s)')",
+        timeout=WAIT,
+    )
+    wait_until_idle(page)
+    assert "with 1 attachment(s) ['ImagePart']" in bot_texts(page)[-1]
+    assert page.locator('#chat [data-testid="user"] img').count() == 1  # shown in the chat
+    screenshot(page, "image")
+
+
+def test_the_offline_model_answers_and_refuses_an_image(page, tmp_path):
+    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+
+    choose(page, "#model", DEFAULT_LOCAL_MODEL)
+    page.uncheck("#tools label:has-text('add') input")  # SmolLM2 has no tool-call format
+    ask(page, "Say hello in one short sentence.")
+    wait_until_idle(page)
+    page.wait_for_function(
+        "() => document.querySelectorAll('#chat [data-testid=bot]').length > 0", timeout=WAIT
+    )
+    answer = bot_texts(page)[-1]
+    assert answer and not answer.startswith("Error"), answer
+    page.set_input_files("#box input[type=file]", str(png(tmp_path / "red.png")))
+    page.wait_for_selector("#box .thumbnail-item", timeout=WAIT)
+    ask(page, "what is in this picture")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes('unsupported_content')",
+        timeout=WAIT,
+    )
+    wait_until_idle(page)
+    refusal = bot_texts(page)[-1]
+    assert refusal.startswith("Error (unsupported_content)"), refusal
+    assert "image" in refusal
+    screenshot(page, "image-refused")
+
+
+def test_stop_ends_the_answer_midway(page, web_chat):
+    ask(page, "tell me another story")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes('word10')", timeout=WAIT
+    )
+    page.click("#box button.stop-button")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes('(stopped)')", timeout=WAIT
+    )
+    wait_until_idle(page)
+    story = bot_texts(page)[-2]
+    page.wait_for_timeout(1500)  # nothing more arrives
+    assert bot_texts(page)[-2] == story
+    assert LAST_WORD not in story
+    assert web_chat["chat"]._running == {}  # the run was cancelled, not left streaming
+    screenshot(page, "stopped")
+    # the chat goes on
+    ask(page, "are you there")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes(\"You sent 'are you there'\")",
+        timeout=WAIT,
+    )
+
+
+def test_a_session_is_listed_and_resumed(page, web_chat):
+    ask(page, "remember the word papaya")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes('papaya\\' with')",
+        timeout=WAIT,
+    )
+    wait_until_idle(page)
+    page.click("#new-chat")
+    page.wait_for_function(
+        "() => !document.querySelector('#chat').innerText.includes('papaya')", timeout=WAIT
+    )
+    choose(page, "#sessions", "remember the word papaya")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes('papaya')", timeout=WAIT
+    )
+    ask(page, "which word was it")
+    page.wait_for_function(
+        "() => document.querySelector('#chat').innerText.includes(\"You sent 'which word\")",
+        timeout=WAIT,
+    )
+    wait_until_idle(page)
+    # the model was sent the resumed session's history
+    assert "earlier questions: ['remember the word papaya']" in bot_texts(page)[-1]
+    screenshot(page, "session-resumed")
+
+
+def test_sessions_outlive_the_chat(web_chat):
+    """Another chat on the same db (a restarted ``ferrule chat --web``) lists them."""
+    from ferrule import LocalModel, Runtime
+    from ferrule.db.sqlite import SqliteDb
+    from ferrule.webchat import WebChat
+
+    with Runtime() as rt:
+        chat = WebChat(
+            rt,
+            {"test": LocalModel("test")},
+            default_model="test",
+            storage=SqliteDb(db_file=web_chat["db"]),
+        )
+        try:
+            labels = [label for label, _ in chat.sessions()]
+            session = next(sid for label, sid in chat.sessions() if "papaya" in label)
+            shown = chat.history(session)
+        finally:
+            chat.close()
+    assert any(label.startswith("remember the word papaya") for label in labels)
+    assert [m["role"] for m in shown[:2]] == ["user", "assistant"]
+    assert shown[0]["content"] == "remember the word papaya"
+
+
+# -- who may use it -------------------------------------------------------------------------
+
+
+def _get(url: str, **headers: str) -> tuple[int, dict[str, str], str]:
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(urllib.request.Request(url, headers=headers), timeout=30) as answer:
+            return answer.status, dict(answer.headers), answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read().decode()
+
+
+def test_the_token_host_and_origin_are_checked(web_chat):
+    url, token = web_chat["url"], web_chat["token"]
+    status, _, body = _get(f"{url}/")
+    assert status == 401 and "needs its token" in body
+    assert _get(f"{url}/?token=wrong")[0] == 401
+    assert _get(f"{url}/config", Cookie="ferrule_webchat=wrong")[0] == 401
+    status, headers, _ = _get(f"{url}/?token={token}")
+    assert status == 303 and headers["location"] == "/"  # the token leaves the address
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert _get(f"{url}/", Cookie=cookie.split(";")[0])[0] == 200
+    assert _get(f"{url}/", Authorization=f"Bearer {token}")[0] == 200
+    # a DNS-rebinding page names its own host; a cross-site page its own origin
+    status, _, body = _get(f"{url}/?token={token}", Host="attacker.example")
+    assert status == 421 and "attacker.example" in body
+    status, _, body = _get(f"{url}/", Cookie=cookie.split(";")[0], Origin="http://attacker.example")
+    assert status == 403 and "attacker.example" in body
+    assert token not in repr(web_chat["chat"])
+
+
+def test_a_browser_without_the_token_is_refused(browser, web_chat):
+    tab = browser.new_page()
+    try:
+        tab.context.clear_cookies()
+        answer = tab.goto(f"{web_chat['url']}/")
+        assert answer.status == 401
+        assert "needs its token" in tab.inner_text("body")
+    finally:
+        tab.close()
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def _ferrule(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ferrule.cli", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def test_ferrule_chat_web_prints_an_address_with_a_fresh_token(tmp_path):
+    env = {**os.environ, "FERRULE_STORAGE_DIR": str(tmp_path)}
+    env.pop("FERRULE_TOKEN", None)
+    process = _ferrule("chat", "--web", "-m", "test", "--port", "0", env=env)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("ferrule chat --web: open http://127.0.0.1:"), (
+            line + process.stderr.read() if process.poll() is not None else line
+        )
+        address = line.split("open ", 1)[1].split()[0]
+        base, _, token = address.partition("/?token=")
+        assert len(token) >= 32
+        assert _get(f"{base}/")[0] == 401
+        assert _get(f"{base}/", Authorization=f"Bearer {token}")[0] == 200
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def test_beyond_loopback_a_token_is_required():
+    process = _ferrule("chat", "--web", "--host", "0.0.0.0", "--no-token")
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 2
+    assert "refusing to serve on '0.0.0.0' without a token" in err
+
+
+def test_gradio_is_imported_only_for_the_web_chat():
+    code = (
+        "import sys, ferrule\n"
+        "from ferrule.cli import build_parser\n"
+        "build_parser().parse_args(['chat', '-m', 'test', 'hi'])\n"
+        "assert 'gradio' not in sys.modules and 'ferrule.webchat' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
