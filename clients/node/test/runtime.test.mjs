@@ -1,6 +1,8 @@
 // The runtime against a real `ferrule serve`: started by startRuntime() or connected to.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { inspect } from "node:util";
 
@@ -214,6 +216,29 @@ describe("the started server's lifetime", () => {
       assert.match(error.message, /exited with code 2 before listening/);
       return true;
     });
+  });
+
+  test("without `ferrule` on PATH, it runs `python -m ferrule.cli` ($FERRULE_PYTHON)", async () => {
+    const bin = (process.env.PATH ?? "").split(":").find((dir) => existsSync(join(dir, "ferrule")));
+    assert.ok(bin, "the tests need `ferrule` on PATH");
+    const python = process.env.FERRULE_PYTHON ?? join(bin, "python");
+    const script = `
+      import { startRuntime } from "ferrule";
+      const rt = await startRuntime();
+      console.log(JSON.stringify(await rt.call("echo", { text: "from python -m" })));
+      await rt.stop();
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: new URL(".", import.meta.url),
+      env: { ...process.env, PATH: "/usr/bin:/bin", FERRULE_PYTHON: python },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    assert.equal(code, 0, output);
+    assert.equal(output, '{"text":"from python -m"}\n');
   });
 
   test("rt.stop() stops it", async () => {
