@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import attrs
 from ferrule_kernel import ComponentTypeSpec, hookimpl, in_range
-from ferrule_kit.embedding import embedder_type
+from ferrule_kit.embedspec import embedder_type
 from ferrule_kit.lmspec import ModelRoute
 
 COMPONENT_TYPE = "minilm_embedder"

@@ -36,15 +36,9 @@ import math
 from typing import Any, Literal
 
 import attrs
-from ferrule_kernel import (
-    ComponentTypeSpec,
-    FerruleError,
-    InvalidInputError,
-    MethodSpec,
-    Target,
-    register_error_kind,
-)
+from ferrule_kernel import InvalidInputError
 
+from .embedspec import EMBED_INPUT, INFO_INPUT, EmbedderUnavailableError, embedder_type
 from .vectorspec import Distance
 
 __all__ = [
@@ -62,15 +56,6 @@ __all__ = [
 ]
 
 InputType = Literal["document", "query"]
-
-
-@register_error_kind
-class EmbedderUnavailableError(FerruleError):
-    """An embedder that cannot serve: its weights or runtime are missing or broken.
-    ``details`` carry ``embedder`` (its component type) and ``reason``. (API embedders
-    report an unreachable provider with `ferrule_kit.errors.ProviderConnectionError`.)"""
-
-    kind = "embedder_unavailable"
 
 
 def _texts(_instance: Any, _attribute: Any, texts: list[str]) -> None:
@@ -157,45 +142,3 @@ def check_vectors(vectors: Any, count: int, dimension: int | None, *, who: str) 
                 f"{who} returned a vector with a non-finite value", embedder=who, reason="nan"
             )
     return expected
-
-
-EMBED_INPUT = "ferrule_kit.embedding:EmbedInput"
-INFO_INPUT = "ferrule_kit.embedding:InfoInput"
-
-
-def embedder_type(
-    name: str,
-    factory: Target,
-    attributes: type | str,
-    *,
-    aliases: tuple[str, ...] = (),
-    description: str = "",
-    blocking: bool = True,
-) -> ComponentTypeSpec:
-    """Describe an embedder component type: ``embed`` and ``info`` plus the given attributes
-    class (a class, or its ``"module:attr"``, keeping the hook module light).
-
-    ``blocking``: True for an embedder that computes in the calling thread (a local
-    model: the kernel runs it off the event loop); False for ``async def`` methods.
-    """
-    return ComponentTypeSpec(
-        name=name,
-        factory=factory,
-        attributes=attributes,
-        methods=(
-            MethodSpec(
-                "embed",
-                EMBED_INPUT,
-                blocking=blocking,
-                description="Embed texts (documents to store, or a query) into vectors.",
-            ),
-            MethodSpec(
-                "info",
-                INFO_INPUT,
-                blocking=False,
-                description="The model, its dimension and batch limits, without embedding.",
-            ),
-        ),
-        aliases=aliases,
-        description=description,
-    )

@@ -1,0 +1,71 @@
+"""Describing an embedder component type, for a plugin's hook module (`embedder_type`).
+
+Like `ferrule_kit.lmspec` and `ferrule_kit.vectorspec`, this stays cheap to import: the
+methods name the contract's input classes (`ferrule_kit.embedding`) as strings, imported
+when an embedder is first defined. `EmbedderUnavailableError` lives here so that its kind
+is known to every process that discovered an embedder plugin (a client reading it off the
+wire included); `ferrule_kit.embedding` re-exports both.
+"""
+
+from __future__ import annotations
+
+from ferrule_kernel import (
+    ComponentTypeSpec,
+    FerruleError,
+    MethodSpec,
+    Target,
+    register_error_kind,
+)
+
+__all__ = ["EMBED_INPUT", "INFO_INPUT", "EmbedderUnavailableError", "embedder_type"]
+
+
+@register_error_kind
+class EmbedderUnavailableError(FerruleError):
+    """An embedder that cannot serve: its weights or runtime are missing or broken.
+    ``details`` carry ``embedder`` (its component type) and ``reason``. (API embedders
+    report an unreachable provider with `ferrule_kit.errors.ProviderConnectionError`.)"""
+
+    kind = "embedder_unavailable"
+
+
+EMBED_INPUT = "ferrule_kit.embedding:EmbedInput"
+INFO_INPUT = "ferrule_kit.embedding:InfoInput"
+
+
+def embedder_type(
+    name: str,
+    factory: Target,
+    attributes: type | str,
+    *,
+    aliases: tuple[str, ...] = (),
+    description: str = "",
+    blocking: bool = True,
+) -> ComponentTypeSpec:
+    """Describe an embedder component type: ``embed`` and ``info`` plus the given attributes
+    class (a class, or its ``"module:attr"``, keeping the hook module light).
+
+    ``blocking``: True for an embedder that computes in the calling thread (a local
+    model: the kernel runs it off the event loop); False for ``async def`` methods.
+    """
+    return ComponentTypeSpec(
+        name=name,
+        factory=factory,
+        attributes=attributes,
+        methods=(
+            MethodSpec(
+                "embed",
+                EMBED_INPUT,
+                blocking=blocking,
+                description="Embed texts (documents to store, or a query) into vectors.",
+            ),
+            MethodSpec(
+                "info",
+                INFO_INPUT,
+                blocking=False,
+                description="The model, its dimension and batch limits, without embedding.",
+            ),
+        ),
+        aliases=aliases,
+        description=description,
+    )
