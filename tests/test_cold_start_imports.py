@@ -10,6 +10,7 @@ import sys
 HEAVY = [
     "ferrule_kit.lm",
     "ferrule_kit.messages",
+    "ferrule_kit.embedding",
     "ferrule.agent",
     "aiohttp",
     "llama_cpp",
