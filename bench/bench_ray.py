@@ -14,6 +14,8 @@ measured in the same run.
   once (``placement.max_concurrency``, standing in for a model server's batch slots),
   so one replica is the bottleneck and replicas are what adds capacity. Target: at least
   0.9x linear (runs/s with N replicas over N times runs/s with one).
+- Ray Serve: streamed ``/v1/chat/completions`` one at a time and ``CONCURRENT`` at once
+  through the `ferrule_ray.serve` deployment (1 and 2 replicas) against `ferrule serve`.
 """
 
 from __future__ import annotations
@@ -76,14 +78,16 @@ def overhead(rt: Runtime) -> str:
     rt.define(LM, "actor", {"delay": PACE}, placement=ON_RAY)
     paced_words = user(" ".join(f"w{i}" for i in range(PACED)))
     paced: dict[str, list[float]] = {"here": [], "actor": []}
-    for _ in range(3):
+    for _ in range(5):
         for name in ("here", "actor"):
             start = time.perf_counter()
             run(name, paced_words)
             paced[name].append((time.perf_counter() - start) / (PACED + 1))
     rt.delete("here")
     rt.delete("actor")
-    paced_added = (min(paced["actor"]) - min(paced["here"])) * 1e6
+    paced_added = (statistics.median(paced["actor"]) - statistics.median(paced["here"])) * 1e6
+    # how much the in-process rounds themselves move: the timers of a shared machine
+    paced_noise = (max(paced["here"]) - min(paced["here"])) * 1e6
     chunk = {n: min(t) * 1e6 for n, t in per_chunk.items()}
     chunk_med = {n: statistics.median(t) * 1e6 for n, t in per_chunk.items()}
     request = {n: min(t) * 1e3 for n, t in per_request.items()}
@@ -105,19 +109,26 @@ def overhead(rt: Runtime) -> str:
             f"| per chunk, {WORDS}-word reply (µs, best / median) | {chunk['here']:.1f} / "
             f"{chunk_med['here']:.1f} | {chunk['actor']:.1f} / {chunk_med['actor']:.1f} "
             f"| {chunk['actor'] / chunk['here']:.0f}x |",
-            f"| per chunk, {PACED} words paced at {PACE * 1000:.0f} ms each (µs, best) | "
-            f"{min(paced['here']) * 1e6:.0f} | {min(paced['actor']) * 1e6:.0f} | "
-            f"+{paced_added:.0f} µs |",
+            f"| per chunk, {PACED} words paced at {PACE * 1000:.0f} ms each (µs, median of 5) | "
+            f"{statistics.median(paced['here']) * 1e6:.0f} | "
+            f"{statistics.median(paced['actor']) * 1e6:.0f} | "
+            f"{paced_added:+.0f} µs (in-process rounds spread over {paced_noise:.0f} µs) |",
             "",
             f"An actor adds **{request['actor'] - request['here']:.1f} ms per request** (a Ray "
-            "actor task and its streaming generator). Per streamed chunk it adds "
-            f"**{paced_added:.0f} µs** when the component yields at a model's pace (each item "
-            f"is sent alone, the moment it is yielded) and **{added:.0f} µs** when it yields "
-            "faster than Ray sends (items waiting in the replica go together, in order). Next "
-            f"to a real model's per-token time (10–50 ms for a 7B model on one GPU) "
-            f"{paced_added:.0f} µs is {paced_added / 10_000:.1%}–{paced_added / 50_000:.1%} "
-            "of it: invisible. Against the test model, which costs nothing per token, the "
-            "ratio is large by construction.",
+            f"actor task and its streaming generator) and **{added:.0f} µs per streamed chunk** "
+            "when the component yields faster than Ray sends (the items waiting in the replica "
+            "go together, in order). At a model's pace (each item sent alone, the moment it is "
+            f"yielded) the difference, {paced_added:+.0f} µs a chunk, "
+            + (
+                f"is within the spread of the in-process rounds themselves ({paced_noise:.0f} "
+                "µs): too small to measure on this machine. "
+                if abs(paced_added) <= paced_noise
+                else f"is larger than the in-process rounds' spread ({paced_noise:.0f} µs). "
+            )
+            + "Next to a real model's per-token time (10–50 ms for a 7B model on one GPU) "
+            f"even {added:.0f} µs is {added / 10_000:.1%}–{added / 50_000:.1%} of it: invisible. "
+            "Against the test model, which costs nothing per token, the ratio is large by "
+            "construction.",
         ]
     )
 
@@ -140,14 +151,21 @@ async def throughput(rt: Runtime, replicas: int) -> tuple[float, int]:
 
 
 def scaling(rt: Runtime) -> str:
-    results = {n: asyncio.run(throughput(rt, n)) for n in REPLICAS}
+    # best of two rounds per replica count: the machine is shared, and a slow round would
+    # make every ratio against it look better than linear
+    results = {}
+    for n in REPLICAS:
+        rounds = [asyncio.run(throughput(rt, n)) for _ in range(2)]
+        results[n] = (max(r[0] for r in rounds), sum(r[1] for r in rounds))
     base = results[1][0]
+    ideal = SLOTS / ((CHUNKS + 1) * DELAY)  # runs/s one replica could do with no overhead
     rows = []
-    worst = 1.0
+    worst = min(results[n][0] / (n * base) for n in REPLICAS if n > 1)
     for n, (rate, errors) in results.items():
-        efficiency = rate / (n * base)
-        worst = min(worst, efficiency)
-        rows.append(f"| {n} | {rate:.1f} | {rate / base:.2f}x | {efficiency:.2f} | {errors} |")
+        rows.append(
+            f"| {n} | {rate:.1f} | {rate / base:.2f}x | {rate / (n * base):.2f} "
+            f"| {rate / (n * ideal):.2f} | {errors} |"
+        )
     per_run = (CHUNKS + 1) * DELAY
     verdict = "meets" if worst >= 0.9 else "misses"
     return "\n".join(
@@ -160,17 +178,97 @@ def scaling(rt: Runtime) -> str:
             "(`max_concurrency`, a model server's batch slots), so capacity is what replicas add. "
             "Calls go to the replica with the fewest outstanding requests.",
             "",
-            "| replicas | runs/s | against 1 replica | of linear | errors |",
-            "|---|---|---|---|---|",
+            "| replicas | runs/s | against 1 replica | of linear | of ideal | errors |",
+            "|---|---|---|---|---|---|",
             *rows,
             "",
-            f"Worst scaling efficiency **{worst:.2f}** of linear (target at least 0.9: {verdict}).",
+            f"Worst scaling efficiency **{worst:.2f}** of linear (target at least 0.9: {verdict}). "
+            f"*Of ideal*: against {ideal:.0f} runs/s per replica, what its slots would do if "
+            "nothing but the model's delay took time. Best of two rounds per row.",
             "",
             "What this machine cannot show: both Ray nodes share its 2 cores, so the replicas "
             "here add *slots*, not compute; a model that is compute-bound on one GPU scales "
             "only with GPUs, which this machine has none of (the `fake_gpu` resource in the "
             "tests stands in for one in scheduling only). The mechanism measured — placement, "
             "balancing by outstanding requests, streaming through actors — is the same.",
+        ]
+    )
+
+
+async def _load(url: str, count: int, concurrency: int) -> tuple[float, int]:
+    """Seconds for ``count`` streamed chat completions, ``concurrency`` at a time, and how
+    many failed."""
+    import aiohttp
+
+    prompt = " ".join(f"w{i}" for i in range(CHUNKS))
+    body = {"model": "test", "stream": True, "messages": [{"role": "user", "content": prompt}]}
+    gate = asyncio.Semaphore(concurrency)
+    failed = 0
+
+    async def one(session: aiohttp.ClientSession) -> None:
+        nonlocal failed
+        async with gate, session.post(f"{url}/v1/chat/completions", json=body) as reply:
+            text = await reply.text()
+            if reply.status != 200 or "[DONE]" not in text:
+                failed += 1
+
+    timeout = aiohttp.ClientTimeout(total=600)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        await one(session)  # warm: the model is defined on first use
+        start = time.perf_counter()
+        await asyncio.gather(*(one(session) for _ in range(count)))
+        return time.perf_counter() - start, failed
+
+
+def serve_comparison() -> str:
+    from ferrule.server.app import ServerThread
+    from ferrule_ray.serve import deployment
+    from ferrule_ray.testing import free_port
+    from ray import serve
+
+    rows: list[tuple[str, float, float, int]] = []
+
+    def measure(label: str, url: str) -> None:
+        sequential, failed = asyncio.run(_load(url, 50, 1))
+        concurrent, more = asyncio.run(_load(url, CONCURRENT, CONCURRENT))
+        rows.append((label, sequential / 50 * 1000, CONCURRENT / concurrent, failed + more))
+
+    with ServerThread(port=0) as url:
+        measure("`ferrule serve` alone", url)
+    port = free_port()
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    try:
+        for replicas in (1, 2):
+            options = deployment.options(num_replicas=replicas, ray_actor_options={"num_cpus": 0})
+            serve.run(options.bind(), name="ferrule", route_prefix="/")
+            measure(f"Ray Serve, {replicas} replica(s)", f"http://127.0.0.1:{port}")
+    finally:
+        serve.shutdown()
+    base = rows[0]
+    lines = [
+        f"| {label} | {ms:.1f} ms ({ms / base[1]:.1f}x) | {rate:.0f} ({rate / base[2]:.2f}x) "
+        f"| {failed} |"
+        for label, ms, rate, failed in rows
+    ]
+    return "\n".join(
+        [
+            "### Ray Serve against `ferrule serve` alone",
+            "",
+            f"Streamed `/v1/chat/completions` on the test model ({CHUNKS} words, no delay): one "
+            f"at a time (latency), then {CONCURRENT} at once (throughput), from an aiohttp "
+            "client in this process.",
+            "",
+            "| server | per request, one at a time | completions/s at "
+            f"{CONCURRENT} at once | failed |",
+            "|---|---|---|---|",
+            *lines,
+            "",
+            "Ray Serve adds its proxy and a hop into the replica's own `ferrule serve` to every "
+            "request. On one 2-core host the replicas share the cores the proxy and the "
+            "client use, and these figures move a lot between runs (0.1–0.5x of `ferrule "
+            "serve` alone at 256 at once, in the runs made for this page). What Serve is for — "
+            "replicas on other machines, autoscaling, rolling updates — these machines cannot "
+            "show.",
         ]
     )
 
@@ -182,12 +280,9 @@ def main() -> None:
         try:
             with Runtime() as rt:
                 body = overhead(rt) + "\n\n" + scaling(rt)
+            body += "\n\n" + serve_comparison()
         finally:
             ferrule_ray.disconnect()
-    body += (
-        "\n\n### Ray Serve\n\nNot measured: `ferrule serve` on Ray Serve is not built yet "
-        "(see plugins/ray/README.md)."
-    )
     path = write_section(
         "ray", "Ray placement (ferrule-ray)", "Script: `bench/bench_ray.py`.\n\n" + body
     )

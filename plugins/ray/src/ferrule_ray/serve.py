@@ -81,8 +81,10 @@ class FerruleServer:
         self._server.stop()
 
 
-#: The deployment: ``deployment.options(num_replicas=4).bind(token=...)``.
-deployment = serve.deployment(name="ferrule")(FerruleServer)
+#: The deployment: ``deployment.options(num_replicas=4).bind(token=...)``. A replica is
+#: an asyncio server that streams many requests at once, so it takes far more than Ray
+#: Serve's default of 5 at a time (which queues the rest in the proxy).
+deployment = serve.deployment(name="ferrule", max_ongoing_requests=1000)(FerruleServer)
 
 
 def app(args: dict[str, str]) -> Any:
