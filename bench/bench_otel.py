@@ -5,8 +5,9 @@ interleaved (and the first way twice, to show the size of the noise):
 - not installed: the agent's instrumentation is None, which is what its run, model-call
   and tool-call sites see when no plugin answers ``ferrule_instrumentation`` (they test
   that one value and do nothing else);
-- installed, off: ferrule-otel as its hook answers in a process that configured no
-  tracer provider (every span non-recording);
+- installed, off: ferrule-otel as its hook answers in a process that imported
+  OpenTelemetry (this script does) but set no tracer provider: no span is started (in a
+  process that never imports OpenTelemetry it is less still, a dictionary lookup);
 - on: ferrule-otel with the OpenTelemetry SDK's ``TracerProvider`` and a
   ``SimpleSpanProcessor`` into an ``InMemorySpanExporter`` (4 spans a run), content
   capture off.
@@ -104,7 +105,7 @@ def main() -> None:
             "",
             "*Not installed* is what the agent's sites see without a tracing plugin (its "
             "instrumentation is None); *installed, off* is ferrule-otel in a process that "
-            "configured no tracer provider; *on* records every span with the "
+            "imported OpenTelemetry but set no tracer provider; *on* records every span with the "
             "OpenTelemetry SDK (`SimpleSpanProcessor` into an `InMemorySpanExporter`); "
             "*not installed, again* is the first row measured twice, the size of the noise. CPU "
             "time is the process's (every thread), which a loaded machine disturbs less than "

@@ -22,6 +22,7 @@ from ferrule_kit.errors import ModelError
 from ferrule_kit.instrumentation import instrumentation_of
 from ferrule_kit.lmspec import ModelRoute
 from ferrule_otel import plugin
+from ferrule_otel.ondemand import OnDemandInstrumentation
 from ferrule_otel.spans import CAPTURE_VARIABLE, GenAIInstrumentation
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -118,7 +119,12 @@ TOOL_TURNS = [
 
 
 def test_hook_instrumentation_answers_with_the_genai_instrumentation(monkeypatch):
-    assert isinstance(plugin.ferrule_instrumentation(), GenAIInstrumentation)
+    answer = plugin.ferrule_instrumentation()
+    assert isinstance(answer, OnDemandInstrumentation)
+    # OpenTelemetry is in use in this process (this module imported it): the spans are
+    # made by the GenAI instrumentation, made once
+    assert isinstance(answer.spans(), GenAIInstrumentation)
+    assert answer.spans() is answer.spans()
     monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
     assert plugin.ferrule_instrumentation() is None
 
@@ -350,17 +356,18 @@ def test_switched_off_no_span_is_made(rt, spans, monkeypatch):
     assert spans() == []
 
 
-def test_without_a_tracer_provider_runs_are_not_recorded(tmp_path):
-    # a fresh process with no SDK configured: the plugin is installed, nothing records
+def test_a_process_that_never_traces_never_imports_opentelemetry(tmp_path):
+    # the plugin is installed and every agent asks it, but nothing here uses OpenTelemetry
     code = (
+        "import sys\n"
         "from ferrule import Agent, LocalModel, Runtime\n"
-        "from ferrule_kit.lmspec import ModelRoute\n"
-        "from ferrule_otel.plugin import ferrule_instrumentation\n"
-        "span = ferrule_instrumentation().start_run(run_id='r', agent_name=None, agent_id=None,"
-        " conversation_id=None, route=ModelRoute('test_language_model'), messages=[])\n"
-        "with Runtime() as rt, Agent(rt, LocalModel('test')) as agent:\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    'Add two numbers.'\n"
+        "    return a + b\n"
+        "with Runtime() as rt, Agent(rt, LocalModel('test'), tools=[add]) as agent:\n"
         "    assert agent._instrumentation is not None\n"
-        "    print(agent.run('Hi there').content, type(span).__name__)\n"
+        "    print(agent.run('Hi there').content)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -370,7 +377,37 @@ def test_without_a_tracer_provider_runs_are_not_recorded(tmp_path):
         env={"XDG_CACHE_HOME": str(tmp_path), "PATH": ""},
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["Hi", "there", "_Unrecorded"]
+    assert done.stdout.splitlines() == ["Hi there", "[]"]
+
+
+def test_once_opentelemetry_is_in_use_spans_are_made(tmp_path):
+    # the same process, but the host configures a tracer provider after the agent is made
+    code = (
+        "from ferrule import Agent, LocalModel, Runtime\n"
+        "with Runtime() as rt, Agent(rt, LocalModel('test')) as agent:\n"
+        "    agent.run('untraced')\n"
+        "    from opentelemetry import trace\n"
+        "    from opentelemetry.sdk.trace import TracerProvider\n"
+        "    from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+        "    from opentelemetry.sdk.trace.export.in_memory_span_exporter import (\n"
+        "        InMemorySpanExporter,\n"
+        "    )\n"
+        "    exporter = InMemorySpanExporter()\n"
+        "    provider = TracerProvider()\n"
+        "    provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
+        "    trace.set_tracer_provider(provider)\n"
+        "    agent.run('traced')\n"
+        "print(sorted(s.name for s in exporter.get_finished_spans()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"XDG_CACHE_HOME": str(tmp_path), "PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["['chat', 'invoke_agent']"]
 
 
 def test_agent_steps_in_ferrule_serve_are_chat_spans(spans):

@@ -1,5 +1,5 @@
 """The entry point: answers the kit's ``ferrule_instrumentation`` hook. Discovery imports
-this module only; opentelemetry is imported when an agent or ``ferrule serve`` first asks."""
+this module only; OpenTelemetry is imported once the process uses it (`ondemand`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,6 @@ if TYPE_CHECKING:
 def ferrule_instrumentation() -> Instrumentation | None:
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return None
-    from .spans import GenAIInstrumentation
+    from .ondemand import OnDemandInstrumentation
 
-    return GenAIInstrumentation()
+    return OnDemandInstrumentation()

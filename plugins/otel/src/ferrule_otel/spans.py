@@ -39,6 +39,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import ProxyTracerProvider, SpanKind, Status, StatusCode
 
+from .ondemand import UNRECORDED, _Unrecorded
+
 if TYPE_CHECKING:
     from ferrule_kit.lmspec import ModelRoute
     from ferrule_kit.messages import Message, ToolCall
@@ -143,16 +145,6 @@ def set_output(span: trace.Span, message: Message, finish_reason: str | None) ->
 def set_error(span: trace.Span, kind: str, description: str) -> None:
     span.set_attribute("error.type", kind)
     span.set_status(Status(StatusCode.ERROR, description))
-
-
-class _Unrecorded:
-    """The span of an operation nobody records (no tracer provider configured)."""
-
-    def finish(self, **_: Any) -> None:
-        pass
-
-
-UNRECORDED = _Unrecorded()
 
 
 class _CurrentSpan:
