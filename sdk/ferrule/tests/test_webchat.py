@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -98,6 +100,92 @@ def png(path: Path, width: int = 48, height: int = 32) -> Path:
     return path
 
 
+# -- the transcript, without a browser ---------------------------------------------------------
+
+_DELTA = st.text(alphabet="abc ", min_size=1, max_size=5)
+_RESPONSES = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["output_text", "reasoning"]), _DELTA),
+        st.tuples(st.just("tool_call"), st.integers(0, 9)),
+        st.tuples(st.just("tool_call_result"), st.integers(0, 9)),
+    ),
+    max_size=30,
+)
+
+
+@given(_RESPONSES)
+def test_each_response_type_gets_its_own_boxes(items):
+    """As the agent's sink streams them: a new text or reasoning box only when the type
+    switches, a box for every tool call and every result."""
+    from ferrule import AgentResponse
+    from ferrule.webchat.app import REASONING_TITLE, TOOL_CALL_TITLE, Transcript
+
+    transcript = Transcript([])
+    expected: list[tuple[str | None, str]] = []  # (title, content) of each box
+    previous = None
+    for kind, value in items:
+        switched = kind != previous
+        previous = kind
+        if kind in ("output_text", "reasoning"):
+            content: Any = value
+            title = REASONING_TITLE if kind == "reasoning" else None
+            if switched:
+                expected.append((title, value))
+            else:
+                expected[-1] = (title, expected[-1][1] + value)
+        elif kind == "tool_call":
+            content = {
+                "id": f"call_{value}",
+                "function": {"name": "add", "arguments": {"a": value}},
+            }
+            expected.append((TOOL_CALL_TITLE.format(name="add"), f'"a": {value}'))
+        else:
+            content = {"tool_call_id": f"call_{value}", "name": "add", "result": value}
+            expected.append(("Tool result: add", str(value)))
+        role = "tool" if kind == "tool_call_result" else "assistant"
+        transcript.add(AgentResponse(kind, role, switched, content))
+    transcript.end()
+    boxes = transcript.messages
+    assert [b.get("metadata", {}).get("title") for b in boxes] == [t for t, _ in expected]
+    for box, (title, content) in zip(boxes, expected, strict=True):
+        if title is None or title == REASONING_TITLE:
+            assert box["content"] == content
+        else:
+            assert content in box["content"]
+    assert all(b["metadata"].get("status") != "pending" for b in boxes if "metadata" in b)
+
+
+def test_a_stopped_run_says_so_and_an_error_names_its_kind():
+    from ferrule import AgentResponse
+    from ferrule.webchat.app import STOPPED_NOTE, Transcript
+    from ferrule_kernel import RequestCancelledError
+    from ferrule_kit.errors import UnsupportedContentError
+
+    transcript = Transcript([])
+    transcript.add(AgentResponse("output_text", "assistant", True, "Once"))
+    cancelled = RequestCancelledError("the run was cancelled")
+    transcript.add(AgentResponse("error", "assistant", True, cancelled.message, cancelled))
+    refused = UnsupportedContentError("no images here", field="$.messages[0].content[1]")
+    transcript.add(AgentResponse("error", "assistant", True, refused.message, refused))
+    assert [m["content"] for m in transcript.messages] == [
+        "Once",
+        STOPPED_NOTE,
+        "**Error** (unsupported_content): no images here",
+    ]
+
+
+def test_a_file_no_content_plugin_reads_is_refused_naming_the_field(tmp_path):
+    from ferrule.webchat import attachment_part
+    from ferrule_kernel import InvalidInputError
+
+    data = tmp_path / "data.bin"
+    data.write_bytes(bytes(range(256)))
+    with pytest.raises(InvalidInputError) as refused:
+        attachment_part(str(data), "files[0]")
+    assert refused.value.message.startswith("files[0] (data.bin): not a PDF or UTF-8 text")
+    assert [e["path"] for e in refused.value.details["errors"]] == ["files[0].data"]
+
+
 # -- the browser ----------------------------------------------------------------------------
 
 
@@ -131,7 +219,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             executable_path=CHROMIUM,
             args=CHROMIUM_ARGS,
             headless=True,
-            viewport={"width": 1100, "height": 820},
+            viewport={"width": 1100, "height": 900},
         )
         try:
             yield context
@@ -199,8 +287,15 @@ def screenshot(page: Any, name: str) -> None:
 
 
 def ask(page: Any, text: str) -> None:
+    """Send ``text`` (with what is attached), and wait until the chat shows it: from then
+    on the stop button is there until the reply ends (`wait_until_idle`)."""
+    sent = page.locator('#chat [data-testid="user"]').count()
     page.fill("#box textarea", text)
     page.press("#box textarea", "Enter")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('#chat [data-testid=user]').length > {sent}",
+        timeout=WAIT,
+    )
 
 
 def choose(page: Any, dropdown: str, option: str) -> None:
@@ -261,6 +356,7 @@ def test_reasoning_a_tool_call_and_its_result_each_get_a_box(page):
     shows_reasoning = (
         "() => document.querySelector('#chat').innerText.includes('I call the add tool')"
     )
+    page.wait_for_timeout(1000)  # the fold closes as the reply ends
     if not page.evaluate(shows_reasoning):
         page.click("#chat .thought-group .title >> nth=0")
         page.wait_for_function(shows_reasoning, timeout=WAIT)
@@ -468,6 +564,21 @@ def test_beyond_loopback_a_token_is_required():
     _, err = process.communicate(timeout=120)
     assert process.returncode == 2
     assert "refusing to serve on '0.0.0.0' without a token" in err
+
+
+@pytest.mark.parametrize(
+    ("options", "refusal"),
+    [
+        (["a question"], "--web takes no question"),
+        (["--session", "work"], "--session is the terminal chat's"),
+        (["--no-token", "--token", "x" * 32], "give --token or --no-token, not both"),
+    ],
+)
+def test_options_that_do_not_go_with_web_are_refused(options, refusal):
+    process = _ferrule("chat", "--web", "-m", "test", *options)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 2
+    assert refusal in err
 
 
 def test_gradio_is_imported_only_for_the_web_chat():

@@ -78,7 +78,22 @@ def installed_models(runtime: Any, chosen: str) -> dict[str, str]:
     return models
 
 
+def _refusal(args: argparse.Namespace) -> str | None:
+    """Why these options do not go with ``--web`` (None when they do)."""
+    if args.question is not None:
+        return "--web takes no question: ask it on the page"
+    if args.session is not None:
+        return "--session is the terminal chat's: the page lists its sessions (--db names their db)"
+    if args.no_token and args.token:
+        return "give --token or --no-token, not both"
+    return None
+
+
 def run(args: argparse.Namespace, model_id: str) -> int:
+    refusal = _refusal(args)
+    if refusal is not None:
+        print(f"ferrule chat --web: {refusal}", file=sys.stderr)
+        return 2
     try:
         import gradio  # noqa: F401 (the extra's dependency, checked up front)
 

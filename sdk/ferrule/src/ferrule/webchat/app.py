@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
-from ferrule_kernel import FerruleError, InvalidInputError, RequestCancelledError
+from ferrule_kernel import FerruleError, InvalidInputError, RequestCancelledError, field_errors
 from ferrule_kit.messages import Message, TextPart
 
 if TYPE_CHECKING:
@@ -68,7 +68,13 @@ def attachment_part(path: str, field: str) -> Any:
             f"is installed. {hint}".strip(),
             field=field,
         ) from None
-    return content.from_path(path)
+    try:
+        return content.from_path(path)
+    except InvalidInputError as exc:  # the plugin's field is its own: say which file
+        name = path.rsplit("/", 1)[-1]
+        raise InvalidInputError(
+            f"{field} ({name}): {exc.message}", errors=field_errors(exc, field)
+        ) from None
 
 
 def _busy(**update: Any) -> Any:
@@ -398,7 +404,7 @@ class WebChat:
                     # One box per message: the response types must not merge into one bubble.
                     chat = gr.Chatbot(
                         elem_id="chat",
-                        height=600,
+                        height=680,
                         buttons=["copy"],
                         show_label=False,
                         group_consecutive_messages=False,
