@@ -23,6 +23,7 @@ HEAVY = [
     "asyncio",
     "opentelemetry",
     "cattrs",
+    "gradio",  # the web chat's (ferrule chat --web)
 ]
 
 CODE = """
