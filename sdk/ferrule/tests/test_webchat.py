@@ -155,9 +155,9 @@ def test_each_response_type_gets_its_own_boxes(items):
     assert all(b["metadata"].get("status") != "pending" for b in boxes if "metadata" in b)
 
 
-def test_a_stopped_run_says_so_and_an_error_names_its_kind():
+def test_a_stopped_run_says_so_an_error_names_its_kind_a_pause_its_tool():
     from ferrule import AgentResponse
-    from ferrule.webchat.app import STOPPED_NOTE, Transcript
+    from ferrule.webchat.app import PAUSED_NOTE, STOPPED_NOTE, Transcript
     from ferrule_kernel import RequestCancelledError
     from ferrule_kit.errors import UnsupportedContentError
 
@@ -167,10 +167,13 @@ def test_a_stopped_run_says_so_and_an_error_names_its_kind():
     transcript.add(AgentResponse("error", "assistant", True, cancelled.message, cancelled))
     refused = UnsupportedContentError("no images here", field="$.messages[0].content[1]")
     transcript.add(AgentResponse("error", "assistant", True, refused.message, refused))
+    paused = {"run_id": "r1", "requirements": [{"tool_call_id": "c1", "name": "wipe"}]}
+    transcript.add(AgentResponse("paused", "assistant", True, paused))
     assert [m["content"] for m in transcript.messages] == [
         "Once",
         STOPPED_NOTE,
         "**Error** (unsupported_content): no images here",
+        f"{PAUSED_NOTE} (wipe)",
     ]
 
 

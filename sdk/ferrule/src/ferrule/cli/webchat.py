@@ -61,9 +61,10 @@ def installed_models(runtime: Any, chosen: str) -> dict[str, str]:
     from ..config import load_config
 
     kernel = runtime.kernel
+    config = load_config()
     models = {chosen: chosen}
-    for alias in load_config().aliases:
-        models.setdefault(alias, load_config().model(alias) or alias)
+    for alias in config.aliases:
+        models.setdefault(alias, config.model(alias) or alias)
     types = {t["name"] for t in kernel.component_types()}
     if "test_language_model" in types:
         models.setdefault("test", "test")

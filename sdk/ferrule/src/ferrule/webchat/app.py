@@ -43,6 +43,7 @@ REASONING_TITLE = "Reasoning"
 TOOL_CALL_TITLE = "Tool call: {name}"
 TOOL_RESULT_TITLE = "Tool result: {name}"
 STOPPED_NOTE = "(stopped)"
+PAUSED_NOTE = "(paused: a tool waits for a confirmation, which this chat cannot give)"
 
 #: What content plugins export for each kind of file: the class whose ``from_path`` makes
 #: the part (`ferrule_kit.parts.PartRegistry.export`; `ferrule.catalogue.EXPORTS` says which
@@ -146,8 +147,9 @@ class Transcript:
             self._box(_json(shown), TOOL_RESULT_TITLE.format(name=name))
         elif kind == "error":
             self.error(response.error or FerruleError(str(content)))
-        # ``paused`` (a tool that asks for confirmation) needs the chat to ask; the chat's
-        # tools never pause.
+        elif kind == "paused":  # a tool that asks for a confirmation: not asked here yet
+            names = ", ".join(r["name"] for r in content["requirements"])
+            self._box(f"{PAUSED_NOTE} ({names})")
 
     def error(self, error: FerruleError) -> None:
         self._box(STOPPED_NOTE if isinstance(error, RequestCancelledError) else _error_text(error))
