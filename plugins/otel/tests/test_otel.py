@@ -511,3 +511,20 @@ def test_other_tests_runs_are_not_recorded(exporter, rt):
     with Agent(rt, Scripted([{"text": "Hi."}])) as agent:
         agent.run("Hi")
     assert exporter.get_finished_spans() == ()
+
+
+def test_an_agent_on_a_remote_runtime_is_traced_in_its_own_process(spans):
+    with ServerThread() as url, Runtime(url=url) as remote:
+        with Agent(remote, Scripted(TOOL_TURNS), tools=[add], name="remote") as agent:
+            assert agent.run("What is 1 + 2?").content == "The sum is 3."
+        with Agent(remote, Scripted([{"text": "Hi."}])) as other:  # the same routing kernel
+            assert other._instrumentation is agent._instrumentation
+    finished = spans()
+    (run,) = named(finished, "invoke_agent remote")
+    assert [
+        s.name for s in finished if s.parent is not None and s.parent.span_id == run.context.span_id
+    ] == [
+        "chat",
+        "execute_tool add",
+        "chat",
+    ]

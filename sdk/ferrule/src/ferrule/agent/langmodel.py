@@ -7,6 +7,7 @@ import atexit
 import itertools
 import threading
 import uuid
+import weakref
 from typing import Any
 
 from ferrule_kit.lmspec import ModelRoute
@@ -40,13 +41,24 @@ def _stop_default_runtime() -> None:
 _names = itertools.count(1)
 
 
+#: Each remote runtime's routing kernel, made once (discovery is not free, and every agent
+#: made on the runtime asks it: for its model's route and its instrumentation).
+_remote_kernels: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
 def _routing_kernel(runtime: Any) -> Any:
     """The kernel whose plugins say which component type serves a model. A remote Runtime
     has none here: this process's plugins answer (they should match the server's)."""
     kernel = getattr(runtime, "kernel", None)
-    if kernel is None:
-        kernel = _new_kernel()
-    return kernel
+    if kernel is not None:
+        return kernel
+    try:
+        return _remote_kernels[runtime]
+    except KeyError:
+        kernel = _remote_kernels[runtime] = _new_kernel()
+        return kernel
+    except TypeError:  # a runtime that cannot be weakly referenced: no cache
+        return _new_kernel()
 
 
 def _component_name(prefix: str) -> str:
