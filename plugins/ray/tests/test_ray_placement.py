@@ -240,10 +240,13 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_ferrule_serve_places_components_on_the_cluster_its_variable_names(cluster: Any):
-    # the cluster's GCS address; a ray://host:10001 (Ray Client) address goes the same way
-    # through ray.init, but Ray Client's per-client server fails to start on this machine
-    address = cluster.address
+@pytest.mark.parametrize("client", [False, True], ids=["gcs-address", "ray-client"])
+def test_ferrule_serve_places_components_on_the_cluster_its_variable_names(
+    cluster: Any, client: bool
+):
+    # the GCS address (host:port), or Ray Client's ray://host:port (which has no streaming
+    # generators: streams are pulled a list of items at a time)
+    address = cluster.client_address if client else cluster.address
     environment = {k: v for k, v in os.environ.items() if k != "FERRULE_TOKEN"}
     environment[ADDRESS_VARIABLE] = address
     serve = subprocess.Popen(

@@ -8,7 +8,8 @@ import asyncio
 import inspect
 import os
 import pickle
-from collections.abc import AsyncGenerator, AsyncIterator
+import uuid
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import attrs
@@ -67,6 +68,7 @@ class ComponentHost:
         self._kernel: Kernel | None = None
         self._instance: Any = None
         self._building: asyncio.Lock | None = None
+        self._streams: dict[str, AsyncGenerator[list[Any], None]] = {}
 
     async def _component(self) -> Any:
         if self._instance is None:
@@ -115,7 +117,7 @@ class ComponentHost:
             return Failure.of(exc)
         return result
 
-    async def stream(self, method: str, arg: Any, window: int) -> AsyncIterator[list[Any]]:
+    async def stream(self, method: str, arg: Any, window: int) -> AsyncGenerator[list[Any], None]:
         """A Ray streaming generator of the method's items, sent in order as lists: each
         list is everything the component yielded since the last one was taken. A component
         slower than the transport (a model, token by token) sends one item per list, the
@@ -148,6 +150,27 @@ class ComponentHost:
         finally:
             task.cancel()  # the reader left early: close the component's stream
             await asyncio.gather(task, return_exceptions=True)
+
+    # Ray Client (a ray:// address) has no streaming generators: there, the caller opens
+    # the same stream here and pulls its lists one call at a time.
+
+    async def open_stream(self, method: str, arg: Any, window: int) -> str:
+        key = uuid.uuid4().hex
+        self._streams[key] = self.stream(method, arg, window)
+        return key
+
+    async def pull(self, key: str) -> list[Any] | None:
+        """The next list of the stream ``key``; None when it has ended."""
+        try:
+            return await self._streams[key].__anext__()
+        except StopAsyncIteration:
+            del self._streams[key]
+            return None
+
+    async def close_stream(self, key: str) -> None:
+        stream = self._streams.pop(key, None)
+        if stream is not None:
+            await stream.aclose()
 
     async def _produce(self, method: str, arg: Any) -> AsyncGenerator[Any, None]:
         """The method's items; what it raises becomes a last `Failure` item."""

@@ -184,6 +184,8 @@ class RayComponent:
 
     def _stream_method(self, method: str) -> Callable[[Any], AsyncIterator[Any]]:
         window = self.options.stream_window
+        if ray.util.client.ray.is_connected():  # type: ignore[no-untyped-call]
+            return self._pulled_stream_method(method)
 
         async def stream(arg: Any) -> AsyncIterator[Any]:
             replica = self._pick()
@@ -210,6 +212,39 @@ class RayComponent:
                 replica.outstanding -= 1
                 if not finished and refs is not None:
                     ray.cancel(refs)  # the reader left: stop the actor's generator
+
+        stream.__name__ = method
+        return stream
+
+    def _pulled_stream_method(self, method: str) -> Callable[[Any], AsyncIterator[Any]]:
+        """Streams for a process connected with Ray Client, which has no streaming
+        generators: one call per list of items, so the replica never runs more than its
+        window ahead of the reader."""
+        window = self.options.stream_window
+
+        async def stream(arg: Any) -> AsyncIterator[Any]:
+            replica = self._pick()
+            replica.outstanding += 1
+            sent = 0
+            key = None
+            finished = False
+            try:
+                key = await replica.handle.open_stream.remote(method, arg, window)
+                while (batch := await replica.handle.pull.remote(key)) is not None:
+                    for item in batch:
+                        if isinstance(item, Failure):
+                            finished = True
+                            raise item.exception()
+                        sent += 1
+                        yield item
+                finished = True
+            except _DEATH as exc:
+                finished = True
+                raise self._died(replica, exc, items_sent=sent) from None
+            finally:
+                replica.outstanding -= 1
+                if not finished and key is not None:
+                    replica.handle.close_stream.remote(key)  # the reader left
 
         stream.__name__ = method
         return stream
