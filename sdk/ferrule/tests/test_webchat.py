@@ -1,7 +1,7 @@
 """``ferrule chat --web`` end to end: Debian's chromium, headless, driven by Playwright,
 against the web chat on the test model (scripted: reasoning, a tool call, a long answer)
-and on the offline default model. Each state is also saved as a screenshot in docs/img/
-(docs/webchat.md shows them).
+and on the offline default model. Each state is also saved as a screenshot: into docs/img/
+(which docs/webchat.md shows) with ``FERRULE_WEBCHAT_SCREENSHOTS=docs/img``.
 
 Browsers cannot be downloaded here (no ``playwright install``): the system's chromium is
 used, and installed with apt-get when it is missing and we are root (a fresh CI machine);
@@ -37,7 +37,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[3] / "docs" / "img"
+#: Where the screenshots go: docs/img/ when asked for (FERRULE_WEBCHAT_SCREENSHOTS=docs/img,
+#: as docs/webchat.md says), else a temporary folder, so a test run leaves the tree as it was.
+SCREENSHOTS_ENV = "FERRULE_WEBCHAT_SCREENSHOTS"
 #: Milliseconds the page gets for anything a model does (the offline model loads first).
 WAIT = 120_000
 
@@ -282,11 +284,19 @@ def page(browser: Any, web_chat: dict[str, Any]) -> Iterator[Any]:
         tab.close()
 
 
-def screenshot(page: Any, name: str) -> None:
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = os.environ.get(SCREENSHOTS_ENV)
+    return Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+
+
+def screenshot(page: Any, folder: Path, name: str) -> None:
     """The page as it is now, once Gradio's folds and progress marks have settled."""
     page.wait_for_timeout(1000)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"webchat-{name}.png"))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"webchat-{name}.png"
+    page.screenshot(path=str(path))
+    assert path.stat().st_size > 10_000  # a page, not a blank
 
 
 def ask(page: Any, text: str) -> None:
@@ -323,7 +333,7 @@ def wait_until_idle(page: Any) -> None:
 # -- the tests ------------------------------------------------------------------------------
 
 
-def test_a_question_streams_into_the_chat(page):
+def test_a_question_streams_into_the_chat(page, screenshots):
     ask(page, "tell me a story")
     first = page.locator('#chat [data-testid="bot"]').last
     page.wait_for_function(
@@ -333,7 +343,7 @@ def test_a_question_streams_into_the_chat(page):
     )
     partial = first.inner_text()
     assert LAST_WORD not in partial  # still streaming
-    screenshot(page, "streaming")
+    screenshot(page, screenshots, "streaming")
     page.wait_for_function(
         f"() => document.querySelector('#chat').innerText.includes('{LAST_WORD}')", timeout=WAIT
     )
@@ -341,7 +351,7 @@ def test_a_question_streams_into_the_chat(page):
     assert bot_texts(page)[-1] == LONG_STORY
 
 
-def test_reasoning_a_tool_call_and_its_result_each_get_a_box(page):
+def test_reasoning_a_tool_call_and_its_result_each_get_a_box(page, screenshots):
     page.check("#reasoning input")
     ask(page, "please add 2 and 3")
     page.wait_for_function(
@@ -363,10 +373,10 @@ def test_reasoning_a_tool_call_and_its_result_each_get_a_box(page):
     if not page.evaluate(shows_reasoning):
         page.click("#chat .thought-group .title >> nth=0")
         page.wait_for_function(shows_reasoning, timeout=WAIT)
-    screenshot(page, "tool-call")
+    screenshot(page, screenshots, "tool-call")
 
 
-def test_an_image_is_attached_and_reaches_the_model(page, tmp_path):
+def test_an_image_is_attached_and_reaches_the_model(page, screenshots, tmp_path):
     image = png(tmp_path / "red.png")
     page.set_input_files("#box input[type=file]", str(image))
     page.wait_for_selector("#box .thumbnail-item", timeout=WAIT)
@@ -378,10 +388,10 @@ def test_an_image_is_attached_and_reaches_the_model(page, tmp_path):
     wait_until_idle(page)
     assert "with 1 attachment(s) ['ImagePart']" in bot_texts(page)[-1]
     assert page.locator('#chat [data-testid="user"] img').count() == 1  # shown in the chat
-    screenshot(page, "image")
+    screenshot(page, screenshots, "image")
 
 
-def test_the_offline_model_answers_and_refuses_an_image(page, tmp_path):
+def test_the_offline_model_answers_and_refuses_an_image(page, screenshots, tmp_path):
     from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
 
     choose(page, "#model", DEFAULT_LOCAL_MODEL)
@@ -404,10 +414,10 @@ def test_the_offline_model_answers_and_refuses_an_image(page, tmp_path):
     refusal = bot_texts(page)[-1]
     assert refusal.startswith("Error (unsupported_content)"), refusal
     assert "image" in refusal
-    screenshot(page, "image-refused")
+    screenshot(page, screenshots, "image-refused")
 
 
-def test_stop_ends_the_answer_midway(page, web_chat):
+def test_stop_ends_the_answer_midway(page, screenshots, web_chat):
     ask(page, "tell me another story")
     page.wait_for_function(
         "() => document.querySelector('#chat').innerText.includes('word10')", timeout=WAIT
@@ -422,7 +432,7 @@ def test_stop_ends_the_answer_midway(page, web_chat):
     assert bot_texts(page)[-2] == story
     assert LAST_WORD not in story
     assert web_chat["chat"]._running == {}  # the run was cancelled, not left streaming
-    screenshot(page, "stopped")
+    screenshot(page, screenshots, "stopped")
     # the chat goes on
     ask(page, "are you there")
     page.wait_for_function(
@@ -431,7 +441,7 @@ def test_stop_ends_the_answer_midway(page, web_chat):
     )
 
 
-def test_a_session_is_listed_and_resumed(page, web_chat):
+def test_a_session_is_listed_and_resumed(page, screenshots, web_chat):
     ask(page, "remember the word papaya")
     page.wait_for_function(
         "() => document.querySelector('#chat').innerText.includes('papaya\\' with')",
@@ -454,7 +464,7 @@ def test_a_session_is_listed_and_resumed(page, web_chat):
     wait_until_idle(page)
     # the model was sent the resumed session's history
     assert "earlier questions: ['remember the word papaya']" in bot_texts(page)[-1]
-    screenshot(page, "session-resumed")
+    screenshot(page, screenshots, "session-resumed")
 
 
 def test_sessions_outlive_the_chat(web_chat):
