@@ -302,7 +302,6 @@ class WebChat:
         if not text and not files:
             return
         messages: ChatHistory = list(shown)
-        first_of_session = not any(m.get("role") == "user" for m in messages)
         if text:
             messages.append({"role": "user", "content": text})
         for path in files:
@@ -333,13 +332,18 @@ class WebChat:
             if not finished:  # a closed page: Gradio cancelled this task
                 agent.cancel(stream.run_id)
         transcript.end()
-        if first_of_session and text:
-            await self.runtime.acall_method(
-                self._storage,
-                "rename_session",
-                {"session_id": session_id, "name": text[:TITLE_LENGTH]},
-            )
+        if text:
+            await self._name_session(session_id, text)
         yield _idle(), messages
+
+    async def _name_session(self, session_id: str, question: str) -> None:
+        """Name a stored session that has no name yet by ``question`` (its first one that
+        ran), for the session list."""
+        ref = {"session_id": session_id}
+        stored = (await self.runtime.acall_method(self._storage, "get_session", ref))["session"]
+        if stored is not None and not stored.get("name"):
+            name = {"name": question[:TITLE_LENGTH]}
+            await self.runtime.acall_method(self._storage, "rename_session", {**ref, **name})
 
     def stop(self, browser: str) -> bool:
         """The stop button: cancel the browser's run (its stream then ends, stopped);
