@@ -594,6 +594,18 @@ def test_options_that_do_not_go_with_web_are_refused(options, refusal):
     assert refusal in err
 
 
+def test_the_picker_lists_the_installed_models():
+    from ferrule import Runtime
+    from ferrule.cli.webchat import installed_models
+    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+
+    with Runtime() as rt:
+        models = installed_models(rt, "claude-sonnet-4-20250514")
+    assert next(iter(models)) == "claude-sonnet-4-20250514"  # the chosen one comes first
+    assert models["test"] == "test"  # ferrule-testmodel is installed
+    assert DEFAULT_LOCAL_MODEL in models  # ferrule-smollm2 ships its weights
+
+
 def test_gradio_is_imported_only_for_the_web_chat():
     code = (
         "import sys, ferrule\n"
