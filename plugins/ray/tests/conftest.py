@@ -18,7 +18,7 @@ settings.register_profile("ray-dev", max_examples=20, deadline=None)
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[object]:
     """A head with a ``fake_gpu`` (a CPU resource standing in for a GPU) and a second
-    node with a ``cpu_node`` resource; this process is connected to it as a driver."""
+    node with a ``cpu_node`` resource, labelled ``tier=gpu`` and ``tier=cpu``; this process is connected to it as a driver."""
     import os
 
     import ferrule_ray
@@ -32,6 +32,8 @@ def cluster() -> Iterator[object]:
         node_cpus=2,
         head_resources={"fake_gpu": 1},
         node_resources={"cpu_node": 1},
+        head_labels={"tier": "gpu"},
+        node_labels={"tier": "cpu"},
     ).start()
     try:
         ferrule_ray.connect(nodes.address)

@@ -74,12 +74,17 @@ def test_placement_fields_are_checked_before_the_cluster_is_asked():
 def test_components_run_on_the_node_their_resources_name(rt: Runtime):
     rt.define(LM, "on_gpu", {}, placement={**ON_RAY, "resources": {"fake_gpu": 0.5}})
     rt.define(LM, "on_cpu", {}, placement={**ON_RAY, "resources": {"cpu_node": 0.5}})
+    for tier in ("cpu", "gpu"):  # four replicas each: none lands there by chance
+        selector = {"label_selector": {"tier": tier}, "replicas": 4}
+        rt.define(LM, f"{tier}_tier", {}, placement={**ON_RAY, **selector})
     (gpu,), (cpu,) = replicas(rt, "on_gpu"), replicas(rt, "on_cpu")
     assert gpu["node_id"] != cpu["node_id"]
+    assert {r["node_id"] for r in replicas(rt, "cpu_tier")} == {cpu["node_id"]}
+    assert {r["node_id"] for r in replicas(rt, "gpu_tier")} == {gpu["node_id"]}
     assert os.getpid() not in (gpu["pid"], cpu["pid"])
     rt.define(LM, "here", {})
     expected = list(rt.call_iter_method("here", "infer", user("hello from far away")))
-    for name in ("on_gpu", "on_cpu"):
+    for name in ("on_gpu", "on_cpu", "cpu_tier"):
         assert list(rt.call_iter_method(name, "infer", user("hello from far away"))) == expected
 
 
