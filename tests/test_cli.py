@@ -65,6 +65,20 @@ def test_version(home: dict[str, str]) -> None:
     assert result.stdout.startswith(f"ferrule {version('ferrule')} (ferrule-kernel ")
 
 
+def test_python_dash_m_ferrule_is_the_command(home: dict[str, str]) -> None:
+    # where the script is not on PATH (a venv not activated, the Node client's fallback)
+    result = subprocess.run(
+        [sys.executable, "-m", "ferrule", "--version"],
+        capture_output=True,
+        text=True,
+        env=home,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"ferrule {version('ferrule')} ")
+
+
 # -- stdin and stdout ----------------------------------------------------------------------
 
 
