@@ -95,6 +95,19 @@ def test_a_placement_no_node_can_hold_fails_at_define_naming_the_field(rt: Runti
     assert "huge" not in rt.kernel.components()
 
 
+def test_replicas_that_cannot_start_in_time_end_the_define(rt: Runtime):
+    nowhere = {**ON_RAY, "replicas": 2, "label_selector": {"tier": "tpu"}, "start_timeout_s": 2}
+    with pytest.raises(PlacementError) as caught:
+        rt.define(LM, "lm", {}, placement=nowhere)
+    assert "did not start within 2" in caught.value.message
+    assert "lm" not in rt.kernel.components()
+    rt.define(LM, "lm", {}, placement=ON_RAY)  # the name is free again, the cluster too
+    assert [i["finish_reason"] for i in rt.call_iter_method("lm", "infer", user("after"))] == [
+        None,
+        "stop",
+    ]
+
+
 @given(
     text=st.text(
         alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=60
