@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 import ray
-from ferrule_kernel import ComponentTypeSpec, FerruleError, get_logger
+from ferrule_kernel import ComponentTypeSpec, get_logger
 from ray.exceptions import NodeDiedError, ObjectLostError, RayActorError, WorkerCrashedError
 
 from .actor import ComponentHost, Failure
@@ -284,5 +284,5 @@ def _kill(handles: list[Any]) -> None:
     for handle in handles:
         try:
             ray.kill(handle, no_restart=True)
-        except (ValueError, FerruleError, RayActorError):  # already gone
+        except (ValueError, RayActorError):  # already gone
             continue
