@@ -18,7 +18,7 @@
   approximate index while inserting (``pgvector_store`` with ``index: none``; Agno's
   PgVector builds its HNSW index only on ``optimize()``). Target: ferrule at least 2x.
 
-The corpus is ``BENCH_KNOWLEDGE_MB`` megabytes (default 2.4) in at least 3 documents: the
+The corpus is ``BENCH_KNOWLEDGE_MB`` megabytes (default 2.4) in at least 8 documents: the
 labelled text and copies of it with its paragraphs shuffled by fixed seeds, so that no
 chunk repeats. The
 pipelines take turns document by document (the order rotating), so load from elsewhere on
@@ -64,10 +64,10 @@ AGNO_VENV = Path(os.environ.get("BENCH_AGNO_VENV", ROOT / ".nox" / "bench-agno")
 
 
 def corpus(text: str, megabytes: float) -> list[str]:
-    """About ``megabytes`` of text in at least 3 documents: the text, then copies with its
+    """About ``megabytes`` of text in at least 8 documents: the text, then copies with its
     paragraphs in a seeded order, each cut to an equal share."""
     size = len(text.encode())
-    n = max(3, -(-int(megabytes * 1e6) // size))
+    n = max(8, -(-int(megabytes * 1e6) // size))
     share = min(size, int(megabytes * 1e6) // n)
     paragraphs = text.split("\n\n")
     documents = []
