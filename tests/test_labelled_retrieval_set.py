@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from ferrule import Runtime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,9 +74,7 @@ def test_a_span_cut_by_a_chunk_boundary_counts_where_half_of_it_is() -> None:
 
 
 @pytest.fixture(scope="module")
-def runtime():  # type: ignore[no-untyped-def]
-    from ferrule import Runtime
-
+def runtime() -> Iterator[Runtime]:
     with Runtime() as rt:
         yield rt
 
@@ -87,14 +87,14 @@ def runtime():  # type: ignore[no-untyped-def]
     overlap_share=st.floats(min_value=0.0, max_value=0.2),
 )
 def test_every_span_is_found_in_some_chunk_whatever_the_chunking(
-    runtime: object, chunk_size: int, overlap_share: float
+    runtime: Runtime, chunk_size: int, overlap_share: float
 ) -> None:
     inputs = {
         "text": TEXT,
         "chunk_size": chunk_size,
         "chunk_overlap": int(chunk_size * overlap_share),
     }
-    chunks = runtime.call("split_text", inputs)["chunks"]  # type: ignore[attr-defined]
+    chunks = runtime.call("split_text", inputs)["chunks"]
     normalized = [labelled.normalize(c) for c in chunks]
     missing = [span for span in SPANS if not labelled.covers(normalized, span)]
     assert not missing
