@@ -66,7 +66,7 @@ def test_version(home: dict[str, str]) -> None:
 
 
 def test_python_dash_m_ferrule_is_the_command(home: dict[str, str]) -> None:
-    # where the script is not on PATH (a venv not activated, the Node client's fallback)
+    # where the script is not on PATH (a venv that is not activated)
     result = subprocess.run(
         [sys.executable, "-m", "ferrule", "--version"],
         capture_output=True,
