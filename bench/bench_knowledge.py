@@ -379,8 +379,8 @@ def main() -> None:
     reduced = ""
     if MEGABYTES < DEFAULT_MEGABYTES:
         reduced = (
-            f"; reduced from {DEFAULT_MEGABYTES} MB with `BENCH_KNOWLEDGE_MB` because the"
-            " machine was shared with other work (load average below)"
+            f"; reduced from {DEFAULT_MEGABYTES} MB with `BENCH_KNOWLEDGE_MB` to keep the run"
+            " short (the load average during it is below)"
         )
     body = f"""
 ### Ingest: chunk + embed + store
