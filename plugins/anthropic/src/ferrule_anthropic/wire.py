@@ -304,10 +304,25 @@ def build_request(
         body["stop_sequences"] = list(inputs.stop)
     if inputs.tools:
         body["tools"] = [tool_declaration(tool.function) for tool in inputs.tools]
+        if inputs.tool_choice != "auto":
+            body["tool_choice"] = _tool_choice(inputs)
+            if "thinking" in body and inputs.tool_choice != "none":
+                raise InvalidInputError(
+                    "Anthropic does not force a tool call while the model thinks: turn "
+                    "reasoning off, or leave tool_choice 'auto'",
+                    field="$.tool_choice",
+                )
     if inputs.output_schema is not None:
         output_config = body.setdefault("output_config", {})
         output_config["format"] = {"type": "json_schema", "schema": inputs.output_schema}
     return body
+
+
+def _tool_choice(inputs: InferInput) -> dict[str, Any]:
+    """``tool_choice`` in Anthropic's shape (``any`` is OpenAI's ``required``)."""
+    if inputs.forced_tool is not None:
+        return {"type": "tool", "name": inputs.forced_tool}
+    return {"type": "any" if inputs.tool_choice == "required" else "none"}
 
 
 def _adaptive_effort(effort: str | None) -> str:

@@ -28,6 +28,7 @@ from ferrule_kernel import FerruleError, get_logger
 from ferrule_kit import qwen3
 from ferrule_kit.errors import ModelError
 from ferrule_kit.lm import InferInput
+from ferrule_kit.tool_choice import honour_tool_choice
 
 from . import patches, settings, weights
 from .attributes import ExLlamaAttributes
@@ -133,7 +134,7 @@ class ExLlamaLanguageModel:
         self._tokenizer = ExLlamaV2Tokenizer(config)
         paged = bool(attn.has_flash_attn_with_paged)
         self._generator = ExLlamaV2DynamicGenerator(
-            model, cache, self._tokenizer, **settings.generator_arguments(paged)
+            model, cache, self._tokenizer, **settings.generator_arguments(paged, attributes.parallel)
         )
         ids = [self._tokenizer.single_id(s) for s in qwen3.STOP_STRINGS]
         self._stop_ids = [i for i in (*ids, self._tokenizer.eos_token_id) if isinstance(i, int)]
@@ -154,10 +155,12 @@ class ExLlamaLanguageModel:
             cache=attributes.cache,
             cache_tokens=cache_tokens,
             paged=paged,
+            parallel=self._generator.max_batch_size,
         )
 
     # -- the infer method ------------------------------------------------------------------
 
+    @honour_tool_choice  # a forced call: a JSON-schema grammar, as output_schema
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
         turn = settings.plan_turn(inputs, self._attributes)
         request = _Request(asyncio.get_running_loop(), inputs, turn)
@@ -230,6 +233,14 @@ class ExLlamaLanguageModel:
                 ModelError(f"exllamav2 failed: {type(exc).__name__}: {exc}", model=self.model_id)
             )
             return
+        if len(self._running) >= self._generator.max_batch_size:
+            # exllamav2 starts it when a running one ends, in the order enqueued.
+            log.debug(
+                "request_queued",
+                model=self.model_id,
+                running=len(self._running),
+                parallel=self._generator.max_batch_size,
+            )
         self._running[request.job] = request
 
     def _job(self, request: _Request) -> Any:

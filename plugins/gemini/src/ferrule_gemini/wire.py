@@ -463,6 +463,11 @@ def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
         body["tools"] = [
             {"functionDeclarations": [function_declaration(t.function) for t in inputs.tools]}
         ]
+        if inputs.tool_choice != "auto":  # Gemini's ANY is OpenAI's required
+            calling: dict[str, Any] = {"mode": "NONE" if inputs.tool_choice == "none" else "ANY"}
+            if inputs.forced_tool is not None:
+                calling["allowedFunctionNames"] = [inputs.forced_tool]
+            body["toolConfig"] = {"functionCallingConfig": calling}
     config: dict[str, Any] = {}
     if inputs.temperature is not None:
         config["temperature"] = inputs.temperature

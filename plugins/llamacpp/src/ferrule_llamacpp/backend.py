@@ -25,6 +25,7 @@ from typing import Any
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
 from ferrule_kit.errors import ModelError
 from ferrule_kit.lm import InferInput, Usage, finish
+from ferrule_kit.tool_choice import honour_tool_choice
 
 from . import weights
 from .attributes import LlamaCppAttributes
@@ -143,6 +144,7 @@ class LlamaCppLanguageModel:
 
     # -- the infer method ------------------------------------------------------------------
 
+    @honour_tool_choice  # a forced call: a JSON-schema grammar, as output_schema
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
         job = _Job(asyncio.get_running_loop())
         self._jobs.add(job)

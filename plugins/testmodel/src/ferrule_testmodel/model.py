@@ -19,6 +19,7 @@ from ferrule_kit.errors import ModelError
 from ferrule_kit.lm import (
     FinishReason,
     InferInput,
+    ToolDescription,
     Usage,
     finish,
     reasoning_delta,
@@ -204,6 +205,10 @@ class TestLanguageModel:
         else:
             user = next((m for m in reversed(inputs.messages) if m.role == "user"), None)
             text = user.text if user is not None else ""
+        if inputs.tool_choice not in ("auto", "none"):
+            tool = _forced_tool(inputs)
+            arguments = example_instance(tool.function.parameters, text)
+            return ScriptedTurn(tool_calls=[ScriptedToolCall(tool.function.name, arguments)])
         if inputs.output_schema is not None:
             return ScriptedTurn(output=example_instance(inputs.output_schema, text))
         words = count_tokens(text)
@@ -278,6 +283,17 @@ class TestLanguageModel:
             raise ModelError(turn.error, provider="test")
         await pace()
         yield finish(turn.finish_reason or reason, usage)
+
+
+def _forced_tool(inputs: InferInput) -> ToolDescription:
+    """The tool a forced call calls: the named one; for ``"required"``, the first tool not
+    called since the last user message, else the last tool (so an agent whose output is
+    a tool, listed after its others, gets there)."""
+    if inputs.forced_tool is not None:
+        return next(t for t in inputs.tools if t.function.name == inputs.forced_tool)
+    start = max((i for i, m in enumerate(inputs.messages) if m.role == "user"), default=0)
+    called = {c.name for m in inputs.messages[start:] for c in m.tool_calls}
+    return next((t for t in inputs.tools if t.function.name not in called), inputs.tools[-1])
 
 
 def _trailing_tools(messages: list[Message]) -> int:

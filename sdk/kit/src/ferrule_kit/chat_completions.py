@@ -41,6 +41,7 @@ from .http import (
     provider_error,
 )
 from .lm import (
+    ANY_JSON_OBJECT,
     FinishReason,
     InferInput,
     Usage,
@@ -49,7 +50,7 @@ from .lm import (
     text_delta,
     tool_call_delta,
 )
-from .messages import Message, TextPart
+from .messages import Message, TextPart, converter
 from .parts import registry
 from .policy import Accepts, ContentPolicy
 
@@ -195,6 +196,8 @@ def build_request(
             }
             for t in inputs.tools
         ]
+        if inputs.tool_choice != "auto":
+            request["tool_choice"] = converter.unstructure(inputs.tool_choice)
     if rules.sampling:
         if inputs.temperature is not None:
             request["temperature"] = inputs.temperature
@@ -215,10 +218,13 @@ def build_request(
             request["reasoning_effort"] = _effort(effort, rules.efforts)
     if inputs.output_schema is not None:
         schema = inputs.output_schema
-        json_schema: dict[str, Any] = {"name": "output", "schema": schema}
-        if schema.get("additionalProperties") is False:
-            json_schema["strict"] = True  # the schema is written for strict structured output
-        request["response_format"] = {"type": "json_schema", "json_schema": json_schema}
+        if schema == ANY_JSON_OBJECT:  # JSON mode: what a client's json_object asked for
+            request["response_format"] = {"type": "json_object"}
+        else:
+            json_schema: dict[str, Any] = {"name": "output", "schema": schema}
+            if schema.get("additionalProperties") is False:
+                json_schema["strict"] = True  # the schema is written for strict structured output
+            request["response_format"] = {"type": "json_schema", "json_schema": json_schema}
     if extra_body:
         request.update(extra_body)
     return request

@@ -26,7 +26,7 @@ Use the delta builders below rather than writing the dicts by hand, and
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, Union
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range
@@ -37,6 +37,11 @@ FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 #: The reasoning switch: off, on, or on at an effort level (see `InferInput.reasoning`).
 Reasoning = Literal[False, True, ReasoningEffort]
+
+
+#: The ``output_schema`` of JSON mode (OpenAI's ``response_format: json_object``): any
+#: JSON object. Backends with a JSON mode of their own send that for it.
+ANY_JSON_OBJECT: dict[str, Any] = {"type": "object"}
 
 
 @attrs.frozen
@@ -55,11 +60,51 @@ class ToolDescription:
 
 
 @attrs.frozen
+class ToolChoiceFunction:
+    name: str
+
+
+@attrs.frozen
+class NamedToolChoice:
+    """A call of one tool, in the OpenAI shape ``{"type": "function", "function": {"name": ...}}``."""
+
+    function: ToolChoiceFunction
+    type: Literal["function"] = "function"
+
+
+#: ``"auto"``: the model decides; ``"none"``: no call; ``"required"``: at least one call of
+#: any tool; a `NamedToolChoice`: a call of that tool.
+ToolChoice = Union[Literal["auto", "none", "required"], NamedToolChoice]  # noqa: UP007 (a cattrs key)
+
+
+_TOOL_CHOICE_MODES = Literal["auto", "none", "required"]
+
+
+def _structure_tool_choice(value: Any, _type: Any) -> ToolChoice:
+    if isinstance(value, str):
+        mode: ToolChoice = converter.structure(value, _TOOL_CHOICE_MODES)  # type: ignore[arg-type]
+        return mode
+    if isinstance(value, dict):
+        named: NamedToolChoice = converter.structure(value, NamedToolChoice)
+        return named
+    raise TypeError(
+        "expected 'auto', 'none', 'required' or {'type': 'function', 'function': {'name': ...}}, "
+        f"got {type(value).__name__}"
+    )
+
+
+converter.register_structure_hook_func(lambda t: t == ToolChoice, _structure_tool_choice)
+
+
+@attrs.frozen
 class InferInput:
     """What ``infer`` takes. Only ``messages`` is required."""
 
     messages: list[Message]
     tools: list[ToolDescription] = attrs.field(factory=list)
+    #: Which calls the reply may (or must) make. Backends with no native switch honour a
+    #: forced call through `ferrule_kit.tool_choice` (a JSON-schema constraint).
+    tool_choice: ToolChoice = "auto"
     #: False: no reasoning; True: reasoning at the backend's own depth; an effort level:
     #: reasoning at that depth. One field, so "off, but at high effort" cannot be said.
     reasoning: Reasoning = False
@@ -73,6 +118,20 @@ class InferInput:
     def __attrs_post_init__(self) -> None:
         if not self.messages:
             raise InvalidInputError("must not be empty", field="$.messages")
+        if self.tool_choice == "required" and not self.tools:
+            raise InvalidInputError("'required' needs at least one tool", field="$.tool_choice")
+        name = self.forced_tool
+        if name is not None and name not in {t.function.name for t in self.tools}:
+            raise InvalidInputError(
+                f"names the tool {name!r}, which is not among the request's tools",
+                field="$.tool_choice.function.name",
+            )
+
+    @property
+    def forced_tool(self) -> str | None:
+        """The tool the reply must call (a `NamedToolChoice`), else None."""
+        choice = self.tool_choice
+        return choice.function.name if isinstance(choice, NamedToolChoice) else None
 
     @property
     def reasoning_on(self) -> bool:
