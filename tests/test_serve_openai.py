@@ -140,6 +140,9 @@ class ServeModelsPlugin:
             "weather-bot": scripted(
                 {"tool_calls": [WEATHER_CALL]}, {"text": "It is 3 degrees in Oslo."}
             ),
+            "weather-bot-again": scripted(
+                {"tool_calls": [WEATHER_CALL]}, {"text": "It is 3 degrees in Oslo."}
+            ),
             "weather-bot-streaming": scripted({"tool_calls": [WEATHER_CALL]}),
             "failing": scripted(*[{"text": "partial answer", "error": "backend exploded"}] * 4),
             "slow": ModelRoute("test_language_model", {"delay": 0.01}),
@@ -330,6 +333,145 @@ def test_tools_round_trip(client, server):
     assert (tool.role, tool.tool_call_id, tool.text) == ("tool", "call_weather", '{"celsius": 3}')
 
 
+# -- what clients put back (issue 24) ---------------------------------------------------
+
+
+def test_a_reply_put_back_with_model_dump_is_taken(client, server):
+    """pydantic's ``model_dump()`` sends every field, null where unset: function_call,
+    audio, annotations, tool_calls, refusal."""
+    _, kernel = server
+    messages: list[Any] = [{"role": "user", "content": "hello there"}]
+    first = client.chat.completions.create(model="test", messages=messages)
+    dumped = first.choices[0].message.model_dump()
+    assert {"function_call", "audio", "tool_calls", "refusal", "annotations"} <= set(dumped)
+    messages += [dumped, {"role": "user", "content": "and again", "name": "sam"}]
+    second = client.chat.completions.create(model="test", messages=messages)
+    assert second.choices[0].message.content == "and again"
+    assistant = requests_seen(kernel, "test")[-1].messages[1]
+    assert (assistant.role, assistant.text, assistant.tool_calls) == (
+        "assistant",
+        "hello there",
+        [],
+    )
+
+
+def test_reasoning_content_put_back_is_the_messages_reasoning(client, server):
+    _, kernel = server
+    messages: list[Any] = [{"role": "user", "content": "think first"}]
+    first = client.chat.completions.create(model="test", messages=messages, reasoning_effort="low")
+    dumped = first.choices[0].message.model_dump()
+    assert dumped["reasoning_content"] == "The user wrote 2 words; I repeat them."
+    messages += [dumped, {"role": "user", "content": "once more"}]
+    client.chat.completions.create(model="test", messages=messages, reasoning_effort="low")
+    assistant = requests_seen(kernel, "test")[-1].messages[1]
+    assert [p.text for p in assistant.reasoning] == ["The user wrote 2 words; I repeat them."]
+
+
+def test_a_tool_call_reply_put_back_whole_round_trips(client):
+    messages: list[Any] = [{"role": "user", "content": "Weather in Oslo?"}]
+    first = client.chat.completions.create(
+        model="weather-bot-again", messages=messages, tools=[WEATHER_TOOL]
+    )
+    call = first.choices[0].message.tool_calls[0]
+    messages.append(first.choices[0].message.model_dump())  # content: None, refusal: None, ...
+    messages.append({"role": "tool", "tool_call_id": call.id, "content": "3 degrees"})
+    second = client.chat.completions.create(
+        model="weather-bot-again", messages=messages, tools=[WEATHER_TOOL]
+    )
+    assert second.choices[0].message.content == "It is 3 degrees in Oslo."
+
+
+NEWS_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_news",
+        "parameters": {"type": "object", "properties": {"topic": {"type": "string"}}},
+    },
+}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_tool_choice_required_and_named_force_a_call(client, server, stream):
+    _, kernel = server
+
+    def call(tool_choice: Any) -> tuple[str, Any, str]:
+        options = {"model": "test", "tools": [WEATHER_TOOL, NEWS_TOOL], "tool_choice": tool_choice}
+        messages = [{"role": "user", "content": "Oslo"}]
+        if not stream:
+            choice = client.chat.completions.create(messages=messages, **options).choices[0]
+            [made] = choice.message.tool_calls
+            return made.function.name, json.loads(made.function.arguments), choice.finish_reason
+        chunks = list(client.chat.completions.create(messages=messages, stream=True, **options))
+        calls = [tc for c in chunks for tc in (c.choices[0].delta.tool_calls or [])]
+        arguments = json.loads("".join(tc.function.arguments or "" for tc in calls))
+        return calls[0].function.name, arguments, chunks[-1].choices[0].finish_reason
+
+    assert call("required") == ("get_weather", {"city": "Oslo"}, "tool_calls")
+    named = {"type": "function", "function": {"name": "get_news"}}
+    assert call(named) == ("get_news", {"topic": "Oslo"}, "tool_calls")
+    assert requests_seen(kernel, "test")[-1].forced_tool == "get_news"
+    # "none": the model sees no tools
+    reply = client.chat.completions.create(
+        model="test", messages=USER, tools=[WEATHER_TOOL], tool_choice="none"
+    )
+    assert reply.choices[0].message.tool_calls is None
+    assert requests_seen(kernel, "test")[-1].tools == []
+
+
+def test_tool_choice_and_json_mode_reach_an_upstream_openai_api_as_sent(client):
+    """Through ferrule's OpenAI provider: ``tool_choice`` is passed on, and a client's
+    ``json_object`` stays JSON mode (not a json_schema of any object)."""
+    pytest.importorskip("ferrule_openai", reason="the OpenAI provider plugin is not installed")
+    from ferrule_kit.messages import ToolCall
+    from ferrule_kit.testing import chat_completions
+    from ferrule_kit.testing.conformance import ScriptedTurn
+    from ferrule_kit.testing.loopback import LoopbackServer
+
+    upstream = LoopbackServer(validate=chat_completions.validator())
+    upstream.start_in_thread()
+    try:
+
+        class Upstream:
+            @hookimpl
+            def ferrule_resolve_api_model(self, model_id: str, provider: str | None):
+                if model_id != "upstream-gpt":
+                    return None
+                attributes = {
+                    "model": "gpt-4o",
+                    "base_url": f"{upstream.url}/v1",
+                    "api_key": "sk-upstream-0123456789",
+                }
+                return ModelRoute("openai_language_model", attributes)
+
+        kernel = Kernel(plugins=[_builtin, Upstream()])
+        kernel.load_plugins()
+        with ServerThread(kernel, models=["upstream-gpt"]) as url:  # the operator's: a URL
+            near = openai.OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0)
+            upstream.script(
+                chat_completions.reply(ScriptedTurn(text=('{"a": 1}',))),
+                chat_completions.reply(
+                    ScriptedTurn(
+                        tool_calls=(ToolCall("call_1", "get_weather", {"city": "x"}),),
+                        finish_reason="tool_calls",
+                    )
+                ),
+            )
+            reply = near.chat.completions.create(
+                model="upstream-gpt", messages=USER, response_format={"type": "json_object"}
+            )
+            assert reply.choices[0].message.content == '{"a": 1}'
+            named = {"type": "function", "function": {"name": "get_weather"}}
+            near.chat.completions.create(
+                model="upstream-gpt", messages=USER, tools=[WEATHER_TOOL], tool_choice=named
+            )
+        upstream.check()
+        json_mode, forced = (r.json for r in upstream.requests)
+        assert json_mode["response_format"] == {"type": "json_object"}
+        assert forced["tool_choice"] == named
+    finally:
+        upstream.stop_in_thread()
+
+
 def test_streamed_tool_call_fragments_assemble(client):
     chunks = list(
         client.chat.completions.create(
@@ -424,7 +566,25 @@ def test_a_model_component_deleted_through_the_kernel_api_is_defined_again(clien
         ({"max_completion_tokens": 0}, "max_completion_tokens", "at least 1"),
         ({"reasoning_effort": "extreme"}, "reasoning_effort", "expected one of"),
         ({"n": 2}, "n", "not supported"),
-        ({"tool_choice": "required"}, "tool_choice", "only 'auto' and 'none'"),
+        ({"tool_choice": "required"}, "tool_choice", "no tools were given"),
+        (
+            {
+                "tools": [WEATHER_TOOL],
+                "tool_choice": {"type": "function", "function": {"name": "x"}},
+            },
+            "tool_choice.function.name",
+            "not among the request's tools",
+        ),
+        (
+            {"tools": [WEATHER_TOOL], "tool_choice": {"type": "allowed_tools"}},
+            "tool_choice",
+            "allowed_tools and custom tools",
+        ),
+        (
+            {"messages": [*USER, {"role": "assistant", "content": "x", "function_call": {}}]},
+            "messages[1].function_call",
+            "deprecated",
+        ),
         ({"extra_body": {"frobnicate": True}}, "frobnicate", "Unrecognized request argument"),
     ],
 )

@@ -277,6 +277,30 @@ def test_function_tools_round_trip(client, server):
     )
 
 
+def test_tool_choice_required_and_named_force_a_call(client):
+    news = {"type": "function", "name": "get_news", "parameters": {"type": "object",
+            "properties": {"topic": {"type": "string"}}}}  # fmt: skip
+    forced = client.responses.create(
+        model="test", input="Oslo", tools=[WEATHER_TOOL, news], tool_choice="required"
+    )
+    [call] = forced.output
+    assert (call.type, call.name, json.loads(call.arguments)) == (
+        "function_call",
+        "get_weather",
+        {"city": "Oslo"},
+    )
+    named = client.responses.create(
+        model="test",
+        input="Oslo",
+        tools=[WEATHER_TOOL, news],
+        tool_choice={"type": "function", "name": "get_news"},
+    )
+    assert [(c.name, json.loads(c.arguments)) for c in named.output] == [
+        ("get_news", {"topic": "Oslo"})
+    ]
+    assert named.tool_choice.name == "get_news"  # repeated as it was sent
+
+
 def test_a_streamed_function_call(client):
     with client.responses.stream(
         model="weather-bot", input="Weather in Oslo?", tools=[WEATHER_TOOL]
@@ -384,7 +408,8 @@ def test_text_format_json_schema_is_the_output_schema(client, server):
         ({"previous_response_id": "resp_1"}, "previous_response_id", "nothing is stored"),
         ({"extra_body": {"frobnicate": True}}, "frobnicate", "Unrecognized request argument"),
         ({"tools": [{"type": "web_search"}]}, "tools[0].type", "only function tools"),
-        ({"tool_choice": "required"}, "tool_choice", "only 'auto' and 'none'"),
+        ({"tool_choice": "required"}, "tool_choice", "no tools were given"),
+        ({"tools": [WEATHER_TOOL], "tool_choice": {"type": "mcp"}}, "tool_choice", "expected"),
         ({"reasoning": {"effort": "extreme"}}, "reasoning.effort", "expected one of"),
         ({"text": {"format": {"type": "xml"}}}, "text.format.type", "expected 'text'"),
         ({"input": [{"type": "item_reference", "id": "msg_1"}]}, "input[0]", "nothing is stored"),

@@ -10,7 +10,7 @@ from typing import Any, cast, get_args
 
 import attrs
 from ferrule_kernel import FerruleError
-from ferrule_kit.lm import MessageAccumulator, ReasoningEffort
+from ferrule_kit.lm import ANY_JSON_OBJECT, MessageAccumulator, ReasoningEffort
 
 # FerruleError kind -> (HTTP status, OpenAI error type) on the OpenAI routes; 500 otherwise.
 _OPENAI_STATUS = {
@@ -121,18 +121,49 @@ class ChatRequest:
     renames: dict[str, str]
 
 
+#: Message fields OpenAI's API takes that carry nothing for a backend: a participant's
+#: name, and what a reply's ``model_dump()`` puts back (null, or citations of its text).
+_MESSAGE_IGNORED = ("name", "annotations")
+
+
 def _message_from_openai(message: Any, index: int) -> Any:
+    """An OpenAI input message on the ferrule wire. Every field OpenAI's API accepts is
+    taken, null where it may be null (so a reply put back with ``model_dump()`` works);
+    ``reasoning_content`` (as ferrule and other compatible servers send reasoning) becomes
+    the message's reasoning."""
     if not isinstance(message, dict):
         return message  # validation names it
-    out = {k: v for k, v in message.items() if k not in ("name", "refusal", "audio")}
+    where = f"messages[{index}]"
+    out = {k: v for k, v in message.items() if k not in _MESSAGE_IGNORED}
+    for key in ("function_call", "audio", "tool_calls", "refusal", "reasoning_content"):
+        if key in out and out[key] is None:
+            del out[key]
     if out.get("role") == "developer":
         out["role"] = "system"
     if "function_call" in out:
         raise OpenAIError(
             400,
-            "function_call is deprecated: send tool_calls",
-            param=f"messages[{index}].function_call",
+            f"{where}.function_call: deprecated, send tool_calls",
+            param=f"{where}.function_call",
         )
+    if "audio" in out:  # a reference to audio OpenAI stored: nothing here holds it
+        raise OpenAIError(
+            400,
+            f"{where}.audio: audio replies are not stored by ferrule serve",
+            param=f"{where}.audio",
+        )
+    refusal = out.pop("refusal", None)
+    if isinstance(refusal, str) and refusal and not out.get("content"):
+        out["content"] = refusal  # what the assistant said: its refusal
+    if out.get("tool_calls") == []:
+        del out["tool_calls"]
+    reasoning = out.pop("reasoning_content", None)
+    if reasoning is not None:
+        if not isinstance(reasoning, str):
+            param = f"{where}.reasoning_content"
+            raise OpenAIError(400, f"{param}: expected string", param=param)
+        if reasoning:
+            out["reasoning"] = [{"type": "text", "text": reasoning}]
     content = out.get("content")
     if isinstance(content, list):  # a refusal part becomes text, keeping each part's index
         out["content"] = [
@@ -142,6 +173,26 @@ def _message_from_openai(message: Any, index: int) -> Any:
             for part in content
         ]
     return out
+
+
+def tool_choice_from_openai(choice: Any, param: str) -> Any:
+    """``tool_choice`` (OpenAI's shapes) as the LM contract takes it: ``"auto"``,
+    ``"none"``, ``"required"``, or the named function ``{"type": "function", "function":
+    {"name": ...}}`` (the Responses API's flat ``{"type": "function", "name": ...}`` too)."""
+    if choice is None or choice in ("auto", "none", "required"):
+        return choice
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else choice.get("name")
+        if isinstance(name, str):
+            return {"type": "function", "function": {"name": name}}
+    raise OpenAIError(
+        400,
+        f"{param}: expected 'auto', 'none', 'required' or a function to call "
+        "({'type': 'function', 'function': {'name': ...}}); allowed_tools and custom tools "
+        "are not supported by ferrule serve",
+        param=param,
+    )
 
 
 def _tool_from_openai(tool: Any) -> Any:
@@ -187,18 +238,17 @@ def chat_request_from_openai(body: Any) -> ChatRequest:
         else messages
     }
     renames: dict[str, str] = {}
-    tool_choice = body.get("tool_choice")
-    if tool_choice not in (None, "auto", "none"):
-        raise OpenAIError(
-            400,
-            "tool_choice: only 'auto' and 'none' are supported by ferrule serve",
-            param="tool_choice",
-        )
+    tool_choice = tool_choice_from_openai(body.get("tool_choice"), "tool_choice")
     tools = body.get("tools")
-    if tools is not None and tool_choice != "none":
+    if tools is not None and tool_choice != "none":  # "none": the model sees no tools
         inputs["tools"] = (
             [_tool_from_openai(t) for t in tools] if isinstance(tools, list) else tools
         )
+        if tool_choice is not None:
+            inputs["tool_choice"] = tool_choice
+    elif tool_choice not in (None, "auto", "none"):
+        raise OpenAIError(400, "tool_choice: forces a tool call, but no tools were given",
+                          param="tool_choice")  # fmt: skip
     for key in ("temperature", "top_p"):
         if body.get(key) is not None:
             inputs[key] = body[key]
@@ -235,7 +285,7 @@ def _output_schema(response_format: Any) -> dict[str, Any] | None:
     if kind == "text":
         return None
     if kind == "json_object":
-        return {"type": "object"}
+        return dict(ANY_JSON_OBJECT)  # JSON mode: backends that have one use it for this
     if kind == "json_schema":
         spec = response_format.get("json_schema")
         if isinstance(spec, dict) and isinstance(spec.get("schema"), dict):

@@ -1,6 +1,6 @@
 """``POST /v1/responses``: OpenAI's Responses API, beside chat completions, on the same
 models (`ModelCatalog`) and with the same checks and errors (`OpenAIRoutes.handler`).
-The translation is `responses_wire`'s.
+The translation is `responses_wire`'s (the request) and `responses_builder`'s (the reply).
 
 A plain request gets the ``response`` object; ``stream: true`` gets its server-sent
 events (``event: <type>`` and ``data: <event>``, numbered by ``sequence_number``, ending
@@ -19,7 +19,8 @@ from ferrule_kernel import get_logger
 
 from .gate import dumps
 from .openai_api import OpenAIRoutes
-from .responses_wire import ResponseBuilder, responses_request_from_openai
+from .responses_builder import ResponseBuilder
+from .responses_wire import responses_request_from_openai
 
 log = get_logger("ferrule.server")
 
