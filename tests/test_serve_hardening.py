@@ -38,7 +38,7 @@ from ferrule_kernel import (
     OperatorSpec,
     hookimpl,
 )
-from ferrule_kernel import kernel as kernel_module
+from ferrule_kernel import outputs as kernel_outputs
 from ferrule_kit.lm import InferInput, finish, text_delta
 from ferrule_kit.lmspec import ModelRoute, language_model_type
 
@@ -463,7 +463,7 @@ def test_the_server_encodes_strictly():
 
 def test_output_the_kernel_let_through_ends_the_stream_with_one_error_line(url, monkeypatch):
     # The kernel checks outputs; if it ever let NaN through, the server still sends JSON.
-    monkeypatch.setattr(kernel_module, "_json_problem", lambda value: None)
+    monkeypatch.setattr(kernel_outputs, "_json_problem", lambda value: None)
     stream = post(url, "/ferrule/v1/iter", {"operator": "nan_stream", "inputs": {}})
     lines = [strict_json(line) for line in stream.body.splitlines()]
     assert lines[0] == {"item": {"x": 1.0}} and len(lines) == 2

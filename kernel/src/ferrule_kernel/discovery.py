@@ -21,8 +21,9 @@ import attrs
 import pluggy
 
 from . import hookspecs
-from .errors import PluginLoadError, interrupts_request, scrub_secrets
+from .errors import PluginLoadError, interrupts_request
 from .log import get_logger
+from .scrubbing import scrub_secrets
 from .specs import ComponentTypeSpec, OperatorSpec, Target
 
 log = get_logger("ferrule.discovery")

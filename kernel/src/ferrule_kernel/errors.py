@@ -7,10 +7,11 @@ same type with the same message.
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 from typing import Any, ClassVar
+
+# The scrubber lives in `ferrule_kernel.scrubbing`; importers of it from here keep working.
+from .scrubbing import scrub_secrets as scrub_secrets
 
 
 class FerruleError(Exception):
@@ -168,42 +169,3 @@ def error_from_dict(data: dict[str, Any]) -> FerruleError:
     err = cls.__new__(cls)
     FerruleError.__init__(err, str(data.get("message", "")), **details)
     return err
-
-
-# What a secret looks like in text the kernel did not write (a plugin's exception): a URL's
-# password, an Authorization value, a key-like query parameter, the shapes of well-known
-# API keys and tokens, and words a provider already half-masked ("sk-ab12****wxyz").
-_SECRET_PATTERNS = (
-    (re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+@"), "***@"),
-    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1***"),
-    (
-        re.compile(
-            r"(?i)\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password)"
-            r"[\"']?\s*[=:]\s*[\"']?|key=)[^&\s\"',;]+"
-        ),
-        r"\1***",
-    ),
-    (
-        re.compile(
-            r"\b(?:sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{20,}|xai-[A-Za-z0-9_-]{20,}"
-            r"|gh[pousr]_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16})"
-        ),
-        "***",
-    ),
-    (re.compile(r"\S*\*{4,}\S*"), "***"),
-)
-# Environment variables whose values are secrets, by name (OPENAI_API_KEY, FERRULE_TOKEN, ...).
-_SECRET_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)")
-
-
-def scrub_secrets(text: str) -> str:
-    """``text`` (a plugin's exception message, on its way to a client) with what looks like
-    a secret replaced by ``***``: values of this process's secret-named environment
-    variables (``*_API_KEY``, ``*_TOKEN``, ...), a URL's password, Authorization values,
-    key-like query parameters and the shapes of well-known API keys."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
-            text = text.replace(value, "***")
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text

@@ -1,17 +1,16 @@
-"""The kernel: routes define, delete, call, call_method and iter to plugins.
+"""The kernel's registry and requests: resolves define, delete, call, call_method and iter.
 
-A request is resolved and its input validated synchronously (`Kernel.prepare`), which
-gives a `Prepared` request; that is then run on the event loop (`run` / `stream`) or,
-for plain sync code and a sync caller, in the caller's own thread (`run_inline` /
-`stream_inline`) so a synchronous script pays no thread hop for a trivial operator.
-Whatever a plugin raises ends that request with a typed error; the kernel keeps serving.
+`Kernel` holds what plugins registered (discovered once, on first use) and the defined
+components. A request is resolved and its input validated synchronously (`Kernel.prepare`),
+which gives a `Prepared` request that the execution engine (`ferrule_kernel.execution`)
+drives. Whatever a plugin raises ends that request with a typed error
+(`ferrule_kernel.failures`); the kernel keeps serving.
 """
 
 from __future__ import annotations
 
 import inspect
-import math
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -22,23 +21,19 @@ from .errors import (
     DuplicateComponentError,
     FerruleError,
     InvalidInputError,
-    InvalidOutputError,
     PluginError,
     PluginLoadError,
     UnknownComponentError,
     UnknownComponentTypeError,
     UnknownMethodError,
     UnknownOperatorError,
-    interrupts_request,
-    scrub_secrets,
 )
+from .execution import Prepared
+from .failures import request_failure
 from .log import get_logger
 from .specs import ComponentTypeSpec, MethodSpec, OperatorSpec
 from .trust import validating
-from .validation import default_converter, json_schema, key_path, structure_input, type_name
-
-# asyncio is imported where it is used: a synchronous caller of a plain operator never
-# needs it, and it costs a large part of a cold start.
+from .validation import json_schema, structure_input, type_name
 
 log = get_logger("ferrule.kernel")
 
@@ -46,308 +41,6 @@ log = get_logger("ferrule.kernel")
 #: ``"operator"`` or ``"component_type"``), e.g. ``"It is provided by ferrule-echo: pip
 #: install ferrule-echo."``, or None. The kernel knows no plugin; its host hands it this.
 InstallHint = Callable[[str, str], str | None]
-
-_END = object()
-
-
-def _plugin_error(label: str, provider: str, exc: BaseException) -> FerruleError:
-    """The typed error a plugin's exception ends its request with; the exception becomes
-    its cause. A `FerruleError` the plugin raised is passed on as it is. Any other
-    exception's text goes to clients, so what looks like a secret in it is scrubbed."""
-    if isinstance(exc, FerruleError):
-        return exc
-    try:
-        text = str(exc)
-    except Exception:  # an exception whose own __str__ fails must not escape this path
-        text = "<unprintable>"
-    what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    error = PluginError(
-        scrub_secrets(f"{label} failed in plugin {provider!r}: {what}"),
-        plugin=provider,
-        target=label,
-        exception_type=type(exc).__name__,
-    )
-    error.__cause__ = exc
-    return error
-
-
-def _failure(label: str, provider: str, exc: BaseException) -> BaseException:
-    """What ends a request whose plugin code raised ``exc`` in this thread: ``exc`` itself
-    when it interrupts the request (`interrupts_request`), else one typed error. Every
-    other `BaseException` (`SystemExit`, `KeyboardInterrupt` in a worker thread, a stray
-    `GeneratorExit` or `CancelledError`) is the plugin's failure: let through, it would
-    stop the event loop or the thread that serves every other request."""
-    if interrupts_request(exc):
-        return exc
-    log.debug("request_failed", target=label, plugin=provider, error=repr(exc))
-    return _plugin_error(label, provider, exc)
-
-
-def _invalid_output(label: str, provider: str, errors: list[dict[str, str]]) -> InvalidOutputError:
-    summary = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
-    return InvalidOutputError(
-        f"{label} in plugin {provider!r} produced invalid output: {summary}",
-        plugin=provider,
-        target=label,
-        errors=errors,
-    )
-
-
-def _json_problem(value: Any) -> tuple[list[str | int], str] | None:
-    """Where ``value`` first stops being JSON — the path (innermost step first) and what is
-    wrong — or None. Checked on every output, so the common case does no allocation."""
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return None
-    if kind is float or isinstance(value, float):
-        return None if math.isfinite(value) else ([], f"{value!r} is not a JSON number")
-    if kind is dict:
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return [], f"key {key!r} is not a string"
-            problem = _json_problem(item)
-            if problem is not None:
-                problem[0].append(key)
-                return problem
-        return None
-    if kind is list or kind is tuple:
-        for index, item in enumerate(value):
-            problem = _json_problem(item)
-            if problem is not None:
-                problem[0].append(index)
-                return problem
-        return None
-    if isinstance(value, (str, int)):  # str and int subclasses (enums) encode as themselves
-        return None
-    return [], f"{type_name(value)} is not a JSON value"
-
-
-def _json_path(steps: list[str | int]) -> str:
-    path = "$"
-    for step in reversed(steps):
-        path = f"{path}[{step}]" if isinstance(step, int) else key_path(path, step)
-    return path
-
-
-def _to_output(
-    value: Any, label: str, provider: str, conv: Any = None, outputs: type | None = None
-) -> dict[str, Any]:
-    """The output a plugin produced, as a JSON object, checked: what cannot cross the
-    network (NaN, an arbitrary object) or does not match the declared ``outputs`` class
-    is an `InvalidOutputError` naming the field, in-process as over `ferrule serve`."""
-    if type(value) is dict:
-        out = value
-    elif attrs.has(type(value)):
-        out = (conv or default_converter()).unstructure(value)
-    elif isinstance(value, Mapping):
-        out = dict(value)
-    else:
-        message = f"expected an object, got {type_name(value)}"
-        raise _invalid_output(label, provider, [{"path": "$", "message": message}])
-    if outputs is not None and not isinstance(value, outputs):
-        try:
-            structure_input(out, outputs, target=label, conv=conv)
-        except InvalidInputError as exc:
-            raise _invalid_output(label, provider, exc.errors) from None
-    try:
-        problem = _json_problem(out)
-    except RecursionError:
-        problem = [], "nested too deeply"
-    if problem is not None:
-        steps, message = problem
-        raise _invalid_output(label, provider, [{"path": _json_path(steps), "message": message}])
-    return out
-
-
-@attrs.define(slots=True, eq=False)
-class Prepared:
-    """A validated request, ready to run: the implementation, its argument and how to drive it."""
-
-    label: str
-    provider: str
-    fn: Callable[..., Any]
-    arg: Any
-    kind: str  # discovery.call_kind
-    blocking: bool
-    streaming: bool
-    #: The spec's converter; None: the kernel's (`default_converter`).
-    converter: Any = None
-    #: The declared output class (each item's, for a stream), or None: JSON is checked only.
-    outputs: type | None = None
-
-    @property
-    def inline(self) -> bool:
-        """True when a sync caller may run this in its own thread (plain sync code)."""
-        return self.kind in ("sync", "sync_gen")
-
-    def _fail(self, exc: BaseException) -> BaseException:
-        return _failure(self.label, self.provider, exc)
-
-    def _output(self, value: Any) -> dict[str, Any]:
-        return _to_output(value, self.label, self.provider, self.converter, self.outputs)
-
-    def _call(self) -> Any:
-        """Run the implementation in this thread (the caller's, the loop's or a worker's):
-        what it raises is judged here, where a Ctrl-C can be told from the plugin's own."""
-        try:
-            return self.fn(self.arg)
-        except BaseException as exc:
-            raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-
-    def run_inline(self) -> dict[str, Any]:
-        return self._output(self._call())
-
-    async def run(self) -> dict[str, Any]:
-        if self.kind == "async":
-            try:
-                result = await self.fn(self.arg)
-            except BaseException as exc:
-                raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-        elif self.blocking:
-            import asyncio
-
-            result = await asyncio.to_thread(self._call)
-        else:
-            result = self._call()
-        return self._output(result)
-
-    def _iterator(self, items: Any) -> Iterator[Any]:
-        try:
-            return iter(items)
-        except TypeError:
-            message = f"expected a stream of objects, got {type_name(items)}"
-            raise _invalid_output(self.label, self.provider, [{"path": "$", "message": message}])  # noqa: B904
-
-    def stream_inline(self) -> Iterator[dict[str, Any]]:
-        return self._iterate(self._iterator(self._call()))
-
-    def _close(self, items: Any) -> None:
-        """Close a sync producer; what closing raises is the plugin's failure."""
-        close = getattr(items, "close", None)
-        if close is not None:
-            try:
-                close()
-            except BaseException as exc:
-                raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-
-    def _close_failed(self, exc: Exception) -> None:
-        # The stream already ends (with an error, or its consumer left): a producer that
-        # also fails to close is logged, not raised over that ending.
-        log.warning(
-            "producer_close_failed", target=self.label, plugin=self.provider, error=str(exc)
-        )
-
-    def _iterate(self, items: Iterator[Any]) -> Iterator[dict[str, Any]]:
-        try:
-            while True:
-                try:
-                    item = next(items)
-                except StopIteration:
-                    break
-                except BaseException as exc:
-                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-                yield self._output(item)
-        except BaseException:
-            try:
-                self._close(items)
-            except Exception as exc:
-                self._close_failed(exc)
-            raise
-        self._close(items)
-
-    async def stream(self) -> AsyncGenerator[dict[str, Any], None]:
-        source: AsyncGenerator[dict[str, Any], None]
-        if self.kind in ("sync_gen", "sync") and self.blocking:
-            source = self._stream_threaded()
-        else:
-            items = self._call()
-            if inspect.isawaitable(items):
-                try:
-                    items = await items
-                except BaseException as exc:
-                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-            if hasattr(items, "__aiter__"):
-                source = self._stream_async(items.__aiter__())
-            else:
-                source = _aiter_sync(self._iterate(self._iterator(items)))
-        try:
-            async for item in source:
-                yield item
-        finally:
-            await source.aclose()  # close the producer now, not when garbage-collected
-
-    async def _aclose(self, agen: Any) -> None:
-        aclose = getattr(agen, "aclose", None)
-        if aclose is not None:
-            try:
-                await aclose()
-            except BaseException as exc:
-                raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-
-    async def _stream_async(self, agen: AsyncIterator[Any]) -> AsyncGenerator[dict[str, Any], None]:
-        try:
-            while True:
-                try:
-                    item = await agen.__anext__()
-                except StopAsyncIteration:
-                    break
-                except BaseException as exc:
-                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-                yield self._output(item)
-        except BaseException:
-            try:
-                await self._aclose(agen)
-            except Exception as exc:
-                self._close_failed(exc)
-            raise
-        await self._aclose(agen)
-
-    async def _stream_threaded(self) -> AsyncGenerator[dict[str, Any], None]:
-        # One thread hop per item: the producer never runs ahead of the consumer, so
-        # closing or cancelling the stream stops it before its next item.
-        import asyncio
-        import threading
-
-        loop = asyncio.get_running_loop()
-        items = self._iterator(await loop.run_in_executor(None, self._call))
-        # A cancelled consumer leaves a step running in its thread; a generator cannot be
-        # closed while it runs, so closing waits for that step to finish.
-        lock = threading.Lock()
-
-        def step() -> Any:
-            with lock:
-                try:
-                    return next(items, _END)
-                except BaseException as exc:  # judged in the worker thread that ran it
-                    raise self._fail(exc)  # noqa: B904 (the cause is set by _plugin_error)
-
-        def close_items() -> None:
-            with lock:
-                self._close(items)
-
-        try:
-            while True:
-                item = await loop.run_in_executor(None, step)
-                if item is _END:
-                    break
-                yield self._output(item)
-        except BaseException:
-            try:
-                await loop.run_in_executor(None, close_items)
-            except Exception as exc:
-                self._close_failed(exc)
-            raise
-        await loop.run_in_executor(None, close_items)
-
-
-async def _aiter_sync(items: Iterator[dict[str, Any]]) -> AsyncGenerator[dict[str, Any], None]:
-    try:
-        for item in items:
-            yield item
-    finally:
-        close = getattr(items, "close", None)
-        if close is not None:
-            close()
 
 
 @attrs.define(eq=False)
@@ -608,7 +301,7 @@ class Kernel:
         try:
             fn = getattr(component.instance, method)
         except BaseException as exc:  # the instance lacks a method its type declares
-            raise _failure(label, component.entry.provider, exc)  # noqa: B904
+            raise request_failure(label, component.entry.provider, exc)  # noqa: B904
         kind = component.kinds.get(method)
         if kind is None:
             kind = component.kinds[method] = discovery.call_kind(fn)
@@ -696,7 +389,7 @@ class Kernel:
                 try:
                     return factory(arg)
                 except BaseException as exc:
-                    raise _failure(label, entry.provider, exc)  # noqa: B904
+                    raise request_failure(label, entry.provider, exc)  # noqa: B904
 
             try:
                 if discovery.call_kind(factory) == "async":
@@ -708,7 +401,7 @@ class Kernel:
                     if inspect.isawaitable(instance):
                         instance = await instance
             except BaseException as exc:
-                raise _failure(label, entry.provider, exc)  # noqa: B904
+                raise request_failure(label, entry.provider, exc)  # noqa: B904
             if instance is None:
                 # Caught here, not as an AttributeError at the component's first request.
                 raise PluginError(
@@ -744,7 +437,7 @@ class Kernel:
                 spec=spec,
             )
         except BaseException as exc:
-            raise _failure(label, f"placement {kind!r}", exc)  # noqa: B904
+            raise request_failure(label, f"placement {kind!r}", exc)  # noqa: B904
         if factory is None:
             raise InvalidInputError(
                 f"placement.kind: no installed plugin places components on {kind!r}."
@@ -765,7 +458,7 @@ class Kernel:
             if inspect.isawaitable(result):
                 await result
         except BaseException as exc:
-            raise _failure(f"delete {name!r}", component.entry.provider, exc)  # noqa: B904
+            raise request_failure(f"delete {name!r}", component.entry.provider, exc)  # noqa: B904
 
     async def aclose(self) -> None:
         """Delete every component (closing each); errors are logged, not raised."""
@@ -774,3 +467,6 @@ class Kernel:
                 await self.delete(name)
             except FerruleError as exc:
                 log.warning("component_close_failed", name=name, error=exc.message)
+
+
+__all__ = ["InstallHint", "Kernel", "Prepared"]
