@@ -111,7 +111,9 @@ async def test_a_version_1_schema_is_migrated(
             )
 
     rt.define("postgres_storage", "db", {"schema": schema_name})
-    assert rt.call_method("db", "schema_version", {})["version"] == 2
+    assert rt.call_method("db", "schema_version", {})["version"] == 3
+    migrated = rt.call_method("db", "get_session", {"session_id": "s1"})["session"]
+    assert migrated["session_state"] == {"k": [1, 2.5]} and migrated["state_version"] == 0
     stored = rt.call_method("db", "get_runs", {"session_id": "s1"})["runs"]
     assert json.dumps(stored) == json.dumps([converter.unstructure(r) for r in runs])
     window = rt.call_method("db", "get_messages", {"session_id": "s1", "last_n_runs": 1})

@@ -154,8 +154,8 @@ def test_a_version_1_file_is_migrated(rt: Runtime, root: Path) -> None:
 
     rt.define("sqlite_storage", "db", {"db_file": "old.db"})
     assert rt.call_method("db", "schema_version", {}) == {
-        "version": 2,
-        "latest": 2,
+        "version": 3,
+        "latest": 3,
         "backend": "sqlite",
     }
     stored = rt.call_method("db", "get_runs", {"session_id": "s1"})["runs"]
@@ -168,9 +168,9 @@ def test_a_version_1_file_is_migrated(rt: Runtime, root: Path) -> None:
         "q0 \u00e9\u00e8 \x00",
         "q2 \u00e9\u00e8 \x00",
     ]
-    assert rt.call_method("db", "get_session", {"session_id": "s1"})["session"][
-        "session_state"
-    ] == {"k": [1, 2.5]}
+    migrated = rt.call_method("db", "get_session", {"session_id": "s1"})["session"]
+    assert migrated["session_state"] == {"k": [1, 2.5]}
+    assert migrated["state_version"] == 0  # version 3 adds the column: "never written"
     # and it goes on working as a current store
     rt.call_method("db", "append_run", {"run": _run("s1", "r3")})
     assert rt.call_method("db", "get_session", {"session_id": "s1"})["session"]["run_count"] == 4
@@ -179,7 +179,7 @@ def test_a_version_1_file_is_migrated(rt: Runtime, root: Path) -> None:
         indexes = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
         }
-    assert versions == [(1,), (2,)]
+    assert versions == [(1,), (2,), (3,)]
     assert "runs_window" in indexes and "runs_by_session" not in indexes
 
 

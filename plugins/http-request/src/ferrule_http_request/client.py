@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from ferrule_kernel import InvalidInputError, get_logger
+from ferrule_kernel.scrubbing import scrub_secrets
 
 from .errors import HTTPRequestError, HTTPRequestTimeoutError
 from .policy import AddressRefusedError, Policy, address_of
@@ -135,14 +136,14 @@ async def http_request(inputs: HTTPRequestInput) -> dict[str, Any]:
             why = exc.os_error.strerror or str(exc.os_error) or type(exc.os_error).__name__
             reason = "connect"
         raise HTTPRequestError(
-            f"{target} failed: cannot connect to {exc.host}:{exc.port}: {_scrub(why, secrets)}",
+            f"{target} failed: cannot connect to {exc.host}:{exc.port}: {scrub_secrets(why, secrets)}",
             url=shown,
             method=inputs.method,
             reason=reason,
         ) from None
     except aiohttp.ClientError as exc:
         raise HTTPRequestError(
-            f"{target} failed: {type(exc).__name__}: {_scrub(str(exc), secrets)}",
+            f"{target} failed: {type(exc).__name__}: {scrub_secrets(str(exc), secrets)}",
             url=shown,
             method=inputs.method,
             reason=type(exc).__name__,
@@ -184,12 +185,6 @@ def _secrets(url: str, headers: dict[str, str]) -> list[str]:
     parts = urlsplit(url)
     found = [parts.password or "", parts.query, *headers.values()]
     return sorted((s for s in found if s), key=len, reverse=True)
-
-
-def _scrub(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
 
 
 def _charset(declared: str | None) -> str:

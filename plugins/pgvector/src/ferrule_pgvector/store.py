@@ -37,6 +37,7 @@ import attrs
 import psycopg
 import psycopg_pool
 from ferrule_kernel import InvalidInputError, get_logger
+from ferrule_kernel.scrubbing import scrub_secrets
 from ferrule_kit.vectors import (
     Chunk,
     CountInput,
@@ -191,18 +192,13 @@ class PgVectorStore:
 
     # -- errors and connections --------------------------------------------------------------
 
-    def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
-
     @contextmanager
     def _errors(self) -> Iterator[None]:
         """psycopg's failures to reach the server become one typed error naming the store."""
         try:
             yield
         except (psycopg.OperationalError, psycopg.InterfaceError, psycopg_pool.PoolTimeout) as exc:
-            reason = self._scrub(str(exc).strip() or type(exc).__name__)
+            reason = scrub_secrets(str(exc).strip() or type(exc).__name__, self._secrets)
             raise VectorStoreUnavailableError(
                 f"{COMPONENT_TYPE} {self.store} is unavailable: {reason}",
                 store=COMPONENT_TYPE,

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 import attrs
 import psycopg
 from ferrule_kit.errors import StorageSchemaError
-from ferrule_kit.storage import dump_json
+from ferrule_kit.sqlrows import dump_json
 
 
 @attrs.frozen
@@ -95,9 +95,18 @@ async def _v2(conn: psycopg.AsyncConnection, s: str) -> None:
     await conn.execute(f"CREATE INDEX runs_window ON {s}.runs (session_id, id, status)")
 
 
+async def _v3(conn: psycopg.AsyncConnection, s: str) -> None:
+    # Writers of a session's state compare-and-set it (ferrule_kit.sqlstore): a stored
+    # state starts at version 0, as if never written.
+    await conn.execute(
+        f"ALTER TABLE {s}.sessions ADD COLUMN state_version integer NOT NULL DEFAULT 0"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, runs and user memories", _v1),
     Migration(2, "run messages in a column of their own; covering history-window index", _v2),
+    Migration(3, "a version of each session's state, for compare-and-set writes", _v3),
 )
 LATEST = MIGRATIONS[-1].version
 

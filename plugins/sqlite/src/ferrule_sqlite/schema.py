@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import attrs
 from ferrule_kit.errors import StorageSchemaError
-from ferrule_kit.storage import dump_json
+from ferrule_kit.sqlrows import dump_json
 
 
 @attrs.frozen
@@ -94,9 +94,16 @@ def _v2(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX runs_window ON runs (session_id, id, status)")
 
 
+def _v3(conn: sqlite3.Connection) -> None:
+    # Writers of a session's state compare-and-set it (ferrule_kit.sqlstore): a stored
+    # state starts at version 0, as if never written.
+    conn.execute("ALTER TABLE sessions ADD COLUMN state_version INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, runs and user memories", _v1),
     Migration(2, "run messages in a column of their own; covering history-window index", _v2),
+    Migration(3, "a version of each session's state, for compare-and-set writes", _v3),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -1,10 +1,12 @@
 """`SqliteStorage`: the storage contract (`ferrule_kit.storage`) on one SQLite file.
 
-The file is in WAL mode, so readers never wait for the writer and a process killed
-mid-transaction leaves the last commit intact: SQLite rolls the torn transaction back
-when the file is next opened. Every write is one ``BEGIN IMMEDIATE`` transaction: it takes
-the file's write lock first, so writers of one session (threads or processes) take turns
-rather than fail, and a run lands whole with its session's update or not at all.
+The contract's logic is the kit's (`ferrule_kit.sqlstore`); this module opens the file,
+lends its connections and runs each method's plan in the transaction it asks for. The file
+is in WAL mode, so readers never wait for the writer and a process killed mid-transaction
+leaves the last commit intact: SQLite rolls the torn transaction back when the file is next
+opened. Every write is one ``BEGIN IMMEDIATE`` transaction: it takes the file's write lock
+first, so writers of one session (threads or processes) take turns rather than fail, and a
+run lands whole with its session's update or not at all.
 
 The methods are plain functions: async callers run them in a worker thread (the kernel does
 that), so they never stall an event loop. Each borrows a connection from a small pool;
@@ -15,65 +17,20 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
-import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 from ferrule_kernel import get_logger
-from ferrule_kit.errors import (
-    SessionNotFoundError,
-    StorageConflictError,
-    StorageError,
-    StorageUnavailableError,
-)
-from ferrule_kit.storage import (
-    MEMORY_COLUMNS,
-    RUN_SELECT,
-    SESSION_COLUMNS,
-    AppendRunInput,
-    GetMessagesInput,
-    GetRunInput,
-    GetRunsInput,
-    ListMemoriesInput,
-    ListSessionsInput,
-    MemoryRef,
-    MessageWindow,
-    RenameSessionInput,
-    SchemaVersionInput,
-    SessionRef,
-    SetSessionSummaryInput,
-    UpdateSessionStateInput,
-    UpsertMemoryInput,
-    UpsertSessionInput,
-    UserRef,
-    dump_json,
-    has_any_topic,
-    load_json,
-    memory_record,
-    resolve_store_file,
-    run_payload,
-    run_record,
-    session_record,
-    summary_json,
-)
+from ferrule_kit.errors import StorageError, StorageUnavailableError
+from ferrule_kit.sqlstore import SQLITE, BlockingSqlBackend, Plan, SqlStorage, run_blocking
+from ferrule_kit.storefiles import resolve_store_file
 
 from . import schema
 from .attributes import SqliteStorageAttributes
 
 log = get_logger("ferrule.sqlite")
-
-_SESSION = f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions"
-_RUN = f"SELECT {', '.join(RUN_SELECT)} FROM runs"
-_MEMORY = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM memories"
-#: Runs read per query while `get_messages` fills a ``limit`` without ``last_n_runs``.
-_PAGE = 16
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ", ".join("?" * len(values))
 
 
 class _Pool:
@@ -126,7 +83,7 @@ class _Pool:
             self._cond.notify_all()
 
 
-class SqliteStorage:
+class SqliteStorage(BlockingSqlBackend):
     """A storage component on the SQLite file ``path`` (see the module docstring)."""
 
     backend = "sqlite"
@@ -144,6 +101,7 @@ class SqliteStorage:
         self._busy_timeout = busy_timeout
         self._synchronous = synchronous.upper()
         self._pool = _Pool(self._connect, pool_size)
+        self.sql = SqlStorage(SQLITE, backend=self.backend, store=self.store, latest=schema.LATEST)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -241,284 +199,19 @@ class SqliteStorage:
                 if conn.in_transaction:
                     conn.execute("COMMIT")
 
-    def _session(self, conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
-        row = conn.execute(f"{_SESSION} WHERE session_id = ?", (session_id,)).fetchone()
-        return None if row is None else session_record(row)
-
-    def _changed_session(self, conn: sqlite3.Connection, session_id: str) -> dict[str, Any]:
-        session = self._session(conn, session_id)
-        if session is None:
-            raise SessionNotFoundError(
-                f"no session {session_id!r} in {self.store}",
-                backend=self.backend,
-                store=self.store,
-                session_id=session_id,
-            )
-        return session
-
-    # -- schema ---------------------------------------------------------------------------
-
-    def schema_version(self, _inputs: SchemaVersionInput) -> dict[str, Any]:
-        with self._read() as conn:
-            version = schema.current_version(conn)
-        return {"version": version, "latest": schema.LATEST, "backend": self.backend}
-
-    # -- sessions -------------------------------------------------------------------------
-
-    def upsert_session(self, inputs: UpsertSessionInput) -> dict[str, Any]:
-        values = (
-            inputs.session_id,
-            inputs.user_id,
-            inputs.agent_id,
-            inputs.name,
-            dump_json(inputs.session_state, "$.session_state"),
-            summary_json(inputs.summary),
-            dump_json(inputs.metadata, "$.metadata"),
-        )
-        now = time.time()
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO sessions (session_id, user_id, agent_id, name, session_state, "
-                "summary, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (session_id) DO UPDATE SET user_id = excluded.user_id, "
-                "agent_id = excluded.agent_id, name = excluded.name, "
-                "session_state = excluded.session_state, summary = excluded.summary, "
-                "metadata = excluded.metadata, updated_at = excluded.updated_at",
-                (*values, now, now),
-            )
-            return {"session": self._session(conn, inputs.session_id)}
-
-    def get_session(self, inputs: SessionRef) -> dict[str, Any]:
+    @contextmanager
+    def _plain(self) -> Iterator[sqlite3.Connection]:
         with self._errors(), self._pool.connection() as conn:
-            return {"session": self._session(conn, inputs.session_id)}
+            yield conn
 
-    def list_sessions(self, inputs: ListSessionsInput) -> dict[str, Any]:
-        where, args = [], []
-        for column in ("user_id", "agent_id"):
-            if getattr(inputs, column) is not None:
-                where.append(f"{column} = ?")
-                args.append(getattr(inputs, column))
-        sql = _SESSION + (f" WHERE {' AND '.join(where)}" if where else "")
-        sql += " ORDER BY updated_at DESC, session_id LIMIT ? OFFSET ?"
-        with self._errors(), self._pool.connection() as conn:
-            rows = conn.execute(sql, (*args, inputs.limit, inputs.offset)).fetchall()
-        return {"sessions": [session_record(row) for row in rows]}
-
-    def rename_session(self, inputs: RenameSessionInput) -> dict[str, Any]:
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE sessions SET name = ?, updated_at = ? WHERE session_id = ?",
-                (inputs.name, time.time(), inputs.session_id),
-            )
-            return {"session": self._changed_session(conn, inputs.session_id)}
-
-    def update_session_state(self, inputs: UpdateSessionStateInput) -> dict[str, Any]:
-        with self._write() as conn:
-            session = self._changed_session(conn, inputs.session_id)
-            state = (
-                dict(inputs.updates)
-                if inputs.replace
-                else {**session["session_state"], **inputs.updates}
-            )
-            conn.execute(
-                "UPDATE sessions SET session_state = ?, updated_at = ? WHERE session_id = ?",
-                (dump_json(state, "$.updates"), time.time(), inputs.session_id),
-            )
-            return {"session": self._session(conn, inputs.session_id)}
-
-    def set_session_summary(self, inputs: SetSessionSummaryInput) -> dict[str, Any]:
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE sessions SET summary = ?, updated_at = ? WHERE session_id = ?",
-                (summary_json(inputs.summary), time.time(), inputs.session_id),
-            )
-            return {"session": self._changed_session(conn, inputs.session_id)}
-
-    def delete_session(self, inputs: SessionRef) -> dict[str, Any]:
-        with self._write() as conn:
-            cursor = conn.execute("DELETE FROM sessions WHERE session_id = ?", (inputs.session_id,))
-            return {"deleted": cursor.rowcount}
-
-    # -- runs -----------------------------------------------------------------------------
-
-    def append_run(self, inputs: AppendRunInput) -> dict[str, Any]:
-        run = inputs.run
-        payload, messages = run_payload(run)
-        state = (
-            None
-            if inputs.session_state is None
-            else dump_json(inputs.session_state, "$.session_state")
-        )
-        summary = summary_json(inputs.summary)
-        now = time.time()
-        with self._write() as conn:
-            stored = conn.execute(
-                "SELECT session_id, created_at FROM runs WHERE run_id = ?", (run.run_id,)
-            ).fetchone()
-            if stored is not None and stored[0] != run.session_id:
-                raise StorageConflictError(
-                    f"run {run.run_id!r} is stored in another session",
-                    backend=self.backend,
-                    store=self.store,
-                    run_id=run.run_id,
-                )
-            conn.execute(
-                "INSERT INTO sessions (session_id, user_id, agent_id, session_state, metadata, "
-                "created_at, updated_at) VALUES (?, ?, ?, '{}', '{}', ?, ?) "
-                "ON CONFLICT (session_id) DO NOTHING",
-                (run.session_id, run.user_id, run.agent_id, now, now),
-            )
-            conn.execute(
-                "UPDATE sessions SET updated_at = ?, run_count = run_count + ?, "
-                "session_state = coalesce(?, session_state), summary = coalesce(?, summary) "
-                "WHERE session_id = ?",
-                (now, int(stored is None), state, summary, run.session_id),
-            )
-            # A replaced run keeps its first created_at unless it brings one.
-            created = run.created_at
-            if created is None:
-                created = now if stored is None else stored[1]
-            columns = (run.user_id, run.agent_id, run.status, payload, messages, created, now)
-            if stored is None:
-                conn.execute(
-                    "INSERT INTO runs (run_id, session_id, user_id, agent_id, status, payload, "
-                    "messages, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (run.run_id, run.session_id, *columns),
-                )
-            else:
-                conn.execute(
-                    "UPDATE runs SET user_id = ?, agent_id = ?, status = ?, payload = ?, "
-                    "messages = ?, created_at = ?, updated_at = ? WHERE run_id = ?",
-                    (*columns, run.run_id),
-                )
-            session = self._session(conn, run.session_id)
-        return {"session": session, "replaced": stored is not None}
-
-    def get_run(self, inputs: GetRunInput) -> dict[str, Any]:
-        sql, args = f"{_RUN} WHERE run_id = ?", [inputs.run_id]
-        if inputs.session_id is not None:
-            sql += " AND session_id = ?"
-            args.append(inputs.session_id)
-        with self._errors(), self._pool.connection() as conn:
-            row = conn.execute(sql, args).fetchone()
-        return {"run": None if row is None else run_record(row)}
-
-    @staticmethod
-    def _window(
-        session_id: str, statuses: Sequence[str] | None, skip_statuses: Sequence[str]
-    ) -> tuple[str, list[Any]]:
-        """The WHERE clause of a session's runs filtered by status (uses runs_window)."""
-        where, args = "session_id = ?", [session_id]
-        if statuses is not None:
-            where += f" AND status IN ({_marks(statuses)})"
-            args += statuses
-        if skip_statuses:
-            where += f" AND status NOT IN ({_marks(skip_statuses)})"
-            args += skip_statuses
-        return where, args
-
-    def get_runs(self, inputs: GetRunsInput) -> dict[str, Any]:
-        where, args = self._window(inputs.session_id, inputs.statuses, inputs.skip_statuses)
-        sql = f"{_RUN} WHERE {where} ORDER BY id DESC"
-        if inputs.last_n_runs is not None:
-            sql += " LIMIT ?"
-            args.append(inputs.last_n_runs)
-        with self._errors(), self._pool.connection() as conn:
-            rows = conn.execute(sql, args).fetchall()
-        return {"runs": [run_record(row) for row in reversed(rows)]}
-
-    def get_messages(self, inputs: GetMessagesInput) -> dict[str, Any]:
-        where, args = self._window(inputs.session_id, None, inputs.skip_statuses)
-        window = MessageWindow(frozenset(inputs.skip_roles), inputs.limit)
-        # A limit is met after a few runs, mostly: read pages of runs until it is.
-        page = _PAGE if inputs.limit is not None else None
-        with self._read() as conn:
-            for messages in self._newest_first(conn, where, args, inputs.last_n_runs, page):
-                if window.add(messages):
-                    break
-        return {"messages": window.messages()}
-
-    @staticmethod
-    def _newest_first(
-        conn: sqlite3.Connection, where: str, args: list[Any], runs: int | None, page: int | None
-    ) -> Iterator[list[dict[str, Any]]]:
-        """Each run's messages, newest first: ``runs`` of them at most (None: all), read
-        ``page`` runs per query (None: in one query)."""
-        last_id = None
-        while runs is None or runs > 0:
-            size = runs if page is None else page if runs is None else min(page, runs)
-            sql, query_args = f"SELECT id, messages FROM runs WHERE {where}", list(args)
-            if last_id is not None:
-                sql += " AND id < ?"
-                query_args.append(last_id)
-            sql += " ORDER BY id DESC"
-            if size is not None:
-                sql += " LIMIT ?"
-                query_args.append(size)
-            rows = conn.execute(sql, query_args).fetchall()
-            for _row_id, messages in rows:
-                yield load_json(messages)
-            if rows:
-                last_id = rows[-1][0]
-            if size is None or len(rows) < size:
-                return
-            if runs is not None:
-                runs -= len(rows)
-
-    # -- user memories --------------------------------------------------------------------
-
-    def upsert_memory(self, inputs: UpsertMemoryInput) -> dict[str, Any]:
-        memory_id = inputs.memory_id or uuid.uuid4().hex
-        topics = dump_json(inputs.topics, "$.topics")
-        now = time.time()
-        with self._write() as conn:
-            stored = conn.execute(
-                "SELECT user_id FROM memories WHERE memory_id = ?", (memory_id,)
-            ).fetchone()
-            if stored is not None and stored[0] != inputs.user_id:
-                raise StorageConflictError(
-                    f"memory {memory_id!r} belongs to another user",
-                    backend=self.backend,
-                    store=self.store,
-                    memory_id=memory_id,
-                )
-            conn.execute(
-                "INSERT INTO memories (memory_id, user_id, agent_id, memory, topics, created_at, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
-                "agent_id = excluded.agent_id, memory = excluded.memory, "
-                "topics = excluded.topics, updated_at = excluded.updated_at",
-                (memory_id, inputs.user_id, inputs.agent_id, inputs.memory, topics, now, now),
-            )
-            row = conn.execute(f"{_MEMORY} WHERE memory_id = ?", (memory_id,)).fetchone()
-        return {"memory": memory_record(row)}
-
-    def get_memory(self, inputs: MemoryRef) -> dict[str, Any]:
-        sql, args = f"{_MEMORY} WHERE memory_id = ?", [inputs.memory_id]
-        if inputs.user_id is not None:
-            sql += " AND user_id = ?"
-            args.append(inputs.user_id)
-        with self._errors(), self._pool.connection() as conn:
-            row = conn.execute(sql, args).fetchone()
-        return {"memory": None if row is None else memory_record(row)}
-
-    def list_memories(self, inputs: ListMemoriesInput) -> dict[str, Any]:
-        with self._errors(), self._pool.connection() as conn:
-            rows = conn.execute(
-                f"{_MEMORY} WHERE user_id = ? ORDER BY created_at, memory_id", (inputs.user_id,)
-            ).fetchall()
-        # Topics are filtered here: one user's memories are few, and the JSON stays as text.
-        memories = [m for m in map(memory_record, rows) if has_any_topic(m, inputs.topics)]
-        return {"memories": memories[: inputs.limit]}
-
-    def delete_memory(self, inputs: MemoryRef) -> dict[str, Any]:
-        sql, args = "DELETE FROM memories WHERE memory_id = ?", [inputs.memory_id]
-        if inputs.user_id is not None:
-            sql += " AND user_id = ?"
-            args.append(inputs.user_id)
-        with self._write() as conn:
-            return {"deleted": conn.execute(sql, args).rowcount}
-
-    def clear_memories(self, inputs: UserRef) -> dict[str, Any]:
-        with self._write() as conn:
-            cursor = conn.execute("DELETE FROM memories WHERE user_id = ?", (inputs.user_id,))
-            return {"deleted": cursor.rowcount}
+    def execute(self, plan: Plan) -> dict[str, Any]:
+        """Run one contract method's plan (see `ferrule_kit.sqlstore`)."""
+        transaction: AbstractContextManager[sqlite3.Connection]
+        if plan.mode == "write":
+            transaction = self._write()
+        elif plan.mode == "snapshot":
+            transaction = self._read()
+        else:
+            transaction = self._plain()
+        with transaction as conn:
+            return run_blocking(plan.steps, conn)

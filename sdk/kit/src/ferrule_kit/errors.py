@@ -154,6 +154,7 @@ class ProviderProtocolError(ModelError):
 
 __all__ += [
     "SessionNotFoundError",
+    "SessionStateConflictError",
     "StorageConflictError",
     "StorageError",
     "StorageSchemaError",
@@ -190,6 +191,15 @@ class StorageConflictError(StorageError):
     session, or a ``memory_id`` of another user."""
 
     kind = "storage_conflict"
+
+
+@register_error_kind
+class SessionStateConflictError(StorageConflictError):
+    """A compare-and-set of a session's state lost: another writer changed the state since
+    the version given (``details``: ``session_id``, ``expected``, ``actual``). Nothing was
+    stored; re-read the session, re-apply the change and write again."""
+
+    kind = "session_state_conflict"
 
 
 @register_error_kind

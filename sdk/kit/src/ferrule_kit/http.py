@@ -39,7 +39,6 @@ import codecs
 import email.utils
 import json
 import random
-import re
 import time
 from collections.abc import (
     AsyncGenerator,
@@ -53,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from ferrule_kernel import get_logger
+from ferrule_kernel.scrubbing import scrub_secrets as scrub
 
 from .errors import (
     AuthenticationError,
@@ -204,18 +204,6 @@ class ProviderErrorInfo:
     quota: bool = False
     #: A delay the provider asked for in the body, in seconds (e.g. Gemini's retryDelay).
     retry_delay: float | None = None
-
-
-_MASKED = re.compile(r"\S*\*{4,}\S*")
-
-
-def scrub(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every secret replaced by ``***``, and so is any word with a run of
-    asterisks in it: providers echo a key half-masked ("sk-ab12****wxyz")."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return _MASKED.sub("***", text)
 
 
 def parse_error_body(status: int, body: bytes, headers: Mapping[str, str]) -> ProviderErrorInfo:

@@ -38,6 +38,11 @@ What every backend guarantees (`ferrule_kit.testing.StorageConformance` checks e
   session's update (created if new; ``updated_at``, ``run_count`` and, when given, the new
   ``session_state`` and ``summary``) in one transaction. Writers of one session are
   serialized: concurrent appends lose nothing, from threads or from other processes.
+- **State writes can be compare-and-set.** Every write of a session's state adds one to
+  its ``state_version``; `append_run` and `update_session_state` given the version they
+  read write only if it is still the stored one, else raise `SessionStateConflictError`
+  (details: ``session_id``, ``expected``, ``actual``) and change nothing, so a writer that
+  re-reads and re-applies its change loses no other writer's.
 - **Runs keep their order and their content exactly.** A session's runs are ordered by
   first append. Appending a ``run_id`` already stored replaces that run in place (a paused
   run continued later keeps its position); a ``run_id`` of another session is refused
@@ -62,11 +67,6 @@ own ``created_at``. Ids are 1 to 255 characters without NUL; JSON values must be
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 import attrs
@@ -74,11 +74,11 @@ from ferrule_kernel import InvalidInputError, in_range
 
 from .messages import Message, Role, ToolCall, converter
 
+# The file-path helpers live in `ferrule_kit.storefiles`; they are named here too, where
+# plugins and tests have always imported them from.
+from .storefiles import STORAGE_DIR_ENV, resolve_store_file, storage_root, store_file
+
 __all__ = [
-    "MEMORY_COLUMNS",
-    "RUN_COLUMNS",
-    "RUN_SELECT",
-    "SESSION_COLUMNS",
     "STORAGE_DIR_ENV",
     "AppendRunInput",
     "AppendRunResult",
@@ -91,7 +91,6 @@ __all__ = [
     "MemoriesResult",
     "MemoryRef",
     "MemoryResult",
-    "MessageWindow",
     "MessagesResult",
     "RenameSessionInput",
     "Requirement",
@@ -115,17 +114,9 @@ __all__ = [
     "UserMemory",
     "UserRef",
     "converter",
-    "dump_json",
-    "has_any_topic",
-    "load_json",
-    "memory_record",
     "resolve_store_file",
-    "run_payload",
-    "run_record",
-    "session_record",
     "storage_root",
     "store_file",
-    "summary_json",
 ]
 
 #: pending → running → completed / paused / cancelled / error (a paused run may run again).
@@ -200,6 +191,9 @@ class Session:
     run_count: int = 0
     created_at: float = 0.0
     updated_at: float = 0.0
+    #: Counts the writes of ``session_state``: the token of a compare-and-set
+    #: (`AppendRunInput.state_version`).
+    state_version: int = 0
 
 
 @attrs.frozen
@@ -322,11 +316,14 @@ class RenameSessionInput:
 @attrs.frozen
 class UpdateSessionStateInput:
     """Merge ``updates`` into the session's state (top-level keys), or replace the state
-    with them; atomic, so concurrent updates of different keys all land."""
+    with them; atomic, so concurrent updates of different keys all land. With
+    ``state_version``, only if the stored state is still at that version (else
+    `SessionStateConflictError`, and nothing changes)."""
 
     session_id: str = attrs.field(validator=_key)
     updates: dict[str, Any]
     replace: bool = False
+    state_version: int | None = attrs.field(default=None, validator=in_range(0))
 
 
 @attrs.frozen
@@ -339,11 +336,19 @@ class SetSessionSummaryInput:
 class AppendRunInput:
     """Store ``run`` (replacing a stored run of the same id) and update its session in the
     same transaction: created if new (with the run's user and agent), and given
-    ``session_state`` / ``summary`` when these are not None."""
+    ``session_state`` / ``summary`` when these are not None.
+
+    ``state_version`` makes the state's write a compare-and-set: give the
+    `Session.state_version` the new ``session_state`` was derived from (0 for a session
+    not stored yet). If another writer changed the state since, nothing is stored and
+    `SessionStateConflictError` is raised: re-read the session, re-apply the change to its
+    state (`ferrule_kit.statemerge.merge_state`) and append again. Without it the state is
+    written whatever was stored (the last writer wins)."""
 
     run: Run
     session_state: dict[str, Any] | None = None
     summary: SessionSummary | None = None
+    state_version: int | None = attrs.field(default=None, validator=in_range(0))
 
 
 @attrs.frozen
@@ -466,170 +471,3 @@ class MemoryResult:
 @attrs.frozen
 class MemoriesResult:
     memories: list[UserMemory]
-
-
-# -- what backends share ---------------------------------------------------------------
-
-
-def dump_json(value: Any, field: str) -> str:
-    """``value`` as JSON text for a store, or `InvalidInputError` at ``field``.
-
-    Stores keep JSON as text, not as a JSON column type: text gives back exactly what was
-    written (Postgres' jsonb reorders keys, turns -0.0 into 0 and refuses ``\\u0000``), on
-    every backend alike. ASCII escapes keep any string storable.
-    """
-    try:
-        return json.dumps(value, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"not storable as JSON: {exc}", field=field) from None
-
-
-def load_json(text: str) -> Any:
-    return json.loads(text)
-
-
-#: The columns a backend selects, in this order, for `session_record`.
-SESSION_COLUMNS = (
-    "session_id",
-    "user_id",
-    "agent_id",
-    "name",
-    "session_state",
-    "summary",
-    "metadata",
-    "run_count",
-    "created_at",
-    "updated_at",
-)
-#: The fields of a run a backend keeps in columns of their own; `run_payload` holds the
-#: rest as JSON, apart from the messages (so that history loads read only those).
-RUN_COLUMNS = ("run_id", "session_id", "user_id", "agent_id", "status", "created_at", "updated_at")
-#: The columns a backend selects, in this order, for `run_record`.
-RUN_SELECT = (*RUN_COLUMNS, "payload", "messages")
-_RUN_FIELDS = tuple(field.name for field in attrs.fields(Run))
-#: The columns a backend selects, in this order, for `memory_record`.
-MEMORY_COLUMNS = (
-    "memory_id",
-    "user_id",
-    "memory",
-    "topics",
-    "agent_id",
-    "created_at",
-    "updated_at",
-)
-
-
-def session_record(row: Sequence[Any]) -> dict[str, Any]:
-    """A stored session (its `SESSION_COLUMNS`) as the wire dict of a `Session`."""
-    record = dict(zip(SESSION_COLUMNS, row, strict=True))
-    for column in ("session_state", "metadata"):
-        record[column] = load_json(record[column])
-    if record["summary"] is not None:
-        record["summary"] = load_json(record["summary"])
-    return record
-
-
-def summary_json(summary: SessionSummary | None) -> str | None:
-    return None if summary is None else dump_json(converter.unstructure(summary), "$.summary")
-
-
-def run_payload(run: Run) -> tuple[str, str]:
-    """A run's JSON for a store: (everything but its columns and messages, the messages)."""
-    data = converter.unstructure(run)
-    messages = data.pop("messages")
-    for column in RUN_COLUMNS:
-        del data[column]
-    return dump_json(data, "$.run"), dump_json(messages, "$.run.messages")
-
-
-def run_record(row: Sequence[Any]) -> dict[str, Any]:
-    """A stored run (its `RUN_SELECT` columns) as the wire dict of a `Run`, its keys in
-    the class's order (as the converter would give them)."""
-    record = dict(zip(RUN_COLUMNS, row, strict=False))
-    record.update(load_json(row[-2]))
-    record["messages"] = load_json(row[-1])
-    return {name: record[name] for name in _RUN_FIELDS}
-
-
-def memory_record(row: Sequence[Any]) -> dict[str, Any]:
-    """A stored memory (its `MEMORY_COLUMNS`) as the wire dict of a `UserMemory`."""
-    record = dict(zip(MEMORY_COLUMNS, row, strict=True))
-    record["topics"] = load_json(record["topics"])
-    return record
-
-
-def has_any_topic(record: dict[str, Any], topics: list[str] | None) -> bool:
-    return topics is None or not set(topics).isdisjoint(record["topics"])
-
-
-@attrs.define
-class MessageWindow:
-    """Picks `get_messages`' window from runs read newest first: `add` each run's
-    messages until it returns True (enough read), then take `messages`."""
-
-    skip_roles: frozenset[str]
-    limit: int | None
-    _runs: list[list[dict[str, Any]]] = attrs.field(factory=list)
-    _count: int = 0
-
-    def add(self, messages: list[dict[str, Any]]) -> bool:
-        kept = [m for m in messages if m["role"] not in self.skip_roles]
-        self._runs.append(kept)
-        self._count += len(kept)
-        return self.limit is not None and self._count >= self.limit
-
-    def messages(self) -> list[dict[str, Any]]:
-        out = [m for kept in reversed(self._runs) for m in kept]
-        if self.limit is None or len(out) <= self.limit:
-            return out
-        out = out[-self.limit :]
-        # Tool results whose assistant call was cut off would be refused by providers.
-        start = 0
-        while start < len(out) and out[start]["role"] == "tool":
-            start += 1
-        return out[start:]
-
-
-# -- where embedded stores keep their files ---------------------------------------------
-
-#: The host's storage directory; embedded stores (SQLite files, ...) live under it.
-STORAGE_DIR_ENV = "FERRULE_STORAGE_DIR"
-_STORE_FILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*")
-
-
-def storage_root() -> Path:
-    """The directory embedded stores keep their files in: ``$FERRULE_STORAGE_DIR``, else
-    ``$XDG_DATA_HOME/ferrule`` (``~/.local/share/ferrule``)."""
-    configured = os.environ.get(STORAGE_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(data_home) / "ferrule"
-
-
-def store_file(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    """An attrs validator for a store file's name, relative to `storage_root`.
-
-    A request names a store file, never a path: a name from the wire must not reach a
-    file outside the host's storage directory. So a name is relative, made of
-    ``[A-Za-z0-9._-]`` path segments that do not start with a dot (no ``..``, no hidden
-    files, no ``file:`` URI, no ``:memory:``).
-    """
-    if value is not None and not _STORE_FILE.fullmatch(value):
-        raise InvalidInputError(
-            "must be a file name relative to the storage directory: path segments of "
-            "letters, digits, '.', '_' and '-', not starting with '.'",
-            field=f"$.{attribute.name}",
-        )
-
-
-def resolve_store_file(name: str, field: str, root: Path | None = None) -> Path:
-    """The path of store file ``name`` (checked by `store_file`) under ``root`` (default
-    `storage_root`); refused (naming ``field``) if a symlink leads it outside ``root``."""
-    base = (root or storage_root()).resolve()
-    path = (base / name).resolve()
-    if not path.is_relative_to(base):
-        raise InvalidInputError(
-            "leads outside the storage directory (through a symlink)", field=field
-        )
-    return path

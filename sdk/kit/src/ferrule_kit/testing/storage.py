@@ -18,34 +18,28 @@ child process needs to open the same store (component type, attributes, environm
 Checked, through the kernel with JSON-shaped inputs and outputs (each output must structure
 into its declared result class): every method of the contract declared; sessions created,
 replaced, renamed, their state merged and replaced, summaries set and cleared, listed and
-deleted with their runs; runs appended with their session's update, replaced in place,
-refused across sessions; windowed reads (``last_n_runs``, ``limit``, ``skip_roles``,
-``statuses``, ``skip_statuses``; a window cut by ``limit`` opening on no orphaned tool
-result); user memories; typed errors for bad input and missing sessions; runs and session
-state read back exactly as written (hypothesis); 256 concurrent sessions and concurrent
-writers of one session losing nothing; two processes writing one session; a writer process
-killed with SIGKILL mid-run losing no committed run and leaving the store usable.
+deleted with their runs; state versions and compare-and-set writes of the state; runs
+appended with their session's update, replaced in place, refused across sessions; windowed
+reads (``last_n_runs``, ``limit``, ``skip_roles``, ``statuses``, ``skip_statuses``; a
+window cut by ``limit`` opening on no orphaned tool result); user memories; typed errors
+for bad input and missing sessions; runs and session state read back exactly as written
+(hypothesis); and, from `ferrule_kit.testing.storage_concurrency`, concurrent writers
+and processes losing nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from typing import Any
 
-import attrs
 import pytest
-from ferrule_kernel import FerruleError, InvalidInputError
-from hypothesis import HealthCheck, given, settings
+from ferrule_kernel import InvalidInputError
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ..errors import SessionNotFoundError, StorageConflictError
+from ..errors import SessionNotFoundError, SessionStateConflictError, StorageConflictError
 from ..storage import (
     AppendRunResult,
     DeletedResult,
@@ -61,194 +55,26 @@ from ..storage import (
     converter,
 )
 from ..storagespec import METHODS
+from .storage_concurrency import StorageConcurrencyChecks
+from .storage_fixtures import (
+    SHARED_STORE,
+    StorageUnderTest,
+    assistant_message,
+    ids,
+    json_objects,
+    json_values,
+    make_run,
+    message_texts,
+    new_id,
+    runs,
+    tool_message,
+    user_message,
+)
 
 __all__ = ["StorageConformance", "StorageUnderTest", "json_values", "runs"]
 
 
-@attrs.define
-class StorageUnderTest:
-    """A defined, empty storage component, and how a child process opens the same store."""
-
-    #: A `ferrule.Runtime` (sync calls; ``acall_method`` for concurrent ones).
-    runtime: Any
-    component: str
-    component_type: str
-    #: ``define`` attributes and environment variables a child process opens the store with.
-    attributes: dict[str, Any]
-    env: dict[str, str] = attrs.Factory(dict)
-
-    def call(self, method: str, inputs: dict[str, Any], result: type | None = None) -> Any:
-        """Call ``method``; with ``result``, check the output structures into that class."""
-        output = self.runtime.call_method(self.component, method, inputs)
-        json.dumps(output)  # JSON-shaped at the boundary
-        if result is not None:
-            converter.structure(output, result)
-        return output
-
-    async def acall(self, method: str, inputs: dict[str, Any]) -> dict[str, Any]:
-        return await self.runtime.acall_method(self.component, method, inputs)
-
-    def run_ids(self, session_id: str, **window: Any) -> list[str]:
-        runs = self.call("get_runs", {"session_id": session_id, **window}, RunsResult)["runs"]
-        return [run["run_id"] for run in runs]
-
-
-def _new_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
-
-
-def _user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": text}]}
-
-
-def _assistant(text: str, tool_call: str | None = None) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": [{"type": "text", "text": text}]}
-    if tool_call is not None:
-        message["tool_calls"] = [
-            {"id": tool_call, "type": "function", "function": {"name": "f", "arguments": {}}}
-        ]
-    return message
-
-
-def _tool(call_id: str, text: str) -> dict[str, Any]:
-    return {"role": "tool", "content": [{"type": "text", "text": text}], "tool_call_id": call_id}
-
-
-def _run(session_id: str, run_id: str | None = None, **fields: Any) -> dict[str, Any]:
-    return {"run_id": run_id or _new_id("run"), "session_id": session_id, **fields}
-
-
-def _texts(messages: list[dict[str, Any]]) -> list[str]:
-    return [m["content"][0]["text"] if m["content"] else "" for m in messages]
-
-
-# -- hypothesis strategies --------------------------------------------------------------
-
-_text = st.text(max_size=30)
-_ids = st.text(
-    st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), min_size=1, max_size=40
-)
-#: Any JSON value: what a store must give back exactly (floats of every magnitude, -0.0,
-#: big integers, NUL and other control characters, non-ASCII text, nested containers).
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | _text,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4),
-    max_leaves=12,
-)
-_json_objects = st.dictionaries(_text, json_values, max_size=5)
-_statuses = st.sampled_from(["pending", "running", "completed", "paused", "cancelled", "error"])
-# Text parts only: media part types belong to content plugins (`ferrule_kit.parts`), which
-# a store's tests need not install; to a store, a part is JSON all the same.
-_parts = _text.map(lambda t: {"type": "text", "text": t})
-_tool_call_wire = st.builds(
-    lambda i, n, a: {"id": i, "type": "function", "function": {"name": n, "arguments": a}},
-    _ids,
-    _ids,
-    _json_objects,
-)
-_messages = st.one_of(
-    st.builds(
-        lambda role, parts: {"role": role, "content": parts},
-        st.sampled_from(["system", "user"]),
-        st.lists(_parts, min_size=1, max_size=3),
-    ),
-    st.builds(
-        lambda parts, reasoning, calls: {
-            "role": "assistant",
-            "content": parts,
-            "reasoning": reasoning,
-            "tool_calls": calls,
-        },
-        st.lists(_parts, max_size=2),
-        st.lists(
-            st.builds(
-                lambda t, s: {"type": "text", "text": t, **({"signature": s} if s else {})},
-                _text,
-                st.none() | _text,
-            ),
-            max_size=2,
-        ),
-        st.lists(_tool_call_wire, max_size=2),
-    ),
-    st.builds(
-        lambda parts, call_id: {"role": "tool", "content": parts, "tool_call_id": call_id},
-        st.lists(_parts, max_size=2),
-        _ids,
-    ),
-)
-_tool_executions = st.fixed_dictionaries(
-    {"tool_call_id": _ids, "name": _ids},
-    optional={
-        "arguments": json_values,
-        "result": json_values,
-        "error": st.none() | _text,
-        "duration": st.none() | st.floats(min_value=0, max_value=1e6),
-    },
-)
-_requirements = st.fixed_dictionaries(
-    {"tool_call": _tool_call_wire},
-    optional={
-        "kind": st.sampled_from(["confirmation", "user_input", "external_execution"]),
-        "confirmed": st.none() | st.booleans(),
-        "reason": st.none() | _text,
-        "values": _json_objects,
-    },
-)
-#: Runs as callers send them (session and run ids are made unique per example).
-runs = st.fixed_dictionaries(
-    {"run_id": _ids, "session_id": _ids},
-    optional={
-        "user_id": st.none() | _ids,
-        "agent_id": st.none() | _ids,
-        "status": _statuses,
-        "input": json_values,
-        "messages": st.lists(_messages, max_size=4),
-        "tool_calls": st.lists(_tool_executions, max_size=3),
-        "requirements": st.lists(_requirements, max_size=2),
-        "metrics": _json_objects,
-        "content": json_values,
-        "content_type": st.none() | _text,
-        "error": st.none() | st.fixed_dictionaries({"kind": _text, "message": _text}),
-        "metadata": _json_objects,
-        # min_value=0.0 excludes -0.0, which the contract refuses like any negative time.
-        "created_at": st.none() | st.floats(min_value=0.0, allow_infinity=False),
-    },
-)
-
-#: Examples share the test's store (each uses fresh ids); a store's round trips may be slow
-#: on a loaded machine; and each backend's subclass runs the same test (an example found on
-#: one backend is a valid one for every other). None of these is a failure.
-_SHARED_STORE = [
-    HealthCheck.function_scoped_fixture,
-    HealthCheck.too_slow,
-    HealthCheck.differing_executors,
-]
-
-_CHILD = r"""
-import asyncio, json, sys
-from ferrule_kernel import Kernel
-
-# The kernel itself, not ferrule's Runtime: this kit sits below the Runtime.
-async def main(spec):
-    kernel = Kernel()
-    await kernel.define(spec["type"], "db", spec["attributes"], trusted=True)
-    print("ready", flush=True)
-    for i in range(spec["runs"]):
-        run_id = f"{spec['prefix']}-{i:05d}"
-        message = {"role": "user", "content": [{"type": "text", "text": "x" * spec["size"]}]}
-        await kernel.call_method("db", "append_run", {"run": {
-            "run_id": run_id, "session_id": spec["session_id"], "messages": [message]}})
-        print(run_id, flush=True)
-
-asyncio.run(main(json.loads(sys.argv[1])))
-"""
-
-
-class StorageConformance:
+class StorageConformance(StorageConcurrencyChecks):
     """The storage contract, checked. Subclass it and override the ``storage`` fixture."""
 
     @pytest.fixture
@@ -270,7 +96,7 @@ class StorageConformance:
     # -- sessions ------------------------------------------------------------------------
 
     def test_storage_session_lifecycle(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         assert storage.call("get_session", {"session_id": sid}, SessionResult) == {"session": None}
         fields = {
             "session_id": sid,
@@ -315,15 +141,62 @@ class StorageConformance:
         cleared = storage.call("set_session_summary", {"session_id": sid, "summary": None})
         assert cleared["session"]["summary"] is None
 
-        run = _run(sid)
+        run = make_run(sid)
         storage.call("append_run", {"run": run}, AppendRunResult)
         assert storage.call("delete_session", {"session_id": sid}, DeletedResult) == {"deleted": 1}
         assert storage.call("get_session", {"session_id": sid})["session"] is None
         assert storage.call("get_run", {"run_id": run["run_id"]})["run"] is None
         assert storage.call("delete_session", {"session_id": sid}) == {"deleted": 0}
 
+    def test_storage_state_writes_are_versioned_and_compare_and_set(
+        self, storage: StorageUnderTest
+    ) -> None:
+        sid = new_id("s")
+        run = make_run(sid)
+        first = storage.call(
+            "append_run", {"run": run, "session_state": {"n": 1}, "state_version": 0}
+        )["session"]
+        assert first["session_state"] == {"n": 1} and first["state_version"] == 1
+        plain_run = make_run(sid)
+        without_state = storage.call("append_run", {"run": plain_run})["session"]
+        assert without_state["state_version"] == 1  # no state written, no new version
+        stale = {"run": make_run(sid), "session_state": {"n": 2}, "state_version": 0}
+        with pytest.raises(SessionStateConflictError) as caught:
+            storage.call("append_run", stale)
+        assert caught.value.kind == "session_state_conflict"
+        assert isinstance(caught.value, StorageConflictError)
+        assert caught.value.details["session_id"] == sid
+        assert (caught.value.details["expected"], caught.value.details["actual"]) == (0, 1)
+        session = storage.call("get_session", {"session_id": sid})["session"]
+        assert storage.run_ids(sid) == [run["run_id"], plain_run["run_id"]]
+        assert session["session_state"] == {"n": 1} and session["run_count"] == 2  # nothing
+        assert session["state_version"] == 1
+        updated = storage.call(
+            "update_session_state", {"session_id": sid, "updates": {"m": 1}, "state_version": 1}
+        )["session"]
+        assert updated["session_state"] == {"n": 1, "m": 1} and updated["state_version"] == 2
+        with pytest.raises(SessionStateConflictError):
+            storage.call(
+                "update_session_state",
+                {"session_id": sid, "updates": {"m": 2}, "replace": True, "state_version": 1},
+            )
+        unchecked = storage.call("update_session_state", {"session_id": sid, "updates": {"m": 3}})
+        assert unchecked["session"]["state_version"] == 3  # without a version: always written
+        replaced = storage.call("upsert_session", {"session_id": sid, "session_state": {}})
+        assert replaced["session"]["state_version"] == 4
+        # a session created with its state has version 1: a writer that found none conflicts
+        other = new_id("s")
+        created = storage.call("upsert_session", {"session_id": other, "session_state": {"a": 1}})
+        assert created["session"]["state_version"] == 1
+        with pytest.raises(SessionStateConflictError):
+            storage.call(
+                "append_run",
+                {"run": make_run(other), "session_state": {"b": 1}, "state_version": 0},
+            )
+        assert storage.run_ids(other) == []
+
     def test_storage_changing_a_missing_session_is_refused(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("missing")
+        sid = new_id("missing")
         for method, inputs in (
             ("rename_session", {"session_id": sid, "name": "x"}),
             ("update_session_state", {"session_id": sid, "updates": {"a": 1}}),
@@ -336,17 +209,17 @@ class StorageConformance:
         assert storage.call("get_session", {"session_id": sid})["session"] is None
 
     def test_storage_list_sessions(self, storage: StorageUnderTest) -> None:
-        user = _new_id("u")
+        user = new_id("u")
         made = []
         for index in range(5):
-            sid = _new_id(f"s{index}")
+            sid = new_id(f"s{index}")
             storage.call(
                 "upsert_session",
                 {"session_id": sid, "user_id": user, "agent_id": "even" if index % 2 else "odd"},
             )
             made.append(sid)
             time.sleep(0.002)  # distinct updated_at
-        storage.call("upsert_session", {"session_id": _new_id("other"), "user_id": "someone"})
+        storage.call("upsert_session", {"session_id": new_id("other"), "user_id": "someone"})
         listed = storage.call("list_sessions", {"user_id": user}, SessionsResult)["sessions"]
         assert [s["session_id"] for s in listed] == made[::-1]
         odd = storage.call("list_sessions", {"user_id": user, "agent_id": "odd"})["sessions"]
@@ -359,10 +232,10 @@ class StorageConformance:
     # -- runs ----------------------------------------------------------------------------
 
     def test_storage_append_run_updates_its_session(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         first = storage.call(
             "append_run",
-            {"run": _run(sid, user_id="u", agent_id="a"), "session_state": {"step": 1}},
+            {"run": make_run(sid, user_id="u", agent_id="a"), "session_state": {"step": 1}},
             AppendRunResult,
         )
         assert first["replaced"] is False
@@ -370,7 +243,7 @@ class StorageConformance:
         assert (session["session_id"], session["user_id"], session["agent_id"]) == (sid, "u", "a")
         assert session["run_count"] == 1 and session["session_state"] == {"step": 1}
         summary = {"summary": "s", "topics": ["t"], "updated_at": 1.0}
-        second = storage.call("append_run", {"run": _run(sid), "summary": summary})["session"]
+        second = storage.call("append_run", {"run": make_run(sid), "summary": summary})["session"]
         assert second["run_count"] == 2
         assert second["session_state"] == {"step": 1}  # not given: kept
         assert second["summary"] == summary
@@ -378,13 +251,13 @@ class StorageConformance:
         assert storage.call("get_session", {"session_id": sid})["session"] == second
 
     def test_storage_replacing_a_run_keeps_its_place(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
-        ids = [_new_id("r") for _ in range(3)]
+        sid = new_id("s")
+        ids = [new_id("r") for _ in range(3)]
         for run_id in ids:
-            storage.call("append_run", {"run": _run(sid, run_id)})
+            storage.call("append_run", {"run": make_run(sid, run_id)})
         paused = storage.call("get_run", {"run_id": ids[1]}, RunResult)["run"]
         result = storage.call(
-            "append_run", {"run": _run(sid, ids[1], status="paused", content="later")}
+            "append_run", {"run": make_run(sid, ids[1], status="paused", content="later")}
         )
         assert result["replaced"] is True and result["session"]["run_count"] == 3
         assert storage.run_ids(sid) == ids
@@ -393,9 +266,9 @@ class StorageConformance:
         assert again["created_at"] == paused["created_at"]
 
     def test_storage_run_of_another_session_is_refused(self, storage: StorageUnderTest) -> None:
-        run = _run(_new_id("s"))
+        run = make_run(new_id("s"))
         storage.call("append_run", {"run": run})
-        other = _new_id("s")
+        other = new_id("s")
         with pytest.raises(StorageConflictError) as caught:
             storage.call("append_run", {"run": {**run, "session_id": other}})
         assert caught.value.kind == "storage_conflict"
@@ -403,21 +276,21 @@ class StorageConformance:
         assert storage.run_ids(run["session_id"]) == [run["run_id"]]
 
     def test_storage_paused_run_keeps_its_requirements(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         call = {
             "id": "call_1",
             "type": "function",
             "function": {"name": "rm", "arguments": {"p": "/"}},
         }
-        run = _run(
+        run = make_run(
             sid,
             status="paused",
-            messages=[_user("delete it"), {**_assistant(""), "tool_calls": [call]}],
+            messages=[user_message("delete it"), {**assistant_message(""), "tool_calls": [call]}],
             requirements=[{"tool_call": call, "kind": "confirmation", "confirmed": None}],
             metadata={"resume": {"tool_calls_made": 1}},
         )
         storage.call("append_run", {"run": run})
-        storage.call("append_run", {"run": _run(sid)})
+        storage.call("append_run", {"run": make_run(sid)})
         paused = storage.call("get_runs", {"session_id": sid, "statuses": ["paused"]}, RunsResult)
         [stored] = paused["runs"]
         assert stored["requirements"] == [
@@ -434,22 +307,22 @@ class StorageConformance:
         assert by_id == stored
 
     def test_storage_get_run(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
-        run = _run(sid, content={"answer": 42}, content_type="dict")
+        sid = new_id("s")
+        run = make_run(sid, content={"answer": 42}, content_type="dict")
         storage.call("append_run", {"run": run})
         stored = storage.call("get_run", {"run_id": run["run_id"]}, RunResult)["run"]
         assert (stored["content"], stored["content_type"]) == ({"answer": 42}, "dict")
         assert storage.call("get_run", {"run_id": run["run_id"], "session_id": "other"}) == {
             "run": None
         }
-        assert storage.call("get_run", {"run_id": _new_id("nope")}) == {"run": None}
+        assert storage.call("get_run", {"run_id": new_id("nope")}) == {"run": None}
 
     def test_storage_get_runs_window(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         statuses = ["completed", "error", "completed", "paused", "completed", "cancelled"]
         ids = []
         for status in statuses:
-            run = _run(sid, status=status)
+            run = make_run(sid, status=status)
             storage.call("append_run", {"run": run})
             ids.append(run["run_id"])
         assert storage.run_ids(sid) == ids
@@ -462,29 +335,45 @@ class StorageConformance:
         assert storage.run_ids(sid, statuses=["completed"]) == [ids[0], ids[2], ids[4]]
         assert storage.run_ids(sid, statuses=[]) == []
         assert storage.run_ids(sid, last_n_runs=1) == [ids[-1]]  # the last run
-        assert storage.run_ids(_new_id("none")) == []
+        assert storage.run_ids(new_id("none")) == []
 
     def test_storage_get_messages_window(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         turns = [
             (
                 "completed",
                 [
                     {"role": "system", "content": [{"type": "text", "text": "sys"}]},
-                    _user("q1"),
-                    _assistant("a1"),
+                    user_message("q1"),
+                    assistant_message("a1"),
                 ],
             ),
-            ("completed", [_user("q2"), _assistant("", "c2"), _tool("c2", "t2"), _assistant("a2")]),
-            ("error", [_user("q3"), _assistant("broken")]),
-            ("completed", [_user("q4"), _assistant("", "c4"), _tool("c4", "t4"), _assistant("a4")]),
+            (
+                "completed",
+                [
+                    user_message("q2"),
+                    assistant_message("", "c2"),
+                    tool_message("c2", "t2"),
+                    assistant_message("a2"),
+                ],
+            ),
+            ("error", [user_message("q3"), assistant_message("broken")]),
+            (
+                "completed",
+                [
+                    user_message("q4"),
+                    assistant_message("", "c4"),
+                    tool_message("c4", "t4"),
+                    assistant_message("a4"),
+                ],
+            ),
         ]
         for status, messages in turns:
-            storage.call("append_run", {"run": _run(sid, status=status, messages=messages)})
+            storage.call("append_run", {"run": make_run(sid, status=status, messages=messages)})
 
         def texts(**window: Any) -> list[str]:
             result = storage.call("get_messages", {"session_id": sid, **window}, MessagesResult)
-            return _texts(result["messages"])
+            return message_texts(result["messages"])
 
         assert texts() == [
             "sys",
@@ -520,20 +409,20 @@ class StorageConformance:
         assert texts(limit=2, skip_roles=["tool"]) == ["", "a4"]
         assert texts(last_n_runs=1, limit=100) == ["q4", "", "t4", "a4"]
         assert texts(limit=100) == texts()
-        assert storage.call("get_messages", {"session_id": _new_id("none")}) == {"messages": []}
+        assert storage.call("get_messages", {"session_id": new_id("none")}) == {"messages": []}
 
     def test_storage_get_messages_pages_through_a_long_session(
         self, storage: StorageUnderTest
     ) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         for index in range(40):
             storage.call(
                 "append_run",
                 {
-                    "run": _run(
+                    "run": make_run(
                         sid,
                         status="error" if index % 3 == 0 else "completed",
-                        messages=[_user(str(index))],
+                        messages=[user_message(str(index))],
                     )
                 },
             )
@@ -541,14 +430,14 @@ class StorageConformance:
         got = storage.call(
             "get_messages", {"session_id": sid, "limit": 20, "skip_statuses": ["error"]}
         )
-        assert _texts(got["messages"]) == kept[-20:]
+        assert message_texts(got["messages"]) == kept[-20:]
         got = storage.call("get_messages", {"session_id": sid, "last_n_runs": 30, "limit": 25})
-        assert _texts(got["messages"]) == [str(i) for i in range(15, 40)]
+        assert message_texts(got["messages"]) == [str(i) for i in range(15, 40)]
 
     # -- user memories ---------------------------------------------------------------------
 
     def test_storage_user_memories(self, storage: StorageUnderTest) -> None:
-        user, other = _new_id("u"), _new_id("u")
+        user, other = new_id("u"), new_id("u")
         first = storage.call(
             "upsert_memory",
             {"user_id": user, "memory": "likes blue", "topics": ["colors"]},
@@ -627,18 +516,18 @@ class StorageConformance:
         assert field in [e["path"] for e in caught.value.errors], caught.value.errors
 
     def test_storage_refuses_what_is_not_json(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         for metrics in ({"latency": float("nan")}, {"when": object()}):
             with pytest.raises(InvalidInputError):
-                storage.call("append_run", {"run": _run(sid, metrics=metrics)})
+                storage.call("append_run", {"run": make_run(sid, metrics=metrics)})
         assert storage.call("get_session", {"session_id": sid})["session"] is None
 
     # -- exact round trips ---------------------------------------------------------------------
 
-    @settings(suppress_health_check=_SHARED_STORE)
+    @settings(suppress_health_check=SHARED_STORE)
     @given(run=runs)
     def test_storage_run_round_trip(self, storage: StorageUnderTest, run: dict[str, Any]) -> None:
-        run = {**run, "run_id": f"{uuid.uuid4().hex}{run['run_id']}", "session_id": _new_id("s")}
+        run = {**run, "run_id": f"{uuid.uuid4().hex}{run['run_id']}", "session_id": new_id("s")}
         # what the contract's classes make of it: the kernel validates it into these
         expected = converter.unstructure(converter.structure(run, Run))
         storage.call("append_run", {"run": run}, AppendRunResult)
@@ -657,8 +546,8 @@ class StorageConformance:
         messages = storage.call("get_messages", {"session_id": run["session_id"]})["messages"]
         assert json.dumps(messages) == json.dumps(expected["messages"])
 
-    @settings(suppress_health_check=_SHARED_STORE)
-    @given(state=_json_objects, metadata=_json_objects, name=st.none() | _ids)
+    @settings(suppress_health_check=SHARED_STORE)
+    @given(state=json_objects, metadata=json_objects, name=st.none() | ids)
     def test_storage_session_round_trip(
         self,
         storage: StorageUnderTest,
@@ -666,7 +555,7 @@ class StorageConformance:
         metadata: dict[str, Any],
         name: str | None,
     ) -> None:
-        sid = _new_id("s")
+        sid = new_id("s")
         storage.call(
             "upsert_session",
             {"session_id": sid, "name": name, "session_state": state, "metadata": metadata},
@@ -675,117 +564,3 @@ class StorageConformance:
         assert json.dumps(
             [stored["session_state"], stored["metadata"], stored["name"]]
         ) == json.dumps([state, metadata, name])
-
-    # -- concurrency ---------------------------------------------------------------------------
-
-    def test_storage_256_concurrent_sessions(self, storage: StorageUnderTest) -> None:
-        sessions, per_session = 256, 3
-        prefix = _new_id("c")
-        errors: list[BaseException] = []
-
-        async def session(index: int) -> None:
-            sid = f"{prefix}-{index}"
-            for turn in range(per_session):
-                run = _run(sid, f"{sid}-{turn}", messages=[_user(f"{index}/{turn}")])
-                try:
-                    await storage.acall("append_run", {"run": run})
-                except FerruleError as exc:
-                    errors.append(exc)
-
-        async def main() -> None:
-            await asyncio.gather(*(session(i) for i in range(sessions)))
-
-        asyncio.run(main())
-        assert errors == []
-        for index in range(sessions):
-            sid = f"{prefix}-{index}"
-            assert storage.run_ids(sid) == [f"{sid}-{turn}" for turn in range(per_session)]
-            assert storage.call("get_session", {"session_id": sid})["session"]["run_count"] == 3
-
-    def test_storage_concurrent_writers_of_one_session(self, storage: StorageUnderTest) -> None:
-        sid, writers, per_writer = _new_id("s"), 8, 10
-        storage.call("upsert_session", {"session_id": sid})
-
-        async def writer(index: int) -> None:
-            for turn in range(per_writer):
-                await storage.acall("append_run", {"run": _run(sid, f"{sid}-{index}-{turn:02d}")})
-                await storage.acall(
-                    "update_session_state",
-                    {"session_id": sid, "updates": {f"w{index}": turn}},
-                )
-
-        async def main() -> None:
-            await asyncio.gather(*(writer(i) for i in range(writers)))
-
-        asyncio.run(main())
-        ids = storage.run_ids(sid)
-        assert len(ids) == len(set(ids)) == writers * per_writer
-        for index in range(writers):
-            mine = [i for i in ids if i.startswith(f"{sid}-{index}-")]
-            assert mine == sorted(mine)  # each writer's runs in its own order
-        session = storage.call("get_session", {"session_id": sid})["session"]
-        assert session["run_count"] == writers * per_writer
-        assert session["session_state"] == {f"w{i}": per_writer - 1 for i in range(writers)}
-
-    # -- processes -----------------------------------------------------------------------------
-
-    def _child(self, storage: StorageUnderTest, **spec: Any) -> subprocess.Popen[str]:
-        spec = {"type": storage.component_type, "attributes": storage.attributes, **spec}
-        return subprocess.Popen(
-            [sys.executable, "-c", _CHILD, json.dumps(spec)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, **storage.env},
-        )
-
-    def test_storage_two_processes_write_one_session(self, storage: StorageUnderTest) -> None:
-        sid, per_process = _new_id("s"), 30
-        children = [
-            self._child(storage, session_id=sid, prefix=f"{sid}-{name}", runs=per_process, size=10)
-            for name in ("a", "b")
-        ]
-        for child in children:
-            _out, err = child.communicate(timeout=120)
-            assert child.returncode == 0, err
-        ids = storage.run_ids(sid)
-        assert len(ids) == len(set(ids)) == 2 * per_process
-        for name in ("a", "b"):
-            mine = [i for i in ids if i.startswith(f"{sid}-{name}-")]
-            assert mine == [f"{sid}-{name}-{i:05d}" for i in range(per_process)]
-        assert storage.call("get_session", {"session_id": sid})["session"]["run_count"] == 60
-
-    def test_storage_killed_writer_loses_no_committed_run(self, storage: StorageUnderTest) -> None:
-        sid = _new_id("s")
-        # big runs, so that the kill most likely lands inside a transaction
-        child = self._child(storage, session_id=sid, prefix=sid, runs=100_000, size=200_000)
-        assert child.stdout is not None
-        committed: list[str] = []
-        try:
-            for line in child.stdout:
-                if line.strip() != "ready":
-                    committed.append(line.strip())
-                if len(committed) >= 5:
-                    break
-            child.send_signal(signal.SIGKILL)
-            rest, err = child.communicate(timeout=60)
-        finally:
-            if child.poll() is None:
-                child.kill()
-        assert child.returncode == -signal.SIGKILL, err
-        committed += rest.split()
-        assert len(committed) >= 5, err
-        stored = storage.run_ids(sid)
-        # every run it saw committed is there, in order; at most one more (committed, but
-        # killed before it could say so)
-        assert stored[: len(committed)] == committed
-        assert len(stored) - len(committed) <= 1
-        session = storage.call("get_session", {"session_id": sid})["session"]
-        assert session["run_count"] == len(stored)  # each run landed with its session update
-        # and the store is usable: by this process and by a new one
-        storage.call("append_run", {"run": _run(sid, f"{sid}-after")})
-        assert storage.run_ids(sid)[-1] == f"{sid}-after"
-        again = self._child(storage, session_id=sid, prefix=f"{sid}-new", runs=2, size=1)
-        _out, err = again.communicate(timeout=120)
-        assert again.returncode == 0, err
-        assert storage.run_ids(sid)[-2:] == [f"{sid}-new-00000", f"{sid}-new-00001"]
