@@ -64,6 +64,7 @@ class ForcedCallParser:
     call_id: str = attrs.field(factory=lambda: f"call_{uuid.uuid4().hex[:24]}")
     name: str | None = None
     _buffer: str = ""
+    _arguments_started: bool = False
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         self._buffer += text
@@ -75,6 +76,9 @@ class ForcedCallParser:
             self.name = json.loads(header.group(1))
             self._buffer = self._buffer[header.end() :]
             items.append(tool_call_delta(0, id=self.call_id, name=self.name))
+        if not self._arguments_started:  # the whitespace a grammar allows before them
+            self._buffer = self._buffer.lstrip()
+            self._arguments_started = bool(self._buffer)
         cut = self._buffer.rfind("}")
         if cut > 0:
             items.append(tool_call_delta(0, arguments=self._buffer[:cut]))

@@ -21,9 +21,10 @@ The package: `gate` (what every route shares, the one place for request checks: 
 Origin and CORS, the token, reading a JSON body within a size, a depth and a time,
 strict JSON out, redacting secrets), `kernel_api` (the kernel's requests), `openai_api`
 (the OpenAI-compatible routes and `ModelCatalog`), `openai_wire` (the OpenAI request,
-reply and error translation, no HTTP), `responses_api` and `responses_wire` (the same
-for the Responses API), `embeddings_api` (``/v1/embeddings``), `app` (`add_routes`,
-`create_app`, `serve`, `ServerThread`).
+reply and error translation, no HTTP), `responses_api`, `responses_wire` and
+`responses_builder` (the same for the Responses API), `anthropic_api`, `anthropic_wire`
+and `anthropic_builder` (Anthropic's Messages API, ``/v1/messages``), `embeddings_api`
+(``/v1/embeddings``), `app` (`add_routes`, `create_app`, `serve`, `ServerThread`).
 """
 
 from .app import (

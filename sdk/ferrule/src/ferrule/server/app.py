@@ -21,6 +21,7 @@ from .._loop import _Watchdog
 from ..remote import KERNEL_API, RemoteError
 from ..runtime import _new_kernel
 from .agent_api import AgentRoutes
+from .anthropic_api import AnthropicRoutes
 from .embeddings_api import EmbeddingsRoutes
 from .gate import DEFAULT_MAX_BODY_SIZE, DEFAULT_READ_TIMEOUT, Gate, Handler, dumps, log_request
 from .kernel_api import KernelRoutes
@@ -136,6 +137,7 @@ def add_routes(
     openai_routes.add_to(app.router, prefix)
     ResponsesRoutes(openai_routes).add_to(app.router, prefix)
     EmbeddingsRoutes(openai_routes).add_to(app.router, prefix)
+    AnthropicRoutes(openai_routes).add_to(app.router, prefix)
     app.router.add_get(f"{prefix}/health", _health)
 
 

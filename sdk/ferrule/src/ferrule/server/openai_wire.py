@@ -247,8 +247,9 @@ def chat_request_from_openai(body: Any) -> ChatRequest:
         if tool_choice is not None:
             inputs["tool_choice"] = tool_choice
     elif tool_choice not in (None, "auto", "none"):
-        raise OpenAIError(400, "tool_choice: forces a tool call, but no tools were given",
-                          param="tool_choice")  # fmt: skip
+        raise OpenAIError(
+            400, "tool_choice: forces a tool call, but no tools were given", param="tool_choice"
+        )
     for key in ("temperature", "top_p"):
         if body.get(key) is not None:
             inputs[key] = body[key]

@@ -1,0 +1,177 @@
+"""Anthropic's Messages API: ``POST /v1/messages`` (streamed as server-sent events or
+not) and ``POST /v1/messages/count_tokens``, on the same models as the OpenAI routes
+(`ModelCatalog`), behind the same gate (Host and Origin, CORS, body limits) and the same
+token, sent the way Anthropic's clients send a key: ``x-api-key: <token>`` or
+``Authorization: Bearer <token>``. Errors are in Anthropic's shape
+(``{"type": "error", "error": {"type", "message"}}``); the translation is
+`anthropic_wire`'s (the request) and `anthropic_builder`'s (the reply).
+
+A stream is ``event: <type>`` / ``data: <json>`` pairs: ``message_start``, ``ping``, for
+each block ``content_block_start``, its ``content_block_delta`` events and
+``content_block_stop``, then ``message_delta`` (stop reason, usage) and
+``message_stop``. As on the other routes, a stream waits for the model's first item
+before answering, so a model that fails at once gets an error status; a failure after
+that is an ``error`` event.
+
+``count_tokens`` asks the model itself: the request's prompt, generated for one token
+with reasoning off, and the input tokens it reports (for an API model, a request it
+bills).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from aiohttp import web
+from ferrule_kernel import FerruleError, get_logger
+from ferrule_kernel.errors import interrupts_request
+
+from .anthropic_builder import MessageBuilder
+from .anthropic_wire import anthropic_error_body, messages_request_from_anthropic
+from .gate import Handler, access_logged, dumps
+from .openai_api import OpenAIRoutes, internal_error
+from .openai_wire import OpenAIError
+
+log = get_logger("ferrule.server")
+
+Event = tuple[str, dict[str, Any]]
+
+
+class AnthropicRoutes:
+    """The Messages routes of one server, beside its OpenAI routes."""
+
+    def __init__(self, openai: OpenAIRoutes) -> None:
+        self.openai = openai
+        self.gate = openai.gate
+
+    def add_to(self, router: web.UrlDispatcher, prefix: str) -> None:
+        for path, handle in (
+            (f"{prefix}/v1/messages", self.messages),
+            (f"{prefix}/v1/messages/count_tokens", self.count_tokens),
+        ):
+            router.add_route("POST", path, self.handler(handle))
+            router.add_route("OPTIONS", path, self.handler(self.gate.preflight, preflight=True))
+
+    def authorized(self, request: web.Request) -> bool:
+        """The token as ``x-api-key`` (Anthropic's clients) or a bearer token."""
+        token = self.gate.token
+        if not token:
+            return True
+        key = request.headers.get("x-api-key")
+        if key is not None:
+            return hmac.compare_digest(key.strip().encode(), token.encode())
+        return self.gate.authorized(request)
+
+    def handler(self, handle: Handler, preflight: bool = False) -> Handler:
+        async def route(request: web.Request) -> web.StreamResponse:
+            try:
+                self.gate.admit(request)
+                if not preflight and not self.authorized(request):
+                    raise OpenAIError(401, "invalid x-api-key", code="invalid_api_key")
+                response = await handle(request)
+            except FerruleError as exc:
+                response = self.error(OpenAIError.from_ferrule(self.gate.public(exc)))
+            except OpenAIError as exc:
+                response = self.error(exc)
+            except BaseException as exc:
+                if interrupts_request(exc):  # the client left, the server stops, a Ctrl-C
+                    raise
+                log.error("request_failed", path=request.path, error=repr(exc))
+                response = self.error(internal_error())
+            if not response.prepared:  # a stream has its CORS headers already
+                response.headers.update(self.gate.cors_headers(request))
+            return response
+
+        return access_logged(route)
+
+    def error(self, exc: OpenAIError) -> web.Response:
+        return web.Response(
+            body=dumps(self.gate.redact(anthropic_error_body(exc))),
+            status=exc.status,
+            content_type="application/json",
+            headers=exc.headers,
+        )
+
+    async def _items(self, body: Any, *, counting: bool = False) -> tuple[Any, Any]:
+        request = messages_request_from_anthropic(body, counting=counting)
+        inputs = request.inputs
+        if counting:  # the prompt as the model reads it; one token generated
+            inputs = {**inputs, "max_tokens": 1, "reasoning": False}
+            inputs.pop("output_schema", None)
+            if inputs.get("tool_choice") not in (None, "auto"):
+                inputs["tool_choice"] = "auto"
+        items = await self.openai.infer(request.model, inputs, request.renames)
+        return request, items
+
+    async def count_tokens(self, request: web.Request) -> web.Response:
+        _, items = await self._items(await self.gate.read_json(request), counting=True)
+        usage: dict[str, Any] = {}
+        async with contextlib.aclosing(items):
+            async for item in items:
+                usage = item.get("usage") or usage
+        return web.Response(
+            body=dumps({"input_tokens": usage.get("input_tokens", 0)}),
+            content_type="application/json",
+        )
+
+    async def messages(self, request: web.Request) -> web.StreamResponse:
+        body, items = await self._items(await self.gate.read_json(request))
+        builder = MessageBuilder(body.model)
+        async with contextlib.aclosing(items):
+            if body.stream:
+                return await self._stream(request, builder, items)
+            async for item in items:
+                builder.add(item)
+        builder.finish()
+        return web.Response(body=dumps(builder.message()), content_type="application/json")
+
+    async def _stream(
+        self,
+        request: web.Request,
+        builder: MessageBuilder,
+        items: AsyncGenerator[dict[str, Any], None],
+    ) -> web.StreamResponse:
+        # The first item before the headers: an error that comes at once (a model that
+        # fails to load, a refused image) still gets its HTTP status.
+        first = await anext(items, None)
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+                **self.gate.cors_headers(request),
+            }
+        )
+        await response.prepare(request)
+
+        async def send(events: list[Event]) -> None:
+            if events:
+                await response.write(
+                    b"".join(
+                        b"event: " + name.encode() + b"\ndata: " + dumps(data) + b"\n\n"
+                        for name, data in events
+                    )
+                )
+
+        try:
+            await send(builder.start())
+            try:
+                item = first
+                while item is not None:
+                    await send(builder.add(item))
+                    item = await anext(items, None)
+                last = builder.finish()
+            except ConnectionError:
+                raise
+            except BaseException as exc:  # after the headers, an error ends the stream as an event
+                error = self.openai.stream_error(request, exc)
+                error.message = self.gate.redact(error.message)
+                last = [("error", anthropic_error_body(error))]
+            await send(last)
+            await response.write_eof()
+        except ConnectionError:  # the client left: its producer is closed with the request
+            log.debug("client_disconnected", path=request.path)
+        return response

@@ -1,0 +1,415 @@
+"""``/v1/messages`` and ``/v1/messages/count_tokens`` of `ferrule serve`: Anthropic's
+Messages API over any backend, driven by the official ``anthropic`` client against a
+real server on a loopback port, and by raw HTTP where the wire itself is the point
+(event order, error shapes, auth headers, the gate).
+
+``test`` is ferrule-testmodel's echoing model; the plugin below routes a few more ids to
+scripted test models."""
+
+from __future__ import annotations
+
+import base64
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import pytest
+from ferrule.server import ServerThread
+from ferrule_document import DocumentPart
+from ferrule_image import ImagePart
+from ferrule_kernel import Kernel, hookimpl
+from ferrule_kit import _builtin
+from ferrule_kit.lm import InferInput
+from ferrule_kit.lmspec import ModelRoute
+
+pytestmark = pytest.mark.timeout(60)
+
+TOKEN = "anthropic-route-token-0123456789"
+MAX_BODY = 256 * 1024
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+WEATHER_CALL = {"name": "get_weather", "arguments": {"city": "Oslo"}, "id": "toolu_weather"}
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "description": "The weather in a city.",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+NEWS_TOOL = {
+    "name": "get_news",
+    "input_schema": {"type": "object", "properties": {"topic": {"type": "string"}}},
+}
+USER = [{"role": "user", "content": "hello there friend"}]
+
+
+def scripted(*turns: Any) -> ModelRoute:
+    return ModelRoute("test_language_model", {"turns": list(turns)})
+
+
+class ScriptedModels:
+    @hookimpl
+    def ferrule_resolve_local_model(self, model_id: str):
+        return {
+            "weather-bot": scripted(
+                {"tool_calls": [WEATHER_CALL]}, {"text": "It is 3 degrees in Oslo."}
+            ),
+            "weather-stream": scripted({"tool_calls": [WEATHER_CALL], "chunk_size": 4}),
+            "signed": scripted({"reasoning": "Deep thought.", "text": "42"}),
+            "failing": scripted(*[{"text": "partial answer", "error": "backend exploded"}] * 4),
+        }.get(model_id)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, Kernel]]:
+    kernel = Kernel(plugins=[_builtin, ScriptedModels()])
+    with ServerThread(kernel, token=TOKEN, max_body_size=MAX_BODY) as url:
+        yield url, kernel
+
+
+@pytest.fixture(scope="module")
+def client(server) -> anthropic.Anthropic:
+    url, _ = server
+    return anthropic.Anthropic(base_url=url, api_key=TOKEN, max_retries=0)
+
+
+def seen(kernel: Kernel, model: str) -> InferInput:
+    return kernel.component(f"chat:{model}").requests[-1]
+
+
+def raw(
+    url: str, path: str, body: Any, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(f"{url}{path}", data=data, method="POST")
+    request.add_header("Content-Type", "application/json")
+    for name, value in (headers if headers is not None else {"x-api-key": TOKEN}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), exc.read()
+
+
+def events(payload: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """Server-sent events as (event name, data), checking the two agree."""
+    out = []
+    for block in payload.decode().strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.split("\n"))
+        data = json.loads(lines["data"])
+        assert data["type"] == lines["event"]
+        out.append((lines["event"], data))
+    return out
+
+
+# -- replies ---------------------------------------------------------------------------
+
+
+def test_a_plain_message(client):
+    message = client.messages.create(model="test", max_tokens=100, messages=USER)
+    assert (message.type, message.role, message.model) == ("message", "assistant", "test")
+    assert message.id.startswith("msg_")
+    [block] = message.content
+    assert (block.type, block.text) == ("text", "hello there friend")
+    assert (message.stop_reason, message.stop_sequence) == ("end_turn", None)
+    assert (message.usage.input_tokens, message.usage.output_tokens) == (3, 3)
+
+
+def test_system_prompt_stop_sequences_and_max_tokens(client, server):
+    _, kernel = server
+    stopped = client.messages.create(
+        model="test",
+        max_tokens=100,
+        system=[{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}],
+        messages=USER,
+        stop_sequences=["there"],
+        extra_body={"temperature": 0.5, "top_p": 0.9},  # this client version has no argument
+    )
+    assert stopped.content[0].text == "hello "
+    request = seen(kernel, "test")
+    assert (request.messages[0].role, request.messages[0].text) == ("system", "Be brief.")
+    assert (request.stop, request.temperature, request.top_p) == (["there"], 0.5, 0.9)
+    cut = client.messages.create(model="test", max_tokens=2, messages=USER)
+    assert (cut.content[0].text, cut.stop_reason) == ("hello there", "max_tokens")
+
+
+def test_thinking_blocks_come_back_and_go_back(client, server):
+    _, kernel = server
+    reply = client.messages.create(
+        model="test",
+        max_tokens=2048,
+        messages=USER,
+        thinking={"type": "enabled", "budget_tokens": 1024},
+    )
+    thinking, text = reply.content
+    assert (thinking.type, thinking.thinking, thinking.signature) == (
+        "thinking",
+        "The user wrote 3 words; I repeat them.",
+        "",  # a local model signs nothing
+    )
+    assert seen(kernel, "test").reasoning is True
+    # put back as the client got it, with a provider's signed and redacted blocks beside it
+    assistant = [
+        thinking.model_dump(),
+        {"type": "thinking", "thinking": "Earlier.", "signature": "c2lnbmVk"},
+        {"type": "redacted_thinking", "data": "b3BhcXVl"},
+        text.model_dump(),
+    ]
+    client.messages.create(
+        model="test",
+        max_tokens=100,
+        messages=[*USER, {"role": "assistant", "content": assistant}, *USER],
+        thinking={"type": "adaptive"},
+        output_config={"effort": "low"},
+    )
+    request = seen(kernel, "test")
+    assert request.reasoning == "low"
+    reasoning = request.messages[1].reasoning
+    assert [(p.text, p.signature) for p in reasoning] == [
+        ("The user wrote 3 words; I repeat them.", None),
+        ("Earlier.", "c2lnbmVk"),
+        ("", "redacted_thinking:b3BhcXVl"),
+    ]
+
+
+def test_a_stream_is_anthropics_event_sequence(server):
+    url, _ = server
+    body = {
+        "model": "test",
+        "max_tokens": 100,
+        "messages": USER,
+        "stream": True,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+    }
+    status, headers, payload = raw(url, "/v1/messages", body)
+    assert status == 200 and headers["Content-Type"].startswith("text/event-stream")
+    got = events(payload)
+    names = [name for name, _ in got]
+    assert names[:2] == ["message_start", "ping"]
+    assert names[-2:] == ["message_delta", "message_stop"]
+    starts = [d["content_block"]["type"] for n, d in got if n == "content_block_start"]
+    assert starts == ["thinking", "text"]
+    deltas = [d["delta"] for n, d in got if n == "content_block_delta"]
+    assert (
+        "".join(d.get("thinking", "") for d in deltas) == "The user wrote 3 words; I repeat them."
+    )
+    assert "".join(d.get("text", "") for d in deltas) == "hello there friend"
+    assert [d["index"] for n, d in got if n == "content_block_stop"] == [0, 1]
+    start = got[0][1]["message"]
+    assert (start["content"], start["stop_reason"]) == ([], None)
+    final = got[-2][1]
+    assert final["delta"] == {"stop_reason": "end_turn", "stop_sequence": None}
+    assert final["usage"]["output_tokens"] == 11
+
+
+def test_the_clients_stream_helper_assembles_the_message(client):
+    with client.messages.stream(model="test", max_tokens=100, messages=USER) as stream:
+        text = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == "hello there friend" == final.content[0].text
+    assert final.stop_reason == "end_turn"
+
+
+# -- tools -----------------------------------------------------------------------------
+
+
+def test_tools_round_trip(client, server):
+    _, kernel = server
+    messages: list[Any] = [{"role": "user", "content": "Weather in Oslo?"}]
+    first = client.messages.create(
+        model="weather-bot", max_tokens=100, messages=messages, tools=[WEATHER_TOOL]
+    )
+    assert first.stop_reason == "tool_use"
+    [call] = first.content
+    assert (call.type, call.id, call.name, call.input) == (
+        "tool_use",
+        "toolu_weather",
+        "get_weather",
+        {"city": "Oslo"},
+    )
+    request = seen(kernel, "weather-bot")
+    assert request.tools[0].function.parameters == WEATHER_TOOL["input_schema"]
+    messages += [
+        {"role": "assistant", "content": first.content},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": call.id, "content": "3 degrees"},
+                {"type": "text", "text": "Thanks."},
+            ],
+        },
+    ]
+    second = client.messages.create(
+        model="weather-bot", max_tokens=100, messages=messages, tools=[WEATHER_TOOL]
+    )
+    assert second.content[0].text == "It is 3 degrees in Oslo."
+    assistant, result, user = seen(kernel, "weather-bot").messages[1:]
+    assert assistant.tool_calls[0].arguments == {"city": "Oslo"}
+    assert (result.role, result.tool_call_id, result.text) == ("tool", "toolu_weather", "3 degrees")
+    assert (user.role, user.text) == ("user", "Thanks.")
+
+
+def test_a_streamed_tool_use(client):
+    with client.messages.stream(
+        model="weather-stream", max_tokens=100, messages=USER, tools=[WEATHER_TOOL]
+    ) as stream:
+        kinds = [event.type for event in stream]
+        final = stream.get_final_message()
+    assert kinds.count("input_json") > 1  # the input arrives as partial JSON
+    [call] = final.content
+    assert (call.name, call.input, final.stop_reason) == (
+        "get_weather",
+        {"city": "Oslo"},
+        "tool_use",
+    )
+
+
+def test_tool_choice_any_tool_and_none(client, server):
+    _, kernel = server
+    tools = [WEATHER_TOOL, NEWS_TOOL]
+    options = {"model": "test", "max_tokens": 100, "tools": tools}
+    messages = [{"role": "user", "content": "Oslo"}]
+    forced = client.messages.create(messages=messages, tool_choice={"type": "any"}, **options)
+    assert [(b.name, b.input) for b in forced.content] == [("get_weather", {"city": "Oslo"})]
+    named = client.messages.create(
+        messages=messages, tool_choice={"type": "tool", "name": "get_news"}, **options
+    )
+    assert [(b.name, b.input) for b in named.content] == [("get_news", {"topic": "Oslo"})]
+    assert seen(kernel, "test").forced_tool == "get_news"
+    client.messages.create(messages=messages, tool_choice={"type": "none"}, **options)
+    assert seen(kernel, "test").tools == []
+
+
+# -- content ---------------------------------------------------------------------------
+
+
+def test_images_and_documents_reach_the_backend(client, server):
+    _, kernel = server
+    content = [
+        {"type": "text", "text": "What are these?"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+        {
+            "type": "document",
+            "title": "notes.txt",
+            "source": {"type": "text", "media_type": "text/plain", "data": "The notes."},
+        },
+    ]
+    reply = client.messages.create(
+        model="test", max_tokens=100, messages=[{"role": "user", "content": content}]
+    )
+    assert reply.content[0].text == "What are these?"
+    _, image, document = seen(kernel, "test").messages[0].contents
+    assert isinstance(image, ImagePart) and (image.mime_type, image.data) == ("image/png", PNG)
+    assert isinstance(document, DocumentPart) and document.filename == "notes.txt"
+    assert base64.b64decode(document.data) == b"The notes."
+
+
+def test_count_tokens(client, server):
+    _, kernel = server
+    counted = client.messages.count_tokens(
+        model="test", messages=USER, system="Be brief.", tools=[WEATHER_TOOL]
+    )
+    assert counted.input_tokens == 5  # the test model's count: words of every message
+    assert seen(kernel, "test").max_tokens == 1
+
+
+# -- auth, the gate and errors ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"x-api-key": TOKEN}, {"Authorization": f"Bearer {TOKEN}"}],
+    ids=["x-api-key", "bearer"],
+)
+def test_the_token_as_either_header(server, headers):
+    url, _ = server
+    body = {"model": "test", "max_tokens": 10, "messages": USER}
+    status, _, _ = raw(url, "/v1/messages", body, headers)
+    assert status == 200
+
+
+@pytest.mark.parametrize("headers", [{}, {"x-api-key": "wrong"}, {"Authorization": "Bearer x"}])
+def test_a_missing_or_wrong_token_is_401_in_anthropics_shape(server, headers):
+    url, _ = server
+    status, _, payload = raw(url, "/v1/messages", {"model": "test"}, headers)
+    assert status == 401
+    assert json.loads(payload) == {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+    }
+
+
+def test_a_page_of_another_site_is_refused(server):
+    url, _ = server
+    headers = {"x-api-key": TOKEN, "Origin": "https://evil.example"}
+    status, _, payload = raw(url, "/v1/messages", {"model": "test"}, headers)
+    assert status == 403 and json.loads(payload)["error"]["type"] == "permission_error"
+
+
+def test_the_body_limit_is_413(server):
+    url, _ = server
+    body = {
+        "model": "test",
+        "max_tokens": 10,
+        "messages": [{"role": "user", "content": "x" * MAX_BODY}],
+    }
+    status, _, payload = raw(url, "/v1/messages", body)
+    assert status == 413 and json.loads(payload)["error"]["type"] == "request_too_large"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_tokens": None}, "max_tokens: Field required"),
+        ({"messages": []}, "messages: at least one message"),
+        ({"messages": [{"role": "system", "content": "x"}]}, "messages[0].role"),
+        (
+            {"tools": [{"type": "web_search_20250305", "name": "web"}]},
+            "tools[0].type: server tools",
+        ),
+        ({"tool_choice": {"type": "any"}}, "tool_choice: forces a tool call"),
+        ({"top_k": 5}, "top_k: not supported"),
+        ({"frobnicate": 1}, "frobnicate: Extra inputs"),
+        ({"temperature": 7}, "temperature"),
+        (
+            {
+                "messages": [
+                    {"role": "user", "content": [{"type": "image", "source": {"type": "file"}}]}
+                ]
+            },
+            "messages[0].content[0].source.type",
+        ),
+    ],
+)
+def test_bad_requests_are_400_invalid_request_error_naming_the_field(client, options, message):
+    arguments = {"model": "test", "max_tokens": 10, "messages": USER, **options}
+    body = {k: v for k, v in arguments.items() if v is not None}
+    with pytest.raises(anthropic.BadRequestError, match=message.replace("[", r"\[")) as info:
+        client.post("/v1/messages", body=body, cast_to=object)
+    assert info.value.body["type"] == "error"
+    assert info.value.body["error"]["type"] == "invalid_request_error"
+
+
+def test_an_unknown_model_is_404(client):
+    with pytest.raises(anthropic.NotFoundError, match="does not exist") as info:
+        client.messages.create(model="no-such-model", max_tokens=10, messages=USER)
+    assert info.value.body["error"]["type"] == "not_found_error"
+
+
+def test_a_failure_mid_stream_is_an_error_event(server):
+    url, _ = server
+    body = {"model": "failing", "max_tokens": 100, "messages": USER, "stream": True}
+    status, _, payload = raw(url, "/v1/messages", body)
+    assert status == 200  # the headers had gone out with the first words
+    got = events(payload)
+    assert got[-1][0] == "error" and "backend exploded" in got[-1][1]["error"]["message"]
+    assert got[-1][1]["error"]["type"] == "api_error"
+    assert "message_stop" not in [name for name, _ in got]
+
+
+def test_the_client_raises_on_a_mid_stream_error(client):
+    with pytest.raises(anthropic.APIStatusError, match="backend exploded"):
+        with client.messages.stream(model="failing", max_tokens=100, messages=USER) as stream:
+            for _ in stream:
+                pass
