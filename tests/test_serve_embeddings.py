@@ -139,10 +139,13 @@ def test_the_offline_embedder(client):
 @pytest.mark.parametrize(
     ("options", "param", "message"),
     [
-        ({"input": [[1, 2, 3]]}, "input", "token arrays are not supported"),
+        ({"input": [[1, 2, 3]]}, "input", "the model 'counting' takes text"),
+        ({"input": [1, 2, 3]}, "input", "token ids are ids of a model's own tokenizer"),
+        ({"input": [[1, 2], "mixed"]}, "input", "expected a string"),
         ({"input": ["fine", ""]}, "input[1]", "must not be empty"),
         ({"input": []}, "input", "must not be empty"),
-        ({"dimensions": 2}, "dimensions", "not supported"),
+        ({"dimensions": 2}, "dimensions", "'counting' gives vectors of 3 dimensions and cannot"),
+        ({"dimensions": 0}, "dimensions", "positive integer"),
         ({"encoding_format": "int8"}, "encoding_format", "'float' or 'base64'"),
     ],
 )
@@ -151,6 +154,51 @@ def test_bad_requests_get_400_naming_the_parameter(client, options, param, messa
     with pytest.raises(openai.BadRequestError, match=message) as info:
         client.embeddings.create(**body)
     assert info.value.body["param"] == param
+
+
+def test_dimensions_of_the_models_own_size_are_accepted(client):
+    [data] = client.embeddings.create(model="counting", input="one two", dimensions=3).data
+    assert data.embedding == [7.0, 2.0, 1.0]
+
+
+def test_dimensions_and_token_ids_reach_an_openai_embedder(monkeypatch):
+    """OpenAI's embedder takes both: ``dimensions`` (one component per size) and token
+    ids (``embed_tokens``), passed on as they came."""
+    pytest.importorskip("ferrule_openai", reason="the OpenAI provider plugin is not installed")
+    from ferrule_kit.testing.loopback import LoopbackServer, Reply
+
+    def vectors(request) -> Reply:
+        body = request.json
+        size = body.get("dimensions", 1536)
+        data = [
+            {"object": "embedding", "index": i, "embedding": [0.5] * size}
+            for i in range(len(body["input"]))
+        ]
+        usage = {"prompt_tokens": 2, "total_tokens": 2}
+        return Reply.json({"object": "list", "model": body["model"], "data": data, "usage": usage})
+
+    upstream = LoopbackServer()
+    upstream.start_in_thread()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{upstream.url}/v1")  # as the official SDK reads it
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-upstream-0123456789")
+        with ServerThread(_new_kernel()) as url:
+            near = openai.OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0)
+            upstream.script(vectors, vectors, vectors)
+            model = "text-embedding-3-small"
+            sized = near.embeddings.create(model=model, input="hi", dimensions=8)
+            assert len(sized.data[0].embedding) == 8
+            tokens = near.embeddings.create(model=model, input=[[9906, 1917], [1]])
+            assert len(tokens.data) == 2
+            one = near.embeddings.create(model=model, input=[9906, 1917])
+            assert len(one.data) == 1
+        sent = [r.json for r in upstream.requests]
+        assert (sent[0]["input"], sent[0]["dimensions"]) == (["hi"], 8)
+        assert sent[1]["input"] == [[9906, 1917], [1]] and "dimensions" not in sent[1]
+        assert sent[2]["input"] == [[9906, 1917]]
+        upstream.check()
+    finally:
+        upstream.stop_in_thread()
 
 
 def test_unknown_model_is_404(client):
@@ -277,5 +325,8 @@ def test_any_body_gets_embeddings_or_an_openai_error_never_a_500(server, body):
     if status >= 400:
         assert set(reply["error"]) == {"message", "type", "param", "code"}
     else:
-        texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
+        given = body["input"]
+        texts = (
+            [given] if isinstance(given, str) or (given and isinstance(given[0], int)) else given
+        )
         assert len(reply["data"]) == len(texts)

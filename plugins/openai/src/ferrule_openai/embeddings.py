@@ -31,6 +31,7 @@ from ferrule_kit.embedding import (
     EmbeddingUsage,
     EmbedInput,
     EmbedOutput,
+    EmbedTokensInput,
     InfoInput,
     check_vectors,
 )
@@ -120,7 +121,7 @@ class OpenAIEmbedder:
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(model={self.attributes.model!r}, base_url={self.client.base_url!r})"
 
-    async def _request(self, texts: list[str]) -> tuple[list[list[float]], int]:
+    async def _request(self, texts: list[str] | list[list[int]]) -> tuple[list[list[float]], int]:
         body: dict[str, Any] = {
             "model": self.attributes.model,
             "input": texts,
@@ -151,11 +152,18 @@ class OpenAIEmbedder:
         return vectors, int(tokens or 0)
 
     async def embed(self, inputs: EmbedInput) -> dict[str, Any]:
+        return await self._embed(inputs.texts)
+
+    async def embed_tokens(self, inputs: EmbedTokensInput) -> dict[str, Any]:
+        """Token-id arrays, sent as they are: OpenAI's API takes its tokenizer's ids."""
+        return await self._embed(inputs.tokens)
+
+    async def _embed(self, inputs: list[str] | list[list[int]]) -> dict[str, Any]:
         vectors: list[list[float]] = []
         tokens = 0
         size = self.attributes.max_batch
-        for start in range(0, len(inputs.texts), size):
-            batch = inputs.texts[start : start + size]
+        for start in range(0, len(inputs), size):
+            batch = inputs[start : start + size]
             got, used = await self._request(batch)
             check_vectors(got, len(batch), self.dimension, who=f"{self.provider} embeddings")
             vectors.extend(got)

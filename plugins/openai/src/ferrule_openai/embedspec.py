@@ -18,6 +18,7 @@ def embedder_types() -> list[ComponentTypeSpec]:
             "ferrule_openai.embeddings:OpenAIEmbedderAttributes",
             aliases=("openai_compatible_embedder",),
             blocking=False,
+            tokens=True,
             description="OpenAI's embeddings API (POST /embeddings), or any OpenAI-compatible "
             "embeddings endpoint through base_url.",
         )

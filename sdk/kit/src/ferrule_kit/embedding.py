@@ -38,14 +38,22 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import InvalidInputError
 
-from .embedspec import EMBED_INPUT, INFO_INPUT, EmbedderUnavailableError, embedder_type
+from .embedspec import (
+    EMBED_INPUT,
+    EMBED_TOKENS_INPUT,
+    INFO_INPUT,
+    EmbedderUnavailableError,
+    embedder_type,
+)
 from .vectorspec import Distance
 
 __all__ = [
     "EMBED_INPUT",
+    "EMBED_TOKENS_INPUT",
     "INFO_INPUT",
     "EmbedInput",
     "EmbedOutput",
+    "EmbedTokensInput",
     "EmbedderInfo",
     "EmbedderUnavailableError",
     "EmbeddingUsage",
@@ -73,6 +81,22 @@ class EmbedInput:
 
     texts: list[str] = attrs.field(validator=_texts)
     input_type: InputType = "document"
+
+
+def _token_arrays(_instance: Any, _attribute: Any, tokens: list[list[int]]) -> None:
+    if not tokens:
+        raise InvalidInputError("must not be empty", field="tokens")
+    for index, ids in enumerate(tokens):
+        if not ids:
+            raise InvalidInputError("must not be empty", field=f"tokens[{index}]")
+
+
+@attrs.frozen
+class EmbedTokensInput:
+    """What ``embed_tokens`` takes (an embedder declared with ``tokens=True``): arrays of
+    token ids of the model's own tokenizer, one vector each."""
+
+    tokens: list[list[int]] = attrs.field(validator=_token_arrays)
 
 
 @attrs.frozen

@@ -17,7 +17,13 @@ from ferrule_kernel import (
     register_error_kind,
 )
 
-__all__ = ["EMBED_INPUT", "INFO_INPUT", "EmbedderUnavailableError", "embedder_type"]
+__all__ = [
+    "EMBED_INPUT",
+    "EMBED_TOKENS_INPUT",
+    "INFO_INPUT",
+    "EmbedderUnavailableError",
+    "embedder_type",
+]
 
 
 @register_error_kind
@@ -31,6 +37,7 @@ class EmbedderUnavailableError(FerruleError):
 
 EMBED_INPUT = "ferrule_kit.embedding:EmbedInput"
 INFO_INPUT = "ferrule_kit.embedding:InfoInput"
+EMBED_TOKENS_INPUT = "ferrule_kit.embedding:EmbedTokensInput"
 
 
 def embedder_type(
@@ -41,31 +48,45 @@ def embedder_type(
     aliases: tuple[str, ...] = (),
     description: str = "",
     blocking: bool = True,
+    tokens: bool = False,
 ) -> ComponentTypeSpec:
     """Describe an embedder component type: ``embed`` and ``info`` plus the given attributes
     class (a class, or its ``"module:attr"``, keeping the hook module light).
 
     ``blocking``: True for an embedder that computes in the calling thread (a local
     model: the kernel runs it off the event loop); False for ``async def`` methods.
+    ``tokens``: the type also has ``embed_tokens``, which embeds arrays of token ids of its
+    model's own tokenizer (``{"tokens": [[9906, 1917]]}``, what OpenAI's API takes), with
+    ``embed``'s output.
     """
+    methods = [
+        MethodSpec(
+            "embed",
+            EMBED_INPUT,
+            blocking=blocking,
+            description="Embed texts (documents to store, or a query) into vectors.",
+        ),
+        MethodSpec(
+            "info",
+            INFO_INPUT,
+            blocking=False,
+            description="The model, its dimension and batch limits, without embedding.",
+        ),
+    ]
+    if tokens:
+        methods.append(
+            MethodSpec(
+                "embed_tokens",
+                EMBED_TOKENS_INPUT,
+                blocking=blocking,
+                description="Embed arrays of token ids of the model's tokenizer into vectors.",
+            )
+        )
     return ComponentTypeSpec(
         name=name,
         factory=factory,
         attributes=attributes,
-        methods=(
-            MethodSpec(
-                "embed",
-                EMBED_INPUT,
-                blocking=blocking,
-                description="Embed texts (documents to store, or a query) into vectors.",
-            ),
-            MethodSpec(
-                "info",
-                INFO_INPUT,
-                blocking=False,
-                description="The model, its dimension and batch limits, without embedding.",
-            ),
-        ),
+        methods=tuple(methods),
         aliases=aliases,
         description=description,
     )

@@ -10,11 +10,12 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import AsyncGenerator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from typing import Any, cast
 
 from aiohttp import web
 from ferrule_kernel import (
+    ComponentTypeSpec,
     FerruleError,
     InvalidInputError,
     Kernel,
@@ -129,43 +130,54 @@ class ModelCatalog:
             "owned_by": entry.provider if entry is not None else "ferrule",
         }
 
-    async def component(self, model_id: str) -> str:
-        """The component serving ``model_id``; concurrent first requests share one define."""
-        name = self._ready.get(model_id)
+    async def component(self, model_id: str, variant: Mapping[str, Any] | None = None) -> str:
+        """The component serving ``model_id``; concurrent first requests share one define.
+        ``variant``: attributes a request asks for on top of the route's (an embedder's
+        ``dimensions``), one component per variant; an attribute the model's component
+        type refuses is an `OpenAIError` naming it."""
+        key = _variant_key(model_id, variant)
+        name = self._ready.get(key)
         if name is not None:
             return name
-        future = self._defining.get(model_id)
+        future = self._defining.get(key)
         if future is None:
-            future = self._defining[model_id] = asyncio.ensure_future(self._define(model_id))
-            future.add_done_callback(lambda _: self._defining.pop(model_id, None))
+            future = self._defining[key] = asyncio.ensure_future(
+                self._define(model_id, key, dict(variant or {}))
+            )
+            future.add_done_callback(lambda _: self._defining.pop(key, None))
         # shield: a client that goes away must not cancel a define others wait for
         return await asyncio.shield(future)
 
-    async def _define(self, model_id: str) -> str:
+    async def _define(self, model_id: str, key: str, variant: dict[str, Any]) -> str:
         route = await asyncio.to_thread(self.route, model_id)
-        name = f"{self.kind}:{model_id}"
+        name = f"{self.kind}:{key}"
         if name not in self.kernel.components():
             try:
                 await self.kernel.define(
                     route.component_type,
                     name,
-                    route.attributes,
+                    {**route.attributes, **variant},
                     trusted=model_id in self._declared,
                 )
             except InvalidInputError as exc:
+                problems = "; ".join(error["message"] for error in exc.errors) or exc.message
                 if refused_for_trust(exc):  # the client's id asks for a file of the server
-                    problems = "; ".join(error["message"] for error in exc.errors)
                     raise OpenAIError(400, f"model: {problems}", param="model") from exc
+                asked = [e["path"][2:] for e in exc.errors if e["path"][2:] in variant]
+                if asked:  # what the request asked for, which this model does not take
+                    raise OpenAIError(
+                        400, f"{asked[0]}: model {model_id!r}: {problems}", param=asked[0]
+                    ) from exc
                 # a route's attributes that do not validate: the server's fault
                 raise ModelError(
                     f"model {model_id!r} could not be set up: {exc.message}", model=model_id
                 ) from exc
-        self._ready[model_id] = name
+        self._ready[key] = name
         return name
 
-    def forget(self, model_id: str) -> None:
+    def forget(self, model_id: str, variant: Mapping[str, Any] | None = None) -> None:
         """The component was deleted behind our back (through the kernel API): define again."""
-        self._ready.pop(model_id, None)
+        self._ready.pop(_variant_key(model_id, variant), None)
 
     async def prepare(
         self,
@@ -175,16 +187,28 @@ class ModelCatalog:
         renames: dict[str, str],
         *,
         streaming: bool = False,
+        variant: Mapping[str, Any] | None = None,
     ) -> Prepared:
-        """``method`` of ``model_id``'s component, its input validated (an invalid one is
-        an `OpenAIError` naming the request's parameter: ``renames``)."""
-        name = await self.component(model_id)
+        """``method`` of ``model_id``'s component (of its ``variant``: see `component`),
+        its input validated (an invalid one is an `OpenAIError` naming the request's
+        parameter: ``renames``)."""
+        name = await self.component(model_id, variant)
         try:
             return self._prepare(name, method, inputs, renames, streaming)
         except UnknownComponentError:  # deleted through the kernel API: define it again
-            self.forget(model_id)
-            name = await self.component(model_id)
+            self.forget(model_id, variant)
+            name = await self.component(model_id, variant)
             return self._prepare(name, method, inputs, renames, streaming)
+
+    def methods(self, model_id: str) -> frozenset[str]:
+        """The methods of the component type serving ``model_id``."""
+        entry = self.kernel.registry.component_types.get(self.route(model_id).component_type)
+        spec = entry.spec if entry is not None else None
+        return (
+            frozenset(m.name for m in spec.methods)
+            if isinstance(spec, ComponentTypeSpec)
+            else frozenset()
+        )
 
     def _prepare(
         self,
@@ -200,6 +224,12 @@ class ModelCatalog:
             if exc.kind != "invalid_input":
                 raise
             raise OpenAIError.from_ferrule(exc, renames) from None
+
+
+def _variant_key(model_id: str, variant: Mapping[str, Any] | None) -> str:
+    if not variant:
+        return model_id
+    return model_id + "?" + "&".join(f"{k}={v}" for k, v in sorted(variant.items()))
 
 
 class OpenAIRoutes:
