@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 from ferrule_kernel import InvalidInputError, error_from_dict, get_logger
+from ferrule_kit.errors import SessionStateConflictError
 from ferrule_kit.messages import Message, ToolCall, converter
+from ferrule_kit.statemerge import merge_state
 from ferrule_kit.storage import (
     AppendRunInput,
     AppendRunResult,
@@ -73,6 +75,9 @@ _RESUME_KEY = "ferrule.resume"
 #: Where a run's stored metadata keeps its knowledge searches (`RunOutput.references`).
 _REFERENCES_KEY = "ferrule.references"
 _RESERVED_KEYS = (_RESUME_KEY, _REFERENCES_KEY)
+#: Tries to store a run whose session's state other writers keep changing (each conflict
+#: means another writer's state landed: the store made progress).
+_STATE_WRITE_ATTEMPTS = 50
 
 
 def _user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -445,6 +450,8 @@ class _Sessions:
             if stored is not None:
                 state.update(stored.session_state)
                 summary = stored.summary
+                context.state_version = stored.state_version
+            context.state_base = copy.deepcopy(state)
         state.update(context.state_updates or {})
         context.session_state = state
         history: list[Message] = []
@@ -491,6 +498,8 @@ class _Sessions:
         context.session_id, context.user_id = stored.session_id, stored.user_id
         stored_state = session.session_state if session is not None else {}
         context.session_state = {**copy.deepcopy(self.session_state), **stored_state}
+        context.state_base = copy.deepcopy(context.session_state)
+        context.state_version = session.state_version if session is not None else 0
         context.input = stored.input
         context.metadata = _user_metadata(stored.metadata)
         context.references = _stored_references(stored.metadata)
@@ -555,10 +564,32 @@ class _Sessions:
             run.error.to_dict() if run.error is not None else None,
             metadata,
         )
-        await self._db(
-            "append_run",
-            AppendRunInput(stored, context.session_state, summary),
-            AppendRunResult,
+        await self._append_run(stored, context, summary)
+
+    async def _append_run(
+        self, run: Run, context: RunContext, summary: SessionSummary | None
+    ) -> None:
+        """Store ``run`` with its session's state, compare-and-set: if another writer (a
+        process, a concurrent run) changed the state since this run read it, the run's
+        change is re-applied to theirs (`merge_state`) and the append tried again."""
+        state, version = context.session_state, context.state_version
+        for _attempt in range(_STATE_WRITE_ATTEMPTS):
+            inputs = AppendRunInput(run, state, summary, version)
+            try:
+                await self._db("append_run", inputs, AppendRunResult)
+            except SessionStateConflictError:
+                ref = SessionRef(run.session_id)
+                theirs = (await self._db("get_session", ref, SessionResult)).session
+                version = theirs.state_version if theirs is not None else 0
+                current = theirs.session_state if theirs is not None else {}
+                state = merge_state(context.state_base, context.session_state, current)
+                continue
+            context.session_state = state
+            return
+        raise SessionStateConflictError(
+            f"the state of session {run.session_id!r} kept changing under this run: "
+            f"not stored after {_STATE_WRITE_ATTEMPTS} attempts",
+            session_id=run.session_id,
         )
 
     async def _end_quietly(self, run: _Run) -> None:
