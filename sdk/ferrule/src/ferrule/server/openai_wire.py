@@ -122,8 +122,9 @@ class ChatRequest:
 
 
 #: Message fields OpenAI's API takes that carry nothing for a backend: a participant's
-#: name, and what a reply's ``model_dump()`` puts back (null, or citations of its text).
-_MESSAGE_IGNORED = ("name", "annotations")
+#: name, and what a reply's ``model_dump()`` puts back (citations of its text, and the
+#: openai SDK's own ``parsed`` content of a ``.parse()`` reply).
+_MESSAGE_IGNORED = ("name", "annotations", "parsed")
 
 
 def _message_from_openai(message: Any, index: int) -> Any:
