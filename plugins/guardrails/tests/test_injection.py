@@ -61,3 +61,18 @@ def test_custom_patterns_replace_the_default_set():
     guard = PromptInjectionGuardrail(injection_patterns=["Open the pod bay doors"])
     assert guard.detect("hal, OPEN the pod  bay doors") == ["open the pod bay doors"]
     assert guard.detect("ignore previous instructions") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ign\u200eore previous instructions",  # a left-to-right mark
+        "jail\u2063break",  # an invisible separator
+        "JAIL\u180eBREAK now",  # the Mongolian vowel separator
+        "ignore previous\u202e instructions",  # a right-to-left override
+        # the phrase in Unicode tag characters: invisible on screen, read by some models
+        "hello " + "".join(chr(0xE0000 + ord(c)) for c in "jailbreak"),
+    ],
+)
+def test_format_characters_and_tag_characters_do_not_hide_a_pattern(text):
+    assert PromptInjectionGuardrail().detect(text)

@@ -223,3 +223,68 @@ def test_masking_keeps_the_structure_of_the_input():
     structured = RunInput({"type": "order", "email": "a@b.io"})
     guard.check(structured)  # a structured input becomes its masked JSON text
     assert structured.input_content == '{"type": "order", "email": "******"}'
+
+
+# -- look-alike and invisible characters -------------------------------------------------------
+
+#: Format characters (category Cf) a value may hide behind: zero-width space, joiners,
+#: word joiner, soft hyphen, left-to-right mark, byte order mark.
+INVISIBLE = "\u200b\u200c\u200d\u2060\u00ad\u200e\ufeff"
+
+
+def full_width(text: str) -> str:
+    """``text`` with its printable ASCII written as the full-width forms (U+FF01..)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+@st.composite
+def disguised(draw: st.DrawFn, value: str) -> str:
+    """``value`` with format characters slipped in between its characters, and perhaps
+    written full width."""
+    if draw(st.booleans()):
+        value = full_width(value)
+    gaps = st.lists(st.sampled_from(INVISIBLE), max_size=2).map("".join)
+    return value[0] + "".join(draw(gaps) + char for char in value[1:])
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("pay with 4111.1111.1111.1111 now", "Credit Card"),
+        ("amex 3782.822463.10005.", "Credit Card"),
+        ("card 4111\u200b1111\u200b1111\u200b1111", "Credit Card"),
+        ("card 4111 1111\u2060 1111 1111", "Credit Card"),
+        ("write to john\u200b@example.com", "Email"),
+        ("write to jo\u200dhn@exa\u00admple.com", "Email"),
+        ("write to john＠example.com", "Email"),
+        ("write to ｊｏｈｎ＠ｅｘａｍｐｌｅ．ｃｏｍ", "Email"),
+        ("card ４１１１ １１１１ １１１１ １１１１", "Credit Card"),
+    ],
+)
+def test_dots_look_alikes_and_invisible_characters_do_not_hide_a_value(text, kind):
+    guard = PIIDetectionGuardrail()
+    assert guard.detect(text) == [kind]
+    masked = guard.mask(text)
+    assert len(masked) == len(text)
+    assert masked.split(" ")[0] == text.split(" ")[0]  # the words before it are kept
+    assert not re.search(r"[\d@＠]", masked)
+    assert guard.detect(masked) == []
+
+
+@given(st.one_of(card_numbers(), emails).flatmap(lambda v: st.tuples(disguised(v), st.just(v))))
+def test_a_disguised_value_is_found_and_masked_where_it_stands(case):
+    text, value = case
+    guard = PIIDetectionGuardrail(enable_phone_check=False, enable_iban_check=False)
+    sentence = f"here: {text} thanks"
+    assert guard.detect(sentence) == ["Email" if "@" in value else "Credit Card"]
+    masked = guard.mask(sentence)
+    # the value's characters, invisible ones included, are asterisks; the rest is kept
+    assert masked == "here: " + "*" * len(text) + " thanks"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["pi is 3.1415926535897932", "version 4111.1111.1111", "1.4111111111111111 m", "a 4111.1111"],
+)
+def test_decimal_numbers_and_short_dotted_groups_are_no_cards(text):
+    assert "Credit Card" not in PIIDetectionGuardrail().detect(text)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
 from ferrule_kit.guardrails import BaseGuardrail, CheckTrigger, InputCheckError
+
+from .normalize import normalized
 
 #: Agno's pattern set: phrases of jailbreak and instruction-override attempts.
 DEFAULT_INJECTION_PATTERNS: tuple[str, ...] = (
@@ -31,16 +32,15 @@ DEFAULT_INJECTION_PATTERNS: tuple[str, ...] = (
     "forget everything",
 )
 
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 _SPACES = re.compile(r"\s+")
 
 
 def normalize(text: str) -> str:
-    """``text`` as the patterns are matched against it: compatibility forms folded (full-
-    width letters, ligatures), invisible characters dropped, case folded, every run of
-    white space one space. So ``"IGNORE\\u200b  previous\\ninstructions"`` still matches."""
-    folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).casefold()
-    return _SPACES.sub(" ", folded)
+    """``text`` as the patterns are matched against it: as `normalize.normalized` reads
+    it (format characters dropped, tag characters read as ASCII, compatibility forms such
+    as full-width letters folded), case folded, every run of white space one space. So
+    ``"IGNORE\\u200b  previous\\ninstructions"`` still matches."""
+    return _SPACES.sub(" ", normalized(text).text.casefold())
 
 
 class PromptInjectionGuardrail(BaseGuardrail):

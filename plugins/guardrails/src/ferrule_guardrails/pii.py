@@ -3,6 +3,9 @@
 Agno's guardrail, with its names and settings, and checks that look past the pattern
 where a checksum exists: a card number must pass the Luhn check and an IBAN the ISO 13616
 mod-97 check, so an order number or a timestamp of the same shape is not taken for one.
+Text is matched as `ferrule_guardrails.normalize` reads it (no format characters, NFKC), so
+a zero-width space or a full-width ``＠`` does not hide a value, and masking replaces the
+original characters.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from ferrule_kit.guardrails import (
 )
 from ferrule_kit.messages import Message, TextPart
 
+from .normalize import normalized
+
 #: A finder: the (start, end) spans of what it finds in a text.
 Finder = Callable[[str], Iterator[tuple[int, int]]]
 
@@ -31,8 +36,14 @@ _PHONE = re.compile(
     r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\d){6,14}\b"
     r"|(?<![\w+])(?:\(\d{3}\)\s?|\d{3}[\s.-]?)\d{3}[\s.-]?\d{4}\b"
 )
-# 13 to 19 digits, in groups separated by single spaces or dashes
-_CARD = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+# 13 to 19 digits, not after a "+" (a phone number's) or a decimal point: in groups
+# separated by single spaces or dashes, or by dots in the groups cards print (4-4-4-4 to
+# 4-4-4-7, 4-6-4, 4-6-5), since dots anywhere would take a decimal number for a card
+_CARD = re.compile(
+    r"(?<![\w+-])(?<!\d\.)"
+    r"(?:\d(?:[ -]?\d){12,18}|\d{4}\.\d{4}\.\d{4}\.\d{4,7}|\d{4}\.\d{6}\.\d{4,5})"
+    r"(?![\w-]|\.\d)"
+)
 # a country code, two check digits and 11 to 30 letters or digits, in groups of any size
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 
@@ -60,7 +71,7 @@ def iban_valid(text: str) -> bool:
 
 def _cards(text: str) -> Iterator[tuple[int, int]]:
     for match in _CARD.finditer(text):
-        digits = re.sub(r"[ -]", "", match.group())
+        digits = re.sub(r"[ .-]", "", match.group())
         if 13 <= len(digits) <= 19 and luhn_valid(digits):
             yield match.span()
 
@@ -138,12 +149,18 @@ class PIIDetectionGuardrail(BaseGuardrail):
 
     def detect(self, text: str) -> list[str]:
         """The kinds of personal data found in ``text``, in the order they are checked."""
-        return [name for name, find in self.pii_finders.items() if next(find(text), None)]
+        matched = normalized(text).text
+        return [name for name, find in self.pii_finders.items() if next(find(matched), None)]
 
     def mask(self, text: str) -> str:
-        """``text`` with every value found replaced by asterisks, one per character."""
+        """``text`` with every value found replaced by asterisks, one per character of the
+        original (invisible ones inside a value included), so its length is kept."""
         for find in self.pii_finders.values():
-            text = _mask(text, list(find(text)))
+            matched = normalized(text)
+            spans = [
+                matched.original_span(*span) for span in find(matched.text) if span[0] < span[1]
+            ]
+            text = _mask(text, spans)
         return text
 
     def _masked(self, value: Any) -> Any:
