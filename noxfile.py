@@ -58,6 +58,7 @@ DEV = [
     "jinja2>=3.1",
     "hatchling",  # tests/test_third_party_plugin.py builds a plugin without build isolation
     "mypy>=1.11",  # tests/test_typing.py type-checks user-style programs with --strict
+    "import-linter>=2.1",  # tests/test_layers.py: the layering contracts of .importlinter
 ]
 
 
