@@ -169,12 +169,12 @@ def test_a_model_failing_mid_step_ends_the_stream_with_its_typed_error(server):
         (
             {"name": "step-bad", "messages": [{"role": "user", "content": "a"}], "tools": {}},
             422,
-            "tools",
+            "$.tools",
         ),
         (
             {"name": "step-bad", "messages": [{"role": "user", "content": "a"}], "tools": [{}]},
             422,
-            "tools",
+            "$.tools[0].name",
         ),
         (
             {"name": "step-bad", "messages": [{"role": "user", "content": "a"}], "options": 3},

@@ -560,6 +560,45 @@ def test_chat_refuses_incomplete_messages_naming_the_field(url, message, param):
     assert error["type"] == "invalid_request_error" and error["message"].startswith(param)
 
 
+STEP_TOOL = {"name": "add", "parameters": {"type": "object", "properties": {}}}
+
+
+@pytest.mark.parametrize(
+    ("tools", "path"),
+    [
+        ([{"function": "x"}], "$.tools[0].function"),
+        ([{"function": 5}], "$.tools[0].function"),
+        ([{"function": None}], "$.tools[0].function"),
+        ([{"function": ["name", "x"]}], "$.tools[0].function"),
+        (["add"], "$.tools[0]"),
+        ([STEP_TOOL, 7], "$.tools[1]"),
+        ([{"function": {"description": "no name"}}], "$.tools[0].function.name"),
+        ([STEP_TOOL, {"function": {"name": 5}}], "$.tools[1].function.name"),
+        ([{"function": {"name": ""}}], "$.tools[0].function.name"),
+        ([{"function": {"name": "f", "parameters": "x"}}], "$.tools[0].function.parameters"),
+        ([{"function": {"name": "f", "description": 3}}], "$.tools[0].function.description"),
+        ([{"type": "retrieval", "function": STEP_TOOL}], "$.tools[0].type"),
+        ({"add": STEP_TOOL}, "$.tools"),
+    ],
+)
+def test_agent_step_refuses_bad_tool_descriptions_naming_the_field(url, tools, path):
+    defined = post(url, "/ferrule/v1/define_model", {"name": "step-lm", "model": "echo"})
+    assert defined.status in (200, 409), defined.body  # 409: defined by an earlier case
+    question = [{"role": "user", "content": "hi"}]
+    answer = post(
+        url, "/ferrule/v1/agent_step", {"name": "step-lm", "messages": question, "tools": tools}
+    )
+    assert answer.status == 422, answer.body
+    error = answer.json()["error"]
+    assert error["kind"] == "invalid_input"
+    assert error["details"]["errors"][0]["path"] == path
+    assert error["message"].startswith(f"{path}: ")
+    # the same step with good tools (bare descriptions or in the OpenAI shape) runs
+    good = [STEP_TOOL, {"type": "function", "function": STEP_TOOL}]
+    body = {"name": "step-lm", "messages": question, "tools": good}
+    assert post(url, "/ferrule/v1/agent_step", body).status == 200
+
+
 # -- slow senders --------------------------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
 from ferrule_kit.messages import converter
 
-from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS, _tool_description
+from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS
 from ..agent.context import _as_message
 from ..models import APIModel, LocalModel
 from ..remote import KERNEL_API
@@ -72,11 +72,9 @@ class AgentRoutes:
     async def agent_step(self, body: dict[str, Any], request: web.Request) -> web.StreamResponse:
         inputs: dict[str, Any] = _options(body)
         inputs["messages"] = _step_messages(body.get("messages"))
-        tools = [] if body.get("tools") is None else body["tools"]
-        if not isinstance(tools, list):
-            raise InvalidInputError("must be a list of tool descriptions", field="tools")
+        tools = _step_tools(body.get("tools"))
         if tools:
-            inputs["tools"] = [_tool_description(t) for t in tools]
+            inputs["tools"] = tools
         if body.get("reasoning"):
             inputs["reasoning"] = body["reasoning"]
         # Resolution and validation raise before the stream starts, with their own status.
@@ -126,6 +124,42 @@ def _step_messages(value: Any) -> list[dict[str, Any]]:
             0, {"role": "system", "content": [{"type": "text", "text": DEFAULT_STEP_INSTRUCTIONS}]}
         )
     return messages
+
+
+def _step_tools(value: Any) -> list[dict[str, Any]]:
+    """The tool descriptions the client sent (bare, ``{"name", "description",
+    "parameters"}``, or in the OpenAI shape, ``{"type": "function", "function": {...}}``),
+    each checked here, named ``$.tools[i]...`` as sent: the kernel would name the
+    description after it was reshaped."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _invalid("$.tools", "must be a list of tool descriptions")
+    return [_step_tool(spec, f"$.tools[{i}]") for i, spec in enumerate(value)]
+
+
+def _step_tool(spec: Any, where: str) -> dict[str, Any]:
+    if not isinstance(spec, dict):
+        raise _invalid(where, 'must be a tool description: an object with a "name"')
+    if spec.get("type", "function") != "function":
+        raise _invalid(f"{where}.type", 'must be "function"')
+    if "function" in spec:
+        where, spec = f"{where}.function", spec["function"]
+        if not isinstance(spec, dict):
+            raise _invalid(where, 'must be an object with a "name"')
+    name = spec.get("name")
+    if not isinstance(name, str) or not name:
+        raise _invalid(f"{where}.name", "must be a non-empty string")
+    if not isinstance(spec.get("description", ""), str):
+        raise _invalid(f"{where}.description", "must be a string")
+    if not isinstance(spec.get("parameters", {}), dict):
+        raise _invalid(f"{where}.parameters", "must be a JSON schema (an object)")
+    function = {"description": "", "parameters": {"type": "object", "properties": {}}, **spec}
+    return {"type": "function", "function": function}
+
+
+def _invalid(where: str, problem: str) -> InvalidInputError:
+    return InvalidInputError(f"{where}: {problem}", field=where)
 
 
 def _options(body: dict[str, Any]) -> dict[str, Any]:
