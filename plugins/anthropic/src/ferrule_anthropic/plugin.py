@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kernel import ComponentTypeSpec, hookimpl, local_only
+from ferrule_kernel import ComponentTypeSpec, hookimpl
 from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.providerspec import ProviderAttributes
 
 COMPONENT_TYPE = "anthropic_language_model"
 PROVIDERS = frozenset({"anthropic", "claude"})
@@ -17,25 +18,14 @@ API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
 @attrs.frozen
-class AnthropicAttributes:
-    """What ``define`` takes. The key comes from here or ``ANTHROPIC_API_KEY``."""
+class AnthropicAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes` and ``max_tokens``). The key comes from
+    here or ``ANTHROPIC_API_KEY``; ``base_url`` defaults to ``https://api.anthropic.com``.
+    A failed request (408, 409, 429, 5xx, 529, connection failures) is retried; a long
+    reply that is thinking sends ``ping`` events, so ``read_timeout`` does not end it."""
 
-    model: str
-    api_key: str | None = attrs.field(default=None, repr=False)
-    #: Another Messages-API endpoint (a proxy, a gateway); ``https://api.anthropic.com`` if None.
-    #: Where to send requests (and the key). A network client may not choose it: the
-    #: server would connect wherever it is told, with its own keys.
-    base_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
-    )
     #: The output cap sent when a request gives none (Anthropic requires one).
     max_tokens: int = 4096
-    #: Seconds to wait for the next byte of a reply before giving up on it (Anthropic
-    #: sends ``ping`` events while a long reply is thinking).
-    read_timeout: float = 120.0
-    #: Retries of a failed request (408, 409, 429, 5xx, 529, connection failures) before
-    #: its reply starts streaming.
-    max_retries: int = 3
 
 
 @hookimpl

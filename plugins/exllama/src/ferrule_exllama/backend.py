@@ -134,7 +134,10 @@ class ExLlamaLanguageModel:
         self._tokenizer = ExLlamaV2Tokenizer(config)
         paged = bool(attn.has_flash_attn_with_paged)
         self._generator = ExLlamaV2DynamicGenerator(
-            model, cache, self._tokenizer, **settings.generator_arguments(paged, attributes.parallel)
+            model,
+            cache,
+            self._tokenizer,
+            **settings.generator_arguments(paged, attributes.parallel),
         )
         ids = [self._tokenizer.single_id(s) for s in qwen3.STOP_STRINGS]
         self._stop_ids = [i for i in (*ids, self._tokenizer.eos_token_id) if isinstance(i, int)]

@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 import attrs
-from ferrule_kernel import in_range, local_only
+from ferrule_kernel import in_range
 from ferrule_kit.embedding import (
     EmbedderInfo,
     EmbeddingUsage,
@@ -32,6 +32,7 @@ from ferrule_kit.embedding import (
 )
 from ferrule_kit.errors import ProviderProtocolError
 from ferrule_kit.http import HTTPClient, RetryPolicy, Timeouts, resolve_api_key
+from ferrule_kit.providerspec import ProviderAttributes
 
 from . import wire
 from .plugin import API_KEY_VARIABLES
@@ -43,21 +44,16 @@ MAX_REQUESTS = 100
 
 
 @attrs.frozen
-class GeminiEmbedderAttributes:
-    """What ``define`` takes. The key comes from here, ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``."""
+class GeminiEmbedderAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes` and the embeddings API's own). The key
+    comes from here, ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``."""
 
     model: str = "gemini-embedding-001"
-    api_key: str | None = attrs.field(default=None, repr=False)
-    #: Another endpoint speaking the Gemini API. A network client may not choose it.
-    base_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
-    )
     #: Shorter vectors (gemini-embedding-001: 768, 1536 or 3072 recommended). Gemini
     #: normalises only full-length vectors; this component returns every one unit length.
     output_dimensionality: int | None = attrs.field(default=None, validator=in_range(1, 65536))
     max_batch: int = attrs.field(default=MAX_REQUESTS, validator=in_range(1, MAX_REQUESTS))
     read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
-    max_retries: int = attrs.field(default=3, validator=in_range(0, 20))
 
 
 def _unit(vector: list[float]) -> list[float]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kernel import ComponentTypeSpec, hookimpl, local_only
+from ferrule_kernel import ComponentTypeSpec, hookimpl
 from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.providerspec import ProviderAttributes
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -22,22 +23,12 @@ API_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 
 @attrs.frozen
-class GeminiAttributes:
-    """What ``define`` takes. The key comes from here, ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``."""
-
-    model: str
-    api_key: str | None = attrs.field(default=None, repr=False)
-    #: Another endpoint speaking the Gemini API; ``https://generativelanguage.googleapis.com/v1beta`` if None.
-    #: Where to send requests (and the key). A network client may not choose it: the
-    #: server would connect wherever it is told, with its own keys.
-    base_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
-    )
-    #: Seconds to wait for the next byte of a reply before giving up on it.
-    read_timeout: float = 120.0
-    #: Retries of a failed request (408, 409, 429 but a daily quota, 5xx, connection
-    #: failures) before its reply starts streaming; a 429's ``retryDelay`` is honoured.
-    max_retries: int = 3
+class GeminiAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes`). The key comes from here,
+    ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``; ``base_url`` defaults to
+    ``https://generativelanguage.googleapis.com/v1beta``. A failed request (408, 409, 429
+    but a daily quota, 5xx, connection failures) is retried; a 429's ``retryDelay`` is
+    honoured."""
 
 
 @hookimpl

@@ -25,7 +25,7 @@ import sys
 from typing import Any, Literal
 
 import attrs
-from ferrule_kernel import in_range, local_only
+from ferrule_kernel import in_range
 from ferrule_kit.embedding import (
     EmbedderInfo,
     EmbeddingUsage,
@@ -37,6 +37,7 @@ from ferrule_kit.embedding import (
 )
 from ferrule_kit.errors import ProviderProtocolError
 from ferrule_kit.http import HTTPClient, RetryPolicy, Timeouts, resolve_api_key
+from ferrule_kit.providerspec import ProviderAttributes
 
 from .plugin import API_KEY_VARIABLE, DEFAULT_BASE_URL, PROVIDER
 
@@ -50,17 +51,12 @@ MAX_INPUTS = 2048
 
 
 @attrs.frozen
-class OpenAIEmbedderAttributes:
-    """What ``define`` takes."""
+class OpenAIEmbedderAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes` and the embeddings API's own). With
+    another ``base_url`` (vLLM, TEI, Ollama, llama.cpp's server, LM Studio, ...) only
+    ``api_key`` is sent, and only if given: never OPENAI_API_KEY."""
 
     model: str = "text-embedding-3-small"
-    api_key: str | None = attrs.field(default=None, repr=False)
-    #: Another server speaking the embeddings API (vLLM, TEI, Ollama, llama.cpp's server,
-    #: LM Studio, ...); it gets ``api_key`` only if given, never OPENAI_API_KEY. A network
-    #: client may not choose it: the server would connect wherever it is told.
-    base_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
-    )
     #: Shorter vectors (text-embedding-3 models and servers that support it).
     dimensions: int | None = attrs.field(default=None, validator=in_range(1, 65536))
     encoding_format: Literal["float", "base64"] = "float"
@@ -69,7 +65,6 @@ class OpenAIEmbedderAttributes:
     organization: str | None = None
     project: str | None = None
     read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
-    max_retries: int = attrs.field(default=3, validator=in_range(0, 20))
 
 
 def _decode(item: dict[str, Any], encoding: str) -> list[float]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kernel import ComponentTypeSpec, hookimpl, local_only
+from ferrule_kernel import ComponentTypeSpec, hookimpl, in_range
 from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.providerspec import ProviderAttributes
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -37,8 +38,8 @@ EMBEDDING_MODEL_PREFIXES = ("text-embedding-3-", "text-embedding-ada-")
 
 
 @attrs.frozen
-class OpenAIAttributes:
-    """What ``define`` takes.
+class OpenAIAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes` and OpenAI's own).
 
     With the default ``base_url`` the key comes from ``api_key`` or ``OPENAI_API_KEY`` and
     is required. With another ``base_url`` (vLLM, TGI, Ollama, llama.cpp's server, another
@@ -46,23 +47,13 @@ class OpenAIAttributes:
     environment is never sent to a server that is not OpenAI's.
     """
 
-    model: str
-    api_key: str | None = attrs.field(default=None, repr=False)
-    #: Where to send requests (and the key). A network client may not choose it: the
-    #: server would connect wherever it is told, with its own keys.
-    base_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
-    )
     organization: str | None = None
     project: str | None = None
     #: Treat the model as a reasoning model (no temperature/top_p/stop, ``developer``
     #: system role, ``reasoning_effort`` sent). None: decided from the id (o1/o3/o4/gpt-5
     #: on OpenAI's API; never on another server).
     reasoning_model: bool | None = None
-    #: Seconds to wait for the next byte of a reply before giving up on it.
-    read_timeout: float = 60.0
-    #: Retries of a failed request (429, 5xx, connection failures) before the first byte.
-    max_retries: int = 3
+    read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
     #: Extra request fields, sent as given (e.g. a compatible server's own sampling options).
     extra_body: dict[str, Any] = attrs.field(factory=dict)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kernel import ComponentTypeSpec, hookimpl, local_only
+from ferrule_kernel import ComponentTypeSpec, hookimpl
 from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.providerspec import ProviderAttributes
 
 COMPONENT_TYPE = "xai_language_model"
 PROVIDERS = frozenset({"xai", "grok"})
@@ -37,21 +38,12 @@ MODEL_PREFIX = "grok-"
 
 
 @attrs.frozen
-class XAIAttributes:
-    """What ``define`` takes. The key comes from here or ``XAI_API_KEY`` and is required."""
+class XAIAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes` and ``extra_body``). The key comes from
+    here or ``XAI_API_KEY`` and is required; ``base_url`` (a regional endpoint, a proxy)
+    defaults to ``https://api.x.ai/v1``. ``read_timeout`` is long: reasoning models think
+    quietly."""
 
-    model: str
-    api_key: str | None = attrs.field(default=None, repr=False)
-    #: Another xAI endpoint (a regional one, a proxy); ``https://api.x.ai/v1`` if None.
-    #: Where to send requests (and the key). A network client may not choose it: the
-    #: server would connect wherever it is told, with its own keys.
-    base_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
-    )
-    #: Seconds to wait for the next byte of a reply (reasoning models think quietly).
-    read_timeout: float = 120.0
-    #: Retries of a failed request (429, 5xx, connection failures) before the first byte.
-    max_retries: int = 3
     #: Extra request fields, sent as given.
     extra_body: dict[str, Any] = attrs.field(factory=dict)
 
