@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 
 import nox
@@ -60,6 +61,11 @@ DEV = [
     "mypy>=1.11",  # tests/test_typing.py type-checks user-style programs with --strict
     "import-linter>=2.1",  # tests/test_layers.py: the layering contracts of .importlinter
 ]
+#: plugins/exllama/tests/test_patches.py checks ferrule's workarounds on exllamav2's real
+#: Python with a CPU torch: torch 2.13.0 is a CPU build on disk on the project's machines
+#: (about 2 minutes to install with exllamav2, measured on 2 cores). Elsewhere pip fetches
+#: PyPI's CUDA build of it; FERRULE_TESTS_TORCH=0 leaves both out (the module then skips).
+EXLLAMA_CPU = ["torch==2.13.0", "exllamav2>=0.3.1,<0.4"]
 
 
 @nox.session(python=PYTHON)
@@ -67,6 +73,8 @@ def tests(session: nox.Session) -> None:
     """The whole test suite: every package with its test extras."""
     install_workspace(session, extras="test")
     session.install(*DEV)
+    if os.environ.get("FERRULE_TESTS_TORCH") != "0":
+        session.install(*EXLLAMA_CPU)
     session.run(
         "pytest",
         *session.posargs,
@@ -142,6 +150,7 @@ def gpu(session: nox.Session) -> None:
     already installed there is used, not downloaded. FERRULE_GPU_FLASH_ATTN=1 also installs
     flash-attn (paged attention: batched requests; it builds from source where no wheel
     fits). CI has no GPU and does not run this session."""
+    _see_this_interpreters_packages(session)
     exllama = ROOT / "plugins" / "exllama"
     base = [
         arg for path in packages() if path.parent != exllama.parent for arg in ("-e", str(path))
@@ -158,7 +167,19 @@ def gpu(session: nox.Session) -> None:
         "pytest",
         str(tests / "gpu"),
         str(tests / "test_patches.py"),
-        "--timeout=3600",
+        "--timeout=900",
         *session.posargs,
     )
     session.run("python", str(ROOT / "bench" / "assemble.py"))
+
+
+def _see_this_interpreters_packages(session: nox.Session) -> None:
+    """--system-site-packages shows the base interpreter's packages; where the Python that
+    runs nox is itself a virtual environment (GPU images often keep torch in one), a .pth
+    file shows the session that environment's packages too."""
+    paths = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    site = session.run(
+        "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", silent=True
+    )
+    if isinstance(site, str):
+        Path(site.strip(), "ferrule-machine-packages.pth").write_text("\n".join(paths) + "\n")

@@ -101,6 +101,7 @@ def test_the_component_type_says_when_requests_run_one_at_a_time():
     """
     description = run(script, absent=NEITHER)["description"]
     assert "batched only with flash-attn >= 2.5.7" in description
+    assert "up to `parallel` at once" in description
     assert "one at a time" in description
 
 
@@ -219,6 +220,7 @@ def test_bad_attributes_are_refused_naming_the_field():
         "cache": {"model": "Qwen/Qwen3-8B", "cache": "q3"},
         "max_seq_len": {"model": "Qwen/Qwen3-8B", "max_seq_len": 100},
         "gpu_split": {"model": "Qwen/Qwen3-8B", "gpu_split": [20, 0]},
+        "parallel": {"model": "Qwen/Qwen3-8B", "parallel": 0},
         "model": {},
     }.items():
         try:
@@ -232,6 +234,7 @@ def test_bad_attributes_are_refused_naming_the_field():
         "cache": ["$.cache"],
         "max_seq_len": ["$.max_seq_len"],
         "gpu_split": ["$.gpu_split"],
+        "parallel": ["$.parallel"],
         "model": ["$.model"],
     }
 

@@ -294,3 +294,6 @@ def test_concurrent_requests_are_batched_only_with_paged_attention():
     # exllamav2's unpaged generator (no flash-attn) holds one sequence: requests queue.
     assert generator_arguments(paged=True) == {"paged": True}
     assert generator_arguments(paged=False) == {"paged": False, "max_batch_size": 1}
+    assert generator_arguments(paged=True, parallel=4) == {"paged": True, "max_batch_size": 4}
+    # Unpaged, exllamav2 holds one sequence whatever the component asks for.
+    assert generator_arguments(paged=False, parallel=4) == {"paged": False, "max_batch_size": 1}

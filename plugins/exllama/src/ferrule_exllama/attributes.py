@@ -47,6 +47,10 @@ class ExLlamaAttributes:
     #: Total tokens the cache holds for all concurrent requests; None: one max_seq_len.
     #: Rounded up to a multiple of 256 (the generator's page size).
     cache_tokens: int | None = attrs.field(default=None, validator=in_range(256))
+    #: Most requests decoded together in one batch (needs flash-attn's paged attention;
+    #: without it requests run one at a time); more wait, in order. None: exllamav2's own
+    #: cap (256). Each request also needs cache pages for its prompt and max_tokens.
+    parallel: int | None = attrs.field(default=None, validator=in_range(1, 256))
     #: GB of VRAM to use per GPU, e.g. [20, 24]; None fills the GPUs in order (autosplit).
     gpu_split: list[float] | None = attrs.field(default=None, validator=_gpu_split)
     #: Sampling seed; None draws a fresh one per request.

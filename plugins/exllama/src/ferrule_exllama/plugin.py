@@ -24,8 +24,9 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             description="Qwen3 (EXL2 or FP16 weights) on exllamav2, on CUDA GPUs: tools, "
             "thinking, streaming, quantized KV cache, JSON-schema constrained output. "
             "Concurrent requests are batched only with flash-attn >= 2.5.7 installed (its "
-            "paged attention); without it they run one at a time, since exllamav2's "
-            "unpaged generator holds one sequence.",
+            "paged attention), up to `parallel` at once and as many as `cache_tokens` "
+            "holds, the rest waiting in order; without it they run one at a time, since "
+            "exllamav2's unpaged generator holds one sequence.",
         )
     ]
 

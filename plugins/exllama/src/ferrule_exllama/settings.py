@@ -42,13 +42,17 @@ def cache_tokens(attributes: ExLlamaAttributes, max_seq_len: int) -> int:
     return -(-wanted // PAGE_SIZE) * PAGE_SIZE
 
 
-def generator_arguments(paged: bool) -> dict[str, Any]:
+def generator_arguments(paged: bool, parallel: int | None = None) -> dict[str, Any]:
     """Keyword arguments of ``ExLlamaV2DynamicGenerator`` besides the model, cache and
     tokenizer. ``paged``: flash-attn >= 2.5.7 is installed (exllamav2's
     ``attn.has_flash_attn_with_paged``). Its paged attention lets the generator batch
-    concurrent requests; without it the generator runs unpaged, where exllamav2 supports
-    one sequence at a time, so requests queue and run one after another."""
-    return {"paged": True} if paged else {"paged": False, "max_batch_size": 1}
+    concurrent requests, at most ``parallel`` of them (None: exllamav2's own cap, 256 with
+    its defaults; the cache's pages limit it too); the rest wait in order. Without it the
+    generator runs unpaged, where exllamav2 supports one sequence at a time, so requests
+    queue and run one after another."""
+    if not paged:
+        return {"paged": False, "max_batch_size": 1}
+    return {"paged": True} if parallel is None else {"paged": True, "max_batch_size": parallel}
 
 
 def sampler_settings(
