@@ -3,6 +3,7 @@ errors, resuming without redoing finished inputs."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from ferrule import Runtime
 from ferrule.agent.langmodel import LangModel
-from ferrule.batch import read_inputs, run_file
+from ferrule.batch import finished_ids, read_inputs, run_file
 from ferrule_kernel import InvalidInputError
 from ferrule_testmodel import TestModel
 
@@ -47,7 +48,7 @@ async def test_every_input_gets_its_result_or_its_own_error(tmp_path: Path):
     prompts = {f"p{i}": f"prompt {i}" for i in range(20)} | {"bad": "boom now"}
     write_inputs(tmp_path / "in.jsonl", prompts)
     counts = await run(tmp_path, concurrency=4)
-    assert counts == {"total": 21, "skipped": 0, "ok": 20, "failed": 1}
+    assert counts == {"total": 21, "skipped": 0, "ok": 20, "failed": 1, "ignored_lines": 0}
     out = results(tmp_path / "out.jsonl")
     assert {k: v.get("output") for k, v in out.items() if k != "bad"} == {
         k: v.upper() for k, v in prompts.items() if k != "bad"
@@ -64,7 +65,7 @@ async def test_a_run_resumes_after_a_crash_without_redoing_finished_inputs(tmp_p
     )
     seen.clear()
     counts = await run(tmp_path)
-    assert counts == {"total": 4, "skipped": 2, "ok": 2, "failed": 0}
+    assert counts == {"total": 4, "skipped": 2, "ok": 2, "failed": 0, "ignored_lines": 0}
     assert sorted(seen) == ["four", "two"]
     lines = (tmp_path / "out.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines][:2] == ["a", "c"]
@@ -107,3 +108,90 @@ def test_the_command_writes_results_and_progress_and_resumes(tmp_path: Path):
     )
     assert again.returncode == 0 and "0 run, 0 failed, 2 already done" in again.stderr
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2
+
+
+async def test_a_prompt_with_a_lone_surrogate_gets_its_result_and_the_run_goes_on(tmp_path: Path):
+    # valid JSON (a \ud800 escape), but not text UTF-8 can carry
+    prompts = {f"p{i}": f"prompt {i}" for i in range(21)} | {"odd": "bad \ud800 char"}
+    write_inputs(tmp_path / "in.jsonl", prompts)
+    counts = await run(tmp_path, concurrency=1)
+    assert counts == {"total": 22, "skipped": 0, "ok": 22, "failed": 0, "ignored_lines": 0}
+    out = results(tmp_path / "out.jsonl")
+    assert out["odd"]["output"] == "BAD \ud800 CHAR"  # kept as sent: escaped in the JSON line
+    assert len(out) == 22
+    again = await run(tmp_path)
+    assert (again["skipped"], again["ok"]) == (22, 0)
+
+
+async def test_a_corrupt_output_line_is_reported_by_number_and_its_input_runs_again(
+    tmp_path: Path,
+):
+    write_inputs(tmp_path / "in.jsonl", {"a": "one", "b": "two", "c": "three", "d": "four"})
+    (tmp_path / "out.jsonl").write_bytes(
+        b'{"id": "a", "output": "ONE"}\n'
+        b'{"id": "b", "outp\x00ut": "TW\n'  # a line an editor or a full disk mangled
+        b"\xff\xfe not text\n"
+        b'["c"]\n'
+        b'{"id": "c", "output": "THREE"}\n'
+    )
+    seen.clear()
+    progress = io.StringIO()
+    with Runtime() as rt:
+        lm = await LangModel.new(TestModel(function=reply), runtime=rt)
+        counts = await run_file(
+            lm, tmp_path / "in.jsonl", tmp_path / "out.jsonl", progress=progress
+        )
+    assert counts == {"total": 4, "skipped": 2, "ok": 2, "failed": 0, "ignored_lines": 3}
+    assert sorted(seen) == ["four", "two"]
+    report = progress.getvalue()
+    for number, why in [(2, "not JSON"), (3, "not UTF-8"), (4, 'not an object with an "id"')]:
+        assert f"out.jsonl line {number} is not a result ({why}" in report
+    assert sorted(results_of_lines(tmp_path / "out.jsonl")) == ["a", "b", "c", "d"]
+
+
+def results_of_lines(path: Path) -> dict[str, Any]:
+    """The results among an output file's lines, skipping those that are not."""
+    found = {}
+    for line in path.read_bytes().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            found[record["id"]] = record
+    return found
+
+
+def test_without_a_report_a_corrupt_output_line_is_an_error_naming_it(tmp_path: Path):
+    (tmp_path / "out.jsonl").write_text('{"id": "a", "output": "A"}\n{"id": \n{"id": "b"}\n')
+    with pytest.raises(InvalidInputError) as caught:
+        finished_ids(tmp_path / "out.jsonl")
+    assert caught.value.errors[0]["path"] == "line 2"
+    assert "out.jsonl line 2 is not a result (not JSON" in caught.value.message
+    lines = []
+    assert finished_ids(tmp_path / "out.jsonl", on_bad_line=lambda n, why: lines.append(n)) == {
+        "a",
+        "b",
+    }
+    assert lines == [2]
+
+
+def test_a_line_of_the_input_that_is_not_utf8_is_named(tmp_path: Path):
+    (tmp_path / "in.jsonl").write_bytes(b'{"id": "a", "prompt": "x"}\n{"prompt": "\xff"}\n')
+    with pytest.raises(InvalidInputError) as caught:
+        read_inputs(tmp_path / "in.jsonl")
+    assert caught.value.errors[0]["path"] == "line 2"
+    assert "not UTF-8" in caught.value.message
+
+
+def test_the_command_resumes_past_a_corrupt_output_line_and_says_so(tmp_path: Path):
+    write_inputs(tmp_path / "in.jsonl", {"a": "hello there", "b": "second \ud800 one"})
+    (tmp_path / "out.jsonl").write_text('{"id": "a", "output": "hello there"}\n{"id": "b", "ou\n')
+    command = [sys.executable, "-m", "ferrule.cli", "batch", "in.jsonl", "-o", "out.jsonl"]
+    done = subprocess.run(
+        [*command, "-m", "test"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "out.jsonl line 2 is not a result (not JSON" in done.stderr
+    assert "1 run, 0 failed, 1 already done, 1 output line ignored" in done.stderr
+    assert results_of_lines(tmp_path / "out.jsonl")["b"]["output"] == "second \ud800 one"

@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,42 +47,73 @@ class BatchResult:
     def to_line(self) -> str:
         fields = {"id": self.id, "seconds": round(self.seconds, 3)}
         fields.update({"output": self.output} if self.error is None else {"error": self.error})
-        return json.dumps(fields, ensure_ascii=False) + "\n"
+        line = json.dumps(fields, ensure_ascii=False)
+        if not _encodes(line):  # a lone surrogate (sent in a prompt's \ud800 escape, echoed)
+            line = json.dumps(fields)  # escaped: the same JSON, and it encodes
+        return line + "\n"
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, str | None]]:
+    """Each line of a JSONL file with its number, None for one that is not UTF-8."""
+    for number, raw in enumerate(data.splitlines(), 1):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError:
+            yield number, None
 
 
 def read_inputs(path: str | Path) -> list[BatchInput]:
-    """The inputs of a JSONL batch file; a bad line is an `InvalidInputError` naming it."""
+    """The inputs of a JSONL batch file, all checked before any run: a bad line is an
+    `InvalidInputError` naming it."""
     inputs = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            where = f"line {number}"
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise InvalidInputError(f"{where}: not JSON ({exc})", field=where) from None
-            if not isinstance(record, dict) or not isinstance(record.get("prompt"), str):
-                raise InvalidInputError(
-                    f'{where}: expected an object with a string "prompt"', field=f"{where}.prompt"
-                )
-            key = record.get("id", number)
-            if not isinstance(key, (str, int)) or isinstance(key, bool):
-                raise InvalidInputError(
-                    f"{where}.id: expected a string or an integer", field=f"{where}.id"
-                )
-            if str(key) in seen:
-                raise InvalidInputError(f"{where}.id: {key!r} is used twice", field=f"{where}.id")
-            seen.add(str(key))
-            inputs.append(BatchInput(str(key), record["prompt"]))
+    for number, line in _lines(Path(path).read_bytes()):
+        where = f"line {number}"
+        if line is None:
+            raise InvalidInputError(f"{where}: not UTF-8 text", field=where)
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise InvalidInputError(f"{where}: not JSON ({exc})", field=where) from None
+        if not isinstance(record, dict) or not isinstance(record.get("prompt"), str):
+            raise InvalidInputError(
+                f'{where}: expected an object with a string "prompt"', field=f"{where}.prompt"
+            )
+        key = record.get("id", number)
+        if not isinstance(key, (str, int)) or isinstance(key, bool):
+            raise InvalidInputError(
+                f"{where}.id: expected a string or an integer", field=f"{where}.id"
+            )
+        if str(key) in seen:
+            raise InvalidInputError(f"{where}.id: {key!r} is used twice", field=f"{where}.id")
+        seen.add(str(key))
+        inputs.append(BatchInput(str(key), record["prompt"]))
     return inputs
 
 
-def finished_ids(path: str | Path, *, with_errors: bool = True) -> set[str]:
+def finished_ids(
+    path: str | Path,
+    *,
+    with_errors: bool = True,
+    on_bad_line: Callable[[int, str], None] | None = None,
+) -> set[str]:
     """The ids an output file already has a result for (with an error too, unless
     ``with_errors`` is False). A last line cut short by a crash is dropped from the file,
-    so appending continues from a whole line."""
+    so appending continues from a whole line. Another line that is not a result (not
+    UTF-8, not JSON, not an object with an ``id``: an edit, a disk that filled up) names
+    no input: it is passed to ``on_bad_line`` (its number and what it is not) and skipped,
+    so the input it answered, if any, runs again; without ``on_bad_line`` it is an
+    `InvalidInputError` naming the line."""
     output = Path(path)
     if not output.exists():
         return set()
@@ -91,11 +122,29 @@ def finished_ids(path: str | Path, *, with_errors: bool = True) -> set[str]:
         data = data[: data.rfind(b"\n") + 1]
         output.write_bytes(data)
     done = set()
-    for line in data.decode("utf-8").splitlines():
-        record = json.loads(line)
-        if with_errors or "error" not in record:
+    for number, line in _lines(data):
+        record, why = _result_record(line)
+        if record is None:
+            if on_bad_line is None:
+                message = f"{output.name} line {number} is not a result ({why})"
+                raise InvalidInputError(message, field=f"line {number}")
+            on_bad_line(number, why)
+        elif with_errors or "error" not in record:
             done.add(str(record["id"]))
     return done
+
+
+def _result_record(line: str | None) -> tuple[dict[str, Any] | None, str]:
+    """An output line's record, or None and what the line is not."""
+    if line is None:
+        return None, "not UTF-8"
+    try:
+        record = json.loads(line)
+    except ValueError as exc:
+        return None, f"not JSON: {exc}"
+    if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
+        return None, 'not an object with an "id"'
+    return record, ""
 
 
 async def _run_one(lm: LangModel, item: BatchInput, agent_options: dict[str, Any]) -> BatchResult:
@@ -167,12 +216,30 @@ async def run_file(
 ) -> dict[str, int]:
     """Run every input of ``input_path`` that ``output_path`` has no result for yet
     (resuming after a crash; with ``retry_errors``, errors are run again), appending each
-    result as one JSON line as soon as it completes. Progress goes to ``progress``.
-    Returns the counts: ``total``, ``skipped`` (already done), ``ok``, ``failed``."""
+    result as one JSON line as soon as it completes. Progress goes to ``progress``, with
+    each line of the output file that is not a result (`finished_ids`), which is skipped.
+    Returns the counts: ``total``, ``skipped`` (already done), ``ok``, ``failed`` and
+    ``ignored_lines`` (of the output file, not results)."""
     inputs = read_inputs(input_path)
-    done = finished_ids(output_path, with_errors=not retry_errors)
+    ignored: list[int] = []
+
+    def bad_line(number: int, why: str) -> None:
+        ignored.append(number)
+        if progress is not None:
+            progress.write(
+                f"batch: {Path(output_path).name} line {number} is not a result ({why}); "
+                "skipped: the input it answered, if any, runs again\n"
+            )
+
+    done = finished_ids(output_path, with_errors=not retry_errors, on_bad_line=bad_line)
     todo = [item for item in inputs if item.id not in done]
-    counts = {"total": len(inputs), "skipped": len(inputs) - len(todo), "ok": 0, "failed": 0}
+    counts = {
+        "total": len(inputs),
+        "skipped": len(inputs) - len(todo),
+        "ok": 0,
+        "failed": 0,
+        "ignored_lines": len(ignored),
+    }
     start = time.perf_counter()
     with open(output_path, "a", encoding="utf-8") as output:
         async for result in amap(lm, todo, concurrency=concurrency, **agent_options):

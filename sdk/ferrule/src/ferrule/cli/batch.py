@@ -16,7 +16,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description='Each input line is {"id": ..., "prompt": "..."}; each output line '
         '{"id", "output"} or {"id", "error": {"kind", "message"}}, written as runs '
         "complete. Inputs the output file already answers are skipped, so running again "
-        "after a crash resumes. Progress goes to stderr.",
+        "after a crash resumes; a line of it that is not a result is reported by number "
+        "and skipped (its input runs again). Progress goes to stderr.",
     )
     parser.add_argument("input", help="the JSONL file of inputs")
     parser.add_argument("-o", "--output", required=True, help="the JSONL file of results")
@@ -70,9 +71,12 @@ def _batch(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    ignored = counts["ignored_lines"]
     print(
         f"{counts['ok'] + counts['failed']} run, {counts['failed']} failed, "
-        f"{counts['skipped']} already done; results in {args.output}",
+        f"{counts['skipped']} already done"
+        + (f", {ignored} output line{'s' * (ignored != 1)} ignored" if ignored else "")
+        + f"; results in {args.output}",
         file=sys.stderr,
     )
     return 1 if counts["failed"] else 0
