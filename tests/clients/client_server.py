@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -59,3 +61,18 @@ def start_server(token: str | None) -> tuple[subprocess.Popen[str], str]:
             return process, found.group(1)
     process.wait(timeout=30)
     raise RuntimeError("ferrule serve did not start:\n" + "".join(seen))
+
+
+@contextlib.contextmanager
+def serving(token: str | None) -> Iterator[Served]:
+    """A `ferrule serve` process for the block (``token``: None for none)."""
+    process, url = start_server(token)
+    try:
+        yield Served(url, token)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -10,7 +10,6 @@ URL and given the token as its API key (any non-empty key when there is none).""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,18 +19,10 @@ import pytest
 # --import-mode=importlib does not put test folders on sys.path; the helper modules here need it.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from client_server import TOKEN, Served, start_server
+from client_server import TOKEN, Served, serving
 
 
 @pytest.fixture(scope="module", params=[TOKEN, None], ids=["token", "no-token"])
 def served(request: pytest.FixtureRequest) -> Iterator[Served]:
-    process, url = start_server(request.param)
-    try:
-        yield Served(url, request.param)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with serving(request.param) as server:
+        yield server

@@ -12,7 +12,7 @@ from client_server import EMBEDDER, Served
 from pydantic import BaseModel
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no cost-map download at import
-import litellm  # noqa: E402
+import litellm
 
 pytestmark = pytest.mark.timeout(120)
 

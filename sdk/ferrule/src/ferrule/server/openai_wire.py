@@ -197,8 +197,14 @@ def tool_choice_from_openai(choice: Any, param: str) -> Any:
 
 
 def _tool_from_openai(tool: Any) -> Any:
+    """A tool as the LM contract takes it: ``strict`` dropped (no backend needs it), and
+    a null ``description`` or ``parameters`` left out (as some clients send them)."""
     if isinstance(tool, dict) and isinstance(tool.get("function"), dict):
-        function = {k: v for k, v in tool["function"].items() if k != "strict"}
+        function = {
+            k: v
+            for k, v in tool["function"].items()
+            if k != "strict" and not (k in ("description", "parameters") and v is None)
+        }
         return {**tool, "function": function}
     return tool
 
