@@ -114,10 +114,6 @@ class RunContext:
     session_state: dict[str, Any]
     #: What the caller passed as ``session_state``: merged over the stored state.
     state_updates: dict[str, Any] | None = None
-    #: The state as read from the db before the run changed it, and its version: the run's
-    #: state is written compare-and-set, its change re-applied if another writer was first.
-    state_base: dict[str, Any] = attrs.Factory(dict)
-    state_version: int = 0
     #: The input as stored with the run.
     input: Any = None
     metadata: dict[str, Any] = attrs.Factory(dict)
@@ -132,6 +128,10 @@ class RunContext:
     summary: SessionSummary | None = None
     #: The knowledge searches made for the run (`RunOutput.references`).
     references: list[MessageReferences] = attrs.Factory(list)
+    #: The state as read from the db before the run changed it, and its version: the run's
+    #: state is written compare-and-set, its change re-applied if another writer was first.
+    state_base: dict[str, Any] = attrs.Factory(dict)
+    state_version: int = 0
 
 
 def _instructions(agent: Any, state: dict[str, Any]) -> list[str]:
