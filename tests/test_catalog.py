@@ -1,4 +1,4 @@
-"""`ferrule.catalogue` matches what this repository's plugins register (all installed here)."""
+"""`ferrule.catalog` matches what this repository's plugins register (all installed here)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from ferrule import Runtime
-from ferrule.catalogue import COMPONENT_TYPES, OPERATORS
+from ferrule.catalog import COMPONENT_TYPES, OPERATORS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +20,7 @@ def repository_distributions() -> set[str]:
     return names
 
 
-def test_every_name_a_repository_plugin_registers_is_in_the_catalogue_and_no_other():
+def test_every_name_a_repository_plugin_registers_is_in_the_catalog_and_no_other():
     ours = repository_distributions()
     with Runtime() as rt:
         operators = {o["name"]: o["distribution"] for o in rt.kernel.operators()}
@@ -28,11 +28,11 @@ def test_every_name_a_repository_plugin_registers_is_in_the_catalogue_and_no_oth
         for t in rt.kernel.component_types():
             for name in (t["name"], *t["aliases"]):
                 types[name] = t["distribution"]
-    for registered, catalogue in ((operators, OPERATORS), (types, COMPONENT_TYPES)):
+    for registered, catalog in ((operators, OPERATORS), (types, COMPONENT_TYPES)):
         ours_registered = {n: d for n, d in registered.items() if d in ours}
-        assert set(ours_registered) == set(catalogue), (
-            "sdk/ferrule/src/ferrule/catalogue.py lists exactly what this repository's plugins "
+        assert set(ours_registered) == set(catalog), (
+            "sdk/ferrule/src/ferrule/catalog.py lists exactly what this repository's plugins "
             "register (a new plugin adds its names there)"
         )
         for name, distribution in ours_registered.items():
-            assert distribution in catalogue[name], name
+            assert distribution in catalog[name], name

@@ -178,7 +178,7 @@ class ConflictingPlugin:
 
 
 #: What the tests' host tells the kernel about names it has no plugin for (the ferrule
-#: top layer hands the kernel its catalogue the same way).
+#: top layer hands the kernel its catalog the same way).
 INSTALL_HINTS = {
     ("operator", "split_text"): "It is provided by ferrule-split-text: pip install it.",
     ("component_type", "tvm_language_model"): "It is provided by ferrule-llamacpp.",

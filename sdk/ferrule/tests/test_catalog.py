@@ -1,10 +1,10 @@
-"""The catalogue of this repository's plugins, and the kernel hint the top layer hands in."""
+"""The catalog of this repository's plugins, and the kernel hint the top layer hands in."""
 
 from __future__ import annotations
 
 import pytest
 from ferrule import Runtime
-from ferrule.catalogue import install_hint
+from ferrule.catalog import install_hint
 
 
 @pytest.mark.parametrize(
@@ -26,13 +26,13 @@ from ferrule.catalogue import install_hint
         ("part_type", "file", "It is provided by ferrule-document: pip install ferrule-document."),
         ("operator", "no_such_operator", None),
         ("operator", "image_url", None),  # a part type, not an operator
-        ("tool", "echo", None),  # a kind the catalogue does not know
+        ("tool", "echo", None),  # a kind the catalog does not know
     ],
 )
 def test_install_hint_names_the_distribution(kind, name, hint):
     assert install_hint(kind, name) == hint
 
 
-def test_the_runtime_hands_its_kernel_the_catalogue():
+def test_the_runtime_hands_its_kernel_the_catalog():
     with Runtime() as rt:
         assert rt.kernel.install_hint is install_hint

@@ -1,4 +1,4 @@
-"""Content types seen from the top layer: what the catalogue says to install matches what
+"""Content types seen from the top layer: what the catalog says to install matches what
 this repository's content plugins register, and the hints reach the user (`from ferrule
 import ...`, a wire part nothing installed reads, an object in a prompt). The plugins are
 installed by the test extra; the sdk names none of them in its code."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import ferrule
 import pytest
 from ferrule import Runtime
-from ferrule.catalogue import EXPORTS, OBJECTS, PART_TYPES
+from ferrule.catalog import EXPORTS, OBJECTS, PART_TYPES
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.parts import registry
 from ferrule_testmodel import TestModel
@@ -26,7 +26,7 @@ def repository_distributions() -> set[str]:
     }
 
 
-def test_the_catalogue_names_what_the_repositorys_content_plugins_register():
+def test_the_catalog_names_what_the_repositorys_content_plugins_register():
     ours = repository_distributions()
     registered: dict[str, dict[str, str]] = {"part_type": {}, "export": {}, "object": {}}
     for name, part_type in registry.part_types().items():
@@ -56,7 +56,7 @@ def test_a_missing_content_plugin_is_named_everywhere(without):
     with pytest.raises(ImportError, match="pip install ferrule-document"):
         ferrule.DocumentContent  # noqa: B018
     assert "DocumentContent" not in dir(ferrule) and "ImageContent" in dir(ferrule)
-    with Runtime() as rt:  # the runtime hands the part registry the catalogue's hints
+    with Runtime() as rt:  # the runtime hands the part registry the catalog's hints
         route = TestModel().route(rt.kernel)
         rt.define(route.component_type, "lm", route.attributes)
         part = {"type": "file", "file": {"file_data": "data:text/plain;base64,aGk="}}

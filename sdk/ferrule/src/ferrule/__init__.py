@@ -110,7 +110,7 @@ def __getattr__(name: str) -> Any:
             return registry.export(name)
         except KeyError:
             pass
-        from .catalogue import install_hint
+        from .catalog import install_hint
 
         hint = install_hint("export", name)
         if hint is not None:

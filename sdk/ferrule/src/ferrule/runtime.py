@@ -72,9 +72,9 @@ def _new_kernel() -> Kernel:
     from ferrule_kit import _builtin
     from ferrule_kit.parts import registry
 
-    from .catalogue import install_hint
+    from .catalog import install_hint
 
-    # The catalogue says what to install for an unknown operator or component type (the
+    # The catalog says what to install for an unknown operator or component type (the
     # kernel) and for an unknown part type on the wire (the process-wide part registry).
     registry.install_hint = install_hint
     return Kernel(plugins=[_builtin], install_hint=install_hint)

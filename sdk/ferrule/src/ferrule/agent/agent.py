@@ -48,7 +48,7 @@ from .hooks import call_tool, check_hooks, run_hooks
 from .knowledge import _Knowledge
 from .langmodel import LangModel, _routing_kernel
 from .memory import MemoryManager
-from .output_schema import _output_spec, _parse_output
+from .output_schema import _parse_output, _structured_output
 from .prompt import prompt_parts
 from .reasoning import parse_with_model, reason
 from .results import (
@@ -274,7 +274,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self._db_lock: asyncio.Lock | None = None
         self._helper_models: dict[str, LangModel] = {}  # memory and summary models of our own
         self.output_schema = output_schema
-        self._output = _output_spec(output_schema)
+        self._output = _structured_output(output_schema)
         self.output_retries = output_retries
         self.tool_call_limit = tool_call_limit
         self.usage_limits = usage_limits

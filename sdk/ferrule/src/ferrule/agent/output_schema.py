@@ -15,41 +15,44 @@ from .errors import OutputValidationError
 
 
 @attrs.frozen
-class _OutputSpec:
+class _StructuredOutput:
     schema: dict[str, Any]
     parse: Callable[[Any], Any]
 
 
-def _output_spec(spec: Any) -> _OutputSpec | None:
+def _structured_output(output_schema: Any) -> _StructuredOutput | None:
     """An ``output_schema`` (attrs class, TypedDict, pydantic model class or JSON schema)
     as a schema and a parser of the decoded reply that raises `OutputValidationError`."""
-    if spec is None:
+    if output_schema is None:
         return None
-    if isinstance(spec, type) and (attrs.has(spec) or typing.is_typeddict(spec)):
+    if isinstance(output_schema, type) and (
+        attrs.has(output_schema) or typing.is_typeddict(output_schema)
+    ):
         from ferrule_kit.messages import structure_wire
 
         def parse_attrs(value: Any) -> Any:
             try:
-                return structure_wire(value, spec, "output")
+                return structure_wire(value, output_schema, "output")
             except InvalidInputError as exc:
                 raise OutputValidationError(
-                    f"the reply does not match {spec.__name__}: {exc.message}", errors=exc.errors
+                    f"the reply does not match {output_schema.__name__}: {exc.message}",
+                    errors=exc.errors,
                 ) from None
 
-        return _OutputSpec(json_schema(spec), parse_attrs)
-    if isinstance(spec, type) and hasattr(spec, "model_json_schema"):  # pydantic
+        return _StructuredOutput(json_schema(output_schema), parse_attrs)
+    if isinstance(output_schema, type) and hasattr(output_schema, "model_json_schema"):  # pydantic
 
         def parse_pydantic(value: Any) -> Any:
             try:
-                return spec.model_validate(value)  # type: ignore[attr-defined]
+                return output_schema.model_validate(value)  # type: ignore[attr-defined]
             except Exception as exc:
                 raise OutputValidationError(
-                    f"the reply does not match {spec.__name__}: {exc}"
+                    f"the reply does not match {output_schema.__name__}: {exc}"
                 ) from None
 
-        return _OutputSpec(spec.model_json_schema(), parse_pydantic)
-    if isinstance(spec, Mapping):
-        schema = dict(spec)
+        return _StructuredOutput(output_schema.model_json_schema(), parse_pydantic)
+    if isinstance(output_schema, Mapping):
+        schema = dict(output_schema)
         checker: Any = None
 
         def parse_schema(value: Any) -> Any:
@@ -73,17 +76,17 @@ def _output_spec(spec: Any) -> _OutputSpec | None:
                 )
             return value
 
-        return _OutputSpec(schema, parse_schema)
+        return _StructuredOutput(schema, parse_schema)
     raise InvalidInputError(
         "output_schema must be an attrs class, a TypedDict, a pydantic model or a JSON schema, "
-        f"got {spec!r}",
+        f"got {output_schema!r}",
         field="output_schema",
     )
 
 
-def _parse_output(spec: _OutputSpec, text: str) -> Any:
+def _parse_output(output: _StructuredOutput, text: str) -> Any:
     try:
         value = json.loads(text)
     except ValueError as exc:
         raise OutputValidationError(f"the reply is not JSON ({exc})", reply=text[:500]) from None
-    return spec.parse(value)
+    return output.parse(value)

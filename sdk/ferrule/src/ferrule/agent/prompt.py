@@ -4,7 +4,7 @@ them) and the files that go with it, as the content parts of a user message.
 No content plugin is named here: a part of any registered part type is taken as it is, and
 any other object goes through the adapter a content plugin registered for its class
 (ferrule-image: Pillow images; ferrule-document: paths). For a kind of object that no
-installed plugin converts, the catalogue says which plugin would.
+installed plugin converts, the catalog says which plugin would.
 """
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ def _part(item: Any, field: str) -> ContentPart | None:
 
 
 def _refuse_missing_plugin(item: Any, field: str) -> None:
-    """Raise `ImportError` saying what to install when the catalogue knows which content
+    """Raise `ImportError` saying what to install when the catalog knows which content
     plugin converts objects of ``item``'s class (or a base class)."""
-    from ..catalogue import install_hint
+    from ..catalog import install_hint
 
     for cls in type(item).__mro__:
         hint = install_hint("object", class_name(cls))

@@ -25,7 +25,7 @@ from ferrule_kit.messages import Message
 from .context import Decisions, RunContext, input_messages, is_history
 from .errors import UnknownRunError
 from .events import _ContentEventSink, _EventSink
-from .output_schema import _output_spec, _OutputSpec
+from .output_schema import _structured_output, _StructuredOutput
 from .prompt import prompt_parts
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
 from .stream import (
@@ -73,7 +73,7 @@ class _Runs(Generic[OutputT]):
     stream_events: bool | None
     reasoning: Reasoning
     output_schema: Any
-    _output: _OutputSpec | None
+    _output: _StructuredOutput | None
     tool_call_limit: int | None
     usage_limits: UsageLimits | None
     _runs: dict[str, _Run]
@@ -93,7 +93,7 @@ class _Runs(Generic[OutputT]):
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
     ) -> _Run:
-        output = self._output if output_schema is None else _output_spec(output_schema)
+        output = self._output if output_schema is None else _structured_output(output_schema)
         schema = self.output_schema if output_schema is None else output_schema
         if schema is not None:
             context.content_type = schema.__name__ if isinstance(schema, type) else "dict"

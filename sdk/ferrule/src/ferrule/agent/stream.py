@@ -21,7 +21,7 @@ from ferrule_kit.storage import ToolExecution
 
 from ..runtime import Runtime
 from .context import RunContext
-from .output_schema import _OutputSpec
+from .output_schema import _StructuredOutput
 from .results import (
     AgentResponse,
     MessageOutput,
@@ -51,7 +51,7 @@ class _Run:
     #: Index of this run's first new message in ``messages``.
     first_new: int
     reasoning: Reasoning
-    output: _OutputSpec | None
+    output: _StructuredOutput | None
     tool_call_limit: int | None
     status: RunStatus = "running"
     content: Any = None

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from ..catalogue import PROVIDERS
+from ..catalog import PROVIDERS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

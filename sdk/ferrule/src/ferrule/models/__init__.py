@@ -106,7 +106,7 @@ def split_provider(kernel: Kernel, model_id: str) -> tuple[str | None, str]:
     repository's plugins (installed or not: `APIModel` then says what to install) or one an
     installed plugin accepts for that model. Anything else is a whole id, (None, id):
     ``owner/repo:Q4_K_M`` (a quant), ``ft:gpt-4o-mini:...`` (an OpenAI fine-tune)."""
-    from ..catalogue import PROVIDERS
+    from ..catalog import PROVIDERS
 
     prefix, colon, rest = model_id.partition(":")
     if not colon or not rest or "/" in prefix:

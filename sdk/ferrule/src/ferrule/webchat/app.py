@@ -8,12 +8,20 @@ chosen model's provider checks them against its `ferrule_kit.policy.ContentPolic
 model that cannot take one refuses it with a typed error, shown in the chat. Every run is
 stored in a session of the chat's storage component, so the session list can reopen a
 conversation, and the model continues it with its history.
+
+Uploads are bounded (``max_file_size``, `DEFAULT_MAX_FILE_SIZE`: the page refuses a larger
+file before sending it and Gradio's upload route refuses it with 413 while reading it).
+The files a browser attached are deleted when its session ends (the tab is closed) or the
+chat closes; Gradio sweeps uploads never sent (`UPLOAD_SWEEP`) and deletes the rest when
+the server stops.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mimetypes
+import os
 import threading
 import time
 import uuid
@@ -35,6 +43,12 @@ AGENT_NAME = "ferrule web chat"
 HISTORY_RUNS = 20
 #: Characters of a session's first question that name it in the list.
 TITLE_LENGTH = 60
+#: The largest file the page takes, in bytes: what the providers take inline (OpenAI's
+#: and Gemini's images, 20 MB), and room for a document.
+DEFAULT_MAX_FILE_SIZE = 20 * 1024 * 1024
+#: Gradio's cache sweep, (every, older than) in seconds: uploads a browser attached but
+#: never sent (no session knows them) are gone within a day.
+UPLOAD_SWEEP = (3600, 86400)
 
 ChatHistory = list[dict[str, Any]]
 
@@ -46,7 +60,7 @@ STOPPED_NOTE = "(stopped)"
 PAUSED_NOTE = "(paused: a tool waits for a confirmation, which this chat cannot give)"
 
 #: What content plugins export for each kind of file: the class whose ``from_path`` makes
-#: the part (`ferrule_kit.parts.PartRegistry.export`; `ferrule.catalogue.EXPORTS` says which
+#: the part (`ferrule_kit.parts.PartRegistry.export`; `ferrule.catalog.EXPORTS` says which
 #: distribution to install when none does).
 _CONTENT_CLASSES = {"image": "ImageContent", "audio": "AudioContent"}
 _DOCUMENT_CLASS = "DocumentContent"
@@ -56,7 +70,7 @@ def attachment_part(path: str, field: str) -> Any:
     """The file at ``path`` as a content part: an image, audio, or else a document."""
     from ferrule_kit.parts import registry
 
-    from ..catalogue import install_hint
+    from ..catalog import install_hint
 
     mime = mimetypes.guess_type(path)[0] or ""
     export = _CONTENT_CLASSES.get(mime.partition("/")[0], _DOCUMENT_CLASS)
@@ -197,7 +211,12 @@ class WebChat:
         storage: StorageDb,
         tools: Sequence[Any] = (),
         system_message: str | None = None,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     ) -> None:
+        if not isinstance(max_file_size, int) or isinstance(max_file_size, bool):
+            raise InvalidInputError("must be a number of bytes", field="max_file_size")
+        if max_file_size < 1:
+            raise InvalidInputError("must be at least 1 byte", field="max_file_size")
         if not models:
             raise InvalidInputError("the web chat needs at least one model", field="models")
         if default_model not in models:
@@ -210,6 +229,7 @@ class WebChat:
         self.default_model = default_model
         self.tools = list(tools)
         self.system_message = system_message
+        self.max_file_size = max_file_size
         self._storage = f"webchat-db-{uuid.uuid4().hex[:8]}"
         runtime.define(storage.component_type, self._storage, storage.attributes(runtime))
         #: The tools by the names the page's Tools boxes show.
@@ -218,6 +238,8 @@ class WebChat:
         self._lock = threading.Lock()
         #: Gradio's browser session -> (agent, run id) of the run it streams now.
         self._running: dict[str, tuple[Agent[Any], str]] = {}
+        #: Gradio's browser session -> the uploaded files it attached, deleted when it ends.
+        self._uploads: dict[str, set[str]] = {}
 
     def agent(self, label: str, tools: Sequence[str] = ()) -> Agent[Any]:
         """The agent of the model ``label`` with the ``tools`` of those given to the chat
@@ -255,6 +277,21 @@ class WebChat:
         for agent in agents:
             agent.delete()
         self.runtime.delete(self._storage)
+        for browser in list(self._uploads):
+            self.end_session(browser)
+
+    def end_session(self, browser: str) -> None:
+        """A browser session ended (its tab closed): delete the files it attached, and
+        the folder Gradio made for each when nothing else is in it."""
+        with self._lock:
+            files = self._uploads.pop(browser, set())
+            # the same bytes uploaded twice are one file (Gradio names it by its hash)
+            files -= set().union(*self._uploads.values())
+        for path in files:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(path)
+            with contextlib.suppress(OSError):  # not empty, or gone
+                os.rmdir(os.path.dirname(path))
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -301,6 +338,8 @@ class WebChat:
         files = [f if isinstance(f, str) else f["path"] for f in (box or {}).get("files") or []]
         if not text and not files:
             return
+        with self._lock:
+            self._uploads.setdefault(browser, set()).update(files)
         messages: ChatHistory = list(shown)
         if text:
             messages.append({"role": "user", "content": text})
@@ -382,7 +421,10 @@ class WebChat:
         def stop(request: gr.Request) -> None:
             self.stop(request.session_hash or "")
 
-        page = gr.Blocks(title="ferrule chat", analytics_enabled=False)
+        def end_session(request: gr.Request) -> None:
+            self.end_session(request.session_hash or "")
+
+        page = gr.Blocks(title="ferrule chat", analytics_enabled=False, delete_cache=UPLOAD_SWEEP)
         with page:
             session_id = gr.State(lambda: uuid.uuid4().hex)
             with gr.Row():
@@ -415,14 +457,17 @@ class WebChat:
                         show_label=False,
                         group_consecutive_messages=False,
                     )
+                    limit = f"{self.max_file_size / 2**20:.3g} MiB"
                     box = gr.MultimodalTextbox(
-                        placeholder="Ask; attach images, audio or documents with the clip",
+                        placeholder=f"Ask; attach images, audio or documents (up to {limit} "
+                        "each) with the clip",
                         file_count="multiple",
                         stop_btn=False,  # shown while a reply streams (`_busy`)
                         elem_id="box",
                         show_label=False,
                     )
             page.load(session_choices, None, sessions)
+            page.unload(end_session)
             reply = box.submit(
                 respond, [box, chat, model, tools, reasoning, session_id], [box, chat]
             )
