@@ -13,6 +13,7 @@ import inspect
 import marshal
 import os
 import sys
+import time
 import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -168,33 +169,55 @@ def _scan_entry_points(group: str) -> list[EntryPointRecord]:
     return found
 
 
-def _metadata_stamp(entry: str) -> str:
-    """What identifies the distributions installed in one sys.path entry: the name and
-    mtime of each ``*.dist-info`` / ``*.egg-info`` in it (a zip file: its own mtime).
-    Installing, upgrading or removing a distribution changes it; unrelated files don't."""
+def _metadata_stamp(entry: str) -> tuple[str, int]:
+    """What identifies the distributions installed in one sys.path entry, and the mtime
+    that goes with it (0: none): the names of its ``*.dist-info`` / ``*.egg-info`` folders
+    (a name holds the version) and, where there are some, the entry's own mtime, which
+    installing, upgrading or reinstalling any distribution changes; a zip file's mtime.
+    One ``stat`` and one listing per entry, no ``stat`` per distribution: this runs at
+    every cold start. A folder with no distributions (a project's, a package's source)
+    is named only: editing files there is no reason to scan again."""
     try:
         with os.scandir(entry or ".") as scan:
-            stamps = sorted(
-                f"{e.name}@{e.stat().st_mtime_ns}"
-                for e in scan
-                if e.name.endswith((".dist-info", ".egg-info"))
-            )
-        return ",".join(stamps)
+            names = sorted(e.name for e in scan if e.name.endswith((".dist-info", ".egg-info")))
+        if not names:
+            return "", 0
+        mtime = os.stat(entry or ".").st_mtime_ns
+        return f"{mtime}:{','.join(names)}", mtime
     except NotADirectoryError:
-        return str(os.stat(entry).st_mtime_ns)
+        try:
+            mtime = os.stat(entry).st_mtime_ns
+        except OSError:
+            return "-", 0
+        return str(mtime), mtime
     except OSError:
-        return "-"
+        return "-", 0
 
 
-def _cache_key(group: str) -> str:
+#: A folder changed this recently may change again within its file system's timestamp
+#: granularity (a few ms) without a new mtime: a key holding it is not cached (git's
+#: "racy" index rule), so a distribution installed just then is never missed.
+_RACY_NS = 2_000_000_000
+
+
+def _cache_key(group: str) -> tuple[str, bool]:
+    """The key of the installed distributions as seen from ``sys.path``, and whether it
+    is safe to cache (no folder changed in the last two seconds)."""
     parts = [sys.version, group]
-    parts.extend(f"{entry}:{_metadata_stamp(entry)}" for entry in sys.path)
-    return "\0".join(parts)
+    newest = 0
+    for entry in sys.path:
+        stamp, mtime = _metadata_stamp(entry)
+        parts.append(f"{entry}:{stamp}")
+        newest = max(newest, mtime)
+    return "\0".join(parts), time.time_ns() - newest > _RACY_NS
 
 
-def _cache_file(key: str) -> str:
+def _cache_file(group: str) -> str:
+    """One file per environment and group, overwritten when the key changes (so
+    installs and upgrades do not pile files up)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "ferrule", f"entry-points-{zlib.crc32(key.encode()):08x}.marshal")
+    name = zlib.crc32(f"{sys.prefix}\0{sys.executable}\0{group}".encode())
+    return os.path.join(base, "ferrule", f"entry-points-{name:08x}.marshal")
 
 
 def find_entry_points(group: str) -> list[EntryPointRecord]:
@@ -203,12 +226,12 @@ def find_entry_points(group: str) -> list[EntryPointRecord]:
 
     Scanning distributions needs importlib.metadata, which costs more to import than the
     rest of a cold start; listing the metadata folders costs a fraction of it. The cache
-    (marshal: no import cost) holds its full key, so a file-name collision is a miss.
+    (marshal: no import cost) holds its full key: another key is a miss.
     """
     if os.environ.get("FERRULE_DISCOVERY_CACHE", "1") in ("0", "false", "no"):
         return _scan_entry_points(group)
-    key = _cache_key(group)
-    path = _cache_file(key)
+    key, cacheable = _cache_key(group)
+    path = _cache_file(group)
     try:
         with open(path, "rb") as f:
             cached_key, records = marshal.load(f)
@@ -217,6 +240,8 @@ def find_entry_points(group: str) -> list[EntryPointRecord]:
     except (OSError, ValueError, EOFError, TypeError):
         pass
     found = _scan_entry_points(group)
+    if not cacheable:
+        return found
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
