@@ -12,7 +12,8 @@ from ferrule_kit.lm import InferInput
 from ferrule_kit.sse_model import SSELanguageModel
 
 from . import wire
-from .plugin import API_KEY_VARIABLE, AnthropicAttributes
+from .attributes import AnthropicAttributes
+from .plugin import API_KEY_VARIABLE
 
 
 class AnthropicLanguageModel(SSELanguageModel):

@@ -12,7 +12,8 @@ from ferrule_kit.lm import InferInput
 from ferrule_kit.sse_model import SSELanguageModel
 
 from . import wire
-from .plugin import API_KEY_VARIABLES, GeminiAttributes
+from .attributes import GeminiAttributes
+from .plugin import API_KEY_VARIABLES
 
 
 class GeminiLanguageModel(SSELanguageModel):

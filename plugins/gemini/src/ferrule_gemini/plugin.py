@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 from ferrule_kernel import ComponentTypeSpec, hookimpl
 from ferrule_kit.lmspec import api_model_route, language_model_type
-from ferrule_kit.providerspec import ProviderAttributes
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -22,22 +20,13 @@ EMBEDDING_MODEL_PREFIXES = ("gemini-embedding-", "text-embedding-0", "embedding-
 API_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 
-@attrs.frozen
-class GeminiAttributes(ProviderAttributes):
-    """What ``define`` takes (`ProviderAttributes`). The key comes from here,
-    ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``; ``base_url`` defaults to
-    ``https://generativelanguage.googleapis.com/v1beta``. A failed request (408, 409, 429
-    but a daily quota, 5xx, connection failures) is retried; a 429's ``retryDelay`` is
-    honoured."""
-
-
 @hookimpl
 def ferrule_register_component_types() -> list[ComponentTypeSpec]:
     return [
         language_model_type(
             COMPONENT_TYPE,
             "ferrule_gemini.model:create",
-            GeminiAttributes,
+            "ferrule_gemini.attributes:GeminiAttributes",
             description="Google Gemini models through the Gemini API (streamed).",
         ),
         *embedder_types(),

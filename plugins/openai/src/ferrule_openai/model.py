@@ -18,7 +18,8 @@ from ferrule_kit.parts import OPENAI as OPENAI_DIALECT
 from ferrule_kit.parts import OPENAI_COMPATIBLE
 from ferrule_kit.policy import Accepts, ContentPolicy
 
-from .plugin import API_KEY_VARIABLE, DEFAULT_BASE_URL, PROVIDER, OpenAIAttributes
+from .attributes import OpenAIAttributes
+from .plugin import API_KEY_VARIABLE, DEFAULT_BASE_URL, PROVIDER
 
 MiB = 1024 * 1024
 

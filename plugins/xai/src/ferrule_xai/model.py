@@ -24,7 +24,8 @@ from ferrule_kit.http import (
 from ferrule_kit.parts import OPENAI_COMPATIBLE
 from ferrule_kit.policy import Accepts, ContentPolicy
 
-from .plugin import API_KEY_VARIABLE, BASE_URL_VARIABLES, DEFAULT_BASE_URL, XAIAttributes
+from .attributes import XAIAttributes
+from .plugin import API_KEY_VARIABLE, BASE_URL_VARIABLES, DEFAULT_BASE_URL
 
 MiB = 1024 * 1024
 

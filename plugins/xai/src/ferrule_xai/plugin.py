@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 from ferrule_kernel import ComponentTypeSpec, hookimpl
 from ferrule_kit.lmspec import api_model_route, language_model_type
-from ferrule_kit.providerspec import ProviderAttributes
 
 COMPONENT_TYPE = "xai_language_model"
 PROVIDERS = frozenset({"xai", "grok"})
@@ -37,24 +35,13 @@ MODEL_IDS = frozenset(
 MODEL_PREFIX = "grok-"
 
 
-@attrs.frozen
-class XAIAttributes(ProviderAttributes):
-    """What ``define`` takes (`ProviderAttributes` and ``extra_body``). The key comes from
-    here or ``XAI_API_KEY`` and is required; ``base_url`` (a regional endpoint, a proxy)
-    defaults to ``https://api.x.ai/v1``. ``read_timeout`` is long: reasoning models think
-    quietly."""
-
-    #: Extra request fields, sent as given.
-    extra_body: dict[str, Any] = attrs.field(factory=dict)
-
-
 @hookimpl
 def ferrule_register_component_types() -> list[ComponentTypeSpec]:
     return [
         language_model_type(
             COMPONENT_TYPE,
             "ferrule_xai.model:create",
-            XAIAttributes,
+            "ferrule_xai.attributes:XAIAttributes",
             aliases=("grok_language_model",),
             description="xAI Grok models through xAI's OpenAI-compatible Chat Completions API (streamed).",
         )

@@ -1,0 +1,16 @@
+"""What ``define("gemini_language_model", name, attrs)`` takes (imported when one is defined,
+not by the plugin's hook module: a cold start builds no class it does not use)."""
+
+from __future__ import annotations
+
+import attrs
+from ferrule_kit.providerspec import ProviderAttributes
+
+
+@attrs.frozen
+class GeminiAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes`). The key comes from here,
+    ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``; ``base_url`` defaults to
+    ``https://generativelanguage.googleapis.com/v1beta``. A failed request (408, 409, 429
+    but a daily quota, 5xx, connection failures) is retried; a 429's ``retryDelay`` is
+    honoured."""

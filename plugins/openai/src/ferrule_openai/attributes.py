@@ -1,0 +1,31 @@
+"""What ``define("openai_language_model", name, attrs)`` takes (imported when one is defined,
+not by the plugin's hook module: a cold start builds no class it does not use)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from ferrule_kernel import in_range
+from ferrule_kit.providerspec import ProviderAttributes
+
+
+@attrs.frozen
+class OpenAIAttributes(ProviderAttributes):
+    """What ``define`` takes (`ProviderAttributes` and OpenAI's own).
+
+    With the default ``base_url`` the key comes from ``api_key`` or ``OPENAI_API_KEY`` and
+    is required. With another ``base_url`` (vLLM, TGI, Ollama, llama.cpp's server, another
+    ``ferrule serve``) only ``api_key`` is sent, and only if given: an OpenAI key from the
+    environment is never sent to a server that is not OpenAI's.
+    """
+
+    organization: str | None = None
+    project: str | None = None
+    #: Treat the model as a reasoning model (no temperature/top_p/stop, ``developer``
+    #: system role, ``reasoning_effort`` sent). None: decided from the id (o1/o3/o4/gpt-5
+    #: on OpenAI's API; never on another server).
+    reasoning_model: bool | None = None
+    read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
+    #: Extra request fields, sent as given (e.g. a compatible server's own sampling options).
+    extra_body: dict[str, Any] = attrs.field(factory=dict)
