@@ -1,5 +1,7 @@
-"""HTTP for provider plugins: the one SSE reader, the one retry policy, and a small
-aiohttp client that turns HTTP failures into typed `ferrule_kit.errors`.
+"""HTTP for provider plugins: a small aiohttp client, its retry policy and typed errors.
+
+The client turns HTTP failures into typed `ferrule_kit.errors`, retries what may be
+retried, and feeds streamed replies to the one SSE reader (`ferrule_kit.sse`).
 
 A provider plugin is two pieces (as pydantic-ai splits them): a *translator* (our
 `InferInput` to the provider's request JSON; the provider's stream events to our deltas)
@@ -15,9 +17,8 @@ and an *auth* piece (the headers carrying the key). Both meet here::
         await events.aclose()                 # abandoning a stream drops its connection
     await client.close()                      # the component's close()
 
-- `sse_events` parses bytes as the WHATWG ``text/event-stream`` format: LF, CRLF or CR
-  line ends, multi-line ``data``, comments, ``event``/``id``/``retry`` fields. It splits
-  whole network reads at once (no per-line await, no re-scanning of buffered bytes).
+- `sse_events` (from `ferrule_kit.sse`, named here too) parses bytes as the WHATWG
+  ``text/event-stream`` format.
 - `RetryPolicy` decides whether and when to try again: 408, 409, 429, 5xx and 529 and
   connection failures before the first streamed byte; exponential backoff with jitter;
   ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date) or a delay the provider
@@ -35,14 +36,12 @@ aiohttp is imported when the first request is made, never at ``import ferrule``.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import email.utils
 import json
 import random
 import time
 from collections.abc import (
     AsyncGenerator,
-    AsyncIterable,
     AsyncIterator,
     Callable,
     Mapping,
@@ -62,13 +61,13 @@ from .errors import (
     PermissionDeniedError,
     ProviderBadRequestError,
     ProviderConnectionError,
-    ProviderProtocolError,
     ProviderTimeoutError,
     ProviderUnavailableError,
     QuotaExceededError,
     RateLimitError,
     StreamInterruptedError,
 )
+from .sse import SSEEvent, sse_events
 
 if TYPE_CHECKING:
     import aiohttp
@@ -90,104 +89,6 @@ __all__ = [
 ]
 
 log = get_logger("ferrule.http")
-
-
-# -- Server-sent events ---------------------------------------------------------------
-
-
-@attrs.define(slots=True)
-class SSEEvent:
-    """One dispatched server-sent event. ``event`` defaults to ``"message"``; ``id`` is the
-    last event id seen so far (it persists across events, per the spec); ``retry`` is the
-    reconnection time in milliseconds if this event's block set one."""
-
-    data: str
-    event: str = "message"
-    id: str | None = None
-    retry: int | None = None
-
-    def json_data(self, provider: str) -> Any:
-        """``data`` parsed as JSON; `ProviderProtocolError`, quoting what came, if it is not."""
-        try:
-            return json.loads(self.data)
-        except ValueError:
-            raise ProviderProtocolError(
-                f"{provider} sent a stream event that is not JSON: {self.data[:200]!r}",
-                provider=provider,
-                status=None,
-                provider_message=self.data[:200],
-            ) from None
-
-
-async def sse_events(chunks: AsyncIterable[bytes]) -> AsyncGenerator[SSEEvent, None]:
-    """Parse a ``text/event-stream`` body, given as byte chunks of any size, into events.
-
-    Follows https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation:
-    a leading BOM is dropped, invalid UTF-8 becomes U+FFFD, a block without ``data`` is
-    not dispatched, and an unterminated block at end of stream is discarded. The source
-    is closed when this iterator is (so abandoning the events drops the connection).
-    """
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending: list[str] = []  # pieces of the line not yet ended (joined once, when it ends)
-    data: list[str] = []
-    event_type = ""
-    last_id: str | None = None
-    retry: int | None = None
-    held_cr = False  # a chunk ended in CR: the next may start with its LF
-    first = True
-    try:
-        async for chunk in chunks:
-            text = decoder.decode(chunk)
-            if not text:
-                continue
-            if first:
-                first = False
-                if text[0] == "\ufeff":
-                    text = text[1:]
-            if held_cr:
-                held_cr = False
-                if text[:1] == "\n":
-                    text = text[1:]
-            if "\r" in text:
-                held_cr = text[-1] == "\r"
-                text = text.replace("\r\n", "\n").replace("\r", "\n")
-            lines = text.split("\n")
-            if pending:
-                pending.append(lines[0])
-                lines[0] = "".join(pending)
-                pending = []
-            tail = lines.pop()
-            if tail:
-                pending.append(tail)
-            for line in lines:
-                if not line:
-                    if data:
-                        yield SSEEvent("\n".join(data), event_type or "message", last_id, retry)
-                        data = []
-                    event_type = ""
-                    retry = None
-                elif line.startswith("data:"):
-                    data.append(line[6:] if line[5:6] == " " else line[5:])
-                elif line[0] == ":":
-                    continue
-                else:
-                    field, colon, value = line.partition(":")
-                    if colon and value[:1] == " ":
-                        value = value[1:]
-                    if field == "data":  # "data" with no colon: an empty data line
-                        data.append(value)
-                    elif field == "event":
-                        event_type = value
-                    elif field == "id":
-                        if "\0" not in value:
-                            last_id = value
-                    elif field == "retry":
-                        if value.isascii() and value.isdigit():
-                            retry = int(value)
-    finally:
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
 
 
 # -- Errors ---------------------------------------------------------------------------
