@@ -60,6 +60,14 @@ DEV = [
     "hatchling",  # tests/test_third_party_plugin.py builds a plugin without build isolation
     "mypy>=1.11",  # tests/test_typing.py type-checks user-style programs with --strict
     "import-linter>=2.1",  # tests/test_layers.py: the layering contracts of .importlinter
+    # tests/clients: real clients against ferrule serve (the Node ones install themselves)
+    "anthropic>=2.14",
+    "langchain-openai>=1.7",
+    "litellm>=1.110",  # 1.107.0 was a compromised release: these bounds leave it out
+    "pydantic-ai-slim[openai]>=2.68",
+    "openai-agents>=0.24",
+    "agno>=3.1",
+    "llm>=0.36",
 ]
 #: plugins/exllama/tests/test_patches.py checks ferrule's workarounds on exllamav2's real
 #: Python with a CPU torch: torch 2.13.0 is a CPU build on disk on the project's machines
