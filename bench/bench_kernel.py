@@ -1,7 +1,8 @@
 """Kernel benchmarks: cold start and request dispatch, each as a ratio to a baseline
 measured in the same run.
 
-- Cold start: ``import ferrule; Runtime(); call echo`` (every plugin of the repo installed)
+- Cold start: ``import ferrule; Runtime(); call echo; stop()`` (every plugin of the repo
+  installed)
   against bare ``python -c pass`` and ``python -c "import llm"``, runs interleaved.
   Targets: within bare python + 120 ms, and under 0.2x ``import llm``.
 - Dispatch: ``call echo`` (async, and sync through Runtime) and ``iter spell`` against
@@ -23,7 +24,9 @@ import time
 from _common import best_of, write_section
 
 COLD_RUNS = int(os.environ.get("BENCH_COLD_RUNS", "25"))
-FERRULE_COLD = "import ferrule; rt = ferrule.Runtime(); rt.call('echo', {'text': 'x'})"
+FERRULE_COLD = (
+    "import ferrule; rt = ferrule.Runtime(); rt.call('echo', {'text': 'x'}); rt.stop()"
+)
 
 
 # Let every program keep its compiled bytecode, as on a user's machine (CI machines set

@@ -99,3 +99,22 @@ def test_warm_start_does_not_import_importlib_metadata(tmp_path):
     )
     assert cold.stdout.strip() == "True", cold.stderr
     assert warm.stdout.strip() == "False", warm.stderr
+
+
+def test_programs_started_from_other_folders_share_the_cache(tmp_path):
+    code = (
+        "import sys, ferrule_kernel; k = ferrule_kernel.Kernel(); k.load_plugins(); "
+        "print('importlib.metadata' in sys.modules)"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": ""}
+    first, second = tmp_path / "project", tmp_path / "elsewhere"
+    first.mkdir()
+    second.mkdir()
+    warmed = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=first
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=second
+    )
+    assert warmed.stdout.strip() == "True", warmed.stderr
+    assert other.stdout.strip() == "False", other.stderr

@@ -207,14 +207,16 @@ def _cache_key(group: str) -> tuple[str, bool]:
     newest = 0
     for entry in sys.path:
         stamp, mtime = _metadata_stamp(entry)
-        parts.append(f"{entry}:{stamp}")
+        if stamp:  # an entry holding no distribution adds none: a script's own folder,
+            parts.append(f"{entry}:{stamp}")  # the current one, a package's source
         newest = max(newest, mtime)
     return "\0".join(parts), time.time_ns() - newest > _RACY_NS
 
 
 def _cache_file(group: str) -> str:
     """One file per environment and group, overwritten when the key changes (so
-    installs and upgrades do not pile files up)."""
+    installs and upgrades do not pile files up). The key leaves out the folders holding
+    no distribution, so programs started from different folders share it."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     name = zlib.crc32(f"{sys.prefix}\0{sys.executable}\0{group}".encode())
     return os.path.join(base, "ferrule", f"entry-points-{name:08x}.marshal")
