@@ -15,6 +15,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 import zlib
@@ -491,6 +492,81 @@ def test_sessions_outlive_the_chat(web_chat):
     assert shown[0]["content"] == "remember the word papaya"
 
 
+# -- uploads ---------------------------------------------------------------------------------
+
+
+def stored_uploads(name: str) -> list[Path]:
+    """Where Gradio keeps the uploaded files called ``name``."""
+    from gradio.utils import get_upload_folder
+
+    return sorted(Path(get_upload_folder()).rglob(name))
+
+
+def test_a_file_over_the_limit_is_refused_and_not_stored(page, web_chat, tmp_path):
+    from ferrule.webchat.app import DEFAULT_MAX_FILE_SIZE
+
+    assert web_chat["chat"].max_file_size == DEFAULT_MAX_FILE_SIZE
+    big = tmp_path / f"big-{os.getpid()}-{id(page)}.pdf"
+    big.write_bytes(b"%PDF-1.4\n" + b"0" * DEFAULT_MAX_FILE_SIZE)
+    page.set_input_files("#box input[type=file]", str(big))
+    page.wait_for_function(
+        "() => document.body.innerText.includes('exceed the maximum allowed size')",
+        timeout=WAIT,
+    )
+    assert big.name in page.inner_text("body")
+    assert page.locator("#box .thumbnail-item").count() == 0
+    # a client that skips the page's check: the upload route refuses it while reading it
+    boundary = "ferrule-test-boundary"
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
+            f'filename="{big.name}"\r\nContent-Type: application/pdf\r\n\r\n'
+        ).encode()
+        + big.read_bytes()
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    request = urllib.request.Request(
+        f"{web_chat['url']}/gradio_api/upload",
+        data=body,
+        headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "Authorization": f"Bearer {web_chat['token']}",
+        },
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    assert refused.value.code == 413
+    assert "maximum allowed size" in refused.value.read().decode()
+    assert stored_uploads(big.name) == []
+
+
+def test_the_files_a_session_attached_are_deleted_when_it_ends(browser, web_chat, tmp_path):
+    image = png(tmp_path / f"session-{os.getpid()}-{id(tmp_path)}.png")
+    tab = browser.new_page()
+    try:
+        tab.goto(f"{web_chat['url']}/?token={web_chat['token']}")
+        tab.wait_for_selector("#box textarea", timeout=WAIT)
+        tab.set_input_files("#box input[type=file]", str(image))
+        tab.wait_for_selector("#box .thumbnail-item", timeout=WAIT)
+        ask(tab, "what is in this picture")
+        tab.wait_for_function(
+            "() => document.querySelector('#chat').innerText.includes('attachment(s)')",
+            timeout=WAIT,
+        )
+        wait_until_idle(tab)
+        [stored] = stored_uploads(image.name)
+        assert stored.read_bytes() == image.read_bytes()
+    finally:
+        tab.close()
+    # the tab is closed: Gradio ends its session (unload), and the chat deletes its files
+    deadline = time.monotonic() + WAIT / 1000
+    while stored.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not stored.exists()
+    assert not stored.parent.exists()  # the folder Gradio made for it too
+    assert all(str(stored) not in files for files in web_chat["chat"]._uploads.values())
+
+
 # -- who may use it -------------------------------------------------------------------------
 
 
@@ -585,6 +661,7 @@ def test_beyond_loopback_a_token_is_required():
         (["a question"], "--web takes no question"),
         (["--session", "work"], "--session is the terminal chat's"),
         (["--no-token", "--token", "x" * 32], "give --token or --no-token, not both"),
+        (["--max-upload-mib", "0"], "--max-upload-mib must be more than 0"),
     ],
 )
 def test_options_that_do_not_go_with_web_are_refused(options, refusal):

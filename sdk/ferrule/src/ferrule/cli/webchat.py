@@ -46,6 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="no token at all (loopback only: anyone on this machine may then chat)",
     )
     web.add_argument(
+        "--max-upload-mib",
+        type=float,
+        metavar="MIB",
+        help="the largest file the page takes, in MiB (default 20); a larger one is refused",
+    )
+    web.add_argument(
         "--allowed-host",
         action="append",
         default=[],
@@ -87,6 +93,8 @@ def _refusal(args: argparse.Namespace) -> str | None:
         return "--session is the terminal chat's: the page lists its sessions (--db names their db)"
     if args.no_token and args.token:
         return "give --token or --no-token, not both"
+    if args.max_upload_mib is not None and not args.max_upload_mib > 0:
+        return "--max-upload-mib must be more than 0"
     return None
 
 
@@ -129,6 +137,9 @@ def run(args: argparse.Namespace, model_id: str) -> int:
                 label: _ModelId(model, args.provider, options)
                 for label, model in installed_models(rt, model_id).items()
             }
+            limit = {}
+            if args.max_upload_mib is not None:
+                limit["max_file_size"] = max(1, round(args.max_upload_mib * 2**20))
             chat = WebChat(
                 rt,
                 models,
@@ -136,6 +147,7 @@ def run(args: argparse.Namespace, model_id: str) -> int:
                 storage=sqlite_db(args.db),  # --db, shared with ferrule chat --session
                 tools=args.tool,
                 system_message=args.system,
+                **limit,
             )
             server = WebChatServer(
                 create_app(

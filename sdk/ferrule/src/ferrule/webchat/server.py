@@ -27,7 +27,8 @@ def create_app(
     allowed_hosts: Iterable[str] = (),
     allowed_origins: Iterable[str] = (),
 ) -> AccessGate:
-    """The chat's ASGI app: ``chat``'s page, every request checked by `AccessGate`."""
+    """The chat's ASGI app: ``chat``'s page, every request checked by `AccessGate`, uploads
+    bounded by ``chat.max_file_size``."""
     import gradio as gr
     from fastapi import FastAPI
 
@@ -42,6 +43,7 @@ def create_app(
         theme=theme,
         mcp_server=False,
         pwa=False,
+        max_file_size=chat.max_file_size,
     )
     return AccessGate(
         inner,
