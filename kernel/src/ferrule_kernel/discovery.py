@@ -14,6 +14,7 @@ import marshal
 import os
 import sys
 import time
+import types
 import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -255,8 +256,29 @@ def find_entry_points(group: str) -> list[EntryPointRecord]:
     return found
 
 
+class _PluginManager(pluggy.PluginManager):
+    """pluggy's manager, reading a module plugin's hook markers from its ``__dict__``.
+
+    pluggy looks at every attribute of a plugin with `inspect.getattr_static` (so that a
+    class instance's properties are not run), which is most of what registering costs a
+    cold start. A module has no such descriptors: a function in its ``__dict__`` is what
+    getattr_static would find, and anything else is no hook. Other plugins (objects,
+    classes, and modules holding staticmethod-like wrappers) go through pluggy's own look.
+    """
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
+        if type(plugin) is types.ModuleType:
+            value = plugin.__dict__.get(name)
+            if inspect.isfunction(value):
+                opts = getattr(value, f"{self.project_name}_impl", None)
+                return opts if isinstance(opts, dict) else None
+            if not isinstance(value, (staticmethod, classmethod, types.MethodType)):
+                return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+
 def new_plugin_manager() -> pluggy.PluginManager:
-    pm = pluggy.PluginManager("ferrule")
+    pm = _PluginManager("ferrule")
     pm.add_hookspecs(hookspecs)
     pm.hook.ferrule_add_hookspecs.call_historic(kwargs={"pluginmanager": pm})
     return pm
