@@ -267,6 +267,21 @@ def test_output_schema_goes_to_output_config_format():
     assert body["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
 
 
+def test_tool_choice_in_anthropics_shape():
+    tools = [{"type": "function", "function": {"name": "get_weather"}}]
+    request = {"messages": [{"role": "user", "content": "x"}], "tools": tools}
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    assert body_for({**request, "tool_choice": "required"})["tool_choice"] == {"type": "any"}
+    assert body_for({**request, "tool_choice": named})["tool_choice"] == {
+        "type": "tool",
+        "name": "get_weather",
+    }
+    assert "tool_choice" not in body_for(request)
+    with pytest.raises(InvalidInputError, match="while the model thinks") as error:
+        body_for({**request, "tool_choice": "required", "reasoning": True})
+    assert error.value.errors[0]["path"] == "$.tool_choice"
+
+
 def test_thinking_blocks_round_trip_unchanged_first_in_the_assistant_turn():
     history = Message(
         "assistant",

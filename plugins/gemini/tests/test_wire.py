@@ -121,6 +121,18 @@ def test_system_multi_turn_and_generation_config():
     }
 
 
+def test_tool_choice_as_function_calling_config():
+    tools = [{"type": "function", "function": {"name": "get_weather"}}]
+    request = {"messages": [{"role": "user", "content": "x"}], "tools": tools}
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    required = body_for({**request, "tool_choice": "required"})
+    assert required["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    assert body_for({**request, "tool_choice": named})["toolConfig"] == {
+        "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}
+    }
+    assert "toolConfig" not in body_for(request)
+
+
 def test_tools_calls_and_results_matched_by_name():
     body = body_for(
         {
