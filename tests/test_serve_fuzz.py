@@ -1,8 +1,16 @@
 """Hypothesis over a real `ferrule serve` (a `ServerThread` on loopback): every route, the
-kernel protocol and the OpenAI endpoints (chat completions, responses, embeddings), with nested, huge, non-UTF-8, surrogate and
-wrong-typed bodies, any method and odd headers. Whatever arrives: no response is a 500,
-every JSON answer is strict JSON (no NaN, no ``str()`` of an object), every stream ends
-with its end or one error, and the server is alive at the end.
+kernel protocol, the agent-step API and the OpenAI endpoints (chat completions, responses,
+embeddings), with nested, huge, non-UTF-8, surrogate and wrong-typed bodies, any method
+and odd headers. Whatever arrives: no response is a 500, every JSON answer is strict JSON
+(no NaN, no ``str()`` of an object), every stream ends with its end or one error, and the
+server is alive at the end.
+
+The success paths are fuzzed too: `test_the_success_paths` sends `/v1/responses`,
+`/v1/embeddings` and ``agent_step`` bodies that are well formed most of the time (any
+text, optional parameters, tools) and otherwise one mutation away from it (a value
+replaced, a key dropped or added), and checks that at least a third of each route's
+answers are 200s: a property of the generator, so the bodies that pass every check are
+searched as much as the ones refused.
 
 The plugins behind the server never fail on input they accept, so any 500 is the
 server's. CI runs this with a fixed budget: `BUDGET` examples per test (set
@@ -25,7 +33,9 @@ import ferrule_testmodel.plugin
 import pytest
 from ferrule.server import MAX_JSON_DEPTH, ServerThread
 from ferrule_kernel import Kernel, OperatorSpec, hookimpl
-from hypothesis import HealthCheck, event, given, settings
+from ferrule_kit.embedding import EmbeddingUsage, EmbedInput, EmbedOutput, embedder_type
+from ferrule_kit.lmspec import ModelRoute
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 pytestmark = pytest.mark.timeout(300)
@@ -53,10 +63,41 @@ def numbers(inputs: Numbers) -> dict[str, Any]:
     return {"values": inputs.values, "count": len(inputs.values)}
 
 
+@attrs.frozen
+class NoAttributes:
+    pass
+
+
+class LengthEmbedder:
+    """Embeds a text as (its length, its word count, 1)."""
+
+    def __init__(self, attributes: NoAttributes) -> None:
+        pass
+
+    def embed(self, inputs: EmbedInput) -> dict[str, Any]:
+        vectors = [[float(len(t)), float(len(t.split())), 1.0] for t in inputs.texts]
+        usage = EmbeddingUsage(sum(len(t.split()) for t in inputs.texts))
+        return EmbedOutput(vectors, 3, EMBEDDER, usage).to_dict()
+
+    def info(self, inputs: object) -> dict[str, Any]:
+        return {"model": EMBEDDER, "dimension": 3, "max_batch": 16}
+
+
+EMBEDDER = "fuzz-embedder"
+
+
 class FuzzPlugin:
     @hookimpl
     def ferrule_register_operators(self) -> list[OperatorSpec]:
         return [OperatorSpec("numbers", numbers, Numbers)]
+
+    @hookimpl
+    def ferrule_register_component_types(self) -> list[Any]:
+        return [embedder_type("length_embedder", LengthEmbedder, NoAttributes)]
+
+    @hookimpl
+    def ferrule_resolve_embedder(self, model_id: str, provider: str | None) -> ModelRoute | None:
+        return ModelRoute("length_embedder") if model_id == EMBEDDER else None
 
 
 def fuzz_kernel() -> Kernel:
@@ -133,6 +174,8 @@ def send(
 
 
 KERNEL_PATHS = [
+    "/ferrule/v1/define_model",
+    "/ferrule/v1/agent_step",
     "/ferrule/v1/define",
     "/ferrule/v1/delete",
     "/ferrule/v1/call",
@@ -381,6 +424,20 @@ good_messages = st.lists(
 #: Requests a plugin serves: most examples reach one, the rest fail their checks.
 good_kernel_requests = st.one_of(
     st.tuples(
+        st.just("/ferrule/v1/agent_step"),
+        st.fixed_dictionaries(
+            {"name": st.just("lm0"), "messages": good_messages},
+            optional={"tools": json_values, "options": json_values, "reasoning": json_values},
+        ),
+    ),
+    st.tuples(
+        st.just("/ferrule/v1/define_model"),
+        st.fixed_dictionaries(
+            {"name": texts, "model": st.sampled_from(["test", "nope"]) | json_values},
+            optional={"local": st.booleans() | json_values, "options": json_values},
+        ),
+    ),
+    st.tuples(
         st.just("/ferrule/v1/call"),
         st.fixed_dictionaries(
             {"operator": st.just("echo"), "inputs": st.fixed_dictionaries({"text": texts})}
@@ -452,7 +509,7 @@ def kernel_requests(draw: st.DrawFn) -> tuple[str, bytes]:
     return path, draw(json_values.map(_json) | raw_bodies)
 
 
-good_responses_bodies = st.fixed_dictionaries(
+responses_bodies = st.fixed_dictionaries(
     {"model": st.just("test"), "input": texts | good_messages},
     optional={
         "instructions": texts,
@@ -466,9 +523,145 @@ responses_bodies = st.fixed_dictionaries(
     optional={"stream": st.booleans() | json_values, "instructions": json_values, **OPENAI_PARAMS},
 )
 embeddings_bodies = st.fixed_dictionaries(
-    {"model": st.sampled_from(["test", "nope"]) | json_values, "input": texts | json_values},
-    optional={"encoding_format": st.sampled_from(["float", "base64"]) | json_values},
+    {
+        "model": st.sampled_from([EMBEDDER, "test", "nope"]) | json_values,
+        "input": texts | json_values,
+    },
+    optional={
+        "encoding_format": st.sampled_from(["float", "base64"]) | json_values,
+        "dimensions": st.just(3) | json_values,
+    },
 )
+
+
+#: Text any route takes: not empty, and UTF-8 can carry it (no lone surrogate).
+words = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=30).filter(str.strip)
+
+
+def conversations(*roles: str) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Up to two messages of ``roles``, then the user's question."""
+    question = st.fixed_dictionaries({"role": st.just("user"), "content": words})
+    head = st.lists(
+        st.fixed_dictionaries({"role": st.sampled_from(roles), "content": words}), max_size=2
+    )
+    return st.tuples(head, question).map(lambda t: [*t[0], t[1]])
+
+
+schemas = st.fixed_dictionaries(
+    {
+        "type": st.just("object"),
+        "properties": st.dictionaries(
+            st.text("abcdefgh", min_size=1, max_size=6),
+            st.fixed_dictionaries({"type": st.sampled_from(["string", "integer", "boolean"])}),
+            max_size=3,
+        ),
+    }
+)
+function_descriptions = st.fixed_dictionaries(
+    {"name": st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)},
+    optional={"description": words, "parameters": schemas},
+)
+good_embeddings_bodies = st.fixed_dictionaries(
+    {"model": st.just(EMBEDDER), "input": words | st.lists(words, min_size=1, max_size=4)},
+    optional={
+        "encoding_format": st.sampled_from(["float", "base64"]),
+        "dimensions": st.just(3),
+        "user": words,
+    },
+)
+good_responses_tools = st.lists(
+    function_descriptions.map(lambda f: {"type": "function", **f}), max_size=2
+)
+good_responses_bodies = st.fixed_dictionaries(
+    {"model": st.just("test"), "input": words | conversations("system", "developer", "assistant")},
+    optional={
+        "instructions": words,
+        "stream": st.booleans(),
+        "max_output_tokens": st.integers(16, 64),
+        "temperature": st.floats(0, 2),
+        "top_p": st.floats(0, 1),
+        "tools": good_responses_tools,
+        "tool_choice": st.sampled_from(["auto", "none"]),
+        "store": st.booleans(),
+        "metadata": st.dictionaries(st.text("abc", min_size=1, max_size=4), words, max_size=2),
+    },
+)
+good_step_tools = st.lists(
+    function_descriptions
+    | function_descriptions.map(lambda f: {"type": "function", "function": f}),
+    max_size=3,
+    unique_by=lambda t: t.get("function", t)["name"],
+)
+good_step_bodies = st.fixed_dictionaries(
+    {"name": st.just("lm0"), "messages": conversations("system", "assistant")},
+    optional={
+        "tools": good_step_tools,
+        "reasoning": st.booleans(),
+        "options": st.fixed_dictionaries(
+            {},
+            optional={
+                "max_tokens": st.integers(1, 64),
+                "temperature": st.floats(0, 2),
+                "top_p": st.floats(0, 1),
+                "stop": st.lists(words, max_size=2),
+            },
+        ),
+    },
+)
+
+
+def paths_in(value: Any) -> list[tuple[Any, ...]]:
+    """Every path to a value inside ``value`` (dict keys and list indices), but the root."""
+    if isinstance(value, dict):
+        children = list(value.items())
+    elif isinstance(value, list):
+        children = list(enumerate(value))
+    else:
+        return []
+    found: list[tuple[Any, ...]] = []
+    for key, child in children:
+        found.append((key,))
+        found += [(key, *rest) for rest in paths_in(child)]
+    return found
+
+
+@st.composite
+def mutated(draw: st.DrawFn, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` one step from well formed: a value somewhere replaced by any JSON, a key
+    or item dropped, or an unknown key added."""
+    body = json.loads(json.dumps(body))  # a copy to change
+    paths = paths_in(body)
+    how = draw(st.sampled_from(["replace", "drop", "add"]))
+    if how == "add" or not paths:
+        body[draw(texts)] = draw(json_values)
+        return body
+    *parents, last = draw(st.sampled_from(paths))
+    holder = body
+    for key in parents:
+        holder = holder[key]
+    if how == "replace":
+        holder[last] = draw(json_values)
+    else:
+        del holder[last]
+    return body
+
+
+#: The routes whose success paths are fuzzed, with the bodies that pass their checks.
+SUCCESS_PATHS = {
+    "/v1/responses": good_responses_bodies,
+    "/v1/embeddings": good_embeddings_bodies,
+    "/ferrule/v1/agent_step": good_step_bodies,
+}
+
+
+@st.composite
+def success_path_requests(draw: st.DrawFn) -> tuple[str, bytes, dict[str, str]]:
+    """Well formed seven times in ten (a client of the server's own), else mutated."""
+    path = draw(st.sampled_from(list(SUCCESS_PATHS)))
+    body = draw(SUCCESS_PATHS[path])
+    if often(draw, 7):
+        return path, _json(body), dict(AUTH_JSON)
+    return path, _json(draw(mutated(body))), draw(headers(json_body=True))
 
 
 @st.composite
@@ -477,7 +670,7 @@ def openai_requests(draw: st.DrawFn) -> tuple[str, bytes]:
     good, shaped = {
         "/v1/chat/completions": (good_chat_bodies, chat_bodies),
         "/v1/responses": (good_responses_bodies, responses_bodies),
-        "/v1/embeddings": (embeddings_bodies, embeddings_bodies),
+        "/v1/embeddings": (good_embeddings_bodies, embeddings_bodies),
     }[path]
     if often(draw, 6):
         return path, _json(draw(good))
@@ -525,6 +718,31 @@ def test_the_kernel_protocol(url, request, headers):
 def test_the_openai_endpoint(url, request, headers):
     path, body = request
     check(send(url, "POST", path, body, headers), path)
+
+
+def test_the_success_paths(url):
+    """Most bodies reach the plugins and come back 200; none is a 500."""
+    answers: dict[str, list[int]] = {path: [] for path in SUCCESS_PATHS}
+
+    step = {"name": "lm0", "messages": [{"role": "user", "content": "hi"}]}
+
+    @FUZZ
+    @given(request=success_path_requests())
+    # what the third hardening round found: a 500 from a tool description's function
+    @example(("/ferrule/v1/agent_step", _json({**step, "tools": [{"function": "x"}]}), AUTH_JSON))
+    @example(("/ferrule/v1/agent_step", _json({**step, "tools": [{"function": 5}]}), AUTH_JSON))
+    def send_one(request: tuple[str, bytes, dict[str, str]]) -> None:
+        path, body, request_headers = request
+        answer = send(url, "POST", path, body, request_headers)
+        check(answer, path)
+        answers[path].append(answer.status)
+
+    send_one()
+    print({p: sorted(__import__("collections").Counter(v).items()) for p, v in answers.items()})
+    for path, statuses in answers.items():
+        assert statuses, f"no request to {path}"
+        ok = statuses.count(200)
+        assert ok * 3 >= len(statuses), f"{path}: {ok} of {len(statuses)} answers were 200"
 
 
 @FUZZ
