@@ -24,6 +24,8 @@ from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import _builtin
 from ferrule_kit.lm import InferInput
 from ferrule_kit.lmspec import ModelRoute
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -413,3 +415,74 @@ def test_the_client_raises_on_a_mid_stream_error(client):
         with client.messages.stream(model="failing", max_tokens=100, messages=USER) as stream:
             for _ in stream:
                 pass
+
+
+# -- any body --------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=8,
+)
+words = st.text(st.characters(categories=["L"]), min_size=1, max_size=12)
+blocks = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": words}),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_result"), "tool_use_id": words, "content": words | json_values}
+    ),
+    st.fixed_dictionaries(
+        {"type": st.just("tool_use"), "id": words, "name": words, "input": json_values}
+    ),
+    st.fixed_dictionaries({"type": st.just("thinking"), "thinking": words, "signature": words}),
+    st.dictionaries(st.sampled_from(["type", "source", "text", "data"]), json_values),
+)
+messages = st.lists(
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["user", "assistant", "user"]) | json_values,
+            "content": words | st.lists(blocks, max_size=3) | json_values,
+        }
+    ),
+    max_size=3,
+)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    body=st.fixed_dictionaries(
+        {"model": st.sampled_from(["test", "test", "no-such-model"]) | json_values},
+        optional={
+            "max_tokens": st.integers(-1, 50) | json_values,
+            "messages": messages | json_values,
+            "system": words | json_values,
+            "tools": st.lists(
+                st.fixed_dictionaries({"name": words, "input_schema": st.just({})}), max_size=2
+            )
+            | json_values,
+            "tool_choice": st.fixed_dictionaries(
+                {"type": st.sampled_from(["auto", "any", "tool", "none"]), "name": words}
+            )
+            | json_values,
+            "thinking": st.fixed_dictionaries(
+                {"type": st.sampled_from(["enabled", "adaptive", "disabled"])}
+            )
+            | json_values,
+            "stop_sequences": st.lists(words, max_size=2) | json_values,
+            "stream": st.booleans() | json_values,
+        },
+    ),
+    count=st.booleans(),
+)
+def test_any_body_gets_a_reply_or_an_anthropic_error_never_a_500(server, body, count):
+    url, _ = server
+    path = "/v1/messages/count_tokens" if count else "/v1/messages"
+    if count:
+        body = {
+            k: v for k, v in body.items() if k not in ("max_tokens", "stop_sequences", "stream")
+        }
+    status, _, payload = raw(url, path, body)
+    event(f"status {status}")  # --hypothesis-show-statistics
+    assert status < 500, (status, payload[:300])
+    if status >= 400:
+        reply = json.loads(payload)
+        assert reply["type"] == "error" and set(reply["error"]) == {"type", "message"}
