@@ -1,6 +1,24 @@
-"""The bridge between synchronous callers and an event loop: `_LoopThread` (a loop in a
-daemon thread, started on first need) and `_Pump` (a stream read ahead on that loop for a
-synchronous reader). `Runtime` and `RemoteRuntime` run everything async on one.
+"""The sync/async bridge: where a runtime's async code runs, and how sync code waits for it.
+
+Write a method once, async, and derive its synchronous twin here (`blocking`,
+`blocking_iter`); an object with such twins names its `Bridge` (``sync_bridge``, the
+`Bridged` protocol), which is its runtime's::
+
+    class Knowledge:
+        @property
+        def sync_bridge(self) -> Bridge:
+            return self.runtime.sync_bridge
+
+        @on_bridge_loop  # async callers from any event loop reach the runtime's loop
+        async def asearch(self, query: str) -> list[Hit]: ...
+
+        search = blocking(asearch)  # knowledge.search("q") waits for asearch on that loop
+
+Two bridges: `LoopThread`, an event loop in a daemon thread started on first need (a
+`Runtime`'s: components and async plugin code live there, so a synchronous caller, even
+one inside a running loop as in Jupyter, just waits for results), and `CallerLoop`, the
+event loop of whoever awaits (an `AsyncRuntime`'s: its sync twins raise `TypeError`
+naming the async one). `_Pump` reads a stream ahead on the loop for a synchronous reader.
 
 The loop serves every request of its Runtime, so nothing one plugin does may stop it: a
 `SystemExit` or `KeyboardInterrupt` a callback lets out of the loop is logged and the loop
@@ -11,12 +29,13 @@ reported by `_Watchdog`, by name, once it has held the loop for
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from ferrule_kernel import (
     FerruleError,
@@ -38,9 +57,116 @@ STALL_VARIABLE = "FERRULE_LOOP_STALL_SECONDS"
 # operator never needs an event loop, and importing asyncio is a large part of a cold start.
 
 T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
 
 
-class _LoopThread:
+class Bridge:
+    """Where async code runs: `run` / `stream` wait for it from synchronous code, `arun` /
+    `astream` reach it from any event loop."""
+
+    #: Whether synchronous code may wait here (False: the caller's own loop, `CallerLoop`).
+    can_block: bool = True
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        raise NotImplementedError
+
+    def stream(self, agen: AsyncIterator[T]) -> Iterator[T]:
+        raise NotImplementedError
+
+    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        raise NotImplementedError
+
+    def astream(self, agen: AsyncIterator[T]) -> AsyncIterator[T]:
+        raise NotImplementedError
+
+
+class CallerLoop(Bridge):
+    """The event loop of whoever awaits (an `AsyncRuntime`'s): async code runs where it is
+    awaited, and synchronous code cannot wait for it."""
+
+    can_block = False
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        coro.close()
+        raise TypeError("this runtime is an AsyncRuntime: await the async method instead")
+
+    def stream(self, agen: AsyncIterator[T]) -> Iterator[T]:
+        raise TypeError("this runtime is an AsyncRuntime: use `async for` instead")
+
+    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
+        return await coro
+
+    def astream(self, agen: AsyncIterator[T]) -> AsyncIterator[T]:
+        return agen
+
+
+class Bridged(Protocol):
+    """An object whose sync twins are derived with `blocking` / `blocking_iter`."""
+
+    @property
+    def sync_bridge(self) -> Bridge: ...
+
+
+B = TypeVar("B", bound=Bridged)
+
+
+def _refuse(owner: object, method: Callable[..., Any], how: str) -> TypeError:
+    kind = type(owner).__name__
+    return TypeError(
+        f"this {kind}'s runtime is an AsyncRuntime: use {how} {kind}.{method.__name__}() "
+        "(or give it a Runtime)"
+    )
+
+
+def blocking(
+    method: Callable[Concatenate[B, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[B, P], R]:
+    """The synchronous twin of async ``method``: it runs ``method`` on ``self.sync_bridge``
+    and waits for its result (``search = blocking(asearch)`` in a class body)."""
+
+    @functools.wraps(method)
+    def twin(self: B, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        bridge = self.sync_bridge
+        if not bridge.can_block:
+            raise _refuse(self, method, "await")
+        return bridge.run(method(self, *args, **kwargs))
+
+    return twin
+
+
+def blocking_iter(
+    method: Callable[Concatenate[B, P], AsyncIterator[R]],
+) -> Callable[Concatenate[B, P], Iterator[R]]:
+    """The synchronous twin of ``method``, which returns an async iterator: the items are
+    produced on ``self.sync_bridge``'s loop, read ahead, and closing the returned iterator
+    closes ``method``'s."""
+
+    @functools.wraps(method)
+    def twin(self: B, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[R]:
+        bridge = self.sync_bridge
+        if not bridge.can_block:
+            raise _refuse(self, method, "async for ... in")
+        return bridge.stream(method(self, *args, **kwargs))
+
+    return twin
+
+
+def on_bridge_loop(
+    method: Callable[Concatenate[B, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[B, P], Coroutine[Any, Any, R]]:
+    """``method``, run on ``self.sync_bridge``'s loop whichever event loop awaits it (the
+    async twins of a `Runtime`'s objects are awaited from the caller's loop, while their
+    components live on the runtime's)."""
+
+    @functools.wraps(method)
+    async def hop(self: B, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await self.sync_bridge.arun(method(self, *args, **kwargs))
+
+    return hop
+
+
+class LoopThread(Bridge):
     """An event loop running forever in a daemon thread, started lazily; ``on_start`` is
     called once it runs."""
 
@@ -145,6 +271,7 @@ class _LoopThread:
             pump.closed.wait(timeout=30)
 
     async def astream(self, agen: AsyncIterator[T]) -> AsyncIterator[T]:
+        """Iterate ``agen`` (which runs on this loop) from any other event loop."""
         try:
             while True:
                 try:
@@ -157,6 +284,8 @@ class _LoopThread:
 
     def stop(self) -> None:
         """Cancel what still runs (its callers get `RequestCancelledError`), then stop."""
+        if self._loop is None:  # never started: nothing to cancel, and no asyncio to import
+            return
         import asyncio
         import concurrent.futures
 

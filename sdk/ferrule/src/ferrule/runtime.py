@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ferrule_kernel import FerruleError, InvalidInputError, Kernel, Prepared
 
-from ._loop import _LoopThread
+from ._loop import Bridge, CallerLoop, LoopThread
 
 if TYPE_CHECKING:
     from .remote import KernelClient, _Components
@@ -114,8 +114,14 @@ class Runtime:
         if token is not None or timeout is not None:
             raise InvalidInputError("token and timeout are for a Runtime with a url", field="token")
         self.kernel = kernel if kernel is not None else _new_kernel()
-        self._loop = _LoopThread(on_start=lambda: _stop_at_exit(self))
+        self._loop = LoopThread(on_start=lambda: _stop_at_exit(self))
         self._stopped = False
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        """Where this runtime's async code runs: its loop thread (`ferrule._loop.blocking`
+        derives the sync twins of objects using this runtime through it)."""
+        return self._loop
 
     # -- sync ----------------------------------------------------------------------
 
@@ -308,6 +314,12 @@ class AsyncRuntime:
         self.kernel = kernel if kernel is not None else _new_kernel()
         self._stopped = False
 
+    @property
+    def sync_bridge(self) -> Bridge:
+        """Where this runtime's async code runs: the caller's event loop, so sync twins
+        derived with `ferrule._loop.blocking` refuse, naming the async method."""
+        return CallerLoop()
+
     def _check_open(self) -> None:
         if self._stopped:
             raise FerruleError("this Runtime was stopped; create a new one")
@@ -423,7 +435,7 @@ class RemoteRuntime(Runtime):
         self._components = _connect(address, kernel, url, token, timeout)
         self._client: KernelClient = self._components.client
         self.url = self._client.url
-        self._loop = _LoopThread(on_start=lambda: _stop_at_exit(self))
+        self._loop = LoopThread(on_start=lambda: _stop_at_exit(self))
         self._stopped = False
 
     def __repr__(self) -> str:
