@@ -393,6 +393,15 @@ def test_bad_requests_are_400_invalid_request_error_naming_the_field(client, opt
     assert info.value.body["error"]["type"] == "invalid_request_error"
 
 
+def test_a_wrong_method_is_405_in_anthropics_shape(server):
+    url, _ = server
+    request = urllib.request.Request(f"{url}/v1/messages", headers={"x-api-key": TOKEN})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request)
+    assert info.value.code == 405
+    assert json.loads(info.value.read())["error"]["type"] == "invalid_request_error"
+
+
 def test_an_unknown_model_is_404(client):
     with pytest.raises(anthropic.NotFoundError, match="does not exist") as info:
         client.messages.create(model="no-such-model", max_tokens=10, messages=USER)

@@ -6,7 +6,12 @@ asked, answers a JSON schema with a value that fits it, and calls the forced too
 (``all-MiniLM-L6-v2``).
 
 Each client is used as its own documentation shows, pointed at the server by its base
-URL and given the token as its API key (any non-empty key when there is none)."""
+URL and given the token as its API key (any non-empty key when there is none).
+
+Not run, because they need the internet: langchain's ``OpenAIEmbeddings`` with its
+default ``check_embedding_ctx_length=True`` (it downloads tiktoken's encoding first, to
+send token ids), and ``llm``'s embedding models (OpenAI's own, with no base-URL setting).
+docs/serve.md's Clients table says the same."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from ..remote import KERNEL_API, RemoteError
 from ..runtime import _new_kernel
 from .agent_api import AgentRoutes
 from .anthropic_api import AnthropicRoutes
+from .anthropic_wire import anthropic_error_body
 from .embeddings_api import EmbeddingsRoutes
 from .gate import DEFAULT_MAX_BODY_SIZE, DEFAULT_READ_TIMEOUT, Gate, Handler, dumps, log_request
 from .kernel_api import KernelRoutes
@@ -158,6 +159,8 @@ async def _json_http_errors(request: web.Request, handler: Handler) -> web.Strea
         message = f"{exc.reason}: {request.method} {request.path}"
         if KERNEL_API in request.path:
             body = {"error": RemoteError(message, status=exc.status).to_dict()}
+        elif "/v1/messages" in request.path:
+            body = anthropic_error_body(OpenAIError(exc.status, message))
         else:
             body = OpenAIError(
                 exc.status, message, code=exc.reason.lower().replace(" ", "_")
