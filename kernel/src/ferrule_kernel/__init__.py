@@ -3,7 +3,9 @@
 Plugin authors need `hookimpl`, the descriptions (`OperatorSpec`, `ComponentTypeSpec`,
 `MethodSpec`) and the errors; hosts embedding ferrule use `Kernel` (and may hand it an
 `InstallHint`). Code that validates wire data of its own with the kernel's rules builds
-on `make_converter`, `structure_input`, `field_errors`, `type_checked` and `type_name`.
+on `make_converter`, `structure_input`, `field_errors`, `type_checked` and `type_name`;
+text bound for a client or a log that holds words nobody here wrote passes through
+`scrub_secrets`, the one secret scrubber.
 The hooks a plugin implements are specified in `ferrule_kernel.hookspecs`.
 """
 
@@ -26,6 +28,7 @@ from .errors import (
 )
 from .kernel import InstallHint, Kernel, Prepared
 from .log import configure_logging, get_logger
+from .scrubbing import scrub_secrets
 from .specs import ComponentTypeSpec, MethodSpec, OperatorSpec, Target
 from .trust import (
     caller_is_trusted,
@@ -81,6 +84,7 @@ __all__ = [
     "refuse_untrusted",
     "refused_for_trust",
     "register_error_kind",
+    "scrub_secrets",
     "structure_input",
     "type_checked",
     "type_name",

@@ -4,10 +4,9 @@ Failures without an HTTP response become typed errors that say what happened and
 without the secrets a request may carry: header values, the URL's password and query
 string appear in no message (the URL is shown as scheme://host:port/path).
 
-Every connection, redirects included, goes only where `policy` allows: the connector
-checks an address the URL spells, its resolver every address a host name resolves to,
-and it connects to those checked addresses (a name is not resolved a second time, so it
-cannot change its answer in between). A response body is read up to
+Every connection, redirects included, goes only where `policy` allows
+(`ferrule_kit.checked_connector`: an address the URL spells, and every address a host
+name resolves to, checked before connecting). A response body is read up to
 ``FERRULE_HTTP_REQUEST_MAX_BYTES`` (10 MiB by default).
 """
 
@@ -15,21 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
-from ferrule_kernel import InvalidInputError, get_logger
-from ferrule_kernel.scrubbing import scrub_secrets
+from ferrule_kernel import InvalidInputError, get_logger, scrub_secrets
+from ferrule_kit.checked_connector import CheckedConnector
 
 from .errors import HTTPRequestError, HTTPRequestTimeoutError
-from .policy import AddressRefusedError, Policy, address_of
+from .policy import AddressPolicyError, AddressRefusedError, Policy
 
 if TYPE_CHECKING:
-    from aiohttp.tracing import Trace
-
     from .plugin import HTTPRequestInput
 
 log = get_logger("ferrule.http_request")
@@ -49,56 +44,20 @@ def _max_bytes() -> int:
         ) from None
 
 
-class _CheckedResolver(AbstractResolver):
-    """Resolves as aiohttp does, then refuses the lot if any address is not allowed."""
-
-    def __init__(self, policy: Policy) -> None:
-        self._policy = policy
-        self._resolver = aiohttp.ThreadedResolver()
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        found = await self._resolver.resolve(host, port, family)
-        for result in found:
-            address = address_of(result["host"])
-            if address is None:  # a resolver answers addresses; anything else is refused
-                raise AddressRefusedError(f"{host} resolves to {result['host']!r}")
-            self._policy.check(host, address)
-        return found
-
-    async def close(self) -> None:
-        await self._resolver.close()
-
-
-class _CheckedConnector(aiohttp.TCPConnector):
-    """Checks a URL's own address before connecting (aiohttp resolves no address)."""
-
-    def __init__(self, policy: Policy) -> None:
-        super().__init__(resolver=_CheckedResolver(policy), use_dns_cache=False)
-        self._policy = policy
-
-    async def connect(
-        self, req: aiohttp.ClientRequest, traces: list[Trace], timeout: aiohttp.ClientTimeout
-    ) -> aiohttp.connector.Connection:
-        host = req.url.raw_host or ""
-        address = address_of(host)
-        if address is not None:
-            self._policy.check(host, address)
-        return await super().connect(req, traces, timeout)
-
-
 async def http_request(inputs: HTTPRequestInput) -> dict[str, Any]:
     url = inputs.url.strip()
     shown = _shown_url(url)
     target = f"{inputs.method} {shown}"
     secrets = _secrets(url, inputs.headers)
-    policy = Policy.from_environment()
+    try:
+        policy = Policy.from_environment()
+    except AddressPolicyError as exc:
+        raise HTTPRequestError(exc.message, reason="configuration") from None
     max_bytes = _max_bytes()
     timeout = aiohttp.ClientTimeout(total=inputs.timeout)
     try:
         async with aiohttp.ClientSession(
-            timeout=timeout, connector=_CheckedConnector(policy)
+            timeout=timeout, connector=CheckedConnector(policy)
         ) as session:
             async with session.request(
                 inputs.method,

@@ -36,8 +36,7 @@ from typing import Any
 import attrs
 import psycopg
 import psycopg_pool
-from ferrule_kernel import InvalidInputError, get_logger
-from ferrule_kernel.scrubbing import scrub_secrets
+from ferrule_kernel import InvalidInputError, get_logger, scrub_secrets
 from ferrule_kit.vectors import (
     Chunk,
     CountInput,

@@ -21,8 +21,7 @@ from typing import Any
 
 import psycopg
 import psycopg_pool
-from ferrule_kernel import InvalidInputError, get_logger
-from ferrule_kernel.scrubbing import scrub_secrets
+from ferrule_kernel import InvalidInputError, get_logger, scrub_secrets
 from ferrule_kit.errors import StorageConflictError, StorageUnavailableError
 from ferrule_kit.sqlstore import POSTGRES, AsyncSqlBackend, Plan, SqlStorage, run_async
 

@@ -51,7 +51,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from ferrule_kernel import get_logger
-from ferrule_kernel.scrubbing import scrub_secrets as scrub
+
+# ``scrub`` is the kernel's one scrubber under the name the kit's users import.
+from ferrule_kernel import scrub_secrets as scrub
 
 from .errors import (
     AuthenticationError,
