@@ -366,6 +366,8 @@ def test_the_body_limit_is_413(server):
         ({"max_tokens": None}, "max_tokens: Field required"),
         ({"messages": []}, "messages: at least one message"),
         ({"messages": [{"role": "system", "content": "x"}]}, "messages[0].role"),
+        ({"messages": [{"role": "user", "content": []}]}, "messages[0].content: a user message"),
+        ({"messages": "hi"}, "messages: expected an array"),
         (
             {"tools": [{"type": "web_search_20250305", "name": "web"}]},
             "tools[0].type: server tools",

@@ -242,7 +242,7 @@ def _messages(system: Any, messages: Any) -> list[dict[str, Any]]:
             )
         if text:
             out.append(({"role": "system", "content": text}, "system"))
-    given = messages if isinstance(messages, list) else None
+    given = _array(messages, "messages")
     if not given:
         raise _fail("messages", "at least one message is required")
     for index, message in enumerate(given):
@@ -259,6 +259,8 @@ def _messages(system: Any, messages: Any) -> list[dict[str, Any]]:
         )
         if role == "assistant":
             out.append((_assistant(blocks, where), where))
+        elif not blocks:
+            raise _fail(f"{where}.content", "a user message needs content")
         else:
             out.extend(_user(blocks, where))
     for message, where in out:  # checked here, so that an error names the request's param
