@@ -541,7 +541,8 @@ def test_a_file_over_the_limit_is_refused_and_not_stored(page, web_chat, tmp_pat
 
 
 def test_the_files_a_session_attached_are_deleted_when_it_ends(browser, web_chat, tmp_path):
-    image = png(tmp_path / f"session-{os.getpid()}-{id(tmp_path)}.png")
+    # a size no other test uploads: Gradio keeps each content in a folder named by its hash
+    image = png(tmp_path / f"session-{os.getpid()}-{id(tmp_path)}.png", width=37, height=23)
     tab = browser.new_page()
     try:
         tab.goto(f"{web_chat['url']}/?token={web_chat['token']}")
