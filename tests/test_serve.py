@@ -131,7 +131,8 @@ def test_the_command_serves_the_kernel_and_stops_cleanly_on_sigterm(plugin_path,
         marker = tmp_path / "closed.txt"
         rt.define("closer", "c", {"path": str(marker)})
         assert rt.call_method("c", "touch", {"text": "x"}) == {"text": "x"}
-        rt._components.names.clear()  # leave it defined: the server's shutdown must close it
+        # leave it defined: the server's shutdown must close it
+        rt._core.engine.transport.names.clear()
         rt.stop()
     finally:
         code = stop(process)
@@ -226,7 +227,9 @@ def test_the_kernel_routes_need_the_token_and_health_does_not():
                 rt.call_iter("spell", {"text": "x"})
         with Runtime(url=url, token="kernel-token-42") as rt:
             assert list(rt.call_iter("spell", {"text": "ok"})) == [{"text": "o"}, {"text": "k"}]
-            assert "kernel-token-42" not in repr(rt) and "kernel-token-42" not in repr(rt._client)
+            assert "kernel-token-42" not in repr(rt) and "kernel-token-42" not in repr(
+                rt._core.engine.transport.client
+            )
         with urllib_open(f"{url}/health") as response:
             assert json.load(response) == {"status": "ok"}
 

@@ -1,6 +1,8 @@
-"""The client side of `ferrule serve`: `KernelClient`, which ``Runtime(url=...)`` and
-``AsyncRuntime(url=...)`` (`ferrule.runtime`) send their requests through, and the
-protocol's transport errors.
+"""The Runtime's HTTP transport to `ferrule serve`: `HttpTransport` over `KernelClient`, and the wire's errors.
+
+``Runtime(url=...)`` and ``AsyncRuntime(url=...)`` (`ferrule.runtime`) send their requests
+through `HttpTransport`, which speaks the `ferrule._transport.Transport` protocol as the
+in-process `KernelTransport` does, so the Runtime's methods are written once for both.
 
 The wire protocol (docs/serve.md): each request is a JSON ``POST`` under ``/ferrule/v1``;
 a result is ``{"output": {...}}`` (or ``{}``), an error is ``{"error": FerruleError.to_dict()}``
@@ -22,6 +24,8 @@ from typing import Any
 import aiohttp
 from ferrule_kernel import FerruleError, InvalidInputError, error_from_dict, register_error_kind
 from ferrule_kit import errors as _sdk_errors  # noqa: F401  (registers the sdk's error kinds for error_from_dict)
+
+from ._transport import Awaiting, Exchange, Listing
 
 #: Where the kernel's requests live, below the server's URL.
 KERNEL_API = "/ferrule/v1"
@@ -217,44 +221,76 @@ class KernelClient:
             else:
                 response.close()
 
-    async def stream(self, body: dict[str, Any]) -> AsyncGenerator[dict[str, Any], None]:
-        """`open_stream` and `items` in one: errors of either raise at the first item."""
-        response = await self.open_stream(body)
-        items = self.items(response)
-        try:
-            async for item in items:
-                yield item
-        finally:
-            await items.aclose()
+
+class Posting(Exchange[dict[str, Any]]):
+    """A request sent when run: ``call`` / ``call_method`` (`run`) or ``iter`` (`open`)."""
+
+    inline = False
+    __slots__ = ("_body", "_client", "_request")
+
+    def __init__(self, client: KernelClient, request: str, body: dict[str, Any]) -> None:
+        self._client, self._request, self._body = client, request, body
+
+    def run_inline(self) -> dict[str, Any]:
+        raise AssertionError("a request to a ferrule server runs on the loop")
+
+    stream_inline = run_inline  # type: ignore[assignment]
+
+    async def run(self) -> dict[str, Any]:
+        return await self._client.request(self._request, self._body)
+
+    async def open(self) -> AsyncGenerator[dict[str, Any], None]:
+        return self._client.items(await self._client.open_stream(self._body))
 
 
-class _Components:
-    """The components one remote runtime defined: `stop` deletes those (and only those),
-    as an in-process runtime's stop deletes its own."""
+class HttpTransport:
+    """The kernel of a ferrule server, over HTTP. It keeps the names of the components
+    defined through it: `aclose` deletes those (and only those), as closing the in-process
+    transport deletes its kernel's."""
 
     def __init__(self, client: KernelClient) -> None:
         self.client = client
         self.names: list[str] = []
 
-    async def define(
-        self, component_type: str, name: str, attrs: Any, placement: Any = None
-    ) -> None:
+    def define(self, component_type: str, name: str, attrs: Any, placement: Any) -> Awaiting[None]:
         body = {"component_type": component_type, "name": name, "attrs": attrs}
         if placement is not None:
             body["placement"] = placement
+        return Awaiting(lambda: self._define(name, body))
+
+    async def _define(self, name: str, body: dict[str, Any]) -> None:
         await self.client.request("define", body)
         self.names.append(name)
 
-    async def delete(self, name: str) -> None:
+    def delete(self, name: str) -> Awaiting[None]:
+        return Awaiting(lambda: self._delete(name))
+
+    async def _delete(self, name: str) -> None:
         await self.client.request("delete", {"name": name})
         if name in self.names:
             self.names.remove(name)
 
-    async def close(self) -> None:
+    def call(self, target: str, inputs: Any) -> Posting:
+        return Posting(self.client, "call", {"operator": target, "inputs": inputs})
+
+    def call_method(self, name: str, method: str, inputs: Any) -> Posting:
+        body = {"name": name, "method": method, "inputs": inputs}
+        return Posting(self.client, "call_method", body)
+
+    def iter(self, target: str, inputs: Any) -> Posting:
+        return Posting(self.client, "iter", {"operator": target, "inputs": inputs})
+
+    def iter_method(self, name: str, method: str, inputs: Any) -> Posting:
+        return Posting(self.client, "iter", {"name": name, "method": method, "inputs": inputs})
+
+    def describe(self, listing: Listing) -> Awaiting[list[dict[str, Any]]]:
+        return Awaiting(lambda: self.client.get(listing))
+
+    async def aclose(self) -> None:
         try:
             for name in list(self.names):
                 try:
-                    await self.delete(name)
+                    await self._delete(name)
                 except FerruleError:  # already gone, or the server is: nothing left to close
                     self.names.remove(name)
         finally:
