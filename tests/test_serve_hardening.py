@@ -578,6 +578,9 @@ STEP_TOOL = {"name": "add", "parameters": {"type": "object", "properties": {}}}
         ([{"function": {"name": "f", "parameters": "x"}}], "$.tools[0].function.parameters"),
         ([{"function": {"name": "f", "description": 3}}], "$.tools[0].function.description"),
         ([{"type": "retrieval", "function": STEP_TOOL}], "$.tools[0].type"),
+        ([{"name": "f", "strict": True}], "$.tools[0].strict"),
+        ([{"type": "function", "function": {"name": "f", "x": 1}}], "$.tools[0].function.x"),
+        ([{"function": STEP_TOOL, "extra": 1}], "$.tools[0].extra"),
         ({"add": STEP_TOOL}, "$.tools"),
     ],
 )
@@ -594,7 +597,11 @@ def test_agent_step_refuses_bad_tool_descriptions_naming_the_field(url, tools, p
     assert error["details"]["errors"][0]["path"] == path
     assert error["message"].startswith(f"{path}: ")
     # the same step with good tools (bare descriptions or in the OpenAI shape) runs
-    good = [STEP_TOOL, {"type": "function", "function": STEP_TOOL}]
+    good = [
+        STEP_TOOL,
+        {"type": "function", "function": STEP_TOOL},
+        {"type": "function", **STEP_TOOL},
+    ]
     body = {"name": "step-lm", "messages": question, "tools": good}
     assert post(url, "/ferrule/v1/agent_step", body).status == 200
 

@@ -144,9 +144,13 @@ def _step_tool(spec: Any, where: str) -> dict[str, Any]:
     if spec.get("type", "function") != "function":
         raise _invalid(f"{where}.type", 'must be "function"')
     if "function" in spec:
+        _known_keys(spec, {"type", "function"}, where)
         where, spec = f"{where}.function", spec["function"]
         if not isinstance(spec, dict):
             raise _invalid(where, 'must be an object with a "name"')
+    else:  # bare, or the Responses API's shape: {"type": "function", "name": ...}
+        spec = {key: value for key, value in spec.items() if key != "type"}
+    _known_keys(spec, set(_FUNCTION_FIELDS), where)
     name = spec.get("name")
     if not isinstance(name, str) or not name:
         raise _invalid(f"{where}.name", "must be a non-empty string")
@@ -156,6 +160,16 @@ def _step_tool(spec: Any, where: str) -> dict[str, Any]:
         raise _invalid(f"{where}.parameters", "must be a JSON schema (an object)")
     function = {"description": "", "parameters": {"type": "object", "properties": {}}, **spec}
     return {"type": "function", "function": function}
+
+
+#: The fields of a function's description (`ferrule_kit.lm.FunctionDescription`).
+_FUNCTION_FIELDS = ("name", "description", "parameters")
+
+
+def _known_keys(spec: dict[str, Any], known: set[str], where: str) -> None:
+    unknown = sorted(key for key in spec if key not in known)
+    if unknown:
+        raise _invalid(f"{where}.{unknown[0]}", "unknown field")
 
 
 def _invalid(where: str, problem: str) -> InvalidInputError:
