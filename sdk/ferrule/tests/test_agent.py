@@ -335,6 +335,26 @@ def test_step_returns_tool_requests_then_a_final_answer(rt):
         assert agent.get_messages() == []
 
 
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"function": "x"}, "tools[1].function"),
+        ({"function": 5}, "tools[1].function"),
+        ({"type": "function", "function": {"description": "no name"}}, "tools[1].function.name"),
+        ({"name": 7}, "tools[1].name"),
+        ({"name": "f", "description": ["x"]}, "tools[1].description"),
+        ({"function": {"name": "f", "parameters": "any"}}, "tools[1].function.parameters"),
+    ],
+)
+def test_step_refuses_a_malformed_tool_description_naming_its_field(rt, spec, field):
+    fine = {"name": "ok", "parameters": {"type": "object", "properties": {}}}
+    with Agent(rt, TestModel(["unused"])) as agent:
+        with pytest.raises(InvalidInputError) as caught:
+            agent.step([{"role": "user", "content": "hi"}], tools=[fine, spec])
+        assert caught.value.errors[0]["path"] == field
+        assert requests(agent) == []  # refused before the model was asked
+
+
 async def test_astep_on_an_async_runtime_uses_the_agents_tools():
     async with AsyncRuntime() as art:
         agent = Agent(

@@ -392,7 +392,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         if tools is None:
             descriptions = [t.to_dict() for t in (await self._resolve_tools()).values()]
         else:
-            descriptions = [_tool_description(t) for t in tools]
+            descriptions = [_tool_description(t, i) for i, t in enumerate(tools)]
         run = _Run("step", "run", history, len(history), self.reasoning, None, None)
         sink = _Sink(_Channel(asyncio.get_running_loop()), run)
         message, usage = await self._model_turn(run, sink, descriptions)
@@ -1011,16 +1011,30 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         await self.adelete()
 
 
-def _tool_description(spec: Any) -> dict[str, Any]:
-    """A model-facing tool description from a `Tool`, a function or a bare description."""
+def _tool_description(spec: Any, index: int) -> dict[str, Any]:
+    """A model-facing tool description from a `Tool`, a function or a bare description
+    (``{"name", "description", "parameters"}``, or OpenAI's ``{"type": "function",
+    "function": {...}}``); a malformed one is refused naming its field (``tools[i]...``)."""
+    field = f"tools[{index}]"
     if isinstance(spec, Mapping):
-        function = dict(spec.get("function", spec))
-        if "name" not in function:
-            raise InvalidInputError("a tool description needs a name", field="tools")
-        function.setdefault("description", "")
-        function.setdefault("parameters", {"type": "object", "properties": {}})
+        if "function" in spec:
+            spec, field = spec["function"], f"{field}.function"
+            if not isinstance(spec, Mapping):
+                raise InvalidInputError(
+                    f"must be an object, got {type(spec).__name__}", field=field
+                )
+        function = dict(spec)
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError("a tool description needs a name", field=f"{field}.name")
+        description = function.setdefault("description", "")
+        if not isinstance(description, str):
+            raise InvalidInputError("must be a string", field=f"{field}.description")
+        parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
+        if not isinstance(parameters, Mapping):
+            raise InvalidInputError("must be a JSON schema object", field=f"{field}.parameters")
         return {"type": "function", "function": function}
     resolved = as_tools(spec)
     if not isinstance(resolved, Tool):
-        raise InvalidInputError("step() takes single tools, not tool sets", field="tools")
+        raise InvalidInputError("step() takes single tools, not tool sets", field=field)
     return resolved.to_dict()
