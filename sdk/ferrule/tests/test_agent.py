@@ -352,7 +352,7 @@ def test_step_refuses_a_malformed_tool_description_naming_its_field(rt, spec, fi
         with pytest.raises(InvalidInputError) as caught:
             agent.step([{"role": "user", "content": "hi"}], tools=[fine, spec])
         assert caught.value.errors[0]["path"] == field
-        assert requests(agent) == []  # refused before the model was asked
+        assert list(requests(agent)) == []  # refused before the model was asked
 
 
 async def test_astep_on_an_async_runtime_uses_the_agents_tools():
