@@ -155,12 +155,14 @@ class PIIDetectionGuardrail(BaseGuardrail):
     def mask(self, text: str) -> str:
         """``text`` with every value found replaced by asterisks, one per character of the
         original (invisible ones inside a value included), so its length is kept."""
+        matched = normalized(text)
         for find in self.pii_finders.values():
-            matched = normalized(text)
             spans = [
                 matched.original_span(*span) for span in find(matched.text) if span[0] < span[1]
             ]
-            text = _mask(text, spans)
+            if spans:  # the next finder reads the masked text
+                text = _mask(text, spans)
+                matched = normalized(text)
         return text
 
     def _masked(self, value: Any) -> Any:
