@@ -251,7 +251,7 @@ RUN_MODEL = textwrap.dedent(
         items = list(rt.call_iter_method(
             "lm", "infer", {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 3}
         ))
-        path = Path(rt.kernel.component("lm").llm.model_path)
+        path = Path(rt.kernel.component("lm").path)
         snapshot = next(p for p in path.parents if p.parent.name == "snapshots")
         print(json.dumps({"file": path.relative_to(snapshot).as_posix(), "last": items[-1]}))
     """

@@ -34,11 +34,18 @@ class LlamaCppAttributes:
     model: str = attrs.field(
         default=DEFAULT_LOCAL_MODEL, converter=resolve_model_alias, validator=model_file
     )
-    #: Context length in tokens; None (or 0) takes the model's own (its trained context).
+    #: Context length in tokens of each sequence (each request decoded at once); None (or
+    #: 0): 32768 / parallel, at most the model's trained context. The KV cache holds
+    #: parallel x n_ctx tokens.
     n_ctx: int | None = attrs.field(default=None, validator=in_range(0))
+    #: Requests decoded at once, in shared batches (each a sequence of the one llama.cpp
+    #: context); more wait in line, in order, for one to end.
+    parallel: int = attrs.field(default=4, validator=in_range(1, 64))
     #: Threads for generation and prompt processing; None uses every core this process may
     #: run on (llama-cpp-python's own default is half of them).
     n_threads: int | None = attrs.field(default=None, validator=in_range(1))
+    #: Prompt tokens read per decode step (a longer prompt is read in chunks, between the
+    #: other requests' steps).
     n_batch: int = attrs.field(default=512, validator=in_range(1))
     #: The reply length limit for requests that set no max_tokens; None: the model's default
     #: (1024 tokens for chat models, 32768 for Qwen3; never more than the context's room).

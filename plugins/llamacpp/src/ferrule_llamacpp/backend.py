@@ -1,42 +1,45 @@
 """The ``llamacpp_language_model`` component: GGUF models on llama-cpp-python.
 
 llama.cpp calls block for as long as a prompt takes to read or a token to compute, so
-they never run on the event loop: each component owns one worker thread (requests to
-one model run one at a time, in order) that generates and hands each delta to the
-async ``infer`` generator through the loop (``call_soon_threadsafe`` into an
-`asyncio.Queue`). When the consumer stops — closes the stream, is cancelled, or the
-runtime's loop goes away — the worker sees it before its next token; while a prompt is
-being read, llama.cpp's abort callback interrupts it.
+they never run on the event loop. Each component owns one llama.cpp context and one worker
+thread that decodes the requests to the model together, ``parallel`` at a time, each a
+sequence of its own (`ferrule_llamacpp.batching`); the worker hands each delta to the async
+``infer`` generator through the loop (``call_soon_threadsafe`` into an `asyncio.Queue`).
+When the consumer stops — closes the stream, is cancelled, or the runtime's loop goes away —
+its sequence leaves at the next step (a prompt is read in chunks of ``n_batch`` tokens).
 """
 
 from __future__ import annotations
 
 import asyncio
-import codecs
-import concurrent.futures
 import ctypes
 import json
 import os
 import random
-import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ferrule_kernel import FerruleError, InvalidInputError, get_logger
+from ferrule_kernel import InvalidInputError, get_logger
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lm import InferInput, Usage, finish
+from ferrule_kit.lm import InferInput
 from ferrule_kit.tool_choice import honour_tool_choice
 
 from . import weights
 from .attributes import LlamaCppAttributes
+from .batching import _END, BatchDecoder, Job, Sequence
 from .formats import QWEN3_ARCHITECTURES, ChatTemplateFormat, Qwen3Format
 from .stops import StopMatcher
 
 log = get_logger("ferrule.llamacpp")
 
-_END = object()
 #: Compiled grammars kept per component (output schemas repeat across an agent's turns).
 _GRAMMAR_CACHE = 16
+#: Generated tokens the repeat penalty looks back on (llama-cpp-python's last_n_tokens_size).
+_PENALTY_LAST_N = 64
+#: The KV cache's tokens over all sequences when n_ctx is not given: each sequence gets
+#: this / parallel, at most the model's trained context (8192 each at the default 4; the
+#: cache holds parallel x n_ctx, and Qwen3's 40 960 x 4 would be ~19 GB for the 0.6B).
+DEFAULT_KV_TOKENS = 32768
 
 
 def available_cores() -> int:
@@ -47,108 +50,91 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-class _Cancelled(Exception):
-    """The consumer went away: stop generating."""
-
-
-class _Job:
-    """One ``infer`` request, as the worker thread sees it."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.queue: asyncio.Queue[Any] = asyncio.Queue()
-        self.cancelled = threading.Event()
-        #: Tokens generated so far (read by tests and logs after the job ends).
-        self.output_tokens = 0
-        self.done = threading.Event()
-
-    def _send(self, item: Any) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
-        except RuntimeError:  # the loop is closed: nobody is listening any more
-            self.cancelled.set()
-
-    def put(self, item: dict[str, Any]) -> None:
-        if self.cancelled.is_set():
-            raise _Cancelled
-        self._send(item)
-
-    def fail(self, error: FerruleError) -> None:
-        self._send(error)
-
-    def end(self) -> None:
-        self._send(_END)
-        self.done.set()
-
-
 class LlamaCppLanguageModel:
     """A GGUF chat model loaded in llama.cpp, with the ``infer`` method of `ferrule_kit.lm`."""
 
     def __init__(self, attributes: LlamaCppAttributes) -> None:
         import llama_cpp
+        from llama_cpp._internals import LlamaModel
+        from llama_cpp._logger import set_verbose
 
         self.model_id = attributes.model
-        path = weights.locate(
+        self.path = weights.locate(
             attributes.model, download=attributes.download, cache_dir=attributes.cache_dir
         )
         self.threads = attributes.n_threads or available_cores()
+        set_verbose(False)  # llama.cpp's own log lines: errors only (as Llama(verbose=False))
         try:
-            #: The llama_cpp.Llama: for inspection; it belongs to the worker thread while a
-            #: request runs (`wait_idle` first).
-            self.llm = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=attributes.n_ctx or 0,  # 0: the model's trained context length
-                n_batch=attributes.n_batch,
-                n_threads=self.threads,
-                n_threads_batch=self.threads,
+            #: The llama_cpp._internals.LlamaModel: weights, vocabulary, metadata.
+            self.model = LlamaModel(
+                path_model=str(self.path),
+                params=llama_cpp.llama_model_default_params(),
                 verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(
-                f"llama.cpp could not load {path}: {exc}", model=self.model_id
+                f"llama.cpp could not load {self.path}: {exc}", model=self.model_id
             ) from None
-        self.n_ctx = self.llm.n_ctx()
-        self.architecture = str(self.llm.metadata.get("general.architecture", ""))
-        self._format: Qwen3Format | ChatTemplateFormat
-        if self.architecture in QWEN3_ARCHITECTURES:
-            self._format = Qwen3Format(attributes)
-        else:
-            entry = weights.lookup(attributes.model)
-            generation = entry.generation if entry is not None else {}
-            self._format = ChatTemplateFormat(attributes, self.llm, self.model_id, generation)
-        self._seed = attributes.seed
-        self._vocab = llama_cpp.llama_model_get_vocab(self.llm.model)
-        self._pieces: dict[int, bytes] = {}
-        self._grammars: dict[str, Any] = {}
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            1, thread_name_prefix="ferrule-llamacpp"
+        metadata = self.model.metadata()
+        #: The context each sequence gets.
+        self.n_ctx = attributes.n_ctx or min(
+            self.model.n_ctx_train(), DEFAULT_KV_TOKENS // attributes.parallel
         )
-        self._active: _Job | None = None
-        self._closing = False
-        #: Tokens generated by this component so far, over all requests.
-        self.generated_tokens = 0
-        self._jobs: set[_Job] = set()
-        # While a prompt is read, llama.cpp asks this between graph nodes whether to stop.
-        # (Not during token generation: one token is quick, and a Python call per graph
-        # node would cost a few percent of the generation speed.)
-        self._abort = llama_cpp.ggml_abort_callback(self._should_abort)
-        self._no_abort = llama_cpp.ggml_abort_callback()
+        self.parallel = attributes.parallel
+        self.architecture = metadata.get("general.architecture", "")
+        self._format: Qwen3Format | ChatTemplateFormat
+        try:
+            if self.architecture in QWEN3_ARCHITECTURES:
+                self._format = Qwen3Format(attributes)
+            else:
+                entry = weights.lookup(attributes.model)
+                generation = entry.generation if entry is not None else {}
+                self._format = ChatTemplateFormat(
+                    attributes, self.model, metadata, self.model_id, generation
+                )
+            self._decoder = BatchDecoder(
+                self.model,
+                model_id=self.model_id,
+                parallel=self.parallel,
+                n_ctx=self.n_ctx,
+                n_batch=attributes.n_batch,
+                threads=self.threads,
+                piece=self._piece,
+            )
+        except BaseException:
+            self.model.close()
+            raise
+        self._seed = attributes.seed
+        self._pieces: dict[int, bytes] = {}
+        self._grammars: dict[str, str] = {}
         log.debug(
             "model_loaded",
             model=self.model_id,
-            path=str(path),
+            path=str(self.path),
             architecture=self.architecture,
             n_ctx=self.n_ctx,
+            parallel=self.parallel,
             threads=self.threads,
         )
+
+    @property
+    def generated_tokens(self) -> int:
+        """Tokens generated by this component so far, over all requests."""
+        return self._decoder.generated_tokens
+
+    @property
+    def decoder(self) -> BatchDecoder:
+        """The decode loop (its ``running`` and ``waiting`` counts, its slots)."""
+        return self._decoder
 
     # -- the infer method ------------------------------------------------------------------
 
     @honour_tool_choice  # a forced call: a JSON-schema grammar, as output_schema
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
-        job = _Job(asyncio.get_running_loop())
-        self._jobs.add(job)
-        self._executor.submit(self._run, inputs, job)
+        job = Job(asyncio.get_running_loop())
+        # Rendering, tokenizing and compiling a grammar take milliseconds: off the loop.
+        sequence = await asyncio.to_thread(self._sequence, inputs, job)
+        self._decoder.submit(sequence)
         try:
             while True:
                 item = await job.queue.get()
@@ -159,60 +145,78 @@ class LlamaCppLanguageModel:
                 yield item
         finally:
             job.cancelled.set()
-            self._jobs.discard(job)
 
     def wait_idle(self) -> None:
-        """Block until every request submitted so far has finished (or stopped)."""
-        self._executor.submit(lambda: None).result()
+        """Block until every request submitted so far has ended."""
+        self._decoder.wait_idle()
 
     async def close(self) -> None:
-        self._closing = True
-        for job in list(self._jobs):
-            job.cancelled.set()
         await asyncio.to_thread(self._shutdown)
 
     def _shutdown(self) -> None:
-        # Queued requests still run: each sees it is cancelled and ends its stream.
-        self._executor.shutdown(wait=True)
-        self.llm.close()
+        self._decoder.close()
+        self.model.close()
 
-    # -- the worker thread -------------------------------------------------------------------
+    # -- a request, ready to decode ----------------------------------------------------------
 
-    def _should_abort(self, _data: Any) -> bool:
-        job = self._active
-        return job is not None and job.cancelled.is_set()
-
-    def _set_abort(self, on: bool) -> None:
-        import llama_cpp
-
-        llama_cpp.llama_set_abort_callback(
-            self.llm.ctx, self._abort if on else self._no_abort, None
+    def _sequence(self, request: InferInput, job: Job) -> Sequence:
+        turn = self._format.turn(request)
+        prompt = self.model.tokenize(turn.prompt.encode("utf-8"), False, True)
+        room = self.n_ctx - len(prompt)
+        if room <= 0:
+            raise InvalidInputError(
+                f"the prompt is {len(prompt)} tokens; {self.model_id}'s context holds {self.n_ctx} "
+                "(shorten the conversation or define the component with a larger n_ctx)",
+                field="$.messages",
+            )
+        sampling = turn.sampling
+        sampler = self._sampler(sampling, self._grammar(request.output_schema))
+        return Sequence(
+            job,
+            prompt,
+            sampler,
+            limit=min(sampling["max_tokens"], room),
+            stops=StopMatcher([*turn.stops, *request.stop]),
+            parser=turn.parser,
         )
 
-    def _run(self, request: InferInput, job: _Job) -> None:
-        self._active = job
-        try:
-            if job.cancelled.is_set():
-                raise _Cancelled
-            self._generate(request, job)
-        except _Cancelled:
-            if self._closing:  # the component is being deleted under a live stream
-                job.fail(ModelError("the model was deleted while generating", model=self.model_id))
-        except FerruleError as exc:
-            job.fail(exc)
-        except Exception as exc:
-            if self._closing:
-                job.fail(ModelError("the model was deleted while generating", model=self.model_id))
-            elif not job.cancelled.is_set():  # an aborted llama_decode raises too
-                log.debug("generation_failed", model=self.model_id, error=repr(exc))
-                job.fail(
-                    ModelError(
-                        f"llama.cpp failed: {type(exc).__name__}: {exc}", model=self.model_id
-                    )
+    def _sampler(self, sampling: dict[str, Any], grammar: str | None) -> Any:
+        """The request's sampler chain, as llama-cpp-python's ``Llama`` builds it (so a
+        greedy reply is the one ``create_chat_completion`` gives): repeat penalties, the
+        grammar, then greedy at temperature 0, else top-k, top-p, min-p, temperature and a
+        seeded draw."""
+        import llama_cpp
+        from llama_cpp._internals import LlamaSampler
+
+        sampler = LlamaSampler()
+        sampler.add_penalties(
+            n_vocab=self.model.n_vocab(),
+            penalty_last_n=_PENALTY_LAST_N,
+            penalty_repeat=sampling["repeat_penalty"],
+            penalty_freq=0.0,
+            penalty_present=sampling["presence_penalty"],
+        )
+        if grammar is not None:
+            constraint = llama_cpp.llama_sampler_init_grammar(
+                self.model.vocab, grammar.encode("utf-8"), b"root"
+            )
+            if not constraint:
+                sampler.close()
+                raise InvalidInputError(
+                    "llama.cpp could not compile this JSON schema's grammar",
+                    field="$.output_schema",
                 )
-        finally:
-            self._active = None
-            job.end()
+            llama_cpp.llama_sampler_chain_add(sampler.sampler, constraint)
+        temperature = sampling["temperature"]
+        if temperature == 0.0:
+            sampler.add_greedy()
+        else:
+            sampler.add_top_k(sampling["top_k"])
+            sampler.add_top_p(sampling["top_p"], 1)
+            sampler.add_min_p(sampling["min_p"], 1)
+            sampler.add_temp(temperature)
+            sampler.add_dist(self._seed if self._seed is not None else random.getrandbits(32))
+        return sampler
 
     def _piece(self, token: int) -> bytes:
         piece = self._pieces.get(token)
@@ -223,93 +227,31 @@ class LlamaCppLanguageModel:
             size = 64
             while True:
                 buffer = ctypes.create_string_buffer(size)
-                n = llama_cpp.llama_token_to_piece(self._vocab, token, buffer, size, 0, special)
+                n = llama_cpp.llama_token_to_piece(
+                    self.model.vocab, token, buffer, size, 0, special
+                )
                 if n >= 0:
                     break
                 size = -n  # the piece is longer than the buffer: it says how long
             piece = self._pieces[token] = buffer.raw[:n]
         return piece
 
-    def _grammar(self, schema: dict[str, Any] | None) -> Any:
+    def _grammar(self, schema: dict[str, Any] | None) -> str | None:
+        """The GBNF grammar of a JSON schema (cached: the conversion is Python and slow)."""
         if schema is None:
             return None
         key = json.dumps(schema, sort_keys=True)
         grammar = self._grammars.get(key)
         if grammar is None:
-            from llama_cpp import LlamaGrammar
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
 
             try:
-                grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                grammar = json_schema_to_gbnf(json.dumps(schema))
             except Exception as exc:
                 raise InvalidInputError(
                     f"cannot turn this JSON schema into a grammar: {exc}", field="$.output_schema"
                 ) from None
             if len(self._grammars) >= _GRAMMAR_CACHE:
-                self._grammars.pop(next(iter(self._grammars)))  # the oldest
+                self._grammars.pop(next(iter(self._grammars)), None)  # the oldest
             self._grammars[key] = grammar
         return grammar
-
-    def _generate(self, request: InferInput, job: _Job) -> None:
-        import llama_cpp
-
-        llm = self.llm
-        turn = self._format.turn(request)
-        prompt = llm.tokenize(turn.prompt.encode("utf-8"), add_bos=False, special=True)
-        room = self.n_ctx - len(prompt)
-        if room <= 0:
-            raise InvalidInputError(
-                f"the prompt is {len(prompt)} tokens; {self.model_id}'s context holds {self.n_ctx} "
-                "(shorten the conversation or define the component with a larger n_ctx)",
-                field="$.messages",
-            )
-        sampling = turn.sampling
-        limit = min(sampling["max_tokens"], room)
-        grammar = self._grammar(request.output_schema)
-        llm.set_seed(self._seed if self._seed is not None else random.getrandbits(32))
-        stops = StopMatcher([*turn.stops, *request.stop])
-        decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
-        parser = turn.parser
-        reason = "length"
-        self._set_abort(True)
-        tokens = llm.generate(
-            prompt,
-            temp=sampling["temperature"],
-            top_p=sampling["top_p"],
-            top_k=sampling["top_k"],
-            min_p=sampling["min_p"],
-            repeat_penalty=sampling["repeat_penalty"],
-            presence_penalty=sampling["presence_penalty"],
-            grammar=grammar,
-        )
-        try:
-            for token in tokens:
-                if job.output_tokens == 0:
-                    self._set_abort(False)  # the prompt is read
-                if job.cancelled.is_set():
-                    raise _Cancelled
-                if llama_cpp.llama_vocab_is_eog(self._vocab, token):
-                    reason = "stop"
-                    break
-                job.output_tokens += 1
-                self.generated_tokens += 1
-                text = decode(self._piece(token))
-                if text:
-                    for item in parser.feed(stops.feed(text)):
-                        job.put(item)
-                    if stops.stopped:
-                        reason = "stop"
-                        break
-                if job.output_tokens >= limit:
-                    break
-        finally:
-            tokens.close()
-            self._set_abort(False)
-        if not stops.stopped:
-            tail = stops.feed(decode(b"", final=True))
-            for item in parser.feed(tail + ("" if stops.stopped else stops.flush())):
-                job.put(item)
-        for item in parser.close():
-            job.put(item)
-        if reason == "stop" and parser.saw_tool_calls:
-            reason = "tool_calls"
-        job.put(finish(reason, Usage(input_tokens=len(prompt), output_tokens=job.output_tokens)))  # type: ignore[arg-type]

@@ -151,12 +151,13 @@ class ChatTemplateFormat:
         self,
         attributes: LlamaCppAttributes,
         llm: Any,
+        metadata: dict[str, str],
         model: str,
         generation: dict[str, float | int],
     ) -> None:
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        template = attributes.chat_template or llm.metadata.get("tokenizer.chat_template")
+        template = attributes.chat_template or metadata.get("tokenizer.chat_template")
         if not template:
             raise ModelError(
                 f"the GGUF of {model!r} has no chat template (tokenizer.chat_template); "
@@ -173,7 +174,7 @@ class ChatTemplateFormat:
         self._model = model
         #: What this model generates with unless told otherwise: the family's defaults, the
         #: model's own (our table's), and the ones its GGUF carries.
-        self.defaults = {**CHAT_SAMPLING, **generation, **gguf_generation(llm.metadata)}
+        self.defaults = {**CHAT_SAMPLING, **generation, **gguf_generation(metadata)}
         self._formatter = Jinja2ChatFormatter(
             template=template,
             eos_token=token_text(llm.token_eos()),

@@ -24,7 +24,8 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             "ferrule_llamacpp.attributes:LlamaCppAttributes",
             aliases=("local_language_model", "tvm_language_model"),
             description="A GGUF model on llama.cpp (CPU): Qwen3 with tools and thinking, "
-            "other chat models through their own chat template.",
+            "other chat models through their own chat template. Decodes up to `parallel` "
+            "requests at once in shared batches (default 4); more wait in line, in order.",
         )
     ]
 

@@ -1,0 +1,420 @@
+"""Continuous batching: the requests to one model decoded together in one llama.cpp context.
+
+Each running request is a sequence of its own (a ``seq_id``) in one context whose KV cache
+has a separate stream per sequence (``kv_unified=False``): one worker thread loops over
+decode steps, and in each step
+
+1. requests waiting in line (in order) take the free sequence slots;
+2. sequences still reading their prompt read the next chunk of it (``n_batch`` tokens in
+   all per step, each prompt on its own), so a long prompt is read in chunks between the
+   others' decode steps, not in one go; a prompt read to its end samples its first token;
+3. every sequence that is generating decodes its last sampled token, all of them in one
+   ``llama_decode`` call, and each samples its next token with its own sampler chain
+   (penalties, grammar, top-k/top-p/min-p/temperature or greedy, its own seed).
+
+A request leaves as soon as it ends (end of generation, a stop string, its token limit, its
+consumer gone): its slot is free for the next one at the next step.
+
+Why outputs do not depend on what else runs. Each sequence's tokens sit in their own stream
+at the same cells as when it runs alone, and prompts are read alone, so every matrix
+product sees the same shapes for that sequence's rows except the weight products of a
+decode step, whose kernels compute each row the same way whatever the row count. Flash
+attention is off: its CPU kernel splits the keys of a lone query across threads (more than
+511 cached tokens) but not those of several, which changes rounding. With greedy decoding
+a request's tokens are the same alone and among others (tested for 1 to 8 at once); with a
+unified KV cache they were not.
+
+A slot keeps its tokens when its request ends; a new request takes the free slot that
+shares the longest prefix with its prompt and reads only the rest, as ``Llama.generate``
+does for one sequence (an agent's next turn repeats the conversation so far).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ferrule_kernel import FerruleError, get_logger
+from ferrule_kit.errors import ModelError
+from ferrule_kit.lm import Usage, finish
+
+from .formats import StreamParser
+from .stops import StopMatcher
+
+log = get_logger("ferrule.llamacpp")
+
+_END = object()
+
+
+class Job:
+    """One ``infer`` request as both sides see it: the worker sends stream items, the
+    ``infer`` generator reads them from ``queue``."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.cancelled = threading.Event()
+        #: Tokens generated so far (read by tests and logs after the job ends).
+        self.output_tokens = 0
+
+    def _send(self, item: Any) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+        except RuntimeError:  # the loop is closed: nobody is listening any more
+            self.cancelled.set()
+
+    def put(self, item: dict[str, Any]) -> None:
+        self._send(item)
+
+    def fail(self, error: FerruleError) -> None:
+        self._send(error)
+        self._send(_END)
+
+    def end(self) -> None:
+        self._send(_END)
+
+
+class Sequence:
+    """A request ready to decode: its prompt's tokens, its sampler chain and how its text
+    is cut and parsed."""
+
+    def __init__(
+        self,
+        job: Job,
+        prompt: list[int],
+        sampler: Any,
+        *,
+        limit: int,
+        stops: StopMatcher,
+        parser: StreamParser,
+    ) -> None:
+        self.job = job
+        self.prompt = prompt
+        #: A llama_cpp._internals.LlamaSampler (a chain); freed when the sequence ends.
+        self.sampler = sampler
+        self.limit = limit
+        self.stops = stops
+        self.parser = parser
+        self.decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        self.slot: _Slot | None = None
+        #: The token sampled last, to be decoded in the next step (None: reading the prompt).
+        self.next_token: int | None = None
+
+
+class _Slot:
+    """A sequence id of the context and the tokens its KV stream holds."""
+
+    def __init__(self, seq_id: int) -> None:
+        self.seq_id = seq_id
+        self.cached: list[int] = []
+        self.sequence: Sequence | None = None
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class BatchDecoder:
+    """The decode loop of one model: ``parallel`` sequences of ``n_ctx`` tokens each."""
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        model_id: str,
+        parallel: int,
+        n_ctx: int,
+        n_batch: int,
+        threads: int,
+        piece: Callable[[int], bytes],
+    ) -> None:
+        import llama_cpp
+        from llama_cpp._internals import LlamaContext
+
+        self.model_id = model_id
+        self.parallel = parallel
+        self.n_ctx = n_ctx
+        self.n_batch = n_batch
+        self._piece = piece
+        self._vocab = model.vocab
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx * parallel  # llama.cpp gives each stream n_ctx / n_seq_max
+        params.n_batch = params.n_ubatch = max(n_batch, parallel)
+        params.n_seq_max = parallel
+        params.kv_unified = False
+        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        params.n_threads = params.n_threads_batch = threads
+        try:
+            self._context = LlamaContext(model=model, params=params, verbose=False)
+        except ValueError as exc:
+            raise ModelError(
+                f"llama.cpp could not make a context of {parallel} x {n_ctx} tokens: {exc}",
+                model=model_id,
+            ) from None
+        self._ctx = self._context.ctx
+        self._memory = llama_cpp.llama_get_memory(self._ctx)
+        self._batch = llama_cpp.llama_batch_init(params.n_batch, 0, 1)
+        self._slots = [_Slot(i) for i in range(parallel)]
+        self._waiting: deque[Sequence] = deque()
+        self._running: list[Sequence] = []  # in the order they were admitted
+        self._cond = threading.Condition()
+        self._closing = False
+        #: Tokens generated by this model so far, over all requests.
+        self.generated_tokens = 0
+        #: The most sequences one decode step has held.
+        self.peak_batch = 0
+        self._thread = threading.Thread(
+            target=self._loop, name=f"ferrule-llamacpp {model_id}", daemon=True
+        )
+        self._thread.start()
+
+    # -- the requests' side ----------------------------------------------------------------
+
+    def submit(self, sequence: Sequence) -> None:
+        with self._cond:
+            if self._closing:
+                sequence.sampler.close()
+                sequence.job.fail(self._deleted())
+                return
+            self._waiting.append(sequence)
+            busy = sum(s.sequence is not None for s in self._slots) + len(self._waiting) - 1
+            if busy >= self.parallel:
+                log.info(
+                    "request_queued",
+                    model=self.model_id,
+                    ahead=busy - self.parallel,
+                    parallel=self.parallel,
+                )
+            self._cond.notify()
+
+    @property
+    def waiting(self) -> int:
+        """Requests in line for a free sequence slot."""
+        return len(self._waiting)
+
+    @property
+    def running(self) -> int:
+        """Requests holding a sequence slot (reading their prompt or generating)."""
+        return len(self._running)
+
+    def wait_idle(self) -> None:
+        """Block until every request submitted so far has ended."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._waiting and not self._running)
+
+    def slot_tokens(self) -> list[int]:
+        """How many tokens each slot's KV stream holds (for tests and inspection)."""
+        with self._cond:
+            return [len(s.cached) for s in self._slots]
+
+    def close(self) -> None:
+        """End every request (with a typed error where its consumer still listens) and free
+        the context; blocks until the worker has stopped."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        self._thread.join()
+        import llama_cpp
+
+        llama_cpp.llama_batch_free(self._batch)
+        self._context.close()
+
+    def _deleted(self) -> ModelError:
+        return ModelError("the model was deleted while generating", model=self.model_id)
+
+    # -- the worker thread ---------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closing or self._waiting or self._running)
+                if self._closing:
+                    break
+                self._admit()
+            try:
+                self._step()
+            except Exception as exc:  # not one request's fault: end them all, keep serving
+                log.warning("decode_step_failed", model=self.model_id, error=repr(exc))
+                for sequence in list(self._running):
+                    self._failed([sequence], f"{type(exc).__name__}: {exc}")
+            with self._cond:
+                self._cond.notify_all()  # wait_idle
+        with self._cond:
+            ended = [*self._running, *self._waiting]
+            self._waiting.clear()
+        for sequence in ended:
+            self._release(sequence)
+            sequence.job.fail(self._deleted())
+        with self._cond:
+            self._cond.notify_all()  # wait_idle
+
+    def _step(self) -> None:
+        self._drop_cancelled()
+        # Prompts first (a new request's first token comes one step sooner): chunks of up
+        # to n_batch tokens in all, at least one, each read on its own (see the module).
+        budget = self.n_batch
+        for sequence in [s for s in self._running if s.next_token is None]:
+            if budget <= 0:
+                break
+            budget -= self._read_prompt(sequence, budget)
+        generating = [s for s in self._running if s.next_token is not None]
+        if generating:
+            self._decode_step(generating)
+
+    def _admit(self) -> None:
+        """Give free slots to waiting requests, in order (called holding the lock)."""
+        while self._waiting:
+            free = [s for s in self._slots if s.sequence is None]
+            if not free:
+                return
+            sequence = self._waiting.popleft()
+            # The free slot sharing the longest prefix with the prompt (the lowest id among
+            # equals: sequences with adjacent ids decode in one pass, see llama.cpp's
+            # split_equal); at least the prompt's last token is read again, for its logits.
+            slot = max(free, key=lambda s: (_common_prefix(s.cached, sequence.prompt), -s.seq_id))
+            keep = min(_common_prefix(slot.cached, sequence.prompt), len(sequence.prompt) - 1)
+            self._forget(slot, keep)
+            slot.sequence = sequence
+            sequence.slot = slot
+            self._running.append(sequence)
+
+    def _forget(self, slot: _Slot, keep: int) -> None:
+        """Drop the slot's cached tokens from position ``keep`` on."""
+        import llama_cpp
+
+        if keep < len(slot.cached):
+            if not llama_cpp.llama_memory_seq_rm(self._memory, slot.seq_id, keep, -1):
+                llama_cpp.llama_memory_seq_rm(self._memory, slot.seq_id, -1, -1)
+                keep = 0
+            del slot.cached[keep:]
+
+    def _drop_cancelled(self) -> None:
+        for sequence in [s for s in self._running if s.job.cancelled.is_set()]:
+            self._release(sequence)
+            sequence.job.end()
+
+    def _release(self, sequence: Sequence) -> None:
+        if sequence in self._running:
+            self._running.remove(sequence)
+        if sequence.slot is not None:
+            sequence.slot.sequence = None
+            sequence.slot = None
+        sequence.sampler.close()
+
+    def _decode(self, tokens: list[tuple[int, int, int, bool]]) -> int:
+        """One llama_decode of (token, position, seq_id, wants logits) rows; its status."""
+        import llama_cpp
+
+        batch = self._batch
+        batch.n_tokens = len(tokens)
+        for i, (token, pos, seq_id, logits) in enumerate(tokens):
+            batch.token[i] = token
+            batch.pos[i] = pos
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = seq_id
+            batch.logits[i] = logits
+        return int(llama_cpp.llama_decode(self._ctx, batch))
+
+    def _failed(self, sequences: list[Sequence], why: str) -> None:
+        """A decode failed: end these requests with the error and clear their slots."""
+        for sequence in sequences:
+            slot = sequence.slot
+            if slot is not None:
+                self._forget(slot, 0)
+            self._release(sequence)
+            sequence.job.fail(
+                ModelError(f"llama.cpp failed to decode ({why})", model=self.model_id)
+            )
+
+    def _decode_step(self, generating: list[Sequence]) -> None:
+        generating.sort(key=lambda s: s.slot.seq_id)  # type: ignore[union-attr]
+        rows = []
+        for sequence in generating:
+            slot = sequence.slot
+            assert slot is not None and sequence.next_token is not None
+            rows.append((sequence.next_token, len(slot.cached), slot.seq_id, True))
+        self.peak_batch = max(self.peak_batch, len(rows))
+        status = self._decode(rows)
+        if status != 0:
+            self._failed(generating, f"status {status}")
+            return
+        for index, sequence in enumerate(generating):
+            sequence.slot.cached.append(sequence.next_token)  # type: ignore[union-attr,arg-type]
+            self._sample(sequence, index)
+
+    def _read_prompt(self, sequence: Sequence, budget: int) -> int:
+        """Read the next chunk of the sequence's prompt (at most ``budget`` tokens); sample
+        its first token if that was the last chunk. Returns the tokens read."""
+        slot = sequence.slot
+        assert slot is not None
+        start = len(slot.cached)
+        chunk = sequence.prompt[start : start + budget]
+        last = start + len(chunk) == len(sequence.prompt)
+        rows = [
+            (t, start + i, slot.seq_id, last and i == len(chunk) - 1) for i, t in enumerate(chunk)
+        ]
+        status = self._decode(rows)
+        if status != 0:
+            self._failed([sequence], f"status {status}")
+            return len(chunk)
+        slot.cached.extend(chunk)
+        if last:
+            self._sample(sequence, len(chunk) - 1)
+        return len(chunk)
+
+    def _sample(self, sequence: Sequence, index: int) -> None:
+        """Sample the sequence's next token from the logits at batch row ``index`` and
+        stream its text; end the request where it ends."""
+        import llama_cpp
+
+        try:
+            token = sequence.sampler.sample(self._context, index)
+            if llama_cpp.llama_vocab_is_eog(self._vocab, token):
+                self._finish(sequence, "stop")
+                return
+            sequence.job.output_tokens += 1
+            self.generated_tokens += 1
+            text = sequence.decode(self._piece(token))
+            if text:
+                for item in sequence.parser.feed(sequence.stops.feed(text)):
+                    sequence.job.put(item)
+                if sequence.stops.stopped:
+                    self._finish(sequence, "stop")
+                    return
+            if sequence.job.output_tokens >= sequence.limit:
+                self._finish(sequence, "length")
+                return
+            sequence.next_token = token
+        except FerruleError as exc:
+            self._release(sequence)
+            sequence.job.fail(exc)
+        except Exception as exc:  # a failing request ends alone
+            log.debug("generation_failed", model=self.model_id, error=repr(exc))
+            self._release(sequence)
+            sequence.job.fail(
+                ModelError(f"llama.cpp failed: {type(exc).__name__}: {exc}", model=self.model_id)
+            )
+
+    def _finish(self, sequence: Sequence, reason: str) -> None:
+        stops, parser, job = sequence.stops, sequence.parser, sequence.job
+        self._release(sequence)
+        if not stops.stopped:
+            tail = stops.feed(sequence.decode(b"", final=True))
+            for item in parser.feed(tail + ("" if stops.stopped else stops.flush())):
+                job.put(item)
+        for item in parser.close():
+            job.put(item)
+        if reason == "stop" and parser.saw_tool_calls:
+            reason = "tool_calls"
+        usage = Usage(input_tokens=len(sequence.prompt), output_tokens=job.output_tokens)
+        job.put(finish(reason, usage))  # type: ignore[arg-type]
+        job.end()

@@ -1,0 +1,205 @@
+"""Continuous batching on the shipped SmolLM2 model: concurrent requests are decoded together,
+and each one's greedy tokens are exactly those it gets alone."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ferrule import Runtime
+from ferrule_kernel import InvalidInputError
+from ferrule_kit.testing import check_stream
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"colour": {"enum": ["red", "green", "blue"]}, "why": {"type": "string"}},
+    "required": ["colour", "why"],
+    "additionalProperties": False,
+}
+
+
+def ask(text: str, **options: Any) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": text}], "temperature": 0.0, **options}
+
+
+#: Different prompts, lengths and ends: a token limit, stop strings, a JSON schema, one that
+#: is cancelled after a few chunks (the "cancel_after" key is the test's, not the request's).
+REQUESTS: list[dict[str, Any]] = [
+    ask("Name three colours.", max_tokens=24),
+    ask("Write a short poem about the sea at night, with the moon and the wind.", max_tokens=30),
+    ask("What is 2+2? Answer with one number.", max_tokens=12, stop=[" is"]),
+    {
+        **ask("Tell me a long story about a dragon who bakes bread.", max_tokens=40),
+        "cancel_after": 4,
+    },
+    ask("Pick a colour and say why, as JSON.", max_tokens=60, output_schema=SCHEMA),
+    ask("List the days of the week.", max_tokens=28, stop=["Sunday"]),
+    ask("Explain in one sentence what a CPU does.", max_tokens=20),
+    ask(
+        "Say hello in French, Spanish and German, one per line, and nothing else at all.",
+        max_tokens=18,
+        stop=["espan"],
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def lm(rt: Runtime, smollm2_gguf: Path) -> str:
+    rt.define("llamacpp_language_model", "batched", {"parallel": 8, "n_ctx": 1024, "seed": 3})
+    return "batched"
+
+
+async def stream(rt: Runtime, lm: str, request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The items of one request (all of them, or the first ``cancel_after`` text items and
+    then the stream closed)."""
+    request = dict(request)
+    cancel_after = request.pop("cancel_after", None)
+    items = []
+    iterator = rt.acall_iter_method(lm, "infer", request)
+    async for item in iterator:
+        items.append(item)
+        texts = [i for i in items if i["message"]["content"][0]["text"]]
+        if cancel_after is not None and len(texts) == cancel_after:
+            await iterator.aclose()
+            break
+    return items
+
+
+@pytest.fixture(scope="module")
+def alone(rt: Runtime, lm: str) -> list[list[dict[str, Any]]]:
+    """Each request run on its own, one after another (uncancelled)."""
+
+    async def run_all() -> list[list[dict[str, Any]]]:
+        out = []
+        for request in REQUESTS:
+            uncancelled = {k: v for k, v in request.items() if k != "cancel_after"}
+            out.append(await stream(rt, lm, uncancelled))
+        return out
+
+    results = asyncio.run(run_all())
+    for items in results:
+        check_stream(items)
+    return results
+
+
+@pytest.mark.parametrize("concurrent", [1, 2, 4, 8])
+async def test_greedy_tokens_are_the_same_alone_and_batched(
+    rt: Runtime, lm: str, alone: list[list[dict[str, Any]]], concurrent: int
+) -> None:
+    model = rt.kernel.component(lm)
+    decoder = model.decoder
+    # Rotate which requests run together, so each count mixes different kinds.
+    chosen = [(concurrent + i) % len(REQUESTS) for i in range(concurrent)]
+    decoder.peak_batch = 0
+    results = await asyncio.gather(*(stream(rt, lm, REQUESTS[i]) for i in chosen))
+    await asyncio.to_thread(model.wait_idle)
+    # Decoded together (how many overlap depends on when each arrives and ends).
+    assert decoder.peak_batch >= min(concurrent, 2)
+    for index, items in zip(chosen, results, strict=True):
+        reference = alone[index]
+        if "cancel_after" in REQUESTS[index]:
+            # Cut off: its chunks so far are the first chunks of the whole reply.
+            assert items == reference[: len(items)]
+            assert items[-1].get("finish_reason") is None
+        else:
+            assert items == reference, (
+                f"request {index} differs when run with {concurrent - 1} others"
+            )
+
+
+def test_the_schema_request_gives_valid_json(alone: list[list[dict[str, Any]]]) -> None:
+    text = "".join(i["message"]["content"][0]["text"] for i in alone[4])
+    assert json.loads(text)["colour"] in ("red", "green", "blue")
+    assert alone[4][-1]["finish_reason"] == "stop"
+
+
+def test_stops_and_limits_apply_per_request(alone: list[list[dict[str, Any]]]) -> None:
+    ends = [items[-1] for items in alone]
+    assert ends[0]["finish_reason"] == "length" and ends[0]["usage"]["output_tokens"] == 24
+    texts = ["".join(i["message"]["content"][0]["text"] for i in items) for items in alone]
+    # Each stop string cut its own reply where it came (none of them in the text).
+    for index, stop in ((2, " is"), (5, "Sunday"), (7, "espan")):
+        assert ends[index]["finish_reason"] == "stop", texts[index]
+        assert stop not in texts[index] and texts[index].strip()
+
+
+async def test_past_the_cap_requests_wait_in_line_in_order(
+    rt: Runtime, smollm2_gguf: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    await rt.adefine("llamacpp_language_model", "two", {"parallel": 2, "n_ctx": 512, "seed": 1})
+    decoder = rt.kernel.component("two").decoder
+    started: list[int] = []
+
+    async def run(index: int) -> None:
+        request = ask(f"Count to {index + 3}.", max_tokens=6)
+        async for _ in rt.acall_iter_method("two", "infer", request):
+            if index not in started:
+                started.append(index)
+
+    tasks = []
+    caplog.set_level(logging.INFO, logger="ferrule.llamacpp")
+    for index in range(5):  # one after another, so they reach the model in this order
+        tasks.append(asyncio.ensure_future(run(index)))
+        while decoder.running + decoder.waiting + sum(t.done() for t in tasks) < index + 1:
+            await asyncio.sleep(0.005)
+    await asyncio.gather(*tasks)
+    assert decoder.peak_batch <= 2
+    # The three that waited started in the order they came, after the first two.
+    assert started[2:] == [2, 3, 4]
+    queued = [r for r in caplog.records if getattr(r, "ferrule_event", "") == "request_queued"]
+    assert queued and all(r.ferrule_fields["parallel"] == 2 for r in queued)
+    await rt.adelete("two")
+
+
+def test_parallel_is_validated(rt: Runtime) -> None:
+    with pytest.raises(InvalidInputError) as info:
+        rt.define("llamacpp_language_model", "bad", {"parallel": 0})
+    assert "parallel" in info.value.errors[0]["path"]
+
+
+def test_each_sequence_gets_the_context_it_was_given(rt: Runtime, lm: str) -> None:
+    model = rt.kernel.component(lm)
+    assert (model.n_ctx, model.parallel) == (1024, 8)
+    too_long = " ".join(f"w{i}" for i in range(900))  # > 1024 tokens with the template
+    with pytest.raises(InvalidInputError) as info:
+        list(rt.call_iter_method(lm, "infer", ask(too_long)))
+    assert "1024" in info.value.message
+
+
+def test_ferrule_batch_decodes_its_runs_together(tmp_path: Path, smollm2_gguf: Path) -> None:
+    """``ferrule batch --concurrency N`` on a local model: N sequences decoded at once (the
+    model's ``parallel``), and the progress line gives tokens/s."""
+    from ferrule.cli.batch import _BatchModel
+    from ferrule.cli.chat import _ModelId
+
+    with Runtime() as runtime:
+        route = _BatchModel(_ModelId("SmolLM2-135M-Instruct", None, {}), 3).route(runtime.kernel)
+    assert route.attributes["parallel"] == 3
+
+    prompts = ["Name a colour.", "Name a fruit.", "Name a city.", "Name an animal."]
+    (tmp_path / "in.jsonl").write_text(
+        "".join(json.dumps({"id": i, "prompt": p}) + "\n" for i, p in enumerate(prompts))
+    )
+    command = [sys.executable, "-m", "ferrule.cli", "batch", "in.jsonl", "-o", "out.jsonl"]
+    done = subprocess.run(
+        [*command, "-m", "SmolLM2-135M-Instruct", "--concurrency", "3"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert sorted(line["id"] for line in lines) == ["0", "1", "2", "3"]
+    assert all(line["output"].strip() for line in lines)
+    rates = re.findall(r"([\d.]+) tokens/s", done.stderr)
+    assert rates and float(rates[-1]) > 0, done.stderr
