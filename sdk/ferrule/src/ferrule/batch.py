@@ -43,6 +43,8 @@ class BatchResult:
     output: str | None = None
     error: dict[str, Any] | None = None
     seconds: float = 0.0
+    #: Tokens the model generated for this run (for the progress line; not written).
+    output_tokens: int = 0
 
     def to_line(self) -> str:
         fields = {"id": self.id, "seconds": round(self.seconds, 3)}
@@ -152,7 +154,8 @@ async def _run_one(lm: LangModel, item: BatchInput, agent_options: dict[str, Any
     texts = []
     try:
         agent = Agent(lm, **agent_options)
-        async for response in agent.aquery(item.prompt):
+        stream = agent.aquery(item.prompt)
+        async for response in stream:
             if response.type == "output_text":
                 texts.append(response.content)
             elif response.type == "error":
@@ -160,7 +163,8 @@ async def _run_one(lm: LangModel, item: BatchInput, agent_options: dict[str, Any
                 return BatchResult(item.id, error=error.to_dict(), seconds=_since(start))
     except FerruleError as exc:
         return BatchResult(item.id, error=exc.to_dict(), seconds=_since(start))
-    return BatchResult(item.id, output="".join(texts), seconds=_since(start))
+    tokens = stream.output.metrics.output_tokens
+    return BatchResult(item.id, "".join(texts), seconds=_since(start), output_tokens=tokens)
 
 
 def _since(start: float) -> float:
@@ -241,17 +245,20 @@ async def run_file(
         "ignored_lines": len(ignored),
     }
     start = time.perf_counter()
+    tokens = 0
     with open(output_path, "a", encoding="utf-8") as output:
         async for result in amap(lm, todo, concurrency=concurrency, **agent_options):
             output.write(result.to_line())
             output.flush()
             counts["ok" if result.error is None else "failed"] += 1
+            tokens += result.output_tokens
             if progress is not None:
                 finished = counts["ok"] + counts["failed"]
-                rate = finished / max(_since(start), 1e-9)
+                elapsed = max(_since(start), 1e-9)
                 progress.write(
                     f"\rbatch: {finished + counts['skipped']}/{counts['total']} done "
-                    f"({counts['skipped']} before), {counts['failed']} failed, {rate:.1f} runs/s"
+                    f"({counts['skipped']} before), {counts['failed']} failed, "
+                    f"{finished / elapsed:.1f} runs/s, {tokens / elapsed:.1f} tokens/s"
                 )
                 progress.flush()
     if progress is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ferrule_kernel import FerruleError
 
@@ -26,7 +27,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--provider", help="the API provider, for a model id without a prefix")
     parser.add_argument("--system", help="a system message for every run")
-    parser.add_argument("--concurrency", type=int, default=16, help="runs at once (default 16)")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=16,
+        help="runs at once (default 16); on a local llama.cpp model, the sequences it "
+        "decodes together (its parallel attribute)",
+    )
     parser.add_argument(
         "--placement",
         metavar="JSON",
@@ -50,9 +57,8 @@ def _batch(args: argparse.Namespace) -> int:
 
     async def run(rt: Runtime) -> dict[str, int]:
         placement = None if args.placement is None else _read_input(args.placement)
-        lm = await LangModel.new(
-            _ModelId(_model(args), args.provider, {}), runtime=rt, placement=placement
-        )
+        model = _BatchModel(_ModelId(_model(args), args.provider, {}), args.concurrency)
+        lm = await LangModel.new(model, runtime=rt, placement=placement)
         options = {} if args.system is None else {"system_message": args.system}
         return await run_file(
             lm,
@@ -80,3 +86,25 @@ def _batch(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 1 if counts["failed"] else 0
+
+
+class _BatchModel:
+    """The batch's model: a local backend that decodes requests together (one whose
+    attributes take ``parallel``, as ferrule-llamacpp's) gets ``parallel`` = --concurrency,
+    so that the runs are decoded at once rather than in line."""
+
+    def __init__(self, model: Any, parallel: int) -> None:
+        self.model, self.parallel = model, parallel
+
+    def route(self, kernel: Any) -> Any:
+        import attrs
+
+        route = self.model.route(kernel)
+        for info in kernel.component_types():
+            if route.component_type in (info["name"], *info["aliases"]):
+                field = info.get("attributes_schema", {}).get("properties", {}).get("parallel")
+                if field is not None:  # at most what the backend takes; the rest wait in line
+                    parallel = min(self.parallel, field.get("maximum", self.parallel))
+                    attributes = {**route.attributes, "parallel": parallel}
+                    return attrs.evolve(route, attributes=attributes)
+        return route
