@@ -165,6 +165,107 @@ def test_only_inproc_address_is_accepted():
         Runtime("tcp://somewhere")
 
 
+# -- named in-process runtimes ("inproc://NAME", as Ailoy starts them) -------------------
+
+
+def test_runtimes_of_one_name_share_their_kernel_and_components(tmp_path):
+    first, second = Runtime("inproc://shared-a"), Runtime("inproc://shared-a")
+    other = Runtime("inproc://shared-b")
+    try:
+        assert first.kernel is second.kernel and other.kernel is not first.kernel
+        assert Runtime().kernel is not first.kernel  # the default address is private
+        first.define("sqlite_storage", "db", {"path": str(tmp_path / "a.db")})
+        # defined through one, reached through the other, on the one loop thread
+        assert "db" in second.kernel.components()
+        assert second.call_method("db", "schema_version") == first.call_method(
+            "db", "schema_version"
+        )
+        assert first.sync_bridge is second.sync_bridge
+        with pytest.raises(FerruleError, match="no component named 'db'"):
+            other.call_method("db", "schema_version")
+        assert repr(first) == "Runtime('inproc://shared-a')"
+    finally:
+        for rt in (first, second, other):
+            rt.stop()
+
+
+def test_a_named_kernel_stops_with_the_last_runtime_of_its_name(tmp_path):
+    first = Runtime("inproc://lasting")
+    first.define("sqlite_storage", "db", {"path": str(tmp_path / "a.db")})
+    kernel, loop = first.kernel, first.sync_bridge
+    second = Runtime("inproc://lasting")
+    first.stop()
+    with pytest.raises(FerruleError, match="stopped"):
+        first.call("echo", {"text": "x"})
+    # the other runtime of the name still has the kernel, its component and its loop
+    assert second.call_method("db", "schema_version") is not None
+    assert "db" in kernel.components() and loop.started
+    second.stop()
+    assert kernel.components() == {} and not loop.started
+    third = Runtime("inproc://lasting")  # a name used again after its end: a new kernel
+    try:
+        assert third.kernel is not kernel and "db" not in third.kernel.components()
+    finally:
+        third.stop()
+
+
+def test_named_runtimes_started_from_threads_at_once_share_one_kernel():
+    made: list[Runtime] = []
+    start = threading.Barrier(8)
+
+    def make() -> None:
+        start.wait()
+        made.append(Runtime("inproc://raced"))
+
+    threads = [threading.Thread(target=make) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert len({id(rt.kernel) for rt in made}) == 1
+    finally:
+        kernel = made[0].kernel
+        for rt in made:
+            rt.stop()
+    assert Runtime("inproc://raced").kernel is not kernel
+
+
+def test_an_async_runtime_of_a_name_shares_it_from_any_event_loop(tmp_path):
+    sync = Runtime("inproc://mixed")
+    sync.define("sqlite_storage", "db", {"path": str(tmp_path / "a.db")})
+    expected = sync.call_method("db", "schema_version")
+
+    async def use() -> dict[str, object]:
+        art = AsyncRuntime("inproc://mixed")
+        try:
+            assert art.kernel is sync.kernel
+            return await art.call_method("db", "schema_version")
+        finally:
+            await art.stop()
+
+    try:
+        # two event loops, one after the other: the component lives on the name's loop thread
+        assert asyncio.run(use()) == expected and asyncio.run(use()) == expected
+        # Ailoy's tests open an AsyncRuntime of a name with a plain `with`
+        with AsyncRuntime("inproc://mixed") as art:
+            assert asyncio.run(art.call("echo", {"text": "w"})) == {"text": "w"}
+        assert sync.call_method("db", "schema_version") == expected
+    finally:
+        sync.stop()
+    with pytest.raises(TypeError, match="async with"):
+        with AsyncRuntime():
+            pass
+
+
+def test_a_named_runtime_takes_no_kernel_nor_url():
+    with pytest.raises(InvalidInputError, match="shared by name") as info:
+        Runtime("inproc://k", kernel=Kernel(plugins=[]))
+    assert [e["path"] for e in info.value.errors] == ["kernel"]
+    with pytest.raises(InvalidInputError, match="address or a url"):
+        Runtime("inproc://k", url="http://127.0.0.1:9")
+
+
 async def test_async_runtime_runs_on_the_callers_loop():
     from ferrule_kit import _builtin
 
