@@ -50,25 +50,60 @@ class DocumentPart:
     def data_url(self) -> str:
         return data_url(self.mime_type, self.data)
 
-    def text(self) -> str:
+    def text(
+        self,
+        *,
+        max_pages: int | None = None,
+        max_chars: int | None = None,
+        max_seconds: float | None = None,
+    ) -> str:
         """The document's text: a PDF's extracted text, page after page (pypdf, imported
-        now), or the plain text decoded as UTF-8."""
+        now), or the plain text decoded as UTF-8.
+
+        A PDF is hostile input: one pypdf cannot read, or whose stream would inflate past
+        pypdf's limit (75 MB a stream: a decompression bomb), raises `InvalidInputError`
+        naming the file, as does one over a bound the caller sets (each None: none):
+        ``max_pages``, ``max_chars`` of extracted text, ``max_seconds`` of extraction
+        (checked after each page). ``details["reason"]`` says which: ``"unreadable"``,
+        ``"pages"``, ``"text_size"`` or ``"time"``.
+        """
         data = self.to_bytes()
         if self.mime_type == TEXT:
             return data.decode("utf-8", errors="replace")
         import io
+        import time
 
         from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
 
+        what = f"the PDF{f' {self.filename}' if self.filename else ''}"
+
+        def refuse(message: str, reason: str) -> InvalidInputError:
+            return InvalidInputError(message, field="file.file_data", reason=reason)
+
+        deadline = None if max_seconds is None else time.monotonic() + max_seconds
+        texts: list[str] = []
         try:
             pages = PdfReader(io.BytesIO(data)).pages
-            return "\n\n".join(page.extract_text() for page in pages).strip()
-        except (PdfReadError, ValueError, KeyError) as exc:
-            raise InvalidInputError(
-                f"cannot read the PDF{f' {self.filename}' if self.filename else ''}: {exc}",
-                field="file.file_data",
-            ) from None
+            if max_pages is not None and len(pages) > max_pages:
+                raise refuse(f"{what} has {len(pages)} pages; the limit is {max_pages}", "pages")
+            size = 0
+            for number, page in enumerate(pages, 1):
+                texts.append(page.extract_text())
+                size += len(texts[-1])
+                if max_chars is not None and size > max_chars:
+                    raise refuse(
+                        f"{what} holds over {max_chars} characters of text (at page {number})",
+                        "text_size",
+                    )
+                if deadline is not None and time.monotonic() > deadline:
+                    raise refuse(
+                        f"{what} took over {max_seconds:g} s to read (at page {number})", "time"
+                    )
+        except InvalidInputError:
+            raise
+        except Exception as exc:  # any failure of the parser on hostile bytes, bombs included
+            raise refuse(f"cannot read {what}: {type(exc).__name__}: {exc}", "unreadable") from None
+        return "\n\n".join(texts).strip()
 
 
 _FIELDS = frozenset({"type", "file"})

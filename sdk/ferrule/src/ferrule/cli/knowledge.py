@@ -1,6 +1,7 @@
 """``ferrule knowledge add|search``: a knowledge base from the terminal (`ferrule.knowledge`).
 
     ferrule knowledge add docs/ --include '*.md' --metadata '{"source": "docs"}'
+    ferrule knowledge add https://example.com/guide.md
     ferrule knowledge search "how do I resume a session?" --top-k 3 --filter '{"source": "docs"}'
 
 The knowledge base is a sqlite-vec file (``--db FILE``; default: ``ferrule-vectors.db``
@@ -8,7 +9,11 @@ in the storage directory) or PostgreSQL with pgvector (``--db-url postgresql://.
 embedded by the offline MiniLM model unless ``--embedder`` names another. With ``--url``
 (or ``$FERRULE_URL``) the embedder and the store run on that ``ferrule serve``: files are
 read here, and ``--db`` names a file in the server's storage directory. Adding shows a
-progress bar on a terminal while it embeds (none when stderr is not one).
+progress bar on a terminal while it embeds (none when stderr is not one). A folder's file
+that cannot be read (a broken or oversized PDF, a link out of the folder) is reported on
+stderr, one ``failed: PATH: why`` line each, and counted in the summary; the rest is
+added. A URL is fetched under ``http_request``'s address policy (public addresses only
+unless ``FERRULE_HTTP_REQUEST_ALLOW`` allows more).
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     actions = knowledge.add_subparsers(dest="knowledge_command", metavar="ACTION", required=True)
 
-    add = actions.add_parser("add", help="add a file or folder (text, Markdown, PDF)")
-    add.add_argument("path", help="a file, or a folder read recursively")
+    add = actions.add_parser("add", help="add a file, folder or URL (text, Markdown, PDF)")
+    add.add_argument("path", help="a file, a folder read recursively, or an http(s) URL")
     add.add_argument(
         "--include",
         action="append",
@@ -63,6 +68,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     add.add_argument(
         "--force", action="store_true", help="re-embed documents that are stored unchanged"
+    )
+    add.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read a folder's links to files outside it (by default they are refused)",
     )
     add.set_defaults(func=_add)
 
@@ -166,20 +176,26 @@ def _add(args: argparse.Namespace) -> int:
             if overlap is None:
                 overlap = min(100, max(args.chunk_size, 0) // 10)
             knowledge = _knowledge(args, rt, chunk_size=args.chunk_size, chunk_overlap=overlap)
+            is_url = args.path.startswith(("http://", "https://"))
             result = knowledge.add_content(
                 name=args.name,
-                path=args.path,
+                path=None if is_url else args.path,
+                url=args.path if is_url else None,
                 metadata=args.metadata,
                 include=args.include,
                 exclude=args.exclude,
                 skip_if_exists=not args.force,
                 progress=progress,
+                follow_symlinks=args.follow_symlinks,
             )
     except FerruleError as exc:
         return _fail(exc)
+    for failure in result.failed:
+        console.print(f"failed: {failure.message}", markup=False, highlight=False, soft_wrap=True)
+    failed = f"; {len(result.failed)} failed" if result.failed else ""
     print(
         f"added {len(result.added)}, replaced {len(result.replaced)}, skipped "
-        f"{len(result.skipped)} document(s); {result.chunks} chunk(s) written"
+        f"{len(result.skipped)} document(s); {result.chunks} chunk(s) written{failed}"
     )
     return 0
 

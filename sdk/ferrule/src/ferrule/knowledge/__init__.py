@@ -12,10 +12,18 @@ from typing import TYPE_CHECKING
 from ferrule_kit.parts import lazy_attributes
 
 if TYPE_CHECKING:
-    from .document import ContentResult, Document, MessageReferences
+    from .document import ContentResult, Document, MessageReferences, ReadFailure
     from .knowledge import Knowledge
+    from .readers import ReadLimits
 
-__all__ = ["ContentResult", "Document", "Knowledge", "MessageReferences"]
+__all__ = [
+    "ContentResult",
+    "Document",
+    "Knowledge",
+    "MessageReferences",
+    "ReadFailure",
+    "ReadLimits",
+]
 
 __getattr__ = lazy_attributes(
     __name__,
@@ -23,6 +31,8 @@ __getattr__ = lazy_attributes(
         "ContentResult": ".document",
         "Document": ".document",
         "MessageReferences": ".document",
+        "ReadFailure": ".document",
         "Knowledge": ".knowledge",
+        "ReadLimits": ".readers",
     },
 )

@@ -1,11 +1,19 @@
 """Reading what `Knowledge` inserts into documents (`Source`): text, Markdown, PDF, files,
-folders and URLs.
+folders and URLs, under `ReadLimits`.
 
 A document's id says where it came from, so inserting it again finds what is stored of
 it: a file's absolute path, a URL, or ``text:<name>`` for text given by name (text with
 no name is known by its hash, so a changed text is another document). PDFs are read by
 the document content type (ferrule-document, with pypdf) through the part registry:
 ferrule names no content plugin.
+
+Files are hostile input. Each one is read under `ReadLimits` (its size; a PDF's pages,
+extracted text and time, on top of pypdf's own 75 MB limit on each decompressed stream,
+which stops a decompression bomb), and a bad file in a folder (unreadable, over a
+bound, or a link out of the folder) becomes a `ReadFailure` while the rest is read.
+`read_path` blocks: `Knowledge` runs it in a worker thread, never on the event loop.
+A URL is fetched only where `ferrule_kit.addresses` allows (the address policy of
+`http_request`, ``FERRULE_HTTP_REQUEST_ALLOW``), every redirect hop checked.
 """
 
 from __future__ import annotations
@@ -20,14 +28,38 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import InvalidInputError
 
-__all__ = ["Source", "read_path", "read_text", "read_url"]
+from .document import ReadFailure
+
+__all__ = ["ReadLimits", "Source", "read_path", "read_text", "read_url"]
 
 Kind = Literal["text", "markdown"]
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
-#: The largest file or download read (a PDF provider's limit too).
+#: The largest file or download read by default (a PDF provider's limit too).
 MAX_BYTES = 32 * 1024 * 1024
 _MAX_ID = 512
+
+
+def _at_least(low: float) -> Any:
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < low:
+            raise InvalidInputError(f"must be a number of at least {low}", field=attribute.name)
+
+    return check
+
+
+@attrs.frozen
+class ReadLimits:
+    """Bounds on reading one file or download: ``max_file_bytes`` (32 MiB), and for a PDF
+    ``max_pdf_pages`` (2,000), ``max_pdf_chars`` of extracted text (20 million) and
+    ``max_pdf_seconds`` of extraction (60, checked after each page). pypdf refuses any
+    stream that would inflate past 75 MB besides. A file over a bound fails alone:
+    `ReadFailure` in a folder, `InvalidInputError` for a single file or URL."""
+
+    max_file_bytes: int = attrs.field(default=MAX_BYTES, validator=_at_least(1))
+    max_pdf_pages: int = attrs.field(default=2000, validator=_at_least(1))
+    max_pdf_chars: int = attrs.field(default=20_000_000, validator=_at_least(1))
+    max_pdf_seconds: float = attrs.field(default=60.0, validator=_at_least(0))
 
 
 @attrs.frozen
@@ -62,7 +94,7 @@ def read_text(
     return Source(f"text:sha256:{digest}", text[:40].strip() or digest, text, metadata, kind)
 
 
-def _pdf_text(data: bytes, name: str, field: str) -> str:
+def _pdf_text(data: bytes, name: str, field: str, limits: ReadLimits) -> str:
     from ferrule_kit.parts import registry
 
     try:
@@ -74,10 +106,15 @@ def _pdf_text(data: bytes, name: str, field: str) -> str:
             field=field,
         ) from None
     try:
-        part = document_content.from_bytes(data, filename=name, max_bytes=MAX_BYTES)
-        text: str = part.text()
+        part = document_content.from_bytes(data, filename=name, max_bytes=limits.max_file_bytes)
+        text: str = part.text(
+            max_pages=limits.max_pdf_pages,
+            max_chars=limits.max_pdf_chars,
+            max_seconds=limits.max_pdf_seconds,
+        )
     except InvalidInputError as exc:
-        raise InvalidInputError(f"{name}: {exc.message}", field=field) from None
+        reason = exc.details.get("reason", "unreadable")
+        raise InvalidInputError(f"{name}: {exc.message}", field=field, reason=reason) from None
     return text
 
 
@@ -90,21 +127,36 @@ def _decode(data: bytes) -> str | None:
         return None
 
 
-def _read_file(path: Path, name: str, metadata: dict[str, Any], field: str) -> Source | None:
-    """The file as a document; None for a file that is neither a PDF nor UTF-8 text."""
+def _read_file(
+    path: Path, name: str, metadata: dict[str, Any], field: str, limits: ReadLimits
+) -> Source | None:
+    """The file as a document; None for a file that is neither a PDF nor UTF-8 text.
+    Raises `InvalidInputError` (``details["reason"]`` saying why) for a file it cannot
+    read or one over ``limits``."""
     try:
         size = path.stat().st_size
-        if size > MAX_BYTES:
+        if size > limits.max_file_bytes:
             raise InvalidInputError(
-                f"{path} is {size / 2**20:.1f} MiB; the limit is {MAX_BYTES // 2**20} MiB",
+                f"{path} is {size / 2**20:.1f} MiB; the limit is "
+                f"{limits.max_file_bytes / 2**20:g} MiB",
                 field=field,
+                reason="file_size",
             )
-        data = path.read_bytes()
+        with path.open("rb") as file:  # the limit holds for a file growing meanwhile
+            data = file.read(limits.max_file_bytes + 1)
     except OSError as exc:
-        raise InvalidInputError(f"cannot read {path}: {exc.strerror}", field=field) from None
+        raise InvalidInputError(
+            f"cannot read {path}: {exc.strerror}", field=field, reason="unreadable"
+        ) from None
+    if len(data) > limits.max_file_bytes:
+        raise InvalidInputError(
+            f"{path} grew over {limits.max_file_bytes / 2**20:g} MiB while read",
+            field=field,
+            reason="file_size",
+        )
     document_id = _document_id("file:", str(path))
     if data.startswith(b"%PDF-") or path.suffix.lower() == ".pdf":
-        return Source(document_id, name, _pdf_text(data, name, field), metadata)
+        return Source(document_id, name, _pdf_text(data, name, field, limits), metadata)
     text = _decode(data)
     if text is None:
         return None
@@ -129,39 +181,67 @@ def read_path(
     metadata: dict[str, Any],
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
-) -> tuple[list[Source], list[str]]:
+    *,
+    limits: ReadLimits = ReadLimits(),
+    follow_symlinks: bool = False,
+) -> tuple[list[Source], list[str], list[ReadFailure]]:
     """The documents at ``path`` (a file, or a folder read recursively, its files chosen by
     the ``include`` / ``exclude`` globs, matched against each file's path relative to the
-    folder and against its name), and the files skipped as neither PDF nor UTF-8 text."""
+    folder and against its name), the files skipped as neither PDF nor UTF-8 text, and
+    the folder's files that failed (each alone; a single file's failure raises).
+
+    A folder keeps to itself: a link to a file outside it is a failure
+    (``"outside_folder"``) unless ``follow_symlinks``. This blocks (file reads, PDF
+    parsing): run it in a worker thread."""
     root = Path(path).expanduser()
     if not root.exists():
         raise InvalidInputError(f"no such file or folder: {root}", field="path")
     root = root.resolve()
     if root.is_file():
-        source = _read_file(root, name or root.name, metadata, "path")
+        source = _read_file(root, name or root.name, metadata, "path", limits)
         if source is None:
             raise InvalidInputError(f"{root} is neither a PDF nor UTF-8 text", field="path")
-        return [source], []
+        return [source], [], []
     sources: list[Source] = []
     skipped: list[str] = []
+    failed: list[ReadFailure] = []
     for file in sorted(p for p in root.rglob("*") if p.is_file()):
         relative = PurePosixPath(file.relative_to(root).as_posix())
         if not _selected(relative, include, exclude):
             continue
-        source = _read_file(file, str(relative), metadata, "path")
+        if not follow_symlinks and not file.resolve().is_relative_to(root):
+            message = (
+                f"{file} links outside the folder (to {file.resolve()}); "
+                "follow_symlinks=True reads such links"
+            )
+            failed.append(ReadFailure(str(file), "outside_folder", message))
+            continue
+        try:
+            source = _read_file(file, str(relative), metadata, "path", limits)
+        except InvalidInputError as exc:
+            reason = str(exc.details.get("reason", "unreadable"))
+            failed.append(ReadFailure(str(file), reason, exc.message))
+            continue
         if source is None:
             skipped.append(str(file))
         else:
             sources.append(source)
-    return sources, skipped
+    return sources, skipped, failed
 
 
-async def read_url(url: str, name: str | None, metadata: dict[str, Any]) -> Source:
+async def read_url(
+    url: str, name: str | None, metadata: dict[str, Any], limits: ReadLimits = ReadLimits()
+) -> Source:
     """The document at an http(s) URL: a PDF, Markdown or text (HTML is read as its text
-    as sent: ferrule has no HTML reader)."""
+    as sent: ferrule has no HTML reader). Fetched only where the address policy allows
+    (`ferrule_kit.addresses`, every redirect hop checked); a PDF is parsed in a worker
+    thread."""
+    import asyncio
     from urllib.parse import urlsplit
 
     import aiohttp
+    from ferrule_kit.addresses import ALLOW_VARIABLE, AddressRefusedError, Policy
+    from ferrule_kit.checked_connector import CheckedConnector
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -171,25 +251,36 @@ async def read_url(url: str, name: str | None, metadata: dict[str, Any]) -> Sour
     shown = parts._replace(netloc=host).geturl()
     label = name or PurePosixPath(parts.path).name or host
     timeout = aiohttp.ClientTimeout(total=60)
+    policy = Policy.from_environment()
     try:
         async with (
-            aiohttp.ClientSession(timeout=timeout) as session,
+            aiohttp.ClientSession(timeout=timeout, connector=CheckedConnector(policy)) as session,
             session.get(url) as response,
         ):
             if response.status != 200:
                 raise InvalidInputError(f"GET {shown} answered {response.status}", field="url")
-            data = await response.content.read(MAX_BYTES + 1)
+            data = await response.content.read(limits.max_file_bytes + 1)
             content_type = response.content_type
+    except AddressRefusedError as exc:
+        raise InvalidInputError(
+            f"cannot fetch {shown}: refused: {exc.message}. Knowledge reaches public "
+            f"addresses only; the host may allow others in {ALLOW_VARIABLE}",
+            field="url",
+            reason="address_refused",
+        ) from None
     except (aiohttp.ClientError, TimeoutError) as exc:
         reason = str(exc) or type(exc).__name__
         if parts.password:
             reason = reason.replace(parts.password, "***")
         raise InvalidInputError(f"cannot fetch {shown}: {reason}", field="url") from None
-    if len(data) > MAX_BYTES:
-        raise InvalidInputError(f"{shown} is over {MAX_BYTES // 2**20} MiB", field="url")
+    if len(data) > limits.max_file_bytes:
+        raise InvalidInputError(
+            f"{shown} is over {limits.max_file_bytes / 2**20:g} MiB", field="url"
+        )
     document_id = _document_id("url:", shown)
     if content_type == "application/pdf" or data.startswith(b"%PDF-"):
-        return Source(document_id, label, _pdf_text(data, label, "url"), metadata)
+        pdf_text = await asyncio.to_thread(_pdf_text, data, label, "url", limits)
+        return Source(document_id, label, pdf_text, metadata)
     text = _decode(data)
     if text is None:
         raise InvalidInputError(f"{shown} is neither a PDF nor UTF-8 text", field="url")
