@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from ferrule import Runtime
 from ferrule.agent.langmodel import LangModel
-from ferrule.batch import finished_ids, read_inputs, run_file
+from ferrule.batch import finished_ids, run_file
 from ferrule_kernel import InvalidInputError
 from ferrule_testmodel import TestModel
 
@@ -76,19 +76,34 @@ async def test_a_run_resumes_after_a_crash_without_redoing_finished_inputs(tmp_p
 
 
 @pytest.mark.parametrize(
-    ("text", "field"),
+    ("text", "key", "field"),
     [
-        ('{"id": "a", "prompt": "x"}\nnot json\n', "line 2"),
-        ('{"id": "a", "text": "x"}\n', "line 1.prompt"),
-        ('{"id": "a", "prompt": "x"}\n{"id": "a", "prompt": "y"}\n', "line 2.id"),
-        ('{"id": [1], "prompt": "x"}\n', "line 1.id"),
+        (b"not json\n", "line 2", "line 2"),
+        (b'{"id": "b", "text": "x"}\n', "b", "line 2.prompt"),
+        (b'{"prompt": 5}\n', "2", "line 2.prompt"),
+        (b'["x"]\n', "line 2", "line 2"),
+        (b'{"id": "a", "prompt": "y"}\n', "line 2", "line 2.id"),
+        (b'{"id": [1], "prompt": "x"}\n', "line 2", "line 2.id"),
+        (b'{"id": "b", "prompt": "\xff"}\n', "line 2", "line 2"),
     ],
 )
-def test_a_bad_input_line_is_named(tmp_path: Path, text: str, field: str):
-    (tmp_path / "in.jsonl").write_text(text)
-    with pytest.raises(InvalidInputError) as caught:
-        read_inputs(tmp_path / "in.jsonl")
-    assert caught.value.errors[0]["path"] == field
+async def test_a_bad_input_line_ends_as_its_own_error_naming_it(
+    tmp_path: Path, text: bytes, key: str, field: str
+):
+    (tmp_path / "in.jsonl").write_bytes(
+        b'{"id": "a", "prompt": "one"}\n' + text + b'{"id": "c", "prompt": "three"}\n'
+    )
+    counts = await run(tmp_path)
+    assert counts == {"total": 3, "skipped": 0, "ok": 2, "failed": 1, "ignored_lines": 0}
+    out = results(tmp_path / "out.jsonl")
+    assert (out["a"]["output"], out["c"]["output"]) == ("ONE", "THREE")
+    error = out[key]["error"]
+    assert error["kind"] == "invalid_input"
+    assert error["details"]["errors"][0]["path"] == field
+    assert error["message"].startswith(field)
+    # a resume does not read it again; --retry-errors does, and it is still bad
+    assert (await run(tmp_path))["skipped"] == 3
+    assert (await run(tmp_path, retry_errors=True))["failed"] == 1
 
 
 def test_the_command_writes_results_and_progress_and_resumes(tmp_path: Path):
@@ -174,14 +189,6 @@ def test_without_a_report_a_corrupt_output_line_is_an_error_naming_it(tmp_path: 
         "b",
     }
     assert lines == [2]
-
-
-def test_a_line_of_the_input_that_is_not_utf8_is_named(tmp_path: Path):
-    (tmp_path / "in.jsonl").write_bytes(b'{"id": "a", "prompt": "x"}\n{"prompt": "\xff"}\n')
-    with pytest.raises(InvalidInputError) as caught:
-        read_inputs(tmp_path / "in.jsonl")
-    assert caught.value.errors[0]["path"] == "line 2"
-    assert "not UTF-8" in caught.value.message
 
 
 def test_the_command_resumes_past_a_corrupt_output_line_and_says_so(tmp_path: Path):

@@ -28,10 +28,12 @@ __all__ = ["BatchInput", "BatchResult", "amap", "finished_ids", "read_inputs", "
 @attrs.frozen
 class BatchInput:
     """One line of a batch file: ``{"id": ..., "prompt": "..."}`` (``id`` defaults to the
-    line number; a string or an integer, kept as a string)."""
+    line number; a string or an integer, kept as a string). A line that is not one has an
+    ``error`` (naming the line), which is its result, and runs nothing."""
 
     id: str
     prompt: str
+    error: InvalidInputError | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen
@@ -73,31 +75,42 @@ def _lines(data: bytes) -> Iterator[tuple[int, str | None]]:
 
 
 def read_inputs(path: str | Path) -> list[BatchInput]:
-    """The inputs of a JSONL batch file, all checked before any run: a bad line is an
-    `InvalidInputError` naming it."""
+    """The inputs of a JSONL batch file. A line that is not one (not UTF-8, not JSON, not an
+    object with a string ``prompt``, an ``id`` that is not a string or integer or is used
+    twice) is an input whose ``error`` names it: its id is its own when that is usable,
+    else ``"line N"``."""
     inputs = []
     seen: set[str] = set()
+
+    def bad(key: str, message: str, field: str) -> None:
+        seen.add(key)
+        inputs.append(BatchInput(key, "", InvalidInputError(message, field=field)))
+
     for number, line in _lines(Path(path).read_bytes()):
         where = f"line {number}"
         if line is None:
-            raise InvalidInputError(f"{where}: not UTF-8 text", field=where)
+            bad(where, f"{where}: not UTF-8 text", where)
+            continue
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except ValueError as exc:
-            raise InvalidInputError(f"{where}: not JSON ({exc})", field=where) from None
-        if not isinstance(record, dict) or not isinstance(record.get("prompt"), str):
-            raise InvalidInputError(
-                f'{where}: expected an object with a string "prompt"', field=f"{where}.prompt"
-            )
+            bad(where, f"{where}: not JSON ({exc})", where)
+            continue
+        if not isinstance(record, dict):
+            bad(where, f'{where}: expected an object with a string "prompt"', where)
+            continue
         key = record.get("id", number)
         if not isinstance(key, (str, int)) or isinstance(key, bool):
-            raise InvalidInputError(
-                f"{where}.id: expected a string or an integer", field=f"{where}.id"
-            )
+            bad(where, f"{where}.id: expected a string or an integer", f"{where}.id")
+            continue
         if str(key) in seen:
-            raise InvalidInputError(f"{where}.id: {key!r} is used twice", field=f"{where}.id")
+            bad(where, f"{where}.id: {key!r} is used twice", f"{where}.id")
+            continue
+        if not isinstance(record.get("prompt"), str):
+            bad(str(key), f"{where}.prompt: expected a string", f"{where}.prompt")
+            continue
         seen.add(str(key))
         inputs.append(BatchInput(str(key), record["prompt"]))
     return inputs
@@ -150,6 +163,8 @@ def _result_record(line: str | None) -> tuple[dict[str, Any] | None, str]:
 
 
 async def _run_one(lm: LangModel, item: BatchInput, agent_options: dict[str, Any]) -> BatchResult:
+    if item.error is not None:  # a line that is not an input: its error is its result
+        return BatchResult(item.id, error=item.error.to_dict())
     start = time.perf_counter()
     texts = []
     try:

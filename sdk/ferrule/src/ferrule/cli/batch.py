@@ -16,7 +16,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="run an agent on every line of a JSONL file, results as JSONL",
         description='Each input line is {"id": ..., "prompt": "..."}; each output line '
         '{"id", "output"} or {"id", "error": {"kind", "message"}}, written as runs '
-        "complete. Inputs the output file already answers are skipped, so running again "
+        "complete (an input line that is not one gets an error line naming it). Inputs the output file already answers are skipped, so running again "
         "after a crash resumes; a line of it that is not a result is reported by number "
         "and skipped (its input runs again). Progress goes to stderr.",
     )
