@@ -154,6 +154,26 @@ def test_docstring_styles(doc):
     assert params == {"word": "The word to look up, in any case.", "lang": "A language code."}
 
 
+def test_docstring_description_keeps_paragraphs_and_leaves_sections_out():
+    description, params = parse_docstring(
+        """Find a ship
+        by its name.
+
+        Names are matched
+        without case.
+
+        Args:
+            name: The ship's name.
+
+        Raises:
+            KeyError: no such ship.
+        """
+    )
+    assert description == "Find a ship by its name.\n\nNames are matched without case."
+    assert params == {"name": "The ship's name."}
+    assert parse_docstring("") == ("", {})
+
+
 def test_tool_decorator_options_and_context():
     @tool(name="lookup", description="Find things.", timeout=3)
     async def find(query: str, context: ToolContext) -> str:

@@ -1,0 +1,133 @@
+"""A Python function as a tool: its arguments' JSON schema from its type hints and
+docstring, and the handler that validates the model's arguments (jsonschema), structures
+them into the hinted types (cattrs) and calls it (a sync function in a worker thread)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from ferrule_kernel import InvalidInputError, field_errors, json_schema
+from ferrule_kit.messages import converter
+
+from .context import Handler, ToolContext
+from .docstrings import parse_docstring
+from .errors import ToolError
+
+__all__ = ["describe_function", "is_async", "schema_validator"]
+
+
+def is_async(function: Callable[..., Any]) -> bool:
+    target = inspect.unwrap(function)
+    # an object whose __call__ is async counts too
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(type(target).__call__)
+
+
+def _jsonable_default(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any], Handler]:
+    signature = inspect.signature(function)
+    try:
+        hints = typing.get_type_hints(function)
+    except Exception as exc:  # e.g. a forward reference that does not resolve
+        raise InvalidInputError(
+            f"cannot read the type hints of tool {getattr(function, '__name__', function)!r}: {exc}",
+            field="tools",
+        ) from None
+    summary, documented = parse_docstring(inspect.getdoc(function) or "")
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    structure: dict[str, Any] = {}  # parameter -> type hint to structure its value into
+    context_parameter: str | None = None
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        hint = hints.get(parameter.name, Any)
+        if hint is ToolContext or typing.get_origin(hint) is ToolContext:  # ToolContext[Deps]
+            context_parameter = parameter.name
+            continue
+        schema = dict(json_schema(hint))
+        if parameter.name in documented:
+            schema["description"] = documented[parameter.name]
+        if parameter.default is parameter.empty:
+            required.append(parameter.name)
+        elif _jsonable_default(parameter.default):
+            schema["default"] = parameter.default
+        properties[parameter.name] = schema
+        if hint is not Any:
+            structure[parameter.name] = hint
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        parameters["required"] = required
+    validate = schema_validator(parameters)
+    hooks = {}
+    for name, hint in structure.items():
+        try:
+            hooks[name] = converter.get_structure_hook(hint)
+        except Exception:  # a hint cattrs cannot build (e.g. int | str): the schema check suffices
+            continue
+    runs_async = is_async(function)
+
+    async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
+        validate(arguments)
+        kwargs = {}
+        for key, value in arguments.items():
+            hook = hooks.get(key)
+            if hook is not None:
+                kwargs[key] = _structure(hook, value, structure[key], key)
+            else:
+                kwargs[key] = value
+        if context_parameter is not None:
+            kwargs[context_parameter] = context
+        if runs_async:
+            return await function(**kwargs)
+        return await asyncio.to_thread(function, **kwargs)
+
+    return summary, parameters, handler
+
+
+def _structure(hook: Callable[[Any, Any], Any], value: Any, hint: Any, name: str) -> Any:
+    try:
+        return hook(value, hint)
+    except Exception as exc:
+        errors = field_errors(exc, f"$.{name}")
+        summary = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+        raise ToolError(f"invalid arguments: {summary}", errors=errors) from None
+
+
+def schema_validator(schema: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """Check arguments against a JSON schema, raising `ToolError` naming each bad field."""
+    checker: Any = None
+
+    def validate(arguments: dict[str, Any]) -> None:
+        nonlocal checker
+        if checker is None:
+            import jsonschema
+
+            cls = jsonschema.validators.validator_for(
+                schema, default=jsonschema.Draft202012Validator
+            )
+            checker = cls(schema)
+        errors = [
+            {
+                "path": "$"
+                + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path),
+                "message": e.message,
+            }
+            for e in checker.iter_errors(arguments)
+        ]
+        if errors:
+            summary = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+            raise ToolError(f"invalid arguments: {summary}", errors=errors)
+
+    return validate

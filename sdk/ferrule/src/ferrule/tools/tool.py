@@ -1,0 +1,265 @@
+"""`Tool`: what the model sees (name, description, parameters) and what runs; its builders
+(from a function, a JSON schema, an operator, a REST endpoint) and the `tool` decorator."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
+
+import attrs
+from ferrule_kernel import InvalidInputError, in_range
+
+from .context import Handler, ToolContext
+from .function_schema import describe_function, is_async, schema_validator
+from .rest import rest_call
+
+__all__ = ["FunctionTool", "Tool", "tool"]
+
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: A function tool's parameters and return type (`FunctionTool`).
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise InvalidInputError(
+            f"a tool name is 1-64 letters, digits, '_' or '-', got {name!r}", field="name"
+        )
+    return name
+
+
+@attrs.define(eq=False)
+class Tool:
+    """A tool: what the model sees (name, description, parameters) and what runs."""
+
+    name: str = attrs.field(converter=_check_name)
+    description: str
+    #: JSON schema of the arguments object.
+    parameters: dict[str, Any]
+    handler: Handler = attrs.field(repr=False)
+    #: Pause the run for a human's confirmation before each call (see `Agent.continue_run`).
+    requires_confirmation: bool = False
+    #: Seconds a call may take before it counts as failed; None: the agent's default.
+    timeout: float | None = None
+    #: Times the tool may raise `ModelRetry` in one run before the run stops.
+    retries: int = attrs.field(default=1, validator=in_range(0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The model-facing description, ``{"type": "function", "function": {...}}``."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    async def invoke(self, arguments: dict[str, Any], context: ToolContext) -> Any:
+        return await self.handler(arguments, context)
+
+    # -- constructors ------------------------------------------------------------------
+
+    @classmethod
+    def from_function(
+        cls,
+        function: Callable[P, R],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        requires_confirmation: bool = False,
+        timeout: float | None = None,
+        retries: int = 1,
+    ) -> FunctionTool[P, R]:
+        """A tool calling ``function`` (sync functions run in a worker thread), which can
+        still be called as the function (`FunctionTool`)."""
+        summary, parameters, handler = describe_function(function)
+        return FunctionTool(
+            name or function.__name__,
+            description if description is not None else summary,
+            parameters,
+            handler,
+            requires_confirmation,
+            timeout,
+            retries,
+            function=function,
+        )
+
+    @classmethod
+    def from_schema(
+        cls,
+        schema: Mapping[str, Any],
+        function: Callable[..., Any],
+        *,
+        requires_confirmation: bool = False,
+        timeout: float | None = None,
+        retries: int = 1,
+    ) -> Tool:
+        """A tool described by a JSON schema, ``{"name", "description", "parameters"}`` (or
+        the same wrapped as ``{"type": "function", "function": {...}}``), calling
+        ``function(**arguments)`` once the arguments validate against ``parameters``."""
+        spec = dict(schema.get("function", schema)) if isinstance(schema, Mapping) else None
+        if spec is None or "name" not in spec:
+            raise InvalidInputError("a tool schema needs a name", field="name")
+        parameters = dict(spec.get("parameters") or {"type": "object", "properties": {}})
+        validate = schema_validator(parameters)
+        runs_async = is_async(function)
+
+        async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
+            validate(arguments)
+            if runs_async:
+                return await function(**arguments)
+            return await asyncio.to_thread(function, **arguments)
+
+        return cls(
+            spec["name"],
+            spec.get("description", ""),
+            parameters,
+            handler,
+            requires_confirmation,
+            timeout,
+            retries,
+        )
+
+    @classmethod
+    def from_operator(
+        cls,
+        operator: str,
+        *,
+        parameters: dict[str, Any] | None = None,
+        runtime: Any = None,
+        name: str | None = None,
+        description: str | None = None,
+        requires_confirmation: bool = False,
+        timeout: float | None = None,
+    ) -> Tool:
+        """A tool calling the runtime's ``operator`` with the arguments as its inputs.
+
+        Without ``parameters``, the operator's input schema and description are read from
+        ``runtime`` (which must then be given)."""
+        if parameters is None or description is None:
+            if runtime is None:
+                raise InvalidInputError(
+                    "give the operator tool its parameters, or the runtime to read them from",
+                    field="parameters",
+                )
+            kernel = getattr(runtime, "kernel", None)  # a remote Runtime lists the server's
+            listed = kernel.operators() if kernel is not None else runtime.operators()
+            found = next((o for o in listed if o["name"] == operator), None)
+            if found is None:
+                from ferrule_kernel import UnknownOperatorError
+
+                raise UnknownOperatorError(
+                    f"unknown operator {operator!r}; installed: "
+                    + ", ".join(o["name"] for o in listed),
+                    operator=operator,
+                )
+            parameters = parameters if parameters is not None else found["input_schema"]
+            description = description if description is not None else found["description"]
+
+        async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
+            return await context.runtime.acall(operator, arguments)
+
+        return cls(
+            name or operator, description, parameters, handler, requires_confirmation, timeout
+        )
+
+    @classmethod
+    def rest_api(
+        cls,
+        name: str,
+        url: str,
+        *,
+        method: str = "GET",
+        description: str = "",
+        parameters: dict[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
+        requires_confirmation: bool = False,
+        timeout: float | None = 30.0,
+    ) -> Tool:
+        """A tool calling a REST endpoint.
+
+        ``url`` may hold ``{placeholders}`` filled (URL-quoted) from the arguments of the
+        same name; the other arguments go in the query string (GET, DELETE) or as the JSON
+        body (POST, PUT, PATCH). ``bearer_token`` is sent as ``Authorization: Bearer ...``
+        and appears in no repr, log or error. The reply's JSON (or text) is the result; a
+        status of 400 or more is a `ToolError`.
+        """
+        method = method.upper()
+        placeholders = re.findall(r"{(\w+)}", url)
+        if parameters is None:
+            parameters = {
+                "type": "object",
+                "properties": {p: {"type": "string"} for p in placeholders},
+                "required": placeholders,
+            }
+        validate = schema_validator(parameters)
+        send_headers = dict(headers or {})
+        secrets = [v for v in send_headers.values() if v]
+        if bearer_token is not None:
+            send_headers["Authorization"] = f"Bearer {bearer_token}"
+            secrets.append(bearer_token)
+
+        async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
+            validate(arguments)
+            return await rest_call(method, url, placeholders, arguments, send_headers, secrets)
+
+        return cls(name, description, parameters, handler, requires_confirmation, timeout)
+
+
+@attrs.define(eq=False)
+class FunctionTool(Tool, Generic[P, R]):
+    """A `Tool` made from a Python function (`tool`, `Tool.from_function`) that is still
+    that function: calling it calls ``function``, and type checkers see its parameters
+    and return type (an async function's call returns its coroutine, as the function's)."""
+
+    function: Callable[P, R] = attrs.field(kw_only=True, repr=False)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.function(*args, **kwargs)
+
+
+class _ToolDecorator(Protocol):
+    """What ``tool(...)`` with options returns: a decorator that keeps the function's type."""
+
+    def __call__(self, function: Callable[P, R], /) -> FunctionTool[P, R]: ...
+
+
+@overload
+def tool(function: Callable[P, R], /) -> FunctionTool[P, R]: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_confirmation: bool = False,
+    timeout: float | None = None,
+    retries: int = 1,
+) -> _ToolDecorator: ...
+def tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_confirmation: bool = False,
+    timeout: float | None = None,
+    retries: int = 1,
+) -> FunctionTool[..., Any] | _ToolDecorator:
+    """Make a function a `Tool`: ``@tool`` or ``@tool(requires_confirmation=True)``. The
+    result is a `FunctionTool`: still callable as the function, with the same type."""
+
+    def wrap(fn: Callable[P, R]) -> FunctionTool[P, R]:
+        return Tool.from_function(
+            fn,
+            name=name,
+            description=description,
+            requires_confirmation=requires_confirmation,
+            timeout=timeout,
+            retries=retries,
+        )
+
+    return wrap(function) if function is not None else wrap
