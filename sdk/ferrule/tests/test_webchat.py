@@ -10,6 +10,7 @@ when it cannot be had the tests fail saying why.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -647,6 +648,41 @@ def test_ferrule_chat_web_prints_an_address_with_a_fresh_token(tmp_path):
     finally:
         process.terminate()
         process.wait(30)
+
+
+def test_the_command_keeps_uploads_in_a_private_folder_it_removes_at_exit(tmp_path):
+    env = {**os.environ, "FERRULE_STORAGE_DIR": str(tmp_path)}
+    env.pop("GRADIO_TEMP_DIR", None)
+    process = _ferrule("chat", "--web", "-m", "test", "--port", "0", env=env)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        address = line.split("open ", 1)[1].split()[0]
+        base, _, token = address.partition("/?token=")
+        boundary = "ferrule-test-boundary"
+        body = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
+            f'filename="note.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n'
+            f"--{boundary}--\r\n"
+        ).encode()
+        request = urllib.request.Request(
+            f"{base}/gradio_api/upload",
+            data=body,
+            headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "Authorization": f"Bearer {token}",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            [stored] = json.loads(answer.read())
+        folder = Path(stored).parent.parent
+        assert folder.name.startswith("ferrule-webchat-")
+        assert folder.stat().st_mode & 0o777 == 0o700
+        assert Path(stored).read_text() == "hello"
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert not folder.exists()
 
 
 def test_beyond_loopback_a_token_is_required():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import Any
 
@@ -103,6 +104,29 @@ def run(args: argparse.Namespace, model_id: str) -> int:
     if refusal is not None:
         print(f"ferrule chat --web: {refusal}", file=sys.stderr)
         return 2
+    if os.environ.get("GRADIO_TEMP_DIR"):  # the operator chose where uploads go
+        return _serve(args, model_id)
+    # Uploads go to a folder only this user can open (Gradio's default, /tmp/gradio, is
+    # readable by every user of the machine), removed with whatever is left in it at exit.
+    import shutil
+    import tempfile
+
+    uploads = tempfile.mkdtemp(prefix="ferrule-webchat-")
+    os.environ["GRADIO_TEMP_DIR"] = uploads  # read when Gradio is imported
+    # uvicorn stops on SIGTERM, then raises it again: as SystemExit, the cleanup runs
+    previous = signal.signal(signal.SIGTERM, _exit_on_signal)
+    try:
+        return _serve(args, model_id)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        shutil.rmtree(uploads, ignore_errors=True)
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _serve(args: argparse.Namespace, model_id: str) -> int:
     try:
         import gradio  # noqa: F401 (the extra's dependency, checked up front)
 
