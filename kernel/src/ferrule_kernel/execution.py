@@ -125,6 +125,11 @@ class Prepared:
             raise
         self._close(items)
 
+    async def open(self) -> AsyncGenerator[dict[str, Any], None]:
+        """`stream`, as the sdk's transport protocol starts a stream (a remote one fails
+        here, before its first item; this one is checked already)."""
+        return self.stream()
+
     async def stream(self) -> AsyncGenerator[dict[str, Any], None]:
         source: AsyncGenerator[dict[str, Any], None]
         if self.kind in ("sync_gen", "sync") and self.blocking:

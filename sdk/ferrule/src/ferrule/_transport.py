@@ -16,7 +16,7 @@ writes the Runtime's methods once over this protocol.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from ferrule_kernel import Kernel, Prepared
 
@@ -30,9 +30,11 @@ Listing = Literal["plugins", "operators", "component_types"]
 class Exchange(Protocol[R_co]):
     """One checked request, ready to run."""
 
-    #: True when a synchronous caller may run it in its own thread (`run_inline`,
-    #: `stream_inline`) instead of on the loop.
-    inline: bool
+    @property
+    def inline(self) -> bool:
+        """True when a synchronous caller may run it in its own thread (`run_inline`,
+        `stream_inline`) instead of on the loop."""
+        ...
 
     def run_inline(self) -> R_co: ...
 
@@ -72,8 +74,8 @@ def _not_inline(*_: Any) -> Any:
     raise AssertionError("this request runs on the loop: Exchange.inline is False")
 
 
-class Awaiting(Exchange[R]):
-    """A request that is a coroutine of the loop (started by `run`, not before)."""
+class Awaiting(Generic[R]):
+    """An `Exchange` that is a coroutine of the loop (started by `run`, not before)."""
 
     inline = False
     __slots__ = ("_start",)
@@ -90,8 +92,8 @@ class Awaiting(Exchange[R]):
         return _not_inline()  # type: ignore[no-any-return]
 
 
-class Ready(Exchange[R]):
-    """A request answered by plain code, wherever it is run."""
+class Ready(Generic[R]):
+    """An `Exchange` answered by plain code, wherever it is run."""
 
     inline = True
     __slots__ = ("_answer",)
@@ -111,30 +113,9 @@ class Ready(Exchange[R]):
         return _not_inline()  # type: ignore[no-any-return]
 
 
-class Executing(Exchange[dict[str, Any]]):
-    """A call or stream the kernel prepared (`ferrule_kernel.Prepared`)."""
-
-    __slots__ = ("_prepared", "inline")
-
-    def __init__(self, prepared: Prepared) -> None:
-        self._prepared = prepared
-        self.inline = prepared.inline
-
-    def run_inline(self) -> dict[str, Any]:
-        return self._prepared.run_inline()
-
-    def stream_inline(self) -> Iterator[dict[str, Any]]:
-        return self._prepared.stream_inline()
-
-    async def run(self) -> dict[str, Any]:
-        return await self._prepared.run()
-
-    async def open(self) -> AsyncGenerator[dict[str, Any], None]:
-        return self._prepared.stream()
-
-
 class KernelTransport:
-    """A `Kernel` in this process. Its requests come from code of this process, so they
+    """A `Kernel` in this process; its calls and streams are the kernel's own `Prepared`
+    requests, which are `Exchange`s. Its requests come from code of this process, so they
     are *trusted* (see `ferrule_kernel.trust`): they may name code and files of this
     machine where a plugin allows it, which `ferrule serve` refuses to its network clients."""
 
@@ -151,18 +132,17 @@ class KernelTransport:
         kernel = self.kernel
         return Awaiting(lambda: kernel.delete(name))
 
-    def call(self, target: str, inputs: Any) -> Executing:
-        return Executing(self.kernel.prepare(target, inputs, trusted=True))
+    def call(self, target: str, inputs: Any) -> Prepared:
+        return self.kernel.prepare(target, inputs, trusted=True)
 
-    def call_method(self, name: str, method: str, inputs: Any) -> Executing:
-        return Executing(self.kernel.prepare_method(name, method, inputs, trusted=True))
+    def call_method(self, name: str, method: str, inputs: Any) -> Prepared:
+        return self.kernel.prepare_method(name, method, inputs, trusted=True)
 
-    def iter(self, target: str, inputs: Any) -> Executing:
-        return Executing(self.kernel.prepare(target, inputs, streaming=True, trusted=True))
+    def iter(self, target: str, inputs: Any) -> Prepared:
+        return self.kernel.prepare(target, inputs, streaming=True, trusted=True)
 
-    def iter_method(self, name: str, method: str, inputs: Any) -> Executing:
-        prepared = self.kernel.prepare_method(name, method, inputs, streaming=True, trusted=True)
-        return Executing(prepared)
+    def iter_method(self, name: str, method: str, inputs: Any) -> Prepared:
+        return self.kernel.prepare_method(name, method, inputs, streaming=True, trusted=True)
 
     def describe(self, listing: Listing) -> Ready[list[dict[str, Any]]]:
         return Ready(getattr(self.kernel, listing))

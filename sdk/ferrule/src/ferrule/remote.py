@@ -18,14 +18,14 @@ only when given a ``url``. It imports nothing of `ferrule.runtime`.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import aiohttp
 from ferrule_kernel import FerruleError, InvalidInputError, error_from_dict, register_error_kind
 from ferrule_kit import errors as _sdk_errors  # noqa: F401  (registers the sdk's error kinds for error_from_dict)
 
-from ._transport import Awaiting, Exchange, Listing
+from ._transport import Awaiting, Listing
 
 #: Where the kernel's requests live, below the server's URL.
 KERNEL_API = "/ferrule/v1"
@@ -222,8 +222,8 @@ class KernelClient:
                 response.close()
 
 
-class Posting(Exchange[dict[str, Any]]):
-    """A request sent when run: ``call`` / ``call_method`` (`run`) or ``iter`` (`open`)."""
+class Posting:
+    """An `Exchange` sent when run: ``call`` / ``call_method`` (`run`) or ``iter`` (`open`)."""
 
     inline = False
     __slots__ = ("_body", "_client", "_request")
@@ -234,7 +234,8 @@ class Posting(Exchange[dict[str, Any]]):
     def run_inline(self) -> dict[str, Any]:
         raise AssertionError("a request to a ferrule server runs on the loop")
 
-    stream_inline = run_inline  # type: ignore[assignment]
+    def stream_inline(self) -> Iterator[dict[str, Any]]:
+        raise AssertionError("a request to a ferrule server runs on the loop")
 
     async def run(self) -> dict[str, Any]:
         return await self._client.request(self._request, self._body)

@@ -204,8 +204,11 @@ def _engine(
 # -- the requests, each written once ---------------------------------------------------
 
 
-def _inputs(inputs: Any) -> Any:
-    return {} if inputs is None else inputs
+class _Stopped:
+    """The transport of a stopped runtime: every request raises."""
+
+    def __getattr__(self, request: str) -> Any:
+        raise FerruleError("this Runtime was stopped; create a new one")
 
 
 class _Core:
@@ -214,18 +217,15 @@ class _Core:
 
     def __init__(self, engine: _Engine) -> None:
         self.engine = engine
-        self.stopped = False
-
-    def transport(self) -> Transport:
-        if self.stopped:
-            raise FerruleError("this Runtime was stopped; create a new one")
-        return self.engine.transport
+        # the engine's transport, until this runtime stops (a null object then: a request
+        # costs no check of its own)
+        self.transport: Transport = engine.transport
 
     def release(self) -> bool:
         """Stop this runtime; True when its engine is to be closed (its last user)."""
-        if self.stopped:
+        if isinstance(self.transport, _Stopped):
             return False
-        self.stopped = True
+        self.transport = _Stopped()  # type: ignore[assignment]
         return self.engine.leave()
 
     def define(
@@ -238,44 +238,44 @@ class _Core:
     ) -> Exchange[None]:
         """Define component ``name`` of ``component_type``; ``placement`` (e.g. ``{"kind":
         "ray", "replicas": 2}``) puts it where a placement plugin runs it (docs/deployment.md)."""
-        return self.transport().define(component_type, name, attrs, placement)
+        return self.transport.define(component_type, name, attrs, placement)
 
     def delete(self, name: str) -> Exchange[None]:
         """Delete component ``name``, closing it."""
-        return self.transport().delete(name)
+        return self.transport.delete(name)
 
     def call(self, operator: str, inputs: dict[str, Any] | None = None) -> Exchange[Item]:
         """Call an operator (or ``"component.method"``) and return its output."""
-        return self.transport().call(operator, _inputs(inputs))
+        return self.transport.call(operator, {} if inputs is None else inputs)
 
     def call_method(
         self, name: str, method: str, inputs: dict[str, Any] | None = None
     ) -> Exchange[Item]:
         """Call ``method`` of component ``name`` and return its output."""
-        return self.transport().call_method(name, method, _inputs(inputs))
+        return self.transport.call_method(name, method, {} if inputs is None else inputs)
 
     def iter(self, operator: str, inputs: dict[str, Any] | None = None) -> Exchange[Any]:
         """Stream the outputs of an operator (or ``"component.method"``); an unknown name
         or invalid input raises at once. Closing the stream stops its producer."""
-        return self.transport().iter(operator, _inputs(inputs))
+        return self.transport.iter(operator, {} if inputs is None else inputs)
 
     def iter_method(
         self, name: str, method: str, inputs: dict[str, Any] | None = None
     ) -> Exchange[Any]:
         """Stream the outputs of ``method`` of component ``name``."""
-        return self.transport().iter_method(name, method, _inputs(inputs))
+        return self.transport.iter_method(name, method, {} if inputs is None else inputs)
 
     def plugins(self) -> Exchange[list[Item]]:
         """Every plugin seen, with what it registers, or why it is broken."""
-        return self.transport().describe("plugins")
+        return self.transport.describe("plugins")
 
     def operators(self) -> Exchange[list[Item]]:
         """The installed operators with their input schemas."""
-        return self.transport().describe("operators")
+        return self.transport.describe("operators")
 
     def component_types(self) -> Exchange[list[Item]]:
         """The installed component types with their attribute and method schemas."""
-        return self.transport().describe("component_types")
+        return self.transport.describe("component_types")
 
 
 # -- deriving the async and the sync methods -------------------------------------------
@@ -329,7 +329,11 @@ def _awaited(
     @functools.wraps(request)
     async def method(self: _Face, /, *args: P.args, **kwargs: P.kwargs) -> R:
         core = self._core
-        return await core.engine.bridge.arun(request(core, *args, **kwargs).run())
+        bridge = core.engine.bridge
+        running = request(core, *args, **kwargs).run()
+        if isinstance(bridge, CallerLoop):  # already where it runs: no hop
+            return await running
+        return await bridge.arun(running)
 
     return method
 
