@@ -1,6 +1,6 @@
-"""`Agent`: the user's object. It routes and defines its model, resolves its tools,
-starts runs (`query`, `run`, `continue_run`, `step`) and drives each through model turns
-and tool calls (`_drive`, `_model_turn`, `_execute`). How calls become runs is
+"""`Agent`: the user's object. It holds the settings, routes its models, resolves its
+tools, owns its stores (the conversation, the running runs) and builds each run's
+`RunDeps`; the turn loop that drives a run is `loop`. How calls become runs is
 `runs._Runs`; its sessions (storage, state, history, memories) are `sessions._Sessions`.
 """
 
@@ -8,68 +8,38 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import functools
 import inspect
 import json
 import sys
-import time
 import uuid
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from ferrule_kernel import (
-    FerruleError,
-    InvalidInputError,
-    RequestCancelledError,
-    get_logger,
-)
-from ferrule_kit.guardrails import RunInput
+from ferrule_kernel import FerruleError, InvalidInputError, get_logger
 from ferrule_kit.instrumentation import instrumentation_of
-from ferrule_kit.lm import MessageAccumulator, Reasoning
+from ferrule_kit.lm import Reasoning
 from ferrule_kit.lmspec import ModelRoute
-from ferrule_kit.messages import Message, ToolCall, converter
-from ferrule_kit.storage import ToolExecution
+from ferrule_kit.messages import Message
 
-from ..tools import (
-    ModelRetry,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolRetriesExceededError,
-    Toolset,
-    as_tools,
-    result_text,
-)
+from .._loop import Bridge, blocking, on_bridge_loop
+from ..tools import Tool, Toolset, as_tools
 from .console import acli_app, aprint_response, cli_app, print_response
-from .context import _as_message, input_messages, system_text
-from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
+from .context import as_message, system_text
+from .deps import RunDeps, SessionSteps
 from .fallback import FallbackModel, model_slots
-from .hooks import call_tool, check_hooks, run_hooks
+from .hooks import check_hooks
 from .knowledge import _Knowledge
-from .langmodel import LangModel, _routing_kernel
+from .langmodel import LangModel, routing_kernel
+from .loop import drive, model_turn
 from .memory import MemoryManager
-from .output_schema import _parse_output, _structured_output
-from .prompt import prompt_parts
+from .output_schema import structured_output
 from .reasoning import parse_with_model, reason
-from .results import (
-    AgentResponse,
-    ModelCallMetrics,
-    OutputT,
-    StepResult,
-    ToolConfirmation,
-)
+from .results import AgentResponse, OutputT, StepResult
 from .runs import _Runs
 from .sessions import _Sessions, agent_id_for
-from .stream import (
-    _END,
-    _cancel_in_loop,
-    _Channel,
-    _Home,
-    _request_cancel,
-    _Run,
-    _Sink,
-    started_run,
-)
+from .sinks import Channel, Sink
+from .state import RunState, cancel_in_loop, request_cancel
+from .stream import Launch, started_run
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
@@ -274,7 +244,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self._db_lock: asyncio.Lock | None = None
         self._helper_models: dict[str, LangModel] = {}  # memory and summary models of our own
         self.output_schema = output_schema
-        self._output = _structured_output(output_schema)
+        self._output = structured_output(output_schema)
         self.output_retries = output_retries
         self.tool_call_limit = tool_call_limit
         self.usage_limits = usage_limits
@@ -288,14 +258,13 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self.tool_hooks = check_hooks(tool_hooks, "tool_hooks")
         self.debug_mode = debug_mode
         # tracing plugins (ferrule-otel); None, and sites that do nothing, without one
-        kernel = _routing_kernel(runtime)
+        kernel = routing_kernel(runtime)
         kernel.load_plugins()
         self._instrumentation = instrumentation_of(kernel.plugin_manager)
-        self._home = _Home(runtime)
         self._tools: list[Tool | Toolset] = []
         self._toolsets: list[Toolset] = []  # every toolset ever given: closed by delete
         self._history: list[Message] = []
-        self._runs: dict[str, _Run] = {}
+        self._runs: dict[str, RunState] = {}
         self.set_tools(tools or [])
 
     def __repr__(self) -> str:
@@ -309,6 +278,55 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     @property
     def _component(self) -> str:
         return self._slots[0].component
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        """Where the agent's async code runs (its runtime's `ferrule._loop.Bridge`): the
+        synchronous twins (`step`, `load`, the session calls...) wait for it there."""
+        bridge: Bridge = self.runtime.sync_bridge
+        return bridge
+
+    def _deps(self) -> RunDeps:
+        """What the turn loop runs with, from the settings as they are now."""
+        return RunDeps(
+            runtime=self.runtime,
+            slots=self._slots,
+            fallback=self._fallback,
+            agent_id=self.id,
+            agent_name=self.name,
+            options=self.options,
+            output_retries=self.output_retries,
+            parse_response=self.parse_response,
+            tool_timeout=self.tool_timeout,
+            pre_hooks=self.pre_hooks,
+            post_hooks=self.post_hooks,
+            tool_hooks=self.tool_hooks,
+            debug_mode=self.debug_mode,
+            instrumentation=self._instrumentation,
+            agent=self,
+            history=self._history,
+            runs=self._runs,
+            resolve_tools=self._resolve_tools,
+            sessions=SessionSteps(self._begin, self._end, self._end_quietly),
+            track_references=self._track_references,
+            reason=None if self.reasoning_model is None else self._reason,
+            parse_reply=None if self.parser_model is None else self._parse_reply,
+        )
+
+    def _launch(self) -> Launch:
+        """How this agent's streams start their runs."""
+        deps = self._deps()
+
+        async def drive_run(run: RunState, sink: Sink) -> None:
+            await drive(deps, run, sink)
+
+        return Launch(self.sync_bridge, self._runs, drive_run)
+
+    async def _reason(self, run: RunState, sink: Sink) -> None:
+        await reason(self, run, sink)
+
+    async def _parse_reply(self, run: RunState, reply: str) -> Any:
+        return await parse_with_model(self, run, reply)
 
     # -- tools ---------------------------------------------------------------------------------
 
@@ -362,455 +380,46 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         run = self._runs.get(run_id)
         if run is None or run.status != "running":
             return False
-        _request_cancel(run)
+        request_cancel(run)
         return True
 
     # -- one step -----------------------------------------------------------------------------
 
-    def step(
+    @on_bridge_loop
+    async def astep(
         self, messages: Sequence[Message | Mapping[str, Any]], tools: Sequence[Any] | None = None
     ) -> StepResult:
         """One inference step (execute-agent-step-api): the model's answer, or the tool calls
         it requests (``tool_requests``) for the caller to run and send back as tool
         messages. ``tools`` (default: the agent's) may be `Tool`s, functions, or bare
         descriptions ``{"name", "description", "parameters"}``."""
-        return self._home.run(self.astep(messages, tools))
-
-    async def astep(
-        self, messages: Sequence[Message | Mapping[str, Any]], tools: Sequence[Any] | None = None
-    ) -> StepResult:
-        history = [_as_message(m, i) for i, m in enumerate(messages)]
+        history = [as_message(m, i) for i, m in enumerate(messages)]
         if not history:
             raise InvalidInputError("must not be empty", field="messages")
         if history[0].role != "system":
             system = system_text(self, self.session_state) or DEFAULT_STEP_INSTRUCTIONS
             history.insert(0, Message("system", system))
-        return await self._home.arun(self._step(history, tools))
-
-    async def _step(self, history: list[Message], tools: Sequence[Any] | None) -> StepResult:
         await self._ensure_defined()
         if tools is None:
             descriptions = [t.to_dict() for t in (await self._resolve_tools()).values()]
         else:
             descriptions = [_tool_description(t, i) for i, t in enumerate(tools)]
-        run = _Run("step", "run", history, len(history), self.reasoning, None, None)
-        sink = _Sink(_Channel(asyncio.get_running_loop()), run)
-        message, usage = await self._model_turn(run, sink, descriptions)
+        run = RunState("step", "run", history, len(history), self.reasoning, None, None)
+        sink = Sink(Channel(asyncio.get_running_loop()), run)
+        message, usage = await model_turn(self._deps(), run, sink, descriptions)
         return StepResult(message, list(message.tool_calls), usage)
 
-    # -- the run loop ----------------------------------------------------------------------------
+    step = blocking(astep)
 
     async def _ensure_defined(self) -> None:
         await self._slots[0].ensure_defined(self.runtime)
 
-    def load(self) -> None:
-        """Define the model now (loading a local model's weights) instead of at the first run."""
-        self._home.run(self.aload())
-
+    @on_bridge_loop
     async def aload(self) -> None:
-        await self._home.arun(self._ensure_defined())
+        """Define the model now (loading a local model's weights) instead of at the first run."""
+        await self._ensure_defined()
 
-    def _run_span(self, run: _Run) -> Any:
-        """The run's span, when a plugin instruments runs (None otherwise)."""
-        if self._instrumentation is None:
-            return None
-        return self._instrumentation.start_run(
-            run_id=run.id,
-            agent_name=self.name,
-            agent_id=self.id,
-            conversation_id=run.context.session_id if run.context is not None else None,
-            route=self.route,
-            messages=list(run.messages),
-        )
-
-    async def _drive(self, run: _Run, sink: _Sink) -> None:
-        fresh = not run.pending and (run.context is None or run.context.resume is None)
-        hooked = fresh and bool(self.pre_hooks)
-        # a run with pre-hooks is traced from the input they leave (masked, or refused: none)
-        span = None if hooked else self._run_span(run)
-        try:
-            run.running = True
-            if run.cancel_requested:
-                raise asyncio.CancelledError
-            await self._ensure_defined()
-            if hooked:  # before the run is set up: a refused input is not stored
-                await self._run_pre_hooks(run)
-                span = self._run_span(run)
-            if run.context is not None and not run.context.ready:
-                await self._begin(run)
-            self._track_references(run)
-            sink.started()
-            self._debug("run_started", run, kind=run.kind, messages=len(run.messages))
-            if fresh and self.reasoning_model is not None:
-                await reason(self, run, sink)
-            tools = await self._resolve_tools()
-            descriptions = [t.to_dict() for t in tools.values()]
-            retries = self.output_retries
-            if run.pending:  # resuming after a pause
-                calls, run.pending = run.pending, []
-                await self._execute(run, calls, tools, sink)
-            while True:
-                message, usage = await self._model_turn(run, sink, descriptions)
-                calls = message.tool_calls
-                limit = run.tool_call_limit
-                over_limit = limit is not None and run.tool_calls_made + len(calls) > limit
-                waiting = [
-                    c for c in calls if c.name in tools and tools[c.name].requires_confirmation
-                ]
-                requirements = [] if over_limit else [ToolConfirmation(c) for c in waiting]
-                sink.assistant(message, usage, requirements)
-                if not calls:
-                    if run.output is None or not self.parse_response:
-                        run.content = message.text
-                        break
-                    if self.parser_model is not None:
-                        run.content = await parse_with_model(self, run, message.text)
-                        break
-                    try:
-                        run.content = _parse_output(run.output, message.text)
-                        break
-                    except OutputValidationError as exc:
-                        if retries <= 0:
-                            raise
-                        retries -= 1
-                        run.messages.append(
-                            Message(
-                                "user",
-                                f"Your reply is not valid: {exc.message}. Reply again with only a "
-                                "JSON value that matches the required schema.",
-                            )
-                        )
-                        continue
-                if over_limit:
-                    raise ToolCallLimitError(
-                        f"the run reached its tool_call_limit of {limit}: "
-                        f"{run.tool_calls_made} call(s) made, {len(calls)} more requested",
-                        limit=limit,
-                        requested=[c.name for c in calls],
-                    )
-                run.tool_calls_made += len(calls)
-                if requirements:
-                    run.pending = list(calls)
-                    run.requirements = requirements
-                    run.status = "paused"
-                    await self._end(run)  # stored before anyone hears it paused
-                    sink.paused(message)
-                    return
-                await self._execute(run, calls, tools, sink)
-            if self.post_hooks:
-                await self._run_post_hooks(run)
-            run.status = "completed"
-            self._debug("run_completed", run, tool_calls=run.metrics.tool_calls)
-            await self._end(run)
-            if run.kind == "query":
-                self._history.extend(run.messages[run.first_new :])
-            sink.completed()
-        except asyncio.CancelledError:
-            run.status = "cancelled"
-            run.error = RequestCancelledError("the run was cancelled", run_id=run.id)
-            await self._end_quietly(run)
-            sink.failed(run.error)
-        except FerruleError as exc:
-            run.status, run.error = "error", exc
-            await self._end_quietly(run)
-            sink.failed(exc)
-        except Exception as exc:  # a bug must still end the stream with one typed error
-            log.exception("agent_run_failed", run_id=run.id)
-            run.status = "error"
-            run.error = FerruleError(
-                f"the agent run failed: {type(exc).__name__}: {exc}", run_id=run.id
-            )
-            await self._end_quietly(run)
-            sink.failed(run.error)
-        finally:
-            run.running = False
-            run.metrics.duration = run.elapsed + time.perf_counter() - run.started
-            if span is not None:
-                last = run.messages[-1] if run.messages else None
-                span.finish(
-                    status=run.status,
-                    output=last if last is not None and last.role == "assistant" else None,
-                    input_tokens=run.metrics.input_tokens,
-                    output_tokens=run.metrics.output_tokens,
-                    exception=run.error,
-                )
-            if run.status == "paused":
-                run.elapsed = run.metrics.duration
-            else:
-                self._runs.pop(run.id, None)
-            sink.channel.put(_END)
-
-    def _debug(self, event: str, run: _Run, **fields: Any) -> None:
-        """A step of ``run``, logged at debug level when the agent has ``debug_mode``."""
-        if self.debug_mode:
-            log.debug(event, run_id=run.id, agent_id=self.id, **fields)
-
-    def _hook_arguments(self, run: _Run) -> dict[str, Any]:
-        context = run.context
-        return {
-            "agent": self,
-            "session_id": context.session_id if context else None,
-            "user_id": context.user_id if context else None,
-            "metadata": context.metadata if context else {},
-            "debug_mode": self.debug_mode,
-        }
-
-    async def _run_pre_hooks(self, run: _Run) -> None:
-        """Run the pre-hooks on the run's input; the run starts from what they leave."""
-        run_input = RunInput(run.input, run.files)
-        arguments = {"run_input": run_input, **self._hook_arguments(run)}
-        await run_hooks(self.pre_hooks, run_input, arguments)
-        self._debug("pre_hooks_passed", run, hooks=len(self.pre_hooks))
-        content, files = run_input.input_content, run_input.files
-        if run.kind == "query":
-            run.messages = [Message("user", prompt_parts(content, files))]
-        else:
-            run.messages = input_messages(content, files)
-            if run.kind == "run":
-                run.first_new = len(run.messages)
-        run.input, run.files = content, files
-        if run.context is not None:  # what is stored: the input as the hooks left it
-            run.context.input = content if isinstance(content, str) else None
-
-    async def _run_post_hooks(self, run: _Run) -> None:
-        """Run the post-hooks on the run's output; its content is what they leave."""
-        output = run.to_output()
-        output.status = "completed"
-        arguments = {
-            "run_output": output,
-            "session_state": output.session_state,
-            **self._hook_arguments(run),
-        }
-        await run_hooks(self.post_hooks, output, arguments)
-        self._debug("post_hooks_passed", run, hooks=len(self.post_hooks))
-        run.content = output.content
-        if run.context is not None:
-            run.context.metadata = output.metadata
-
-    async def _model_turn(
-        self, run: _Run, sink: _Sink, tools: list[dict[str, Any]]
-    ) -> tuple[Message, dict[str, int] | None]:
-        for message in run.messages[len(run.wire) :]:
-            run.wire.append(converter.unstructure(message))
-        inputs: dict[str, Any] = {**self.options, "messages": run.wire}
-        if tools:
-            inputs["tools"] = tools
-        if run.reasoning:
-            inputs["reasoning"] = run.reasoning
-        if run.output is not None and self.parser_model is None and self.parse_response:
-            inputs["output_schema"] = run.output.schema
-        if run.usage_limits is not None:
-            run.usage_limits.check_before_request(run.metrics)
-        accumulator = MessageAccumulator()
-        add, texts, on_text = accumulator.add, accumulator.text, sink.text
-        metrics = ModelCallMetrics()
-        start = time.perf_counter()
-
-        def fold(item: dict[str, Any]) -> None:
-            delta = item["message"]
-            if len(delta) == 2 and item.get("finish_reason") is None:
-                # a plain text delta (role and content only), nearly every item: fold it
-                # here rather than through the general MessageAccumulator.add
-                text = delta["content"][0]["text"]
-                if text:
-                    texts.append(text)
-                    on_text(text)
-                return
-            add(item)
-            for part in delta.get("reasoning", ()):
-                if part["text"]:
-                    sink.reasoning(part["text"])
-            content = delta.get("content")
-            text = content[0]["text"] if content else ""
-            if text:
-                on_text(text)
-
-        self._debug("model_request", run, messages=len(run.wire), tools=len(tools))
-        span = None
-        if self._instrumentation is not None:
-            span = self._instrumentation.start_model_call(route=self.route, inputs=inputs)
-        try:
-            stream, first = await self._open_infer(inputs)
-            try:
-                if first is not None:
-                    metrics.time_to_first_token = time.perf_counter() - start
-                    fold(first)
-                    async for item in stream:
-                        fold(item)
-            finally:
-                await stream.aclose()
-            metrics.latency = time.perf_counter() - start
-            usage = accumulator.usage or {}
-            metrics.input_tokens = usage.get("input_tokens", 0)
-            metrics.output_tokens = usage.get("output_tokens", 0)
-            metrics.reasoning_tokens = usage.get("reasoning_tokens")
-            metrics.finish_reason = accumulator.finish_reason
-            run.metrics.model_calls.append(metrics)
-            message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
-        except BaseException as exc:
-            if span is not None:
-                span.finish(
-                    message=None,
-                    finish_reason=accumulator.finish_reason,
-                    usage=accumulator.usage,
-                    time_to_first_token=metrics.time_to_first_token,
-                    exception=exc,
-                )
-            raise
-        if span is not None:
-            span.finish(
-                message=message,
-                finish_reason=accumulator.finish_reason,
-                usage=accumulator.usage,
-                time_to_first_token=metrics.time_to_first_token,
-                exception=None,
-            )
-        run.messages.append(message)
-        self._debug(
-            "model_response",
-            run,
-            finish_reason=metrics.finish_reason,
-            tool_calls=[call.name for call in message.tool_calls],
-            output_tokens=metrics.output_tokens,
-            seconds=round(metrics.latency, 3),
-        )
-        if run.usage_limits is not None:
-            run.usage_limits.check_tokens(run.metrics)
-        return message, accumulator.usage
-
-    async def _open_infer(
-        self, inputs: dict[str, Any]
-    ) -> tuple[AsyncGenerator[dict[str, Any], None], dict[str, Any] | None]:
-        """Start ``infer`` and wait for its first item (None: the stream was empty): on the
-        first model, then on each fallback in turn while the one before failed before its
-        first item with an error the `FallbackModel` falls back on (see `fallback`)."""
-        failures: list[FerruleError] = []
-        for index, slot in enumerate(self._slots):
-            await slot.ensure_defined(self.runtime)
-            stream = self.runtime.acall_iter_method(slot.component, "infer", inputs)
-            try:
-                return stream, await anext(stream)
-            except StopAsyncIteration:
-                return stream, None
-            except FerruleError as exc:
-                await stream.aclose()
-                fallback = self._fallback
-                if fallback is None or not fallback.falls_back_on(exc):
-                    raise
-                failures.append(exc)
-                log.info("model_fallback", model=index, error=exc.kind)
-        assert self._fallback is not None  # only a FallbackModel gets past its first model
-        raise FallbackModelsFailedError(
-            f"all {len(failures)} models failed; the last one: {failures[-1].message}",
-            failures=[{**error.to_dict(), "model": i} for i, error in enumerate(failures)],
-        )
-
-    async def _execute(
-        self, run: _Run, calls: list[ToolCall], tools: dict[str, Tool], sink: _Sink
-    ) -> None:
-        """Run the calls concurrently; results are sent in the calls' order."""
-        decisions = {r.tool_call.id: r for r in run.requirements}
-        context_runtime = self.runtime
-        session = run.context
-        state = session.session_state if session is not None else {}
-        session_id = session.session_id if session is not None else None
-        user_id = session.user_id if session is not None else None
-        exceeded: list[ToolRetriesExceededError] = []
-        instrumentation = self._instrumentation
-        sink.tools_started(calls)
-
-        async def call_one(call: ToolCall) -> tuple[Any, str | None, str]:
-            tool = tools.get(call.name)
-            try:
-                if tool is None:
-                    raise ToolError(
-                        f"there is no tool named {call.name!r}; the tools are: {', '.join(tools) or 'none'}"
-                    )
-                decision = decisions.get(call.id)
-                if decision is not None and not decision.confirmed:
-                    raise ToolError(
-                        "the user declined this tool call"
-                        + (f": {decision.reason}" if decision.reason else "")
-                    )
-                if not isinstance(call.arguments, dict):
-                    raise ToolError("the arguments must be a JSON object")
-                retry = run.retries.get(call.name, 0)
-                context = ToolContext(
-                    context_runtime, call, state, session_id, user_id, run.deps, retry
-                )
-                if self.tool_hooks:
-                    work = call_tool(
-                        self.tool_hooks,
-                        call.name,
-                        call.arguments,
-                        functools.partial(tool.invoke, context=context),
-                        self,
-                    )
-                else:
-                    work = tool.invoke(dict(call.arguments), context)
-                timeout = tool.timeout if tool.timeout is not None else self.tool_timeout
-                result = await (asyncio.wait_for(work, timeout) if timeout is not None else work)
-                text = result_text(result)
-                return (result if isinstance(result, str) else json.loads(text)), None, text
-            except asyncio.TimeoutError:
-                error = f"the tool {call.name!r} did not finish within {timeout:g} s"
-            except ModelRetry as exc:  # the message is the result: the model tries again
-                assert tool is not None
-                retries = run.retries.get(call.name, 0)
-                if retries >= tool.retries:
-                    exceeded.append(
-                        ToolRetriesExceededError(
-                            f"the tool {call.name!r} asked the model to retry more than the "
-                            f"{tool.retries} time(s) it may: {exc.message}",
-                            tool=call.name,
-                            retries=tool.retries,
-                        )
-                    )
-                run.retries[call.name] = retries + 1
-                log.debug("tool_call_retry", tool=call.name, tool_call_id=call.id)
-                return None, exc.message, exc.message
-            except ToolError as exc:
-                error = exc.message
-            except FerruleError as exc:  # e.g. an operator's typed error
-                error = f"{exc.kind}: {exc.message}"
-            except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
-            log.debug("tool_call_failed", tool=call.name, tool_call_id=call.id, error=error)
-            return None, error, json.dumps({"error": error}, ensure_ascii=False)
-
-        async def timed(call: ToolCall) -> tuple[Any, str | None, str, float]:
-            start = time.perf_counter()
-            if instrumentation is None:
-                result, error, text = await call_one(call)
-                return result, error, text, time.perf_counter() - start
-            span = instrumentation.start_tool_call(call=call)  # in this call's own task
-            try:
-                result, error, text = await call_one(call)
-            except BaseException:  # cancelled
-                span.finish(result=None, error="the tool call was cancelled")
-                raise
-            span.finish(result=text, error=error)
-            return result, error, text, time.perf_counter() - start
-
-        outcomes = await asyncio.gather(*(timed(c) for c in calls))
-        if exceeded:
-            raise exceeded[0]
-        run.metrics.tool_calls += len(calls)
-        run.requirements = []
-        for call, (result, error, text, seconds) in zip(calls, outcomes, strict=True):
-            message = Message("tool", text, tool_call_id=call.id)
-            run.messages.append(message)
-            execution = ToolExecution(call.id, call.name, call.arguments, result, error, seconds)
-            run.executions.append(execution)
-            # the tool and how it went, never its arguments or result (they may be secret)
-            self._debug(
-                "tool_call",
-                run,
-                tool=call.name,
-                failed=error is not None,
-                seconds=round(seconds, 3),
-            )
-            sink.tool_result(message, call.name, result, error)
+    load = blocking(aload)
 
     # -- printing --------------------------------------------------------------------------------
 
@@ -955,7 +564,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         run = started_run(run_id)
         if run is None or run.status != "running":
             return False
-        _request_cancel(run)
+        request_cancel(run)
         return True
 
     # -- lifetime ------------------------------------------------------------------------------------
@@ -963,21 +572,20 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     def delete(self) -> None:
         """Delete the agent's model component (not a shared `LangModel`) and close its MCP
         connections. Idempotent."""
-        if self._home.thread is None:
+        bridge = self.sync_bridge
+        if not bridge.can_block:
             if any(s.owned and s.defined for s in self._slots) or self._toolsets or self._db_owned:
                 raise TypeError(
                     "this agent's runtime is an AsyncRuntime: use `await agent.adelete()`"
                 )
             return
-        if self._home.thread.started:
-            self._home.run(self.adelete())
+        if getattr(bridge, "started", True):  # a loop thread never started holds nothing
+            bridge.run(self.adelete())
 
+    @on_bridge_loop
     async def adelete(self) -> None:
-        await self._home.arun(self._close())
-
-    async def _close(self) -> None:
         for run in list(self._runs.values()):
-            _cancel_in_loop(run)
+            cancel_in_loop(run)
         for helper in list(self._helper_models.values()):
             await helper.adelete()
         self._helper_models.clear()

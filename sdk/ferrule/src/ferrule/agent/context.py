@@ -1,5 +1,5 @@
 """What a run starts from: its input as messages (`input_messages`), its session context
-(`RunContext`), the system message the agent's settings make (`system_text`), and the
+(`RunSession`), the system message the agent's settings make (`system_text`), and the
 decisions that resume a paused run (`Decisions`)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .prompt import prompt_parts
 from .results import ToolConfirmation
 
 
-def _as_message(value: Any, index: int) -> Message:
+def as_message(value: Any, index: int) -> Message:
     if isinstance(value, Message):
         return value
     if isinstance(value, Mapping):
@@ -62,9 +62,9 @@ def input_messages(value: Any, files: Sequence[Any] = ()) -> list[Message]:
     if isinstance(value, Message):
         messages = [value]
     elif isinstance(value, Mapping) and "role" in value:
-        messages = [_as_message(value, 0)]
+        messages = [as_message(value, 0)]
     elif is_history(value):
-        messages = [_as_message(m, i) for i, m in enumerate(value)]
+        messages = [as_message(m, i) for i, m in enumerate(value)]
     else:
         text = _structured_text(value)
         return [Message("user", prompt_parts(text if text is not None else value, files))]
@@ -104,7 +104,7 @@ class Decisions:
 
 
 @attrs.define(eq=False)
-class RunContext:
+class RunSession:
     """A run's session: who and where it runs for, its state, and how far it is set up."""
 
     session_id: str

@@ -1,5 +1,5 @@
 """The typed events of ``Agent.run(input, stream=True)`` (the Agent reference's
-``RunOutputEvent``), and the sinks that make them from a run.
+``RunOutputEvent``); `sinks.EventSink` makes them from a run.
 
 With ``stream_events=True`` a run streams `RunStartedEvent`, then `RunContentEvent`s (text
 in ``content``, reasoning in ``reasoning_content``) and, for each tool call,
@@ -18,11 +18,9 @@ from typing import Any, ClassVar
 
 import attrs
 from ferrule_kernel import FerruleError
-from ferrule_kit.messages import Message, ToolCall
 from ferrule_kit.storage import ToolExecution
 
 from .results import RunMetrics, ToolConfirmation
-from .stream import _Sink
 
 
 @attrs.define(kw_only=True)
@@ -98,67 +96,3 @@ RunOutputEvent = (
     | RunCompletedEvent
     | RunErrorEvent
 )
-
-
-class _EventSink(_Sink):
-    """``run(input, stream=True, stream_events=True)``: every event above."""
-
-    def _ids(self) -> dict[str, Any]:
-        context = self.run.context
-        return {
-            "run_id": self.run.id,
-            "agent_id": context.agent_id if context else None,
-            "session_id": context.session_id if context else None,
-        }
-
-    def started(self) -> None:
-        self.channel.put(RunStartedEvent(**self._ids()))
-
-    def text(self, delta: str) -> None:
-        self._put(RunContentEvent(content=delta, **self._ids()))
-
-    def reasoning(self, delta: str) -> None:
-        self._put(RunContentEvent(reasoning_content=delta, **self._ids()))
-
-    def tools_started(self, calls: list[ToolCall]) -> None:
-        for call in calls:
-            tool = ToolExecution(call.id, call.name, call.arguments)
-            self._put(ToolCallStartedEvent(tool=tool, **self._ids()))
-
-    def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        # the run records each execution (with its duration) just before its result
-        self._put(ToolCallCompletedEvent(tool=self.run.executions[-1], **self._ids()))
-
-    def paused(self, message: Message) -> None:
-        self._put(RunPausedEvent(requirements=list(self.run.requirements), **self._ids()))
-
-    def completed(self) -> None:
-        output = self.run.to_output()
-        self._put(
-            RunCompletedEvent(
-                content=output.content,
-                content_type=output.content_type,
-                metrics=output.metrics,
-                session_state=output.session_state,
-                **self._ids(),
-            )
-        )
-
-    def failed(self, error: FerruleError) -> None:
-        self._put(RunErrorEvent(content=error.message, error=error, **self._ids()))
-
-
-class _ContentEventSink(_EventSink):
-    """``run(input, stream=True)``: the content, and how the run stopped if not completed."""
-
-    def started(self) -> None:
-        pass
-
-    def tools_started(self, calls: list[ToolCall]) -> None:
-        pass
-
-    def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        pass
-
-    def completed(self) -> None:
-        pass

@@ -1,5 +1,5 @@
 """`FallbackModel`: an agent's models, tried in order when one fails (pydantic-ai's
-``FallbackModel``), and `_ModelSlot`, one model of an agent with its component.
+``FallbackModel``), and `ModelSlot`, one model of an agent with its component.
 
 Each model request goes to the first model. When it fails with an error ``fallback_on``
 accepts before the model streamed anything, the next model gets the same request, and
@@ -29,7 +29,7 @@ from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.errors import ModelError
 from ferrule_kit.lmspec import ModelRoute
 
-from .langmodel import LangModel, _component_name, _routing_kernel, default_runtime
+from .langmodel import LangModel, component_name, default_runtime, routing_kernel
 
 #: What ``fallback_on`` takes: error classes, or a predicate on the error.
 FallbackOn = tuple[type[FerruleError], ...] | Callable[[FerruleError], bool]
@@ -68,7 +68,7 @@ class FallbackModel:
 
 
 @attrs.define(eq=False)
-class _ModelSlot:
+class ModelSlot:
     """One model of an agent: the component serving it, defined on first use (and deleted
     with the agent) unless it is a shared `LangModel`'s."""
 
@@ -80,7 +80,7 @@ class _ModelSlot:
     _lock: asyncio.Lock | None = None
 
     @classmethod
-    def of(cls, model: Any, runtime: Any) -> _ModelSlot:
+    def of(cls, model: Any, runtime: Any) -> ModelSlot:
         if isinstance(model, LangModel):
             if model.runtime is not runtime:
                 raise InvalidInputError(
@@ -93,8 +93,8 @@ class _ModelSlot:
                 f"got {type(model).__name__}",
                 field="model",
             )
-        route = model.route(_routing_kernel(runtime))
-        return cls(model, _component_name("agent"), route, owned=True, defined=False)
+        route = model.route(routing_kernel(runtime))
+        return cls(model, component_name("agent"), route, owned=True, defined=False)
 
     async def ensure_defined(self, runtime: Any) -> None:
         if self.defined:
@@ -109,7 +109,7 @@ class _ModelSlot:
                 self.defined = True
 
 
-def model_slots(runtime: Any, model: Any) -> tuple[Any, list[_ModelSlot]]:
+def model_slots(runtime: Any, model: Any) -> tuple[Any, list[ModelSlot]]:
     """The runtime an agent given ``runtime`` and ``model`` runs on (a `LangModel`'s own,
     else ``runtime``, else the default one), and its models' slots, the first one first."""
     models = model.models if isinstance(model, FallbackModel) else (model,)
@@ -118,4 +118,4 @@ def model_slots(runtime: Any, model: Any) -> tuple[Any, list[_ModelSlot]]:
         runtime = shared.runtime  # where its component lives
     elif runtime is None:
         runtime = default_runtime()
-    return runtime, [_ModelSlot.of(m, runtime) for m in models]
+    return runtime, [ModelSlot.of(m, runtime) for m in models]

@@ -17,11 +17,12 @@ import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import TextPart
 
+from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, ToolContext
 
 if TYPE_CHECKING:
     from ..knowledge import Knowledge, MessageReferences
-    from .stream import _Home, _Run
+    from .state import RunState
 
 #: The references list of the run this task drives (set by `_Knowledge._track_references`
 #: as each leg of a run starts): a tool's `ToolContext` carries no run, and the search
@@ -48,9 +49,12 @@ def references_text(references: list[dict[str, Any]]) -> str:
 class _Knowledge:
     """The knowledge half of `Agent` (see the module docstring)."""
 
+    @property
+    def sync_bridge(self) -> Bridge:
+        raise NotImplementedError  # Agent's: its runtime's bridge
+
     # set by Agent.__init__
     runtime: Any
-    _home: _Home
     knowledge: Knowledge | None
     search_knowledge: bool
     add_knowledge_to_context: bool
@@ -90,7 +94,8 @@ class _Knowledge:
             )
         return self.knowledge
 
-    def get_relevant_docs_from_knowledge(
+    @on_bridge_loop
+    async def aget_relevant_docs_from_knowledge(
         self,
         query: str,
         num_documents: int | None = None,
@@ -98,19 +103,13 @@ class _Knowledge:
     ) -> list[dict[str, Any]]:
         """The knowledge chunks most relevant to ``query`` (as `Document.to_dict`), at most
         ``num_documents``, passing ``filters`` and the agent's ``knowledge_filters``."""
-        return self._home.run(self.aget_relevant_docs_from_knowledge(query, num_documents, filters))
-
-    async def aget_relevant_docs_from_knowledge(
-        self,
-        query: str,
-        num_documents: int | None = None,
-        filters: dict[str, Any] | None = None,
-    ) -> list[dict[str, Any]]:
         knowledge = self._need_knowledge()
         found = await knowledge.asearch(
             query, num_documents, combine_filters(self.knowledge_filters, filters)
         )
         return [d.to_dict() for d in found]
+
+    get_relevant_docs_from_knowledge = blocking(aget_relevant_docs_from_knowledge)
 
     def _knowledge_tools(self) -> list[Tool]:
         """``search_knowledge_base``, when the model may search the agent's knowledge."""
@@ -164,12 +163,12 @@ class _Knowledge:
             )
         ]
 
-    def _track_references(self, run: _Run) -> None:
+    def _track_references(self, run: RunState) -> None:
         """Record the searches of ``run``'s tool calls in its references, from this task on."""
         if run.context is not None:
             _run_references.set(run.context.references)
 
-    async def _knowledge_context(self, run: _Run, references: list[MessageReferences]) -> None:
+    async def _knowledge_context(self, run: RunState, references: list[MessageReferences]) -> None:
         """With ``add_knowledge_to_context``, search ``run``'s input, record the search in
         ``references`` and put what is found in its last user message (the Agent
         reference's way)."""

@@ -46,7 +46,7 @@ _names = itertools.count(1)
 _remote_kernels: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def _routing_kernel(runtime: Any) -> Any:
+def routing_kernel(runtime: Any) -> Any:
     """The kernel whose plugins say which component type serves a model. A remote Runtime
     has none here: this process's plugins answer (they should match the server's)."""
     kernel = getattr(runtime, "kernel", None)
@@ -61,7 +61,7 @@ def _routing_kernel(runtime: Any) -> Any:
         return _new_kernel()
 
 
-def _component_name(prefix: str) -> str:
+def component_name(prefix: str) -> str:
     return f"{prefix}-{next(_names)}-{uuid.uuid4().hex[:8]}"
 
 
@@ -90,8 +90,8 @@ class LangModel:
         (the default runtime if None); ``placement`` puts it where a placement plugin runs
         it (``{"kind": "ray", "replicas": 4, "num_gpus": 1}``: docs/deployment.md)."""
         runtime = runtime if runtime is not None else default_runtime()
-        route = model.route(_routing_kernel(runtime))
-        name = _component_name("lm")
+        route = model.route(routing_kernel(runtime))
+        name = component_name("lm")
         if placement is None:
             await runtime.adefine(route.component_type, name, route.attributes)
         else:

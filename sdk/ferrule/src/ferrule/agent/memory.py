@@ -33,7 +33,7 @@ from .sessions import DEFAULT_USER_ID
 
 if TYPE_CHECKING:
     from .agent import Agent
-    from .stream import _Run
+    from .state import RunState
 
 log = get_logger("ferrule.agent")
 
@@ -86,7 +86,7 @@ class MemoryManager:
         return f"MemoryManager(model={self.model!r})"
 
 
-async def _helper_model(agent: Agent, key: str, model: Any) -> LangModel:
+async def helper_model(agent: Agent, key: str, model: Any) -> LangModel:
     """The model of a memory or summary call: the agent's own, or ``model`` defined once
     on the agent's runtime (deleted with the agent)."""
     if model is None:
@@ -152,7 +152,7 @@ def _listed(memories: list[UserMemory]) -> str:
     )
 
 
-async def update_memories(agent: Agent, run: _Run) -> None:
+async def update_memories(agent: Agent, run: RunState) -> None:
     """Let the memory manager's model change the user's memories after ``run``."""
     from .agent import Agent
 
@@ -165,7 +165,7 @@ async def update_memories(agent: Agent, run: _Run) -> None:
     user_id = context.user_id or DEFAULT_USER_ID
     try:
         stored = await agent._db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
-        lm = await _helper_model(agent, "memory", manager.model)
+        lm = await helper_model(agent, "memory", manager.model)
         helper = Agent(
             lm,
             system_message=manager.instructions,
@@ -188,7 +188,7 @@ class _SummaryReply:
     topics: list[str] = attrs.Factory(list)
 
 
-async def summarize(agent: Agent, run: _Run) -> SessionSummary | None:
+async def summarize(agent: Agent, run: RunState) -> SessionSummary | None:
     """The session's summary updated with ``run`` (None if the model call failed)."""
     from .agent import Agent
 
@@ -205,7 +205,7 @@ async def summarize(agent: Agent, run: _Run) -> SessionSummary | None:
         "<newest_exchange>\n" + "\n".join(lines) + "\n</newest_exchange>"
     )
     try:
-        lm = await _helper_model(agent, "summary", None)
+        lm = await helper_model(agent, "summary", None)
         helper = Agent(lm, system_message=SUMMARY_INSTRUCTIONS, output_schema=_SummaryReply)
         reply = (await helper.arun([Message("user", prompt)])).content
     except FerruleError as exc:

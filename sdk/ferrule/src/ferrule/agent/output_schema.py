@@ -15,12 +15,12 @@ from .errors import OutputValidationError
 
 
 @attrs.frozen
-class _StructuredOutput:
+class StructuredOutput:
     schema: dict[str, Any]
     parse: Callable[[Any], Any]
 
 
-def _structured_output(output_schema: Any) -> _StructuredOutput | None:
+def structured_output(output_schema: Any) -> StructuredOutput | None:
     """An ``output_schema`` (attrs class, TypedDict, pydantic model class or JSON schema)
     as a schema and a parser of the decoded reply that raises `OutputValidationError`."""
     if output_schema is None:
@@ -39,7 +39,7 @@ def _structured_output(output_schema: Any) -> _StructuredOutput | None:
                     errors=exc.errors,
                 ) from None
 
-        return _StructuredOutput(json_schema(output_schema), parse_attrs)
+        return StructuredOutput(json_schema(output_schema), parse_attrs)
     if isinstance(output_schema, type) and hasattr(output_schema, "model_json_schema"):  # pydantic
 
         def parse_pydantic(value: Any) -> Any:
@@ -50,7 +50,7 @@ def _structured_output(output_schema: Any) -> _StructuredOutput | None:
                     f"the reply does not match {output_schema.__name__}: {exc}"
                 ) from None
 
-        return _StructuredOutput(output_schema.model_json_schema(), parse_pydantic)
+        return StructuredOutput(output_schema.model_json_schema(), parse_pydantic)
     if isinstance(output_schema, Mapping):
         schema = dict(output_schema)
         checker: Any = None
@@ -76,7 +76,7 @@ def _structured_output(output_schema: Any) -> _StructuredOutput | None:
                 )
             return value
 
-        return _StructuredOutput(schema, parse_schema)
+        return StructuredOutput(schema, parse_schema)
     raise InvalidInputError(
         "output_schema must be an attrs class, a TypedDict, a pydantic model or a JSON schema, "
         f"got {output_schema!r}",
@@ -84,7 +84,7 @@ def _structured_output(output_schema: Any) -> _StructuredOutput | None:
     )
 
 
-def _parse_output(output: _StructuredOutput, text: str) -> Any:
+def parse_output(output: StructuredOutput, text: str) -> Any:
     try:
         value = json.loads(text)
     except ValueError as exc:

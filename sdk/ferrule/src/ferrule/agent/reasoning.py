@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, converter
 
-from .memory import _helper_model
+from .memory import helper_model
 
 if TYPE_CHECKING:
     from .agent import Agent
-    from .stream import _Run, _Sink
+    from .sinks import Sink
+    from .state import RunState
 
 #: The parser model's instructions when the agent gives none (``parser_model_prompt``).
 PARSER_INSTRUCTIONS = (
@@ -27,11 +28,11 @@ PARSER_INSTRUCTIONS = (
 )
 
 
-async def reason(agent: Agent[Any], run: _Run, sink: _Sink) -> None:
+async def reason(agent: Agent[Any], run: RunState, sink: Sink) -> None:
     """Ask the reasoning model to think about the run so far (streamed as reasoning) and
     add its thoughts to the run as an assistant message in ``<thinking>`` tags (Agno's
     way), which the main model then reads."""
-    lm = await _helper_model(agent, "reasoning", agent.reasoning_model)
+    lm = await helper_model(agent, "reasoning", agent.reasoning_model)
     inputs = {"messages": [converter.unstructure(m) for m in run.messages], "reasoning": True}
     accumulator = MessageAccumulator()
     streamed = False
@@ -54,12 +55,12 @@ async def reason(agent: Agent[Any], run: _Run, sink: _Sink) -> None:
         run.messages.append(Message("assistant", f"<thinking>\n{thinking}\n</thinking>"))
 
 
-async def parse_with_model(agent: Agent[Any], run: _Run, reply: str) -> Any:
+async def parse_with_model(agent: Agent[Any], run: RunState, reply: str) -> Any:
     """``reply`` turned into the run's output schema by the parser model."""
     from .agent import Agent
 
     assert run.output is not None
-    lm = await _helper_model(agent, "parser", agent.parser_model)
+    lm = await helper_model(agent, "parser", agent.parser_model)
     helper = Agent(
         lm,
         system_message=agent.parser_model_prompt or PARSER_INSTRUCTIONS,

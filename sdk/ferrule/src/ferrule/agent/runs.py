@@ -1,7 +1,7 @@
 """How calls become runs: `query` (the agent guide's stateful chat), `run` / `arun` (the
 stateless guide's run on a whole history, and the Agent reference's run of one input) and
-`continue_run`. Each makes a `_Run` with its session context (`RunContext`) and the
-stream its caller reads; `Agent._drive` runs it.
+`continue_run`. Each makes a `RunState` with its session context (`RunSession`) and the
+stream its caller reads; `loop.drive` runs it.
 
 `run` serves both seeds. The stateless one passes the whole conversation, a list of
 messages, and iterates: ``async for resp in agent.run(messages)`` streams one
@@ -17,32 +17,25 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message
 
-from .context import Decisions, RunContext, input_messages, is_history
+from .context import Decisions, RunSession, input_messages, is_history
 from .errors import UnknownRunError
-from .events import _ContentEventSink, _EventSink
-from .output_schema import _structured_output, _StructuredOutput
+from .output_schema import StructuredOutput, structured_output
 from .prompt import prompt_parts
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
-from .stream import (
-    AgentStream,
-    _MessageSink,
-    _ResponseSink,
-    _Run,
-    _SilentReasoningSink,
-    _Sink,
-)
+from .sinks import ContentEventSink, EventSink, MessageSink, ResponseSink, SilentReasoningSink, Sink
+from .state import RunState
+from .stream import AgentStream, Launch
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ._typing import QueryOptions, RunOptions
-    from .agent import Agent
     from .events import RunOutputEvent
 
     #: A whole conversation: what makes ``run(messages)`` stream `MessageOutput`s.
@@ -73,13 +66,16 @@ class _Runs(Generic[OutputT]):
     stream_events: bool | None
     reasoning: Reasoning
     output_schema: Any
-    _output: _StructuredOutput | None
+    _output: StructuredOutput | None
     tool_call_limit: int | None
     usage_limits: UsageLimits | None
-    _runs: dict[str, _Run]
+    _runs: dict[str, RunState]
 
-    def _stream_of(self, run: _Run, sink: type[_Sink]) -> AgentStream[Any, Any]:
-        return AgentStream(cast("Agent", self), run, sink)
+    def _launch(self) -> Launch:
+        raise NotImplementedError  # Agent's
+
+    def _stream_of(self, run: RunState, sink: type[Sink]) -> AgentStream[Any, Any]:
+        return AgentStream(self._launch(), run, sink)
 
     def _new_run(
         self,
@@ -89,15 +85,15 @@ class _Runs(Generic[OutputT]):
         reasoning: Reasoning | None,
         output_schema: Any,
         tool_call_limit: int | None,
-        context: RunContext,
+        context: RunSession,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
-    ) -> _Run:
-        output = self._output if output_schema is None else _structured_output(output_schema)
+    ) -> RunState:
+        output = self._output if output_schema is None else structured_output(output_schema)
         schema = self.output_schema if output_schema is None else output_schema
         if schema is not None:
             context.content_type = schema.__name__ if isinstance(schema, type) else "dict"
-        return _Run(
+        return RunState(
             uuid.uuid4().hex,
             kind,
             messages,
@@ -107,7 +103,7 @@ class _Runs(Generic[OutputT]):
             self.tool_call_limit if tool_call_limit is None else tool_call_limit,
             context=context,
             usage_limits=self.usage_limits if usage_limits is None else usage_limits,
-            deps=deps,
+            tool_deps=deps,
         )
 
     def _context(
@@ -117,8 +113,8 @@ class _Runs(Generic[OutputT]):
         session_state: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         input: Any = None,
-    ) -> RunContext:
-        return RunContext(
+    ) -> RunSession:
+        return RunSession(
             session_id or self.session_id,
             user_id or self.user_id,
             self.id,
@@ -186,14 +182,14 @@ class _Runs(Generic[OutputT]):
         options = (reasoning, output_schema, tool_call_limit, context, usage_limits, deps)
         run = self._new_run("query", [user], 0, *options)
         run.input, run.files = prompt, files
-        sink = _SilentReasoningSink if ignore_reasoning_messages else _ResponseSink
+        sink = SilentReasoningSink if ignore_reasoning_messages else ResponseSink
         return self._stream_of(run, sink)
 
     aquery = query
 
-    def _event_sink(self, stream_events: bool | None) -> type[_Sink]:
+    def _event_sink(self, stream_events: bool | None) -> type[Sink]:
         every = self.stream_events if stream_events is None else stream_events
-        return _EventSink if every else _ContentEventSink
+        return EventSink if every else ContentEventSink
 
     def _input_run(
         self,
@@ -220,10 +216,10 @@ class _Runs(Generic[OutputT]):
         if stream is None and is_history(input):  # the stateless guide's run(messages)
             run = self._new_run("run", messages, len(messages), *options)
             run.input = input
-            return self._stream_of(run, _MessageSink), False
+            return self._stream_of(run, MessageSink), False
         run = self._new_run("input", messages, 0, *options)
         run.input, run.files = input, files
-        sink = self._event_sink(stream_events) if stream else _MessageSink
+        sink = self._event_sink(stream_events) if stream else MessageSink
         return self._stream_of(run, sink), not stream
 
     @overload
@@ -473,7 +469,7 @@ class _Runs(Generic[OutputT]):
         if stream:
             sink = self._event_sink(stream_events)
         else:
-            sink = _ResponseSink if run.kind == "query" else _MessageSink
+            sink = ResponseSink if run.kind == "query" else MessageSink
         return self._stream_of(run, sink), run.kind == "input" and not stream
 
     @overload

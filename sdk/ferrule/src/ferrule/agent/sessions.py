@@ -50,15 +50,16 @@ from ferrule_kit.storage import (
     UserMemory,
 )
 
+from .._loop import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
-from .context import RunContext, system_text
+from .context import RunSession, system_text
 from .errors import UnknownRunError
-from .langmodel import _component_name
+from .langmodel import component_name
 from .results import RunMetrics, RunOutput, ToolConfirmation
 
 if TYPE_CHECKING:
     from .memory import MemoryManager
-    from .stream import _Home, _Run
+    from .state import RunState
 
 log = get_logger("ferrule.agent")
 T = TypeVar("T")
@@ -167,10 +168,13 @@ def _session(stored: Any, runs: list[RunOutput[Any]] | None = None) -> AgentSess
 class _Sessions:
     """Sessions, state, history and memories of an `Agent` (see the module docstring)."""
 
+    @property
+    def sync_bridge(self) -> Bridge:
+        raise NotImplementedError  # Agent's: its runtime's bridge
+
     # set by Agent.__init__
     runtime: Any
     model: Any
-    _home: _Home
     _history: list[Message]
     db: Any
     id: str
@@ -203,7 +207,7 @@ class _Sessions:
                 self._db_lock = asyncio.Lock()
             async with self._db_lock:
                 if self._db_component is None:
-                    name = _component_name("db")
+                    name = component_name("db")
                     attributes = self.db.attributes(self.runtime)
                     await self.runtime.adefine(self.db.component_type, name, attributes)
                     self._db_component, self._db_owned = name, True
@@ -222,9 +226,11 @@ class _Sessions:
     def _sid(self, session_id: str | None) -> str:
         return session_id or self.session_id
 
-    # -- sessions ------------------------------------------------------------------------------
+    # -- sessions (each written once, async; its sync twin derived with `blocking`) ---------
 
-    async def _get_session(self, session_id: str | None) -> AgentSession | None:
+    @on_bridge_loop
+    async def aget_session(self, session_id: str | None = None) -> AgentSession | None:
+        """The stored session (the agent's current one by default) with its runs, or None."""
         sid = self._sid(session_id)
         stored = (await self._db("get_session", SessionRef(sid), SessionResult)).session
         if stored is None:
@@ -232,14 +238,11 @@ class _Sessions:
         runs = (await self._db("get_runs", GetRunsInput(sid), RunsResult)).runs
         return _session(stored, [stored_output(r) for r in runs])
 
-    def get_session(self, session_id: str | None = None) -> AgentSession | None:
-        """The stored session (the agent's current one by default) with its runs, or None."""
-        return self._home.run(self._get_session(session_id))
+    get_session = blocking(aget_session)
 
-    async def aget_session(self, session_id: str | None = None) -> AgentSession | None:
-        return await self._home.arun(self._get_session(session_id))
-
-    async def _save_session(self, session: AgentSession) -> None:
+    @on_bridge_loop
+    async def asave_session(self, session: AgentSession) -> None:
+        """Store ``session``'s fields (its runs are stored as they happen, not here)."""
         inputs = UpsertSessionInput(
             session.session_id,
             session.user_id,
@@ -251,58 +254,50 @@ class _Sessions:
         )
         await self._db("upsert_session", inputs, SessionResult)
 
-    def save_session(self, session: AgentSession) -> None:
-        """Store ``session``'s fields (its runs are stored as they happen, not here)."""
-        self._home.run(self._save_session(session))
+    save_session = blocking(asave_session)
 
-    async def asave_session(self, session: AgentSession) -> None:
-        await self._home.arun(self._save_session(session))
-
-    async def _delete_session(self, session_id: str) -> None:
+    @on_bridge_loop
+    async def adelete_session(self, session_id: str) -> None:
+        """Delete a stored session and its runs."""
         await self._db("delete_session", SessionRef(session_id), DeletedResult)
 
-    def delete_session(self, session_id: str) -> None:
-        """Delete a stored session and its runs."""
-        self._home.run(self._delete_session(session_id))
+    delete_session = blocking(adelete_session)
 
-    async def adelete_session(self, session_id: str) -> None:
-        await self._home.arun(self._delete_session(session_id))
-
-    async def _rename(self, name: str, session_id: str | None) -> None:
+    @on_bridge_loop
+    async def arename(self, name: str, session_id: str | None = None) -> None:
+        """Rename the agent, and name the stored session after it (created if new)."""
         sid = self._sid(session_id)
         stored = (await self._db("get_session", SessionRef(sid), SessionResult)).session
         if stored is None:
             session = AgentSession(sid, self.id, self.user_id, name, dict(self.session_state))
         else:
             session = attrs.evolve(_session(stored), name=name)
-        await self._save_session(session)
+        await self.asave_session(session)
         self.name = name
 
-    def rename(self, name: str, session_id: str | None = None) -> None:
-        """Rename the agent, and name the stored session after it (created if new)."""
-        self._home.run(self._rename(name, session_id))
-
-    async def arename(self, name: str, session_id: str | None = None) -> None:
-        await self._home.arun(self._rename(name, session_id))
+    rename = blocking(arename)
 
     # -- session state -------------------------------------------------------------------------
 
-    async def _get_session_state(self, session_id: str | None) -> dict[str, Any]:
+    @on_bridge_loop
+    async def aget_session_state(self, session_id: str | None = None) -> dict[str, Any]:
+        """The session's state: the stored one over the agent's ``session_state`` defaults
+        (without a db, the agent's ``session_state`` itself)."""
         if self.db is None:
             return self.session_state
         sid = self._sid(session_id)
         stored = (await self._db("get_session", SessionRef(sid), SessionResult)).session
         return {**copy.deepcopy(self.session_state), **(stored.session_state if stored else {})}
 
-    def get_session_state(self, session_id: str | None = None) -> dict[str, Any]:
-        """The session's state: the stored one over the agent's ``session_state`` defaults
-        (without a db, the agent's ``session_state`` itself)."""
-        return self._home.run(self._get_session_state(session_id))
+    get_session_state = blocking(aget_session_state)
 
-    async def aget_session_state(self, session_id: str | None = None) -> dict[str, Any]:
-        return await self._home.arun(self._get_session_state(session_id))
-
-    async def _update_session_state(self, updates: dict[str, Any], session_id: str | None) -> str:
+    @on_bridge_loop
+    async def aupdate_session_state(
+        self, session_state_updates: dict[str, Any], session_id: str | None = None
+    ) -> str:
+        """Merge ``session_state_updates`` into the session's state (top-level keys; the
+        session is created if new) and say what it is now."""
+        updates = session_state_updates
         if self.db is None:
             self.session_state.update(updates)
             state = self.session_state
@@ -320,38 +315,12 @@ class _Sessions:
             state = stored.session_state
         return f"session state updated: {json.dumps(state, ensure_ascii=False, sort_keys=True)}"
 
-    def update_session_state(
-        self, session_state_updates: dict[str, Any], session_id: str | None = None
-    ) -> str:
-        """Merge ``session_state_updates`` into the session's state (top-level keys; the
-        session is created if new) and say what it is now."""
-        return self._home.run(self._update_session_state(session_state_updates, session_id))
-
-    async def aupdate_session_state(
-        self, session_state_updates: dict[str, Any], session_id: str | None = None
-    ) -> str:
-        return await self._home.arun(self._update_session_state(session_state_updates, session_id))
+    update_session_state = blocking(aupdate_session_state)
 
     # -- messages and runs ---------------------------------------------------------------------
 
-    async def _get_session_messages(
-        self,
-        session_id: str | None,
-        last_n_runs: int | None,
-        limit: int | None,
-        skip_roles: Sequence[str] | None,
-        skip_statuses: Sequence[str] | None,
-    ) -> list[Message]:
-        inputs = GetMessagesInput(
-            self._sid(session_id),
-            last_n_runs,
-            limit,
-            list(skip_roles or ()),  # type: ignore[arg-type]
-            list(skip_statuses or ()),  # type: ignore[arg-type]
-        )
-        return (await self._db("get_messages", inputs, MessagesResult)).messages
-
-    def get_session_messages(
+    @on_bridge_loop
+    async def aget_session_messages(
         self,
         session_id: str | None = None,
         last_n_runs: int | None = None,
@@ -362,76 +331,59 @@ class _Sessions:
         """The messages of the session's runs, oldest first: of the last ``last_n_runs``
         runs, the last ``limit`` messages, without ``skip_roles`` and runs whose status is
         in ``skip_statuses``."""
-        return self._home.run(
-            self._get_session_messages(session_id, last_n_runs, limit, skip_roles, skip_statuses)
+        inputs = GetMessagesInput(
+            self._sid(session_id),
+            last_n_runs,
+            limit,
+            list(skip_roles or ()),  # type: ignore[arg-type]
+            list(skip_statuses or ()),  # type: ignore[arg-type]
         )
+        return (await self._db("get_messages", inputs, MessagesResult)).messages
 
-    async def aget_session_messages(
-        self,
-        session_id: str | None = None,
-        last_n_runs: int | None = None,
-        limit: int | None = None,
-        skip_roles: Sequence[str] | None = None,
-        skip_statuses: Sequence[str] | None = None,
-    ) -> list[Message]:
-        return await self._home.arun(
-            self._get_session_messages(session_id, last_n_runs, limit, skip_roles, skip_statuses)
-        )
-
-    def get_chat_history(
-        self, session_id: str | None = None, last_n_runs: int | None = None
-    ) -> list[Message]:
-        """The user and assistant messages of the session (no system or tool messages)."""
-        return self.get_session_messages(session_id, last_n_runs, skip_roles=["system", "tool"])
+    get_session_messages = blocking(aget_session_messages)
 
     async def aget_chat_history(
         self, session_id: str | None = None, last_n_runs: int | None = None
     ) -> list[Message]:
+        """The user and assistant messages of the session (no system or tool messages)."""
         return await self.aget_session_messages(
             session_id, last_n_runs, skip_roles=["system", "tool"]
         )
 
-    async def _get_run_output(self, run_id: str, session_id: str | None) -> RunOutput[Any] | None:
-        run = (await self._db("get_run", GetRunInput(run_id, session_id), RunResult)).run
-        return None if run is None else stored_output(run)
+    get_chat_history = blocking(aget_chat_history)
 
-    def get_run_output(self, run_id: str, session_id: str | None = None) -> RunOutput[Any] | None:
-        """A stored run (of ``session_id`` only, when given) as a `RunOutput`, or None."""
-        return self._home.run(self._get_run_output(run_id, session_id))
-
+    @on_bridge_loop
     async def aget_run_output(
         self, run_id: str, session_id: str | None = None
     ) -> RunOutput[Any] | None:
-        return await self._home.arun(self._get_run_output(run_id, session_id))
+        """A stored run (of ``session_id`` only, when given) as a `RunOutput`, or None."""
+        run = (await self._db("get_run", GetRunInput(run_id, session_id), RunResult)).run
+        return None if run is None else stored_output(run)
 
-    async def _get_last_run_output(self, session_id: str | None) -> RunOutput[Any] | None:
+    get_run_output = blocking(aget_run_output)
+
+    @on_bridge_loop
+    async def aget_last_run_output(self, session_id: str | None = None) -> RunOutput[Any] | None:
+        """The session's latest run, or None."""
         inputs = GetRunsInput(self._sid(session_id), last_n_runs=1)
         runs = (await self._db("get_runs", inputs, RunsResult)).runs
         return stored_output(runs[-1]) if runs else None
 
-    def get_last_run_output(self, session_id: str | None = None) -> RunOutput[Any] | None:
-        """The session's latest run, or None."""
-        return self._home.run(self._get_last_run_output(session_id))
-
-    async def aget_last_run_output(self, session_id: str | None = None) -> RunOutput[Any] | None:
-        return await self._home.arun(self._get_last_run_output(session_id))
+    get_last_run_output = blocking(aget_last_run_output)
 
     # -- memories ------------------------------------------------------------------------------
 
-    async def _get_user_memories(self, user_id: str | None) -> list[UserMemory]:
+    @on_bridge_loop
+    async def aget_user_memories(self, user_id: str | None = None) -> list[UserMemory]:
+        """The user's memories, oldest first (the agent's user, else ``"default"``)."""
         inputs = ListMemoriesInput(user_id or self.user_id or DEFAULT_USER_ID)
         return (await self._db("list_memories", inputs, MemoriesResult)).memories
 
-    def get_user_memories(self, user_id: str | None = None) -> list[UserMemory]:
-        """The user's memories, oldest first (the agent's user, else ``"default"``)."""
-        return self._home.run(self._get_user_memories(user_id))
-
-    async def aget_user_memories(self, user_id: str | None = None) -> list[UserMemory]:
-        return await self._home.arun(self._get_user_memories(user_id))
+    get_user_memories = blocking(aget_user_memories)
 
     # -- a run's two ends ----------------------------------------------------------------------
 
-    async def _begin(self, run: _Run) -> None:
+    async def _begin(self, run: RunState) -> None:
         """Set up ``run``: the messages the model sees around its own, from its session."""
         context = run.context
         assert context is not None
@@ -483,7 +435,7 @@ class _Sessions:
         await self._knowledge_context(run, context.references)  # type: ignore[attr-defined]
         context.ready = True
 
-    async def _load_paused(self, run: _Run, context: RunContext) -> None:
+    async def _load_paused(self, run: RunState, context: RunSession) -> None:
         """Take up a paused run that another process stored."""
         assert context.resume is not None
         stored = (await self._db("get_run", GetRunInput(run.id), RunResult)).run
@@ -515,7 +467,7 @@ class _Sessions:
         run.metrics = converter.structure(stored.metrics, RunMetrics)
         context.ready = True
 
-    async def _end(self, run: _Run) -> None:
+    async def _end(self, run: RunState) -> None:
         """Finish ``run`` in its session: on completion, the user's memories and the
         session's summary; then commit it (with a db)."""
         context = run.context
@@ -567,7 +519,7 @@ class _Sessions:
         await self._append_run(stored, context, summary)
 
     async def _append_run(
-        self, run: Run, context: RunContext, summary: SessionSummary | None
+        self, run: Run, context: RunSession, summary: SessionSummary | None
     ) -> None:
         """Store ``run`` with its session's state, compare-and-set: if another writer (a
         process, a concurrent run) changed the state since this run read it, the run's
@@ -592,7 +544,7 @@ class _Sessions:
             session_id=run.session_id,
         )
 
-    async def _end_quietly(self, run: _Run) -> None:
+    async def _end_quietly(self, run: RunState) -> None:
         """`_end` for a run that failed already: a failure to store it is only logged."""
         try:
             await self._end(run)

@@ -1,290 +1,53 @@
-"""How a run's outputs reach its caller: the run's state (`_Run`), the channel its
-outputs cross threads and loops through (`_Channel`), the sinks that turn its events into
-`AgentResponse`s or `MessageOutput`s, the loop it runs on (`_Home`), `AgentStream`, and
-cancellation from any thread or task."""
+"""`AgentStream`: one run as its caller reads it, with ``for`` or ``async for``, or awaited
+for its `RunOutput`. It starts the run on its `Launch`'s loop (the runtime's loop thread,
+or the caller's loop on an `AsyncRuntime`), reads the run's `sinks.Channel`, and stops the
+run when the reader leaves early; `started_run` finds any run of this process by id."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import threading
-import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterator
+from typing import Any, Generic, TypeVar
 
 import attrs
 from ferrule_kernel import FerruleError
-from ferrule_kit.lm import Reasoning
-from ferrule_kit.messages import Message, ToolCall, converter
-from ferrule_kit.storage import ToolExecution
 
-from ..runtime import Runtime
-from .context import RunContext
-from .output_schema import _StructuredOutput
-from .results import (
-    AgentResponse,
-    MessageOutput,
-    OutputT,
-    ResponseType,
-    RunMetrics,
-    RunOutput,
-    RunStatus,
-    ToolConfirmation,
-)
-from .usage import UsageLimits
-
-if TYPE_CHECKING:
-    from .agent import Agent
+from .._loop import Bridge, LoopThread
+from .results import OutputT, RunOutput
+from .sinks import END, Channel, Failure, Sink
+from .state import RunState, cancel_in_loop, request_cancel
 
 T = TypeVar("T")
 
 
-@attrs.define(eq=False)
-class _Run:
-    id: str
-    #: What started it: `Agent.query` (responses), `Agent.run` on a whole history
-    #: (messages) or on one input (a `RunOutput`, or events).
-    kind: Literal["query", "run", "input"]
-    #: Everything the model sees: system message, history, this run's messages.
-    messages: list[Message]
-    #: Index of this run's first new message in ``messages``.
-    first_new: int
-    reasoning: Reasoning
-    output: _StructuredOutput | None
-    tool_call_limit: int | None
-    status: RunStatus = "running"
-    content: Any = None
-    error: FerruleError | None = None
-    metrics: RunMetrics = attrs.Factory(RunMetrics)
-    wire: list[dict[str, Any]] = attrs.Factory(list)  # ``messages`` on the wire, as far as sent
-    tool_calls_made: int = 0
-    pending: list[ToolCall] = attrs.Factory(list)  # the paused turn's calls
-    requirements: list[ToolConfirmation] = attrs.Factory(list)
-    started: float = attrs.Factory(time.perf_counter)
-    elapsed: float = 0.0  # of earlier legs (before a pause)
-    running: bool = False
-    cancel_requested: bool = False
-    task: asyncio.Task[None] | None = None
-    loop: asyncio.AbstractEventLoop | None = None
-    #: The session it runs in (None for a single step).
-    context: RunContext | None = None
-    executions: list[ToolExecution] = attrs.Factory(list)  # the tool calls run, in order
-    usage_limits: UsageLimits | None = None
-    #: What the caller passed as ``deps``, for the tools (`ToolContext.deps`).
-    deps: Any = None
-    #: Tool name -> the times it raised `ModelRetry` so far.
-    retries: dict[str, int] = attrs.Factory(dict)
-    #: What the caller passed, and the files with it: the pre-hooks' `RunInput`.
-    input: Any = None
-    files: Sequence[Any] = ()
-
-    def to_output(self) -> RunOutput[Any]:
-        context = self.context
-        output = RunOutput(
-            self.id,
-            self.status,
-            self.content,
-            list(self.messages[self.first_new :]),
-            self.metrics,
-            list(self.requirements) if self.status == "paused" else [],
-            self.error,
-        )
-        if context is not None:
-            output.agent_id, output.session_id = context.agent_id, context.session_id
-            output.user_id, output.content_type = context.user_id, context.content_type
-            output.session_state, output.metadata = context.session_state, dict(context.metadata)
-            output.references = list(context.references) or None
-        return output
-
-
-class _Channel:
-    """A run's outputs on their way to its reader, taken in batches. The run appends on its
-    loop; a reader on another thread or loop is woken by one thread-safe call per batch
-    (not per item, and with no task made per wake-up)."""
-
-    __slots__ = ("items", "lock", "loop", "waiter")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.items: list[Any] = []
-        self.lock = threading.Lock()
-        self.loop = loop  # where the run (the writer) lives
-        self.waiter: Callable[[], Any] | None = None
-
-    def put(self, item: Any) -> None:
-        with self.lock:
-            self.items.append(item)
-            waiter, self.waiter = self.waiter, None
-        if waiter is not None:
-            try:
-                waiter()
-            except RuntimeError:  # the reader's loop is closed: nobody is left to wake
-                pass
-
-    def _swap(self) -> list[Any]:
-        items, self.items = self.items, []
-        return items
-
-    def take_blocking(self) -> list[Any]:
-        """For a reader thread (Ctrl-C interrupts the wait)."""
-        while True:
-            with self.lock:
-                if self.items:
-                    return self._swap()
-                ready = threading.Event()
-                self.waiter = ready.set
-            ready.wait()
-
-    async def take(self) -> list[Any]:
-        loop = asyncio.get_running_loop()
-        with self.lock:
-            if self.items:
-                return self._swap()
-            woken = loop.create_future()
-            if loop is self.loop:
-                self.waiter = functools.partial(_resolve, woken)
-            else:
-                self.waiter = functools.partial(loop.call_soon_threadsafe, _resolve, woken)
-        await woken
-        with self.lock:
-            return self._swap()
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-class _Sink:
-    """Turns a run's events into what its stream yields, through ``channel``."""
-
-    def __init__(self, channel: _Channel, run: _Run) -> None:
-        self.channel = channel
-        self.run = run
-        self.first = True
-
-    def _put(self, item: Any) -> None:
-        if self.first:
-            self.first = False
-            if self.run.metrics.time_to_first_token is None:
-                self.run.metrics.time_to_first_token = (
-                    self.run.elapsed + time.perf_counter() - self.run.started
-                )
-        self.channel.put(item)
-
-    def started(self) -> None: ...
-    def text(self, delta: str) -> None: ...
-    def reasoning(self, delta: str) -> None: ...
-    def tools_started(self, calls: list[ToolCall]) -> None: ...
-    def assistant(
-        self, message: Message, usage: dict[str, int] | None, requirements: list[ToolConfirmation]
-    ) -> None: ...
-    def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None: ...
-    def paused(self, message: Message) -> None: ...
-    def completed(self) -> None: ...
-    def failed(self, error: FerruleError) -> None: ...
-
-
-class _ResponseSink(_Sink):
-    """`query`: `AgentResponse` deltas with ``is_type_switched`` tracked."""
-
-    def __init__(self, channel: _Channel, run: _Run) -> None:
-        super().__init__(channel, run)
-        self.last: str | None = None
-
-    def _emit(
-        self, type_: ResponseType, role: Any, content: Any, error: FerruleError | None = None
-    ) -> None:
-        switched = type_ != self.last
-        self.last = type_
-        self._put(AgentResponse(type_, role, switched, content, error))
-
-    def text(self, delta: str) -> None:
-        if self.last == "output_text":  # the common case, kept short
-            self._put(AgentResponse("output_text", "assistant", False, delta))
-        else:
-            self._emit("output_text", "assistant", delta)
-
-    def reasoning(self, delta: str) -> None:
-        self._emit("reasoning", "assistant", delta)
-
-    def assistant(
-        self, message: Message, usage: dict[str, int] | None, requirements: list[ToolConfirmation]
-    ) -> None:
-        for call in message.tool_calls:
-            self._emit("tool_call", "assistant", converter.unstructure(call))
-
-    def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        content: dict[str, Any] = {"tool_call_id": message.tool_call_id, "name": name}
-        if error is None:
-            content["result"] = result
-        else:
-            content["error"] = error
-        self._emit("tool_call_result", "tool", content)
-
-    def paused(self, message: Message) -> None:
-        content = {
-            "run_id": self.run.id,
-            "requirements": [r.to_dict() for r in self.run.requirements],
-        }
-        self._emit("paused", "assistant", content)
-
-    def failed(self, error: FerruleError) -> None:
-        self._emit("error", "assistant", error.message, error)
-
-
-class _SilentReasoningSink(_ResponseSink):
-    """`query` with ``ignore_reasoning_messages``: the model reasons, nobody sees it."""
-
-    def reasoning(self, delta: str) -> None:
-        pass
-
-
-class _MessageSink(_Sink):
-    """`run`: one `MessageOutput` per finished message; a failure raises from the iterator."""
-
-    def assistant(
-        self, message: Message, usage: dict[str, int] | None, requirements: list[ToolConfirmation]
-    ) -> None:
-        self._put(MessageOutput(message, usage, tuple(requirements)))
-
-    def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        self._put(MessageOutput(message))
-
-    def paused(self, message: Message) -> None:
-        pass  # the assistant message carried the requirements
-
-    def failed(self, error: FerruleError) -> None:
-        self._put(_Failure(error))
-
-
 @attrs.frozen
-class _Failure:
-    error: FerruleError
+class Launch:
+    """How a stream starts its run: the agent's bridge (where it runs), the agent's table of
+    running runs, and the turn loop bound to the agent's run deps."""
 
+    bridge: Bridge
+    runs: dict[str, RunState]
+    drive: Callable[[RunState, Sink], Coroutine[Any, Any, None]]
 
-_END = object()
+    @property
+    def thread(self) -> LoopThread | None:
+        """The runtime's loop thread (None: an `AsyncRuntime`, runs live on the caller's loop)."""
+        return self.bridge if isinstance(self.bridge, LoopThread) else None
 
-
-class _Home:
-    """Where runs execute: the `Runtime`'s loop thread, or the caller's loop (`AsyncRuntime`)."""
-
-    def __init__(self, runtime: Any) -> None:
-        self.thread = runtime._loop if isinstance(runtime, Runtime) else None
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        if self.thread is None:
+    def wait(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the bridge's loop and wait for it (synchronous callers)."""
+        if not self.bridge.can_block:
             coro.close()
-            raise TypeError(
-                "this agent's runtime is an AsyncRuntime: use `async for` and the a* methods "
-                "(or give the agent a Runtime)"
-            )
-        return self.thread.run(coro)
+            raise TypeError(ASYNC_ONLY)
+        return self.bridge.run(coro)
 
-    async def arun(self, coro: Coroutine[Any, Any, T]) -> T:
-        if self.thread is None:
-            return await coro
-        return await self.thread.arun(coro)
+
+#: Why a synchronous call cannot wait on an agent whose runtime is an `AsyncRuntime`.
+ASYNC_ONLY = (
+    "this agent's runtime is an AsyncRuntime: use `async for` and the a* methods "
+    "(or give the agent a Runtime)"
+)
 
 
 class AgentStream(Generic[T, OutputT]):
@@ -296,8 +59,8 @@ class AgentStream(Generic[T, OutputT]):
     the typed error of a failed run instead. `cancel` stops the run from any thread.
     """
 
-    def __init__(self, agent: Agent, run: _Run, sink: type[_Sink]) -> None:
-        self._agent = agent
+    def __init__(self, launch: Launch, run: RunState, sink: type[Sink]) -> None:
+        self._launch_with = launch
         self._run = run
         self._sink_type = sink
         self._iterated = False
@@ -321,48 +84,45 @@ class AgentStream(Generic[T, OutputT]):
             raise RuntimeError("an AgentStream can be iterated once")
         self._iterated = True
 
-    def _launch(self) -> _Channel:
-        """Start the run on its home loop (without waiting for it) and return its channel."""
-        thread = self._agent._home.thread
+    def _launch(self) -> Channel:
+        """Start the run on its loop (without waiting for it) and return its channel."""
+        thread = self._launch_with.thread
         loop = asyncio.get_running_loop() if thread is None else thread.loop
-        channel = _Channel(loop)
+        channel = Channel(loop)
         if thread is None or thread.in_loop_thread():
             self._start(loop, channel)
         else:
             loop.call_soon_threadsafe(self._start, loop, channel)
         return channel
 
-    def _start(self, loop: asyncio.AbstractEventLoop, channel: _Channel) -> None:
+    def _start(self, loop: asyncio.AbstractEventLoop, channel: Channel) -> None:
         run = self._run
-        self._agent._runs[run.id] = run
+        self._launch_with.runs[run.id] = run
         _STARTED[run.id] = run
         run.loop = loop
-        run.task = loop.create_task(self._agent._drive(run, self._sink_type(channel, run)))
+        run.task = loop.create_task(self._launch_with.drive(run, self._sink_type(channel, run)))
 
     async def _abandon(self) -> None:
-        _cancel_in_loop(self._run)
+        cancel_in_loop(self._run)
         task = self._run.task
         if task is not None and not task.done():
             await asyncio.wait([task], timeout=5)
 
     def _items(self, batch: list[Any]) -> Iterator[Any]:
         for item in batch:
-            if item is _END:
+            if item is END:
                 self._finished = True
                 return
-            if isinstance(item, _Failure):
+            if isinstance(item, Failure):
                 self._finished = True
                 raise item.error
             yield item
 
     def __iter__(self) -> Iterator[T]:
-        home = self._agent._home
-        if home.thread is None:
-            raise TypeError(
-                "this agent's runtime is an AsyncRuntime: use `async for` and the a* methods "
-                "(or give the agent a Runtime)"
-            )
-        if home.thread.in_loop_thread():
+        launch = self._launch_with
+        if launch.thread is None:
+            raise TypeError(ASYNC_ONLY)
+        if launch.thread.in_loop_thread():
             raise RuntimeError(
                 "a run was iterated synchronously on its runtime's loop; use `async for`"
             )
@@ -373,14 +133,14 @@ class AgentStream(Generic[T, OutputT]):
                 yield from self._items(channel.take_blocking())
         finally:
             if not self._finished:
-                home.run(self._abandon())
+                launch.wait(self._abandon())
 
     def __aiter__(self) -> AsyncIterator[T]:
         self._claim()
         return self._aiterate()
 
     async def _aiterate(self) -> AsyncIterator[T]:
-        home = self._agent._home
+        bridge = self._launch_with.bridge
         channel = self._launch()
         try:
             while not self._finished:
@@ -388,7 +148,7 @@ class AgentStream(Generic[T, OutputT]):
                     yield item
         finally:
             if not self._finished:
-                await home.arun(self._abandon())
+                await bridge.arun(self._abandon())
 
     def result(self) -> RunOutput[OutputT]:
         """Run to the end (if not iterated yet) and return the `RunOutput`."""
@@ -420,35 +180,14 @@ class AgentStream(Generic[T, OutputT]):
 
     def cancel(self) -> None:
         """Stop the run (from any thread or task); its stream ends with a cancellation error."""
-        _request_cancel(self._run)
+        request_cancel(self._run)
 
 
 #: The runs started in this process, by id, for the static `Agent.cancel_run`; weak, so
 #: that a run is kept only by its agent and its stream.
-_STARTED: weakref.WeakValueDictionary[str, _Run] = weakref.WeakValueDictionary()
+_STARTED: weakref.WeakValueDictionary[str, RunState] = weakref.WeakValueDictionary()
 
 
-def started_run(run_id: str) -> _Run | None:
+def started_run(run_id: str) -> RunState | None:
     """A run of any agent of this process, if it is still referenced."""
     return _STARTED.get(run_id)
-
-
-def _cancel_in_loop(run: _Run) -> None:
-    run.cancel_requested = True
-    if run.running and run.task is not None and not run.task.done():
-        run.task.cancel()
-
-
-def _request_cancel(run: _Run) -> None:
-    loop = run.loop
-    if loop is None or loop.is_closed():
-        run.cancel_requested = True  # not started yet: it stops at its first step
-        return
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
-        _cancel_in_loop(run)
-    else:
-        loop.call_soon_threadsafe(_cancel_in_loop, run)

@@ -22,7 +22,7 @@ from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
 from ferrule_kit.messages import converter
 
 from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS
-from ..agent.context import _as_message
+from ..agent.context import as_message
 from ..models import APIModel, LocalModel
 from ..remote import KERNEL_API
 from .kernel_api import KernelRoutes
@@ -118,7 +118,7 @@ def _step_messages(value: Any) -> list[dict[str, Any]]:
     step's default instructions first when it carries no system message."""
     if not isinstance(value, list) or not value:
         raise InvalidInputError("must be a non-empty list of messages", field="messages")
-    messages = [converter.unstructure(_as_message(m, i)) for i, m in enumerate(value)]
+    messages = [converter.unstructure(as_message(m, i)) for i, m in enumerate(value)]
     if messages[0]["role"] != "system":
         messages.insert(
             0, {"role": "system", "content": [{"type": "text", "text": DEFAULT_STEP_INSTRUCTIONS}]}

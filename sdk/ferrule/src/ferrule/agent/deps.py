@@ -1,0 +1,71 @@
+"""What the turn loop runs with (`RunDeps`): one frozen object per run, built by `Agent`
+from its settings and its stores, so that the loop (`loop`) sees the agent's options and
+the session work it calls (`SessionSteps`) but never the `Agent` itself."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.messages import Message
+
+from ..tools import Tool
+from .fallback import FallbackModel, ModelSlot
+from .sinks import Sink
+from .state import RunState
+
+
+@attrs.frozen
+class SessionSteps:
+    """A run's session work: `begin` loads what it starts from (state, history, memories,
+    summary, knowledge) and builds its messages; `end` commits it to the db; `end_quietly`
+    is `end` for a run that failed already (a failure to store it is only logged)."""
+
+    begin: Callable[[RunState], Awaitable[None]]
+    end: Callable[[RunState], Awaitable[None]]
+    end_quietly: Callable[[RunState], Awaitable[None]]
+
+
+@attrs.frozen
+class RunDeps:
+    """Everything a run needs that is not its own state (`RunState`)."""
+
+    runtime: Any
+    #: The agent's models: the first, then a `FallbackModel`'s others.
+    slots: Sequence[ModelSlot]
+    fallback: FallbackModel | None
+    agent_id: str
+    agent_name: str | None
+    #: Passed to the model's ``infer`` (``temperature``, ``max_tokens``...).
+    options: Mapping[str, Any]
+    output_retries: int
+    parse_response: bool
+    tool_timeout: float | None
+    pre_hooks: Sequence[Any]
+    post_hooks: Sequence[Any]
+    tool_hooks: Sequence[Any]
+    debug_mode: bool
+    #: The tracing plugin's sites (ferrule-otel), None without one.
+    instrumentation: Any
+    #: What user hooks receive as ``agent`` (the loop itself never reads it).
+    agent: Any
+    #: The agent's conversation, which a completed `query` run joins.
+    history: list[Message]
+    #: The agent's running runs, which a run leaves when it ends (not when it pauses).
+    runs: dict[str, RunState]
+    #: The run's tools by name (the agent's, its toolsets' and its knowledge's).
+    resolve_tools: Callable[[], Awaitable[dict[str, Tool]]]
+    sessions: SessionSteps
+    #: Points the knowledge search tool at the run's references as each leg starts.
+    track_references: Callable[[RunState], None]
+    #: The reasoning model's thinking before a fresh run (None: no reasoning model).
+    reason: Callable[[RunState, Sink], Awaitable[None]] | None
+    #: The parser model turning the reply into the output schema (None: none).
+    parse_reply: Callable[[RunState, str], Awaitable[Any]] | None
+
+    @property
+    def route(self) -> ModelRoute:
+        """The route of the (first) model."""
+        return self.slots[0].route

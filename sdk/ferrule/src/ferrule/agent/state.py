@@ -1,0 +1,100 @@
+"""A run's state: `RunState`, what one run holds while the turn loop drives it (its
+messages, status, metrics, pending calls, session), and its cancellation from any thread
+or task (`request_cancel`)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import attrs
+from ferrule_kernel import FerruleError
+from ferrule_kit.lm import Reasoning
+from ferrule_kit.messages import Message, ToolCall
+from ferrule_kit.storage import ToolExecution
+
+from .context import RunSession
+from .output_schema import StructuredOutput
+from .results import RunMetrics, RunOutput, RunStatus, ToolConfirmation
+from .usage import UsageLimits
+
+
+@attrs.define(eq=False)
+class RunState:
+    id: str
+    #: What started it: `Agent.query` (responses), `Agent.run` on a whole history
+    #: (messages) or on one input (a `RunOutput`, or events).
+    kind: Literal["query", "run", "input"]
+    #: Everything the model sees: system message, history, this run's messages.
+    messages: list[Message]
+    #: Index of this run's first new message in ``messages``.
+    first_new: int
+    reasoning: Reasoning
+    output: StructuredOutput | None
+    tool_call_limit: int | None
+    status: RunStatus = "running"
+    content: Any = None
+    error: FerruleError | None = None
+    metrics: RunMetrics = attrs.Factory(RunMetrics)
+    wire: list[dict[str, Any]] = attrs.Factory(list)  # ``messages`` on the wire, as far as sent
+    tool_calls_made: int = 0
+    pending: list[ToolCall] = attrs.Factory(list)  # the paused turn's calls
+    requirements: list[ToolConfirmation] = attrs.Factory(list)
+    started: float = attrs.Factory(time.perf_counter)
+    elapsed: float = 0.0  # of earlier legs (before a pause)
+    running: bool = False
+    cancel_requested: bool = False
+    task: asyncio.Task[None] | None = None
+    loop: asyncio.AbstractEventLoop | None = None
+    #: The session it runs in (None for a single step).
+    context: RunSession | None = None
+    executions: list[ToolExecution] = attrs.Factory(list)  # the tool calls run, in order
+    usage_limits: UsageLimits | None = None
+    #: What the caller passed as ``deps``, for the tools (`ToolContext.deps`).
+    tool_deps: Any = None
+    #: Tool name -> the times it raised `ModelRetry` so far.
+    retries: dict[str, int] = attrs.Factory(dict)
+    #: What the caller passed, and the files with it: the pre-hooks' `RunInput`.
+    input: Any = None
+    files: Sequence[Any] = ()
+
+    def to_output(self) -> RunOutput[Any]:
+        context = self.context
+        output = RunOutput(
+            self.id,
+            self.status,
+            self.content,
+            list(self.messages[self.first_new :]),
+            self.metrics,
+            list(self.requirements) if self.status == "paused" else [],
+            self.error,
+        )
+        if context is not None:
+            output.agent_id, output.session_id = context.agent_id, context.session_id
+            output.user_id, output.content_type = context.user_id, context.content_type
+            output.session_state, output.metadata = context.session_state, dict(context.metadata)
+            output.references = list(context.references) or None
+        return output
+
+
+def cancel_in_loop(run: RunState) -> None:
+    run.cancel_requested = True
+    if run.running and run.task is not None and not run.task.done():
+        run.task.cancel()
+
+
+def request_cancel(run: RunState) -> None:
+    loop = run.loop
+    if loop is None or loop.is_closed():
+        run.cancel_requested = True  # not started yet: it stops at its first step
+        return
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        cancel_in_loop(run)
+    else:
+        loop.call_soon_threadsafe(cancel_in_loop, run)
