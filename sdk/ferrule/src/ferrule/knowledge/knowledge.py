@@ -129,7 +129,7 @@ class Knowledge:
     @property
     def runtime(self) -> Any:
         if self._runtime is None:
-            from ..agent.langmodel import default_runtime
+            from ..shared_runtime import default_runtime
 
             self._runtime = default_runtime()
         return self._runtime
