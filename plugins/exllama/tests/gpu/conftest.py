@@ -60,12 +60,26 @@ ROPE_THETA = CONFIG["rope_parameters"]["rope_theta"]
 N_REGULAR = 151643
 #: Longest sequence the tests use (a 2.7k-token prompt and its reply).
 MAX_SEQ_LEN = 4096
+#: What ferrule's component caches: several such sequences at once (the batching tests).
+CACHE_TOKENS = 4 * MAX_SEQ_LEN
+#: Layers of the model the EXL2 variant quantizes: the FP16 model's first ones. exllamav2's
+#: converter takes time in proportion to the layers (~5 minutes for all 28 on an H100),
+#: and what the EXL2 checks are about, the fused kernels, is the same in every layer.
+EXL2_LAYERS = 4
+
+
+def random_ids(length: int) -> list[int]:
+    """``length`` random regular token ids, the same on every run."""
+    rng = random.Random(length)
+    return [rng.randrange(N_REGULAR) for _ in range(length)]
+
+
 #: Prompts of random regular token ids for the logit checks: one prefill chunk, and two
 #: (exllamav2 prefills 2,048 tokens at a time; the second chunk attends to the first).
-LOGIT_PROMPTS = {
-    length: [random.Random(length).randrange(N_REGULAR) for _ in range(length)]
-    for length in (256, 2700)
-}
+#: Distinct tokens matter: over one token repeated (what these prompts were until a GPU
+#: run showed it, each id drawn from a fresh generator of the same seed) attention averages
+#: identical values, so no mask, RoPE base or head norm can change the logits.
+LOGIT_PROMPTS = {length: random_ids(length) for length in (256, 2700)}
 
 #: Qwen3's added tokens in id order, and whether each is special.
 ADDED_TOKENS = [
@@ -186,8 +200,9 @@ def write_tokenizer(directory: Path) -> None:
     (directory / "generation_config.json").write_text(json.dumps(generation, indent=2))
 
 
-def hf_config(*, tied: bool) -> Any:
-    """`CONFIG` as a transformers ``Qwen3Config`` (``tied``: embeddings shared with the head)."""
+def hf_config(*, tied: bool, layers: int = CONFIG["num_hidden_layers"]) -> Any:
+    """`CONFIG` as a transformers ``Qwen3Config`` (``tied``: embeddings shared with the head),
+    with ``layers`` decoder layers."""
     from transformers import Qwen3Config
 
     shape = {
@@ -209,6 +224,7 @@ def hf_config(*, tied: bool) -> Any:
         )
     }
     # transformers >= 5 reads rope_parameters, older versions rope_theta: give both.
+    shape["num_hidden_layers"] = layers
     return Qwen3Config(
         **shape,
         tie_word_embeddings=tied,
@@ -252,10 +268,36 @@ def build_model(directory: Path, tokenizer_dir: Path) -> dict[str, Any]:
     return weights
 
 
+def write_first_layers(
+    weights: dict[str, Any], source: Path, directory: Path, layers: int
+) -> dict[str, Any]:
+    """The model in ``source`` (its float32 ``weights``) cut to its first ``layers`` decoder
+    layers, written to ``directory``; return the cut model's weights."""
+    import torch
+    from safetensors.torch import save_file
+
+    def kept(name: str) -> bool:
+        parts = name.split(".")
+        return not (parts[:2] == ["model", "layers"] and int(parts[2]) >= layers)
+
+    cut = {name: tensor for name, tensor in weights.items() if kept(name)}
+    half = {
+        name: tensor.to(torch.float16).contiguous()
+        for name, tensor in cut.items()
+        if name != "lm_head.weight"  # tied, as in the source
+    }
+    directory.mkdir(parents=True, exist_ok=True)
+    save_file(half, str(directory / "model.safetensors"), metadata={"format": "pt"})
+    config = {**CONFIG, "num_hidden_layers": layers, "max_window_layers": layers}
+    (directory / "config.json").write_text(json.dumps(config, indent=2))
+    for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json"):
+        shutil.copy(source / name, directory / name)
+    return cut
+
+
 def convert_exl2(source: Path, work: Path, out: Path) -> None:
     """Quantize ``source`` to EXL2 6.0 bpw (6-bit head) with exllamav2's own converter and
-    its built-in calibration text (the settings of the first GPU session: about 5 minutes
-    on an H100)."""
+    its built-in calibration text (the settings of the first GPU session)."""
     command = [
         sys.executable,
         "-m",
@@ -272,31 +314,77 @@ def convert_exl2(source: Path, work: Path, out: Path) -> None:
         )
 
 
+def configure(path: Path, leave_out: str | None, torch_attention: bool) -> Any:
+    """exllamav2's config for ``path`` as `ferrule_exllama.patches.configure` makes it, with
+    every workaround this machine needs but ``leave_out`` (a correctness workaround's name).
+    ``torch_attention``: as if neither flash-attn nor xformers were installed (exllamav2's
+    own attention, where the causal-mask workaround applies)."""
+    import attrs
+    from exllamav2 import ExLlamaV2Config
+    from ferrule_exllama import patches, workarounds
+
+    if leave_out is None and not torch_attention:
+        return patches.configure(path, MAX_SEQ_LEN)
+    config = ExLlamaV2Config(str(path))
+    config.arch_compat_overrides()
+    config.max_seq_len = MAX_SEQ_LEN
+    if torch_attention:
+        config.no_flash_attn = config.no_xformers = True
+    chosen = workarounds.plan(
+        patches.installed(config),
+        json.loads((path / "config.json").read_text()),
+        config.architecture,
+        config.arch.lm.headnorm,
+    )
+    overrides, fix = chosen.overrides, chosen.attention
+    if leave_out == "head_norm":
+        overrides = attrs.evolve(overrides, headnorm=None)
+    elif leave_out == "rope_theta":
+        overrides = attrs.evolve(overrides, rotary_embedding_base=None)
+    elif leave_out == "causal_mask":
+        overrides = attrs.evolve(overrides, no_sdpa=False)
+        fix = fix and attrs.evolve(fix, causal_mask=False)
+    overrides.apply(config)
+    if fix is not None:
+        patches.install()
+        setattr(config, patches.ATTENTION, fix)
+    return config
+
+
 class Exl:
     """A model loaded in exllamav2 directly, as its own examples load one, with the cache
     and dynamic generator ferrule builds for it (paged exactly when ferrule's is).
 
     ``fixed``: exllamav2's config through `ferrule_exllama.patches.configure`, i.e. with
-    ferrule's workarounds; otherwise exllamav2 exactly as shipped.
+    ferrule's workarounds; otherwise exllamav2 exactly as shipped. ``leave_out`` and
+    ``torch_attention``: see `configure`.
     """
 
-    def __init__(self, path: Path, *, fixed: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        fixed: bool = True,
+        leave_out: str | None = None,
+        torch_attention: bool = False,
+    ) -> None:
         from exllamav2 import ExLlamaV2, ExLlamaV2Cache, ExLlamaV2Config, ExLlamaV2Tokenizer, attn
         from exllamav2.generator import ExLlamaV2DynamicGenerator
-        from ferrule_exllama import patches, settings
+        from ferrule_exllama import settings
 
         if fixed:
-            config = patches.configure(path, MAX_SEQ_LEN)
+            config = configure(path, leave_out, torch_attention)
         else:
             config = ExLlamaV2Config(str(path))
             config.arch_compat_overrides()
             config.max_seq_len = MAX_SEQ_LEN
         self.config = config
         self.model = ExLlamaV2(config)
-        self.cache = ExLlamaV2Cache(self.model, max_seq_len=MAX_SEQ_LEN, lazy=True)
+        # As large as ferrule's component's cache, so the two generators page alike.
+        self.cache = ExLlamaV2Cache(self.model, max_seq_len=CACHE_TOKENS, lazy=True)
         self.model.load_autosplit(self.cache, progress=False)
         self.tokenizer = ExLlamaV2Tokenizer(config)
-        self.paged = bool(attn.has_flash_attn_with_paged)
+        self.paged = bool(attn.has_flash_attn_with_paged) and not config.no_flash_attn
         self.generator = ExLlamaV2DynamicGenerator(
             self.model, self.cache, self.tokenizer, **settings.generator_arguments(self.paged)
         )
@@ -338,9 +426,11 @@ class Exl:
         torch.cuda.empty_cache()
 
 
-def reference_logits(weights: dict[str, Any], prompts: dict[int, list[int]]) -> dict[int, Any]:
-    """transformers' float32 logits for each prompt, on a Qwen3 holding ``weights`` (untied:
-    ``lm_head.weight`` is among them), on the CPU."""
+def reference_logits(
+    weights: dict[str, Any], prompts: dict[int, list[int]], layers: int
+) -> dict[int, Any]:
+    """transformers' float32 logits for each prompt, on a Qwen3 of ``layers`` layers holding
+    ``weights`` (untied: ``lm_head.weight`` is among them), on the CPU."""
     import torch
     from transformers import Qwen3ForCausalLM
 
@@ -349,7 +439,7 @@ def reference_logits(weights: dict[str, Any], prompts: dict[int, list[int]]) -> 
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     try:
         with torch.device("cuda"):
-            model = Qwen3ForCausalLM(hf_config(tied=False)).float().eval()
+            model = Qwen3ForCausalLM(hf_config(tied=False, layers=layers)).float().eval()
         model.load_state_dict(weights, strict=True)
         # The RoPE base transformers derived: the reference is only right at 1e6.
         inv_freq = model.model.rotary_emb.inv_freq.double()
@@ -383,8 +473,14 @@ def fp16_weights(gpu_dir: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def exl2_dir(gpu_dir: Path, fp16_weights: dict[str, Any]) -> Path:
-    convert_exl2(gpu_dir / "fp16", gpu_dir / "exl2-work", gpu_dir / "exl2")
+def exl2_source(gpu_dir: Path, fp16_weights: dict[str, Any]) -> dict[str, Any]:
+    """The FP16 model's first `EXL2_LAYERS` layers in ``gpu_dir / "fp16-cut"``; their weights."""
+    return write_first_layers(fp16_weights, gpu_dir / "fp16", gpu_dir / "fp16-cut", EXL2_LAYERS)
+
+
+@pytest.fixture(scope="session")
+def exl2_dir(gpu_dir: Path, exl2_source: dict[str, Any]) -> Path:
+    convert_exl2(gpu_dir / "fp16-cut", gpu_dir / "exl2-work", gpu_dir / "exl2")
     return gpu_dir / "exl2"
 
 
@@ -410,11 +506,66 @@ def raw(model_dir: Path) -> Iterator[Exl]:
 
 
 @pytest.fixture
-def shipped(model_dir: Path) -> Iterator[Exl]:
-    """Raw exllamav2 exactly as shipped, without ferrule's workarounds."""
-    exl = Exl(model_dir, fixed=False)
-    yield exl
-    exl.unload()
+def load_exl(model_dir: Path) -> Iterator[Any]:
+    """Loads the variant's weights in raw exllamav2 (`Exl`'s keywords); unloads at the end."""
+    loaded: list[Exl] = []
+
+    def load(**options: Any) -> Exl:
+        loaded.append(Exl(model_dir, **options))
+        return loaded[-1]
+
+    yield load
+    for exl in loaded:
+        exl.unload()
+
+
+class TokenSpy:
+    """The token ids each job of ferrule's generator streamed, by the job's prompt ids: read
+    from the results on their way to the request (`ferrule_exllama.settings.result_fields`),
+    which carry them but which ferrule does not pass on."""
+
+    def __init__(self) -> None:
+        self.by_prompt: dict[tuple[int, ...], list[int]] = {}
+
+    def see(self, result: dict[str, Any]) -> None:
+        job, ids = result.get("job"), result.get("token_ids")
+        if job is None or ids is None:
+            return
+        prompt = tuple(job.sequences[0].input_ids.torch()[0].tolist())
+        self.by_prompt.setdefault(prompt, []).extend(ids[0].tolist())
+
+    def only(self) -> list[int]:
+        (ids,) = self.by_prompt.values()
+        return ids
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``with spy() as tokens:`` records the token ids of the jobs run inside it."""
+    import contextlib
+
+    from ferrule_exllama import settings
+
+    original = settings.result_fields
+    current: list[TokenSpy] = []
+
+    def result_fields(result: dict[str, Any]) -> dict[str, Any]:
+        for tokens in current:
+            tokens.see(result)
+        return original(result)
+
+    monkeypatch.setattr(settings, "result_fields", result_fields)
+
+    @contextlib.contextmanager
+    def recording() -> Iterator[TokenSpy]:
+        tokens = TokenSpy()
+        current.append(tokens)
+        try:
+            yield tokens
+        finally:
+            current.remove(tokens)
+
+    yield recording
 
 
 @pytest.fixture(scope="session")
@@ -423,19 +574,20 @@ def ferrule_lm(model_dir: Path) -> Iterator[tuple[Any, str]]:
     from ferrule import Runtime
 
     rt = Runtime()
-    rt.define("exllama_language_model", "lm", {"model": str(model_dir), "max_seq_len": MAX_SEQ_LEN})
+    attributes = {"model": str(model_dir), "max_seq_len": MAX_SEQ_LEN, "cache_tokens": CACHE_TOKENS}
+    rt.define("exllama_language_model", "lm", attributes)
     yield rt, "lm"
     rt.stop()
 
 
 @pytest.fixture(scope="session")
-def reference_weights(variant: str, fp16_weights: dict[str, Any], raw: Exl) -> dict[str, Any]:
-    """The weights the reference runs: the FP16 model's, or for EXL2 the same with every
-    linear layer (the head included) as exllamav2 dequantizes it; embeddings and norms
-    stay FP16 in EXL2."""
+def reference_weights(request: pytest.FixtureRequest, variant: str, raw: Exl) -> dict[str, Any]:
+    """The weights the reference runs: the FP16 model's, or for EXL2 those of the layers it
+    quantized with every linear layer (the head included) as exllamav2 dequantizes it;
+    embeddings and norms stay FP16 in EXL2."""
     if variant == "fp16":
-        return fp16_weights
-    return {**fp16_weights, **raw.dequantized()}
+        return dict(request.getfixturevalue("fp16_weights"))
+    return {**request.getfixturevalue("exl2_source"), **raw.dequantized()}
 
 
 @pytest.fixture(scope="session")
@@ -454,16 +606,22 @@ def plan(model_dir: Path) -> Any:
     )
 
 
+def layers_of(model_dir: Path) -> int:
+    return int(json.loads((model_dir / "config.json").read_text())["num_hidden_layers"])
+
+
 @pytest.fixture(scope="session")
-def reference(reference_weights: dict[str, Any]) -> dict[int, tuple[list[int], Any]]:
+def reference(
+    reference_weights: dict[str, Any], model_dir: Path
+) -> dict[int, tuple[list[int], Any]]:
     """Each logit prompt's length -> (its ids, transformers' float32 logits for it)."""
-    logits = reference_logits(reference_weights, LOGIT_PROMPTS)
+    logits = reference_logits(reference_weights, LOGIT_PROMPTS, layers_of(model_dir))
     return {length: (ids, logits[length]) for length, ids in LOGIT_PROMPTS.items()}
 
 
 #: The benchmark's rows and what it ran on, filled by test_gpu.py's benchmark and written
 #: as bench/results/exllama.md when the session ends.
-REPORT: dict[str, Any] = {"rows": [], "facts": {}}
+REPORT: dict[str, Any] = {"rows": [], "concurrency": [], "facts": {}}
 
 
 @pytest.fixture(scope="session")
@@ -498,31 +656,60 @@ def report_section() -> str:
         f"_Measured {datetime.date.today().isoformat()} on {facts['gpu']}, {facts['stack']}; "
         "`nox -s gpu`._",
         "",
-        "A random model of Qwen3-0.6B's shape built by the test (FP16, and EXL2 6.0 bpw made "
-        "by exllamav2's converter), greedy, 256 new tokens; medians of 3 rounds after a "
-        "warm-up, each round a new prompt (nothing cached). Raw: exllamav2's own dynamic "
-        "generator in the same process, with the same workarounds. Time to first token "
-        "includes the prefill.",
+        "A random model of Qwen3-0.6B's shape built by the test (FP16; and EXL2 6.0 bpw made "
+        f"by exllamav2's converter from its first {EXL2_LAYERS} layers, to keep the converter "
+        "short), greedy.",
         "",
         f"Workarounds chosen: {facts['workarounds']}. Concurrent requests: {facts['batching']}.",
-        "",
-        "| weights | prompt tokens | raw tokens/s | ferrule tokens/s | ferrule / raw "
-        "| raw TTFT ms | ferrule TTFT ms |",
-        "|---|---|---|---|---|---|---|",
     ]
-    for row in rows:
-        lines.append(
-            f"| {row['weights']} | {row['prompt_tokens']:,} | {row['raw_tps']:.1f} "
-            f"| {row['ferrule_tps']:.1f} | {row['ferrule_tps'] / row['raw_tps']:.2f}x "
-            f"| {row['raw_ttft'] * 1000:.0f} | {row['ferrule_ttft'] * 1000:.0f} |"
-        )
+    if rows:
+        lines += [
+            "",
+            "### ferrule against raw exllamav2",
+            "",
+            "128 new tokens; medians of 3 rounds after a warm-up, each round a new prompt "
+            "(nothing cached). Raw: exllamav2's own dynamic generator in the same process, with "
+            "the same workarounds. Time to first token includes the prefill.",
+            "",
+            "| weights | prompt tokens | raw tokens/s | ferrule tokens/s | ferrule / raw "
+            "| raw TTFT ms | ferrule TTFT ms |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for row in rows:
+            lines.append(
+                f"| {row['weights']} | {row['prompt_tokens']:,} | {row['raw_tps']:.1f} "
+                f"| {row['ferrule_tps']:.1f} | {row['ferrule_tps'] / row['raw_tps']:.2f}x "
+                f"| {row['raw_ttft'] * 1000:.0f} | {row['ferrule_ttft'] * 1000:.0f} |"
+            )
+    if REPORT["concurrency"]:
+        lines += [
+            "",
+            "### Concurrent streams",
+            "",
+            "8 requests of 64 prompt tokens and 96 new tokens each, sent N at a time through "
+            "ferrule's Runtime (`call_iter_method`, one thread per stream) to one component; "
+            "one-at-a-time is a second component of the same weights defined with "
+            "`parallel=1`, in the same run. Aggregate: all tokens over the wall time; time to "
+            "first token from the moment the N were sent (p99 of 8 is about their maximum).",
+            "",
+            "| weights | streams | batched tokens/s | one-at-a-time tokens/s | batched / "
+            "one-at-a-time | TTFT p50 / p99 ms, batched | TTFT p50 / p99 ms, one-at-a-time |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for row in REPORT["concurrency"]:
+            lines.append(
+                f"| {row['weights']} | {row['streams']} | {row['batched_tps']:.0f} "
+                f"| {row['serial_tps']:.0f} | {row['batched_tps'] / row['serial_tps']:.2f}x "
+                f"| {row['batched_p50'] * 1000:.0f} / {row['batched_p99'] * 1000:.0f} "
+                f"| {row['serial_p50'] * 1000:.0f} / {row['serial_p99'] * 1000:.0f} |"
+            )
     return "\n".join(lines) + "\n"
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Write the benchmark's section where ``nox -s bench``'s sections are (``nox -s gpu``
     then assembles docs/benchmarks.md from them)."""
-    if not REPORT["rows"]:
+    if not (REPORT["rows"] or REPORT["concurrency"]):
         return
     results = Path(__file__).resolve().parents[4] / "bench" / "results"
     if results.is_dir():
@@ -530,6 +717,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if REPORT["rows"]:
+    if REPORT["rows"] or REPORT["concurrency"]:
         terminalreporter.write_sep("=", "ferrule-exllama benchmark")
         terminalreporter.write_line(report_section())
