@@ -25,7 +25,7 @@ from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
 from .console import acli_app, aprint_response, cli_app, print_response
 from .context import as_message, system_text
-from .deps import RunDeps, SessionSteps
+from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
 from .hooks import check_hooks
 from .knowledge import _Knowledge
@@ -322,11 +322,28 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
 
         return Launch(self.sync_bridge, self._runs, drive_run)
 
+    def _second_models(self) -> SecondModels:
+        return SecondModels(
+            self.runtime,
+            self.id,
+            lambda: LangModel(self.runtime, self._component, self.route, self.model),
+            self._helper_models,
+            Agent,
+            self._db,
+        )
+
     async def _reason(self, run: RunState, sink: Sink) -> None:
-        await reason(self, run, sink)
+        await reason(self._second_models(), self.reasoning_model, run, sink)
 
     async def _parse_reply(self, run: RunState, reply: str) -> Any:
-        return await parse_with_model(self, run, reply)
+        return await parse_with_model(
+            self._second_models(),
+            self.parser_model,
+            self.parser_model_prompt,
+            self.output_retries,
+            run,
+            reply,
+        )
 
     # -- tools ---------------------------------------------------------------------------------
 

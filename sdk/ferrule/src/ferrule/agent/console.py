@@ -21,7 +21,6 @@ from ferrule_kit.guardrails import RunInput
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from .agent import Agent
     from .events import RunOutputEvent
 
 #: What ends `cli_app` (Agno's words), besides the end of input.
@@ -152,7 +151,7 @@ async def aprint_events(
 
 
 def print_response(
-    agent: Agent[Any],
+    agent: Any,  # an Agent (this module sits below it)
     input: Any,
     stream: bool | None,
     markdown: bool,
@@ -175,7 +174,7 @@ def print_response(
 
 
 async def aprint_response(
-    agent: Agent[Any],
+    agent: Any,  # an Agent (this module sits below it)
     input: Any,
     stream: bool | None,
     markdown: bool,
@@ -202,7 +201,7 @@ def _is_exit(text: str, exit_on: Sequence[str] | None) -> bool:
 
 
 def cli_app(
-    agent: Agent[Any],
+    agent: Any,  # an Agent (this module sits below it)
     input: str | None,
     exit_on: Sequence[str] | None,
     prompt: str,
@@ -225,7 +224,7 @@ def cli_app(
 
 
 async def acli_app(
-    agent: Agent[Any],
+    agent: Any,  # an Agent (this module sits below it)
     input: str | None,
     exit_on: Sequence[str] | None,
     prompt: str,

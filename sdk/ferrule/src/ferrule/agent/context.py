@@ -18,6 +18,9 @@ from ..knowledge.document import MessageReferences
 from .prompt import prompt_parts
 from .results import ToolConfirmation
 
+#: The user memories belong to when a run names no user.
+DEFAULT_USER_ID = "default"
+
 
 def as_message(value: Any, index: int) -> Message:
     if isinstance(value, Message):

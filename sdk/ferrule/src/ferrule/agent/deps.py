@@ -5,7 +5,7 @@ the session work it calls (`SessionSteps`) but never the `Agent` itself."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 from ferrule_kit.lmspec import ModelRoute
@@ -13,8 +13,39 @@ from ferrule_kit.messages import Message
 
 from ..tools import Tool
 from .fallback import FallbackModel, ModelSlot
+from .langmodel import LangModel
 from .sinks import Sink
 from .state import RunState
+
+T = TypeVar("T")
+
+
+@attrs.frozen
+class SecondModels:
+    """What the agent's second model calls (user memories, session summaries, reasoning,
+    parsing) run with: each runs as an inner agent (`new_agent`, the `Agent` class, given
+    by `Agent` so that no module below it imports it) on `model`."""
+
+    runtime: Any
+    agent_id: str
+    #: The agent's own (first) model, as a `LangModel` on its component.
+    main: Callable[[], LangModel]
+    #: The second models the agent defined, by use: deleted with the agent.
+    owned: dict[str, LangModel]
+    new_agent: Callable[..., Any]
+    #: A call of the agent's storage component (``db(method, inputs, result_type)``).
+    db: Callable[[str, Any, type[Any]], Awaitable[Any]]
+
+    async def model(self, key: str, model: Any) -> LangModel:
+        """The model of a ``key`` call: the agent's own (``model`` None), a `LangModel` as
+        it is, or ``model`` defined once on the agent's runtime."""
+        if model is None:
+            return self.main()
+        if isinstance(model, LangModel):
+            return model
+        if key not in self.owned:
+            self.owned[key] = await LangModel.new(model, runtime=self.runtime)
+        return self.owned[key]
 
 
 @attrs.frozen

@@ -28,11 +28,10 @@ from ferrule_kit.storage import (
 )
 
 from ..tools import Tool, ToolError, as_tools
-from .langmodel import LangModel
-from .sessions import DEFAULT_USER_ID
+from .context import DEFAULT_USER_ID
+from .deps import SecondModels
 
 if TYPE_CHECKING:
-    from .agent import Agent
     from .state import RunState
 
 log = get_logger("ferrule.agent")
@@ -86,19 +85,7 @@ class MemoryManager:
         return f"MemoryManager(model={self.model!r})"
 
 
-async def helper_model(agent: Agent, key: str, model: Any) -> LangModel:
-    """The model of a memory or summary call: the agent's own, or ``model`` defined once
-    on the agent's runtime (deleted with the agent)."""
-    if model is None:
-        return LangModel(agent.runtime, agent._component, agent.route, agent.model)
-    if isinstance(model, LangModel):
-        return model
-    if key not in agent._helper_models:
-        agent._helper_models[key] = await LangModel.new(model, runtime=agent.runtime)
-    return agent._helper_models[key]
-
-
-def _memory_tools(agent: Agent, user_id: str) -> list[Tool]:
+def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
     """The memory manager's tools, acting on ``user_id``'s memories only."""
 
     async def add_memory(memory: str, topics: list[str] | None = None) -> str:
@@ -108,8 +95,8 @@ def _memory_tools(agent: Agent, user_id: str) -> list[Tool]:
             memory: The fact, as one short sentence about the user.
             topics: A few one-word topics of the fact (e.g. "name", "food").
         """
-        inputs = UpsertMemoryInput(user_id, memory, topics or [], agent_id=agent.id)
-        stored = (await agent._db("upsert_memory", inputs, MemoryResult)).memory
+        inputs = UpsertMemoryInput(user_id, memory, topics or [], agent_id=models.agent_id)
+        stored = (await models.db("upsert_memory", inputs, MemoryResult)).memory
         assert stored is not None  # upsert_memory returns the memory it stored
         return f"added memory {stored.memory_id}"
 
@@ -122,10 +109,10 @@ def _memory_tools(agent: Agent, user_id: str) -> list[Tool]:
             topics: A few one-word topics of the fact.
         """
         ref = MemoryRef(memory_id, user_id)
-        if (await agent._db("get_memory", ref, MemoryResult)).memory is None:
+        if (await models.db("get_memory", ref, MemoryResult)).memory is None:
             raise ToolError(f"there is no memory {memory_id!r}")
-        inputs = UpsertMemoryInput(user_id, memory, topics or [], memory_id, agent.id)
-        await agent._db("upsert_memory", inputs, MemoryResult)
+        inputs = UpsertMemoryInput(user_id, memory, topics or [], memory_id, models.agent_id)
+        await models.db("upsert_memory", inputs, MemoryResult)
         return f"updated memory {memory_id}"
 
     async def delete_memory(memory_id: str) -> str:
@@ -134,7 +121,7 @@ def _memory_tools(agent: Agent, user_id: str) -> list[Tool]:
         Args:
             memory_id: The id of the stored memory.
         """
-        deleted = await agent._db("delete_memory", MemoryRef(memory_id, user_id), DeletedResult)
+        deleted = await models.db("delete_memory", MemoryRef(memory_id, user_id), DeletedResult)
         if not deleted.deleted:
             raise ToolError(f"there is no memory {memory_id!r}")
         return f"deleted memory {memory_id}"
@@ -152,24 +139,24 @@ def _listed(memories: list[UserMemory]) -> str:
     )
 
 
-async def update_memories(agent: Agent, run: RunState) -> None:
+async def update_memories(
+    models: SecondModels, manager: MemoryManager | None, run: RunState
+) -> None:
     """Let the memory manager's model change the user's memories after ``run``."""
-    from .agent import Agent
-
     context = run.context
     assert context is not None
     said = [m.text for m in run.messages[context.own :] if m.role == "user" and m.text]
     if not said:
         return
-    manager = agent.memory_manager or MemoryManager()
+    manager = manager or MemoryManager()
     user_id = context.user_id or DEFAULT_USER_ID
     try:
-        stored = await agent._db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
-        lm = await helper_model(agent, "memory", manager.model)
-        helper = Agent(
+        stored = await models.db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
+        lm = await models.model("memory", manager.model)
+        helper = models.new_agent(
             lm,
             system_message=manager.instructions,
-            tools=_memory_tools(agent, user_id),
+            tools=_memory_tools(models, user_id),
             tool_call_limit=manager.tool_call_limit,
         )
         prompt = (
@@ -188,10 +175,8 @@ class _SummaryReply:
     topics: list[str] = attrs.Factory(list)
 
 
-async def summarize(agent: Agent, run: RunState) -> SessionSummary | None:
+async def summarize(models: SecondModels, run: RunState) -> SessionSummary | None:
     """The session's summary updated with ``run`` (None if the model call failed)."""
-    from .agent import Agent
-
     context = run.context
     assert context is not None
     lines = [
@@ -205,8 +190,10 @@ async def summarize(agent: Agent, run: RunState) -> SessionSummary | None:
         "<newest_exchange>\n" + "\n".join(lines) + "\n</newest_exchange>"
     )
     try:
-        lm = await helper_model(agent, "summary", None)
-        helper = Agent(lm, system_message=SUMMARY_INSTRUCTIONS, output_schema=_SummaryReply)
+        lm = await models.model("summary", None)
+        helper = models.new_agent(
+            lm, system_message=SUMMARY_INSTRUCTIONS, output_schema=_SummaryReply
+        )
         reply = (await helper.arun([Message("user", prompt)])).content
     except FerruleError as exc:
         log.warning("summary_not_updated", run_id=run.id, error=exc.message)

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, converter
 
-from .memory import helper_model
+from .deps import SecondModels
 
 if TYPE_CHECKING:
-    from .agent import Agent
     from .sinks import Sink
     from .state import RunState
 
@@ -28,15 +27,15 @@ PARSER_INSTRUCTIONS = (
 )
 
 
-async def reason(agent: Agent[Any], run: RunState, sink: Sink) -> None:
+async def reason(models: SecondModels, reasoning_model: Any, run: RunState, sink: Sink) -> None:
     """Ask the reasoning model to think about the run so far (streamed as reasoning) and
     add its thoughts to the run as an assistant message in ``<thinking>`` tags (Agno's
     way), which the main model then reads."""
-    lm = await helper_model(agent, "reasoning", agent.reasoning_model)
+    lm = await models.model("reasoning", reasoning_model)
     inputs = {"messages": [converter.unstructure(m) for m in run.messages], "reasoning": True}
     accumulator = MessageAccumulator()
     streamed = False
-    stream = agent.runtime.acall_iter_method(lm.name, "infer", inputs)
+    stream = models.runtime.acall_iter_method(lm.name, "infer", inputs)
     try:
         async for item in stream:
             accumulator.add(item)
@@ -55,17 +54,22 @@ async def reason(agent: Agent[Any], run: RunState, sink: Sink) -> None:
         run.messages.append(Message("assistant", f"<thinking>\n{thinking}\n</thinking>"))
 
 
-async def parse_with_model(agent: Agent[Any], run: RunState, reply: str) -> Any:
+async def parse_with_model(
+    models: SecondModels,
+    parser_model: Any,
+    parser_model_prompt: str | None,
+    output_retries: int,
+    run: RunState,
+    reply: str,
+) -> Any:
     """``reply`` turned into the run's output schema by the parser model."""
-    from .agent import Agent
-
     assert run.output is not None
-    lm = await helper_model(agent, "parser", agent.parser_model)
-    helper = Agent(
+    lm = await models.model("parser", parser_model)
+    helper = models.new_agent(
         lm,
-        system_message=agent.parser_model_prompt or PARSER_INSTRUCTIONS,
+        system_message=parser_model_prompt or PARSER_INSTRUCTIONS,
         output_schema=run.output.schema,
-        output_retries=agent.output_retries,
+        output_retries=output_retries,
     )
     parsed = await helper.arun([Message("user", reply)])
     return run.output.parse(parsed.content)

@@ -52,20 +52,19 @@ from ferrule_kit.storage import (
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
-from .context import RunSession, system_text
+from .context import DEFAULT_USER_ID, RunSession, system_text
+from .deps import SecondModels
 from .errors import UnknownRunError
 from .langmodel import component_name
+from .memory import MemoryManager, summarize, update_memories
 from .results import RunMetrics, RunOutput, ToolConfirmation
 
 if TYPE_CHECKING:
-    from .memory import MemoryManager
     from .state import RunState
 
 log = get_logger("ferrule.agent")
 T = TypeVar("T")
 
-#: The user memories belong to when a run names no user.
-DEFAULT_USER_ID = "default"
 #: The history window when the agent sets neither ``num_history_runs`` nor
 #: ``num_history_messages`` (Agno's default).
 DEFAULT_HISTORY_RUNS = 3
@@ -171,6 +170,9 @@ class _Sessions:
     @property
     def sync_bridge(self) -> Bridge:
         raise NotImplementedError  # Agent's: its runtime's bridge
+
+    def _second_models(self) -> SecondModels:
+        raise NotImplementedError  # Agent's
 
     # set by Agent.__init__
     runtime: Any
@@ -475,12 +477,10 @@ class _Sessions:
             return
         summary = None
         if run.status == "completed":
-            from .memory import summarize, update_memories
-
             if self.enable_user_memories:
-                await update_memories(self, run)  # type: ignore[arg-type]
+                await update_memories(self._second_models(), self.memory_manager, run)
             if self.enable_session_summaries:
-                summary = await summarize(self, run)  # type: ignore[arg-type]
+                summary = await summarize(self._second_models(), run)
         if self._db_component is None:
             return
         metadata = dict(context.metadata)

@@ -1,0 +1,29 @@
+"""Every module of the agent package has its place in the package's import order (the
+``agent-package-order`` contract of ``.importlinter``, which tests/test_layers.py runs):
+a new module must be placed there, so that it cannot import back up unchecked."""
+
+from __future__ import annotations
+
+import configparser
+from pathlib import Path
+
+import ferrule.agent
+
+CONFIG = Path(__file__).resolve().parents[3] / ".importlinter"
+
+
+def test_every_agent_module_is_in_the_import_order() -> None:
+    config = configparser.ConfigParser()
+    config.read(CONFIG)
+    contract = config["importlinter:contract:agent-package-order"]
+    assert contract["containers"].split() == ["ferrule.agent"]
+    placed = {
+        name.strip()
+        for layer in contract["layers"].split("\n")
+        for name in layer.replace(":", "|").split("|")
+        if name.strip()
+    }
+    package = Path(ferrule.agent.__file__).parent
+    modules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    assert modules  # the glob found the package
+    assert placed == modules
