@@ -161,16 +161,27 @@ def prompt_text(tokenizer: Any, tokens: int, seed: int) -> tuple[str, int]:
     return text, length(text)
 
 
+#: How far apart two tokens' logits may be and still count as a tie: exllamav2's kernels
+#: add in an order that depends on the batch (and, for EXL2, on timing: its quantized
+#: matmul accumulates with fp16 atomics), which moves logits by far less than this. A token
+#: chosen wrongly lies some logits below the best on this model.
+TIE = 0.1
+
+
 def worst_cosine_and_agreement(logits: Any, reference: Any) -> tuple[float, float]:
     """The lowest cosine similarity over positions, and the share of positions whose top
-    token agrees."""
+    token is the reference's, or within a tie (`TIE`) of the reference's best: a random
+    model's two best logits are often closer than fp16 arithmetic can tell apart (0.0005
+    at the closest of 256 positions on the CPU, where fp16 transformers agreed with fp32 at
+    98%)."""
     import torch.nn.functional as F
 
     logits, reference = logits.float().cuda(), reference.float().cuda()
     vocab = min(logits.shape[-1], reference.shape[-1])
     logits, reference = logits[:, :vocab], reference[:, :vocab]
     cosine = F.cosine_similarity(logits, reference, dim=-1).min().item()
-    agreement = (logits.argmax(-1) == reference.argmax(-1)).float().mean().item()
+    chosen = reference.gather(-1, logits.argmax(-1, keepdim=True)).squeeze(-1)
+    agreement = (chosen >= reference.max(-1).values - TIE).float().mean().item()
     return cosine, agreement
 
 
@@ -213,13 +224,6 @@ def test_each_correctness_workaround_is_needed(load_exl, reference, plan, workar
     cosine, agreement = worst_cosine_and_agreement(left_out.logits(ids), expected)
     print(f"without {workaround}: worst cosine {cosine:.6f}, top-token agreement {agreement:.4f}")
     assert cosine < 0.9999, (cosine, agreement)
-
-
-#: How far apart two tokens' logits may be and still count as a tie: exllamav2's kernels
-#: add in an order that depends on the batch (and, for EXL2, on timing: its quantized
-#: matmul accumulates with fp16 atomics), which moves logits by far less than this. A token
-#: chosen wrongly lies some logits below the best on this model.
-TIE = 0.1
 
 
 def agree_up_to_a_tie(raw, prompt_ids, ours, theirs):
