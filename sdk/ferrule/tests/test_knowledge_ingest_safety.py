@@ -159,9 +159,13 @@ def test_pdf_bounds_are_configurable_and_each_failure_names_its_bound(
     assert {f.reason for f in kb_slow.add_content(path=folder).failed} == {"time"}
     kb.close()
     kb_slow.close()
+    for bad in ({"max_pdf_pages": 0}, {"max_pdf_pages": 1.5}, {"max_pdf_seconds": -1}):
+        with pytest.raises(InvalidInputError) as caught:
+            ReadLimits(**bad)
+        assert caught.value.errors[0]["path"] == next(iter(bad))
     with pytest.raises(InvalidInputError) as caught:
-        ReadLimits(max_pdf_pages=0)
-    assert caught.value.errors[0]["path"] == "max_pdf_pages"
+        knowledge_at(rt, tmp_path / "kb3.db", limits={"max_pdf_pages": 1})
+    assert caught.value.errors[0]["path"] == "limits"
 
 
 def test_the_cli_reports_a_bad_file_and_adds_the_rest(

@@ -40,10 +40,13 @@ MAX_BYTES = 32 * 1024 * 1024
 _MAX_ID = 512
 
 
-def _at_least(low: float) -> Any:
+def _at_least(low: float, *, whole: bool) -> Any:
+    what = "an integer" if whole else "a number"
+
     def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < low:
-            raise InvalidInputError(f"must be a number of at least {low}", field=attribute.name)
+        wrong_kind = isinstance(value, bool) or not isinstance(value, int | float)
+        if wrong_kind or (whole and not isinstance(value, int)) or value < low:
+            raise InvalidInputError(f"must be {what} of at least {low}", field=attribute.name)
 
     return check
 
@@ -56,10 +59,10 @@ class ReadLimits:
     stream that would inflate past 75 MB besides. A file over a bound fails alone:
     `ReadFailure` in a folder, `InvalidInputError` for a single file or URL."""
 
-    max_file_bytes: int = attrs.field(default=MAX_BYTES, validator=_at_least(1))
-    max_pdf_pages: int = attrs.field(default=2000, validator=_at_least(1))
-    max_pdf_chars: int = attrs.field(default=20_000_000, validator=_at_least(1))
-    max_pdf_seconds: float = attrs.field(default=60.0, validator=_at_least(0))
+    max_file_bytes: int = attrs.field(default=MAX_BYTES, validator=_at_least(1, whole=True))
+    max_pdf_pages: int = attrs.field(default=2000, validator=_at_least(1, whole=True))
+    max_pdf_chars: int = attrs.field(default=20_000_000, validator=_at_least(1, whole=True))
+    max_pdf_seconds: float = attrs.field(default=60.0, validator=_at_least(0, whole=False))
 
 
 @attrs.frozen
