@@ -113,6 +113,36 @@ def test_a_pdfs_text_is_extracted_page_after_page():
         broken.text()
 
 
+def test_text_extraction_is_bounded_and_each_refusal_names_its_bound():
+    three = DocumentContent.from_bytes(pdf_bytes("one", "two", "three"), filename="log.pdf")
+    assert three.text(max_pages=3, max_chars=11, max_seconds=60) == "one\n\ntwo\n\nthree"
+    for bounds, reason, words in (
+        ({"max_pages": 2}, "pages", "log.pdf has 3 pages; the limit is 2"),
+        ({"max_chars": 5}, "text_size", "log.pdf holds over 5 characters of text (at page 2)"),
+        ({"max_seconds": 0}, "time", "log.pdf took over 0 s to read (at page 1)"),
+    ):
+        with pytest.raises(InvalidInputError) as caught:
+            three.text(**bounds)
+        assert caught.value.details["reason"] == reason and words in caught.value.message
+
+
+def test_a_decompression_bomb_is_a_typed_error_not_pypdfs():
+    import zlib
+
+    packer = zlib.compressobj(9)
+    packed = b"".join(packer.compress(b" " * 2**20) for _ in range(128)) + packer.flush()
+    page = b"BT /F1 12 Tf 20 72 Td (x) Tj ET"
+    pdf = pdf_bytes("x").replace(
+        b"<< /Length %d >>\nstream\n%s" % (len(page), page),
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s" % (len(packed), packed),
+    )
+    assert b"FlateDecode" in pdf  # the xref offsets are off now: pypdf recovers them
+    with pytest.raises(InvalidInputError) as caught:
+        DocumentContent.from_bytes(pdf, filename="bomb.pdf").text()
+    assert caught.value.details["reason"] == "unreadable"
+    assert "bomb.pdf" in caught.value.message and "LimitReachedError" in caught.value.message
+
+
 # -- the part type -------------------------------------------------------------------------
 
 
