@@ -3,6 +3,10 @@
 The vector databases are in `ferrule.knowledge.vectordb` and the embedders in
 `ferrule.knowledge.embedder`. The names load on first access: an `Agent` imports only
 `ferrule.knowledge.document` (its runs' references), not the machinery of inserting.
+
+Where things are: `knowledge` (`Knowledge`: lifecycle and the public methods), `readers`
+(files, folders, URLs; `ReadLimits`), `ingest` (embedding and storing), `chunking`,
+`search` (vector, keyword, hybrid), `document` (what the methods return).
 """
 
 from __future__ import annotations

@@ -20,6 +20,11 @@ error result instead (`ToolError`); the agent's run goes on. (A sync function pa
 timeout cannot be stopped: it finishes in its worker thread and its result is dropped.)
 A handler that raises `ModelRetry` sends its message to the model as the result, to try
 again, at most ``Tool.retries`` times a run.
+
+Where things are: `tool` (`Tool`, its builders, the `tool` decorator), `function_schema`
+(a function's schema and handler), `docstrings`, `rest` (a REST tool's call), `presets`,
+`toolsets` (`as_tools`, `Toolset`), `results` (`result_text`), `errors`, `context`
+(`ToolContext`). Every public name is re-exported here.
 """
 
 from __future__ import annotations
