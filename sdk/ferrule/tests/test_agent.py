@@ -707,3 +707,51 @@ def test_agent_on_a_remote_runtime():
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(20)
+
+
+# -- the options, checked -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("name", 5),
+        ("instructions", 3.5),
+        ("session_state", ["a"]),
+        ("add_history_to_context", "yes"),
+        ("num_history_runs", -1),
+        ("num_history_runs", True),
+        ("output_retries", "2"),
+        ("tool_call_limit", -1),
+        ("tool_timeout", 0),
+        ("tool_timeout", "soon"),
+        ("usage_limits", {"request_limit": 1}),
+        ("reasoning", 2),
+        ("options", ["temperature"]),
+        ("memory_manager", "mm"),
+        ("stream", "on"),
+        ("pre_hooks", ["not callable"]),
+    ],
+)
+def test_a_bad_option_is_refused_naming_it(rt, option, value):
+    with pytest.raises(InvalidInputError) as caught:
+        Agent(rt, TestModel(), **{option: value})
+    assert caught.value.errors[0]["path"].split("[")[0] == option
+
+
+def test_the_options_are_one_settings_object_and_the_agents_attributes(rt):
+    agent = Agent(
+        rt,
+        TestModel(),
+        name="Helper",
+        enable_session_summaries=False,
+        options={"temperature": 0.1},
+        tool_timeout=5,
+    )
+    assert agent.settings.name == agent.name == "Helper"
+    assert agent.settings.options == agent.options == {"temperature": 0.1}
+    assert agent.tool_timeout == 5
+    # the follow-on defaults are resolved in the settings
+    assert agent.settings.add_session_summary_to_context is False
+    assert agent.add_memories_to_context is False
+    assert agent.pre_hooks == [] and agent.settings.pre_hooks == []

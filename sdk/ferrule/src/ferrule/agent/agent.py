@@ -27,7 +27,6 @@ from .console import acli_app, aprint_response, cli_app, print_response
 from .context import as_message, system_text
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
-from .hooks import check_hooks
 from .knowledge import _Knowledge
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
@@ -37,6 +36,7 @@ from .reasoning import parse_with_model, reason
 from .results import AgentResponse, OutputT, StepResult
 from .runs import _Runs
 from .sessions import _Sessions, agent_id_for
+from .settings import SETTINGS, AgentSettings
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
@@ -111,6 +111,25 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     pydantic model, a TypedDict), ``Agent[dict[str, Any]]`` with a JSON schema; its runs'
     `RunOutput.content` has that type.
     """
+
+    # the settings (`AgentSettings`) as attributes, besides those `_Runs`, `_Sessions` and
+    # `_Knowledge` declare
+    settings: AgentSettings
+    system_message: str | None
+    description: str | None
+    instructions: Any
+    add_session_state_to_context: bool
+    options: dict[str, Any]
+    output_retries: int
+    tool_timeout: float | None
+    reasoning_model: Any
+    parser_model: Any
+    parser_model_prompt: str | None
+    parse_response: bool
+    pre_hooks: list[Any]
+    post_hooks: list[Any]
+    tool_hooks: list[Any]
+    debug_mode: bool
 
     @overload
     def __init__(
@@ -192,45 +211,22 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         tool_hooks: Sequence[Any] | None = None,
         debug_mode: bool = False,
     ) -> None:
+        # the options, checked as one object (each refused naming itself)
+        given = locals()
+        settings = AgentSettings(**{name: given[name] for name in SETTINGS})
+        self.settings = settings
         if model is None:  # Agent(lm) or Agent(model)
             runtime, model = None, runtime
         runtime, self._slots = model_slots(runtime, model)
         self._fallback = model if isinstance(model, FallbackModel) else None
-        if tool_call_limit is not None and tool_call_limit < 0:
-            raise InvalidInputError("must not be negative", field="tool_call_limit")
-        if db is not None and not isinstance(db, str) and not hasattr(db, "component_type"):
-            raise InvalidInputError(
-                f"db must be a SqliteDb, a PostgresDb or a storage component's name, got {db!r}",
-                field="db",
-            )
-        if db is None and (enable_user_memories or enable_session_summaries):
-            raise InvalidInputError(
-                "user memories and session summaries are kept in a db: give the agent one",
-                field="db",
-            )
         self.runtime = runtime
         self.model = model
-        self.system_message = system_message
-        self.name, self.id = name, id or agent_id_for(name)
-        self.description, self.instructions = description, instructions
-        self.db = db
-        self.session_id = session_id or uuid.uuid4().hex
-        self.user_id = user_id
-        self.session_state = session_state if session_state is not None else {}
-        self.add_session_state_to_context = add_session_state_to_context
-        self.add_history_to_context = add_history_to_context
-        self.num_history_runs, self.num_history_messages = num_history_runs, num_history_messages
-        self.enable_session_summaries = enable_session_summaries
-        self.add_session_summary_to_context = (
-            enable_session_summaries
-            if add_session_summary_to_context is None
-            else add_session_summary_to_context
-        )
-        self.enable_user_memories = enable_user_memories
-        self.memory_manager = memory_manager or (MemoryManager() if enable_user_memories else None)
-        self.add_memories_to_context = (
-            enable_user_memories if add_memories_to_context is None else add_memories_to_context
-        )
+        # the settings as the agent's attributes (Agno's: ``agent.name``, ``agent.db``...)
+        for name in SETTINGS:
+            setattr(self, name, getattr(settings, name))
+        self.id = settings.id or agent_id_for(settings.name)
+        self.session_id = settings.session_id or uuid.uuid4().hex
+        self.session_state = settings.session_state if settings.session_state is not None else {}
         self._init_knowledge(
             knowledge,
             search_knowledge,
@@ -238,25 +234,11 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             knowledge_filters,
             enable_agentic_knowledge_filters,
         )
-        self.stream, self.stream_events = stream, stream_events
         self._db_component: str | None = None
         self._db_owned = False
         self._db_lock: asyncio.Lock | None = None
         self._helper_models: dict[str, LangModel] = {}  # memory and summary models of our own
-        self.output_schema = output_schema
         self._output = structured_output(output_schema)
-        self.output_retries = output_retries
-        self.tool_call_limit = tool_call_limit
-        self.usage_limits = usage_limits
-        self.tool_timeout = tool_timeout
-        self.reasoning = reasoning
-        self.options = dict(options or {})
-        self.reasoning_model, self.parser_model = reasoning_model, parser_model
-        self.parser_model_prompt, self.parse_response = parser_model_prompt, parse_response
-        self.pre_hooks = check_hooks(pre_hooks, "pre_hooks")
-        self.post_hooks = check_hooks(post_hooks, "post_hooks")
-        self.tool_hooks = check_hooks(tool_hooks, "tool_hooks")
-        self.debug_mode = debug_mode
         # tracing plugins (ferrule-otel); None, and sites that do nothing, without one
         kernel = routing_kernel(runtime)
         kernel.load_plugins()
