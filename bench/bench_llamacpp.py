@@ -60,8 +60,8 @@ def main() -> None:
     assert model.threads == threads and model.n_ctx == direct.n_ctx()
 
     def run_ferrule() -> tuple[float, float, str]:
-        model.wait_idle()  # the llama context is the worker's while a request runs
-        model.llm.reset()
+        model.wait_idle()
+        model.decoder.clear_cache()  # no prefix reuse: the whole prompt is read, as direct
         items = rt.call_iter_method(
             "lm", "infer", {"messages": MESSAGES, "temperature": 0.0, "max_tokens": TOKENS}
         )
