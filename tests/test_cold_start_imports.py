@@ -1,5 +1,5 @@
-"""With every plugin of the repository installed, discovery and a first call import none
-of the heavy pieces: they load when the request that needs them comes."""
+"""With every plugin of the repository installed, discovery, a first call and ``stop()``
+import none of the heavy pieces: they load when the request that needs them comes."""
 
 from __future__ import annotations
 
@@ -32,12 +32,13 @@ import ferrule
 rt = ferrule.Runtime()
 rt.call("echo", {"text": "x"})
 plugins = {p["name"]: p["error"] for p in rt.kernel.plugins()}
+rt.stop()  # a runtime whose loop never started stops without one (nor asyncio)
 heavy = json.loads(sys.argv[1])
 print(json.dumps({"loaded": [m for m in heavy if m in sys.modules], "plugins": plugins}))
 """
 
 
-def test_discovery_and_a_first_call_import_nothing_heavy(tmp_path):
+def test_discovery_a_first_call_and_stop_import_nothing_heavy(tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": ""}
     for _ in range(2):  # the second run starts with a warm discovery cache
         done = subprocess.run(

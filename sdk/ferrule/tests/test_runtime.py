@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import attrs
 import pytest
@@ -15,6 +16,7 @@ from ferrule_kernel import (
     Kernel,
     MethodSpec,
     OperatorSpec,
+    RequestCancelledError,
     UnknownOperatorError,
     hookimpl,
 )
@@ -158,6 +160,24 @@ def test_stop_deletes_components_and_is_idempotent():
     rt.stop()
     with pytest.raises(FerruleError, match="stopped"):
         rt.call("echo", {"text": "x"})
+
+
+def test_stop_leaves_no_thread_nor_task_behind():
+    before = set(threading.enumerate())
+    rt = make_runtime()
+    rt.define("speaker", "s", {})  # starts the loop thread (and its watchdog)
+    # more words than the read-ahead holds: the pump task waits on the loop for the reader
+    stream = rt.call_iter_method("s", "words", {"text": " ".join(["w"] * 1000)})
+    assert next(stream) == {"word": "w"}
+    loop, speaker = rt._loop.loop, rt.kernel.component("s")
+    rt.stop()
+    assert loop.is_closed() and not rt._loop.started and speaker.closed.is_set()
+    deadline = time.monotonic() + 10
+    while set(threading.enumerate()) - before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not set(threading.enumerate()) - before
+    with pytest.raises(RequestCancelledError):  # the open stream ended with the runtime
+        list(stream)
 
 
 def test_only_inproc_address_is_accepted():

@@ -184,6 +184,8 @@ class LoopThread(Bridge):
 
         with self._lock:
             if self._loop is None:
+                if self._stopping:  # never started again: what runs here belongs to it
+                    raise FerruleError("this Runtime was stopped; create a new one")
                 loop = asyncio.new_event_loop()
                 ready = threading.Event()
 
@@ -228,7 +230,7 @@ class LoopThread(Bridge):
             )
         import concurrent.futures
 
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop_for(coro))
         try:
             return future.result()
         except concurrent.futures.CancelledError:
@@ -244,7 +246,16 @@ class LoopThread(Bridge):
 
         if self.in_loop_thread():
             return await coro
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+        loop = self._loop_for(coro)
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+
+    def _loop_for(self, coro: Coroutine[Any, Any, Any]) -> asyncio.AbstractEventLoop:
+        """The loop, starting it if need be; ``coro`` is closed if there is none (stopped)."""
+        try:
+            return self.loop
+        except BaseException:
+            coro.close()
+            raise
 
     def stream(self, agen: AsyncIterator[T]) -> Iterator[T]:
         """Iterate ``agen`` (which runs on this loop) from a synchronous caller.
@@ -256,10 +267,11 @@ class LoopThread(Bridge):
         import asyncio
 
         pump = _Pump(agen)
-        future = asyncio.run_coroutine_threadsafe(pump.run(), self.loop)
+        loop = self.loop
+        future = asyncio.run_coroutine_threadsafe(pump.run(), loop)
         try:
             while True:
-                batch, finished, error = pump.take(self.loop)
+                batch, finished, error = pump.take(loop)
                 yield from batch
                 if finished and not batch:
                     if error is not None:
@@ -284,14 +296,15 @@ class LoopThread(Bridge):
 
     def stop(self) -> None:
         """Cancel what still runs (its callers get `RequestCancelledError`), then stop."""
-        if self._loop is None:  # never started: nothing to cancel, and no asyncio to import
+        with self._lock:
+            loop, thread, watchdog = self._loop, self._thread, self._watchdog
+            self._loop = self._thread = self._watchdog = None
+            self._stopping = True  # and never started again
+        if loop is None:  # never started: nothing to cancel, and no asyncio to import
             return
         import asyncio
         import concurrent.futures
 
-        with self._lock:
-            loop, thread, watchdog = self._loop, self._thread, self._watchdog
-            self._loop = self._thread = self._watchdog = None
         if watchdog is not None:
             watchdog.stop()
         if loop is not None and thread is not None:
@@ -299,7 +312,6 @@ class LoopThread(Bridge):
                 asyncio.run_coroutine_threadsafe(_cancel_all(), loop).result(timeout=10)
             except (TimeoutError, concurrent.futures.TimeoutError):
                 pass  # what does not end when cancelled is left to the daemon thread
-            self._stopping = True
             loop.call_soon_threadsafe(loop.stop)
             thread.join(timeout=10)
             loop.close()
