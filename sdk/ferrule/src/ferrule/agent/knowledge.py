@@ -165,8 +165,8 @@ class _Knowledge:
 
     def _track_references(self, run: RunState) -> None:
         """Record the searches of ``run``'s tool calls in its references, from this task on."""
-        if run.context is not None:
-            _run_references.set(run.context.references)
+        if run.session is not None:
+            _run_references.set(run.session.references)
 
     async def _knowledge_context(self, run: RunState, references: list[MessageReferences]) -> None:
         """With ``add_knowledge_to_context``, search ``run``'s input, record the search in

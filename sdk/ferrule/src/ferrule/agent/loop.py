@@ -48,14 +48,14 @@ def run_span(deps: RunDeps, run: RunState) -> Any:
         run_id=run.id,
         agent_name=deps.agent_name,
         agent_id=deps.agent_id,
-        conversation_id=run.context.session_id if run.context is not None else None,
+        conversation_id=run.session.session_id if run.session is not None else None,
         route=deps.route,
         messages=list(run.messages),
     )
 
 
 async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
-    fresh = not run.pending and (run.context is None or run.context.resume is None)
+    fresh = not run.pending and (run.session is None or run.session.resume is None)
     hooked = fresh and bool(deps.pre_hooks)
     # a run with pre-hooks is traced from the input they leave (masked, or refused: none)
     span = None if hooked else run_span(deps, run)
@@ -67,7 +67,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
         if hooked:  # before the run is set up: a refused input is not stored
             await run_pre_hooks(deps, run)
             span = run_span(deps, run)
-        if run.context is not None and not run.context.ready:
+        if run.session is not None and not run.session.ready:
             await deps.sessions.begin(run)
         deps.track_references(run)
         sink.started()
@@ -177,7 +177,7 @@ def debug(deps: RunDeps, event: str, run: RunState, **fields: Any) -> None:
 
 
 def hook_arguments(deps: RunDeps, run: RunState) -> dict[str, Any]:
-    context = run.context
+    context = run.session
     return {
         "agent": deps.agent,
         "session_id": context.session_id if context else None,
@@ -201,8 +201,8 @@ async def run_pre_hooks(deps: RunDeps, run: RunState) -> None:
         if run.kind == "run":
             run.first_new = len(run.messages)
     run.input, run.files = content, files
-    if run.context is not None:  # what is stored: the input as the hooks left it
-        run.context.input = content if isinstance(content, str) else None
+    if run.session is not None:  # what is stored: the input as the hooks left it
+        run.session.input = content if isinstance(content, str) else None
 
 
 async def run_post_hooks(deps: RunDeps, run: RunState) -> None:
@@ -217,8 +217,8 @@ async def run_post_hooks(deps: RunDeps, run: RunState) -> None:
     await run_hooks(deps.post_hooks, output, arguments)
     debug(deps, "post_hooks_passed", run, hooks=len(deps.post_hooks))
     run.content = output.content
-    if run.context is not None:
-        run.context.metadata = output.metadata
+    if run.session is not None:
+        run.session.metadata = output.metadata
 
 
 async def model_turn(
@@ -348,7 +348,7 @@ async def execute_tools(
     """Run the calls concurrently; results are sent in the calls' order."""
     decisions = {r.tool_call.id: r for r in run.requirements}
     context_runtime = deps.runtime
-    session = run.context
+    session = run.session
     state = session.session_state if session is not None else {}
     session_id = session.session_id if session is not None else None
     user_id = session.user_id if session is not None else None

@@ -143,7 +143,7 @@ async def update_memories(
     models: SecondModels, manager: MemoryManager | None, run: RunState
 ) -> None:
     """Let the memory manager's model change the user's memories after ``run``."""
-    context = run.context
+    context = run.session
     assert context is not None
     said = [m.text for m in run.messages[context.own :] if m.role == "user" and m.text]
     if not said:
@@ -177,7 +177,7 @@ class _SummaryReply:
 
 async def summarize(models: SecondModels, run: RunState) -> SessionSummary | None:
     """The session's summary updated with ``run`` (None if the model call failed)."""
-    context = run.context
+    context = run.session
     assert context is not None
     lines = [
         f"{m.role}: {m.text}"

@@ -101,7 +101,7 @@ class _Runs(Generic[OutputT]):
             self.reasoning if reasoning is None else reasoning,
             output,
             self.tool_call_limit if tool_call_limit is None else tool_call_limit,
-            context=context,
+            session=context,
             usage_limits=self.usage_limits if usage_limits is None else usage_limits,
             tool_deps=deps,
         )

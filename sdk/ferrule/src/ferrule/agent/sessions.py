@@ -387,7 +387,7 @@ class _Sessions:
 
     async def _begin(self, run: RunState) -> None:
         """Set up ``run``: the messages the model sees around its own, from its session."""
-        context = run.context
+        context = run.session
         assert context is not None
         storage = await self._storage()
         if context.resume is not None:
@@ -472,7 +472,7 @@ class _Sessions:
     async def _end(self, run: RunState) -> None:
         """Finish ``run`` in its session: on completion, the user's memories and the
         session's summary; then commit it (with a db)."""
-        context = run.context
+        context = run.session
         if context is None or not context.ready:
             return
         summary = None

@@ -202,7 +202,7 @@ class EventSink(Sink):
     """``run(input, stream=True, stream_events=True)``: every event above."""
 
     def _ids(self) -> dict[str, Any]:
-        context = self.run.context
+        context = self.run.session
         return {
             "run_id": self.run.id,
             "agent_id": context.agent_id if context else None,

@@ -49,7 +49,7 @@ class RunState:
     task: asyncio.Task[None] | None = None
     loop: asyncio.AbstractEventLoop | None = None
     #: The session it runs in (None for a single step).
-    context: RunSession | None = None
+    session: RunSession | None = None
     executions: list[ToolExecution] = attrs.Factory(list)  # the tool calls run, in order
     usage_limits: UsageLimits | None = None
     #: What the caller passed as ``deps``, for the tools (`ToolContext.deps`).
@@ -61,7 +61,7 @@ class RunState:
     files: Sequence[Any] = ()
 
     def to_output(self) -> RunOutput[Any]:
-        context = self.context
+        context = self.session
         output = RunOutput(
             self.id,
             self.status,
