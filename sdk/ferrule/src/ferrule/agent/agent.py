@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
-import json
-import sys
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
@@ -23,8 +21,8 @@ from ferrule_kit.messages import Message
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
-from .console import acli_app, aprint_response, cli_app, print_response
-from .context import as_message, system_text
+from .console import acli_app, aprint_response, cli_app, print_delta, print_response
+from .context import as_message, system_text, tool_description
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
 from .knowledge import _Knowledge
@@ -402,7 +400,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         if tools is None:
             descriptions = [t.to_dict() for t in (await self._resolve_tools()).values()]
         else:
-            descriptions = [_tool_description(t, i) for i, t in enumerate(tools)]
+            descriptions = [tool_description(t, i) for i, t in enumerate(tools)]
         run = RunState("step", "run", history, len(history), self.reasoning, None, None)
         sink = Sink(Channel(asyncio.get_running_loop()), run)
         message, usage = await model_turn(self._deps(), run, sink, descriptions)
@@ -425,31 +423,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     def print(self, response: AgentResponse, file: Any = None) -> None:
         """Print a response as a terminal would show it: text as it streams, reasoning dimmed,
         tool calls and results as JSON, errors in red (colours only on a terminal)."""
-        out = file if file is not None else sys.stdout
-        color = hasattr(out, "isatty") and out.isatty()
-
-        def paint(text: str, code: str) -> str:
-            return f"\033[{code}m{text}\033[0m" if color else text
-
-        kind, content = response.type, response.content
-        if kind == "output_text":
-            if response.is_type_switched:
-                out.write("\n")
-            out.write(content)
-        elif kind == "reasoning":
-            if response.is_type_switched:
-                out.write(paint("\n[reasoning]\n", "2"))
-            out.write(paint(content, "2"))
-        elif kind in ("tool_call", "tool_call_result", "paused"):
-            label = {
-                "tool_call": "tool call",
-                "tool_call_result": "tool result",
-                "paused": "paused",
-            }[kind]
-            out.write(paint(f"\n[{label}] ", "36") + json.dumps(content, ensure_ascii=False) + "\n")
-        else:
-            out.write(paint(f"\n[error] {content}\n", "31"))
-        out.flush()
+        print_delta(response, file)
 
     def print_response(
         self,
@@ -616,32 +590,3 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.adelete()
-
-
-def _tool_description(spec: Any, index: int) -> dict[str, Any]:
-    """A model-facing tool description from a `Tool`, a function or a bare description
-    (``{"name", "description", "parameters"}``, or OpenAI's ``{"type": "function",
-    "function": {...}}``); a malformed one is refused naming its field (``tools[i]...``)."""
-    field = f"tools[{index}]"
-    if isinstance(spec, Mapping):
-        if "function" in spec:
-            spec, field = spec["function"], f"{field}.function"
-            if not isinstance(spec, Mapping):
-                raise InvalidInputError(
-                    f"must be an object, got {type(spec).__name__}", field=field
-                )
-        function = dict(spec)
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            raise InvalidInputError("a tool description needs a name", field=f"{field}.name")
-        description = function.setdefault("description", "")
-        if not isinstance(description, str):
-            raise InvalidInputError("must be a string", field=f"{field}.description")
-        parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
-        if not isinstance(parameters, Mapping):
-            raise InvalidInputError("must be a JSON schema object", field=f"{field}.parameters")
-        return {"type": "function", "function": function}
-    resolved = as_tools(spec)
-    if not isinstance(resolved, Tool):
-        raise InvalidInputError("step() takes single tools, not tool sets", field=field)
-    return resolved.to_dict()

@@ -15,6 +15,7 @@ from ferrule_kit.messages import Message, converter
 from ferrule_kit.storage import SessionSummary, UserMemory
 
 from ..knowledge.document import MessageReferences
+from ..tools import Tool, as_tools
 from .prompt import prompt_parts
 from .results import ToolConfirmation
 
@@ -193,3 +194,32 @@ def system_text(
         text = json.dumps(state, ensure_ascii=False, sort_keys=True)
         pieces.append(f"<session_state>\n{text}\n</session_state>")
     return "\n\n".join(pieces) if pieces else None
+
+
+def tool_description(spec: Any, index: int) -> dict[str, Any]:
+    """A model-facing tool description from a `Tool`, a function or a bare description
+    (``{"name", "description", "parameters"}``, or OpenAI's ``{"type": "function",
+    "function": {...}}``); a malformed one is refused naming its field (``tools[i]...``)."""
+    field = f"tools[{index}]"
+    if isinstance(spec, Mapping):
+        if "function" in spec:
+            spec, field = spec["function"], f"{field}.function"
+            if not isinstance(spec, Mapping):
+                raise InvalidInputError(
+                    f"must be an object, got {type(spec).__name__}", field=field
+                )
+        function = dict(spec)
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError("a tool description needs a name", field=f"{field}.name")
+        description = function.setdefault("description", "")
+        if not isinstance(description, str):
+            raise InvalidInputError("must be a string", field=f"{field}.description")
+        parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
+        if not isinstance(parameters, Mapping):
+            raise InvalidInputError("must be a JSON schema object", field=f"{field}.parameters")
+        return {"type": "function", "function": function}
+    resolved = as_tools(spec)
+    if not isinstance(resolved, Tool):
+        raise InvalidInputError("step() takes single tools, not tool sets", field=field)
+    return resolved.to_dict()
