@@ -403,7 +403,9 @@ class AsyncRuntime(_Face):
     shares the named runtime's kernel and loop thread, and may be used from any loop."""
 
     def __new__(cls, *args: Any, url: str | None = None, **kwargs: Any) -> AsyncRuntime:
-        return super().__new__(AsyncRemoteRuntime if url is not None else cls)
+        return super().__new__(
+            AsyncRemoteRuntime if url is not None and cls is AsyncRuntime else cls
+        )
 
     def __init__(
         self,
