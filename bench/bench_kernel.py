@@ -24,9 +24,7 @@ import time
 from _common import best_of, write_section
 
 COLD_RUNS = int(os.environ.get("BENCH_COLD_RUNS", "25"))
-FERRULE_COLD = (
-    "import ferrule; rt = ferrule.Runtime(); rt.call('echo', {'text': 'x'}); rt.stop()"
-)
+FERRULE_COLD = "import ferrule; rt = ferrule.Runtime(); rt.call('echo', {'text': 'x'}); rt.stop()"
 
 
 # Let every program keep its compiled bytecode, as on a user's machine (CI machines set
