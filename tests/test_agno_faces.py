@@ -13,7 +13,6 @@ import textwrap
 import pytest
 from ferrule import APIModel, LocalModel, Runtime
 from ferrule.agent import Agent
-from ferrule.agent.langmodel import _stop_default_runtime
 from ferrule.knowledge.embedder import GeminiEmbedder, MiniLMEmbedder, OpenAIEmbedder
 from ferrule.knowledge.embedder.google import GeminiEmbedder as GoogleFace
 from ferrule.knowledge.embedder.openai import OpenAIEmbedder as OpenAIFace
@@ -24,6 +23,7 @@ from ferrule.models.google import Gemini
 from ferrule.models.llama_cpp import LlamaCpp
 from ferrule.models.openai import OpenAIChat, OpenAILike
 from ferrule.models.xai import xAI
+from ferrule.shared_runtime import _stop_default_runtime
 from ferrule.tools.duckduckgo import DuckDuckGoTools
 from ferrule.vectordb.pgvector import PgVector as PgVectorFace
 from ferrule.vectordb.sqlite_vec import SqliteVecDb as SqliteVecFace
@@ -195,13 +195,14 @@ def test_the_default_runtime_an_agent_made_is_stopped_at_exit(tmp_path):
     program = textwrap.dedent(
         """
         import atexit
-        from ferrule.agent import Agent, langmodel
+        from ferrule import shared_runtime
+        from ferrule.agent import Agent
         from ferrule_testmodel import TestModel
 
         seen = {}
 
         def after_ferrules_own_handler():  # atexit runs handlers last-registered first
-            print("stopped:", seen["runtime"]._stopped, "left:", langmodel._default)
+            print("stopped:", seen["runtime"].stopped, "left:", shared_runtime._default)
 
         atexit.register(after_ferrules_own_handler)
         agent = Agent(model=TestModel(["Hi."]))

@@ -28,11 +28,11 @@ from ferrule.agent import (
     ToolCallStartedEvent,
     UnknownRunError,
 )
-from ferrule.agent.langmodel import _stop_default_runtime
 from ferrule.db.postgres import PostgresDb
 from ferrule.db.sqlite import SqliteDb
 from ferrule.runtime import _new_kernel
 from ferrule.server import ServerThread
+from ferrule.shared_runtime import _stop_default_runtime
 from ferrule.tools import ToolContext
 from ferrule_kit.errors import ModelError
 from ferrule_kit.storage import STORAGE_DIR_ENV

@@ -302,6 +302,11 @@ class _Face:
         return transport.kernel
 
     @property
+    def stopped(self) -> bool:
+        """True once `stop` was called (a stopped runtime refuses every request)."""
+        return isinstance(self._core.transport, _Stopped)
+
+    @property
     def url(self) -> str | None:
         """The ferrule server's URL, or None in-process."""
         transport = self._core.engine.transport

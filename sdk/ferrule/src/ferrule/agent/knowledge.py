@@ -79,7 +79,7 @@ class _Knowledge:
                 "expected a dict of metadata filters", field="knowledge_filters"
             )
         if knowledge is not None:
-            knowledge._adopt_runtime(self.runtime)
+            knowledge.adopt_runtime(self.runtime)
         self.knowledge = knowledge
         self.search_knowledge = search_knowledge
         self.add_knowledge_to_context = add_knowledge_to_context
@@ -139,7 +139,7 @@ class _Knowledge:
             asked = arguments.get("filters") if self.enable_agentic_knowledge_filters else None
             if asked is not None and not isinstance(asked, dict):
                 raise InvalidInputError("expected an object", field="filters")
-            found = await knowledge._references(
+            found = await knowledge.areferences(
                 query, None, combine_filters(own_filters, asked or None)
             )
             recorded = _run_references.get()
@@ -181,7 +181,7 @@ class _Knowledge:
         query = run.messages[at].text if at is not None else ""
         if at is None or not query.strip():
             return
-        found = await self.knowledge._references(query, None, self.knowledge_filters)
+        found = await self.knowledge.areferences(query, None, self.knowledge_filters)
         references.append(found)
         if not found.references:
             return

@@ -1,11 +1,9 @@
-"""Where an agent's model lives: `LangModel` (a model defined on a runtime, shared by
-any number of agents) and the process's default runtime for callers that name none."""
+"""Where an agent's model lives: `LangModel`, a model defined on a runtime (the process's
+shared one when none is named), shared by any number of agents."""
 
 from __future__ import annotations
 
-import atexit
 import itertools
-import threading
 import uuid
 import weakref
 from typing import Any
@@ -13,30 +11,8 @@ from typing import Any
 from ferrule_kit.lmspec import ModelRoute
 
 from ..models import APIModel, LocalModel
-from ..runtime import Runtime, _new_kernel
-
-_default: Runtime | None = None
-_default_lock = threading.Lock()
-
-
-def default_runtime() -> Runtime:
-    """The process's shared `Runtime`, used by agents and `LangModel`s given none: made on
-    first use, stopped at interpreter exit (its components deleted, its loop ended)."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Runtime()
-            atexit.register(_stop_default_runtime)
-        return _default
-
-
-def _stop_default_runtime() -> None:
-    global _default
-    with _default_lock:
-        runtime, _default = _default, None
-    if runtime is not None:
-        runtime.stop()
-
+from ..runtime import _new_kernel
+from ..shared_runtime import default_runtime
 
 _names = itertools.count(1)
 

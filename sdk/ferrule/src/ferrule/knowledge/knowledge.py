@@ -145,8 +145,6 @@ class Knowledge:
         if self._runtime is None:
             self._runtime = runtime
 
-    _adopt_runtime = adopt_runtime  # the agent package's name until it moves to the public one
-
     async def _ready(self) -> tuple[str, str]:
         """The store and embedder components (defined on first use, the collection made
         or checked against the embedder's dimension): nothing is written before this."""
@@ -367,8 +365,6 @@ class Knowledge:
         return MessageReferences(
             query, [d.to_dict() for d in documents], round(time.perf_counter() - started, 4)
         )
-
-    _references = areferences  # the agent package's name until it moves to the public one
 
     # -- removing ----------------------------------------------------------------------------
 
