@@ -10,14 +10,9 @@ from agno.db.in_memory import InMemoryDb
 from agno.knowledge.embedder.openai import OpenAIEmbedder
 from agno.models.openai import OpenAIChat, OpenAIResponses
 from client_server import EMBEDDER, Served
-from pydantic import BaseModel
+from shapes import City
 
 pytestmark = pytest.mark.timeout(120)
-
-
-class City(BaseModel):
-    name: str
-    population: int
 
 
 def get_weather(city: str) -> str:

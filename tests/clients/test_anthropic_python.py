@@ -8,24 +8,10 @@ from typing import Any
 import anthropic
 import pytest
 from client_server import Served
-from pydantic import BaseModel
+from shapes import ANTHROPIC_WEATHER as WEATHER
+from shapes import City
 
 pytestmark = pytest.mark.timeout(120)
-
-WEATHER = {
-    "name": "get_weather",
-    "description": "The weather in a city.",
-    "input_schema": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
-
-
-class City(BaseModel):
-    name: str
-    population: int
 
 
 @pytest.fixture(scope="module")

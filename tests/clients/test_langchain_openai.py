@@ -8,14 +8,9 @@ from client_server import EMBEDDER, Served
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
-from pydantic import BaseModel
+from shapes import City
 
 pytestmark = pytest.mark.timeout(120)
-
-
-class City(BaseModel):
-    name: str
-    population: int
 
 
 @tool

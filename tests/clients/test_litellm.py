@@ -9,30 +9,12 @@ from typing import Any
 
 import pytest
 from client_server import EMBEDDER, Served
-from pydantic import BaseModel
+from shapes import WEATHER, City
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no cost-map download at import
 import litellm
 
 pytestmark = pytest.mark.timeout(120)
-
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "The weather in a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
-
-
-class City(BaseModel):
-    name: str
-    population: int
 
 
 @pytest.fixture(scope="module")

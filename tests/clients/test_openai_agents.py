@@ -19,16 +19,11 @@ from agents import (
 from client_server import Served
 from openai import AsyncOpenAI
 from openai.types.shared import Reasoning
-from pydantic import BaseModel
+from shapes import City
 
 pytestmark = pytest.mark.timeout(120)
 
 set_tracing_disabled(True)
-
-
-class City(BaseModel):
-    name: str
-    population: int
 
 
 @function_tool

@@ -8,27 +8,9 @@ from typing import Any
 import openai
 import pytest
 from client_server import EMBEDDER, Served
-from pydantic import BaseModel
+from shapes import WEATHER, City
 
 pytestmark = pytest.mark.timeout(120)
-
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "The weather in a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
-
-
-class City(BaseModel):
-    name: str
-    population: int
 
 
 @pytest.fixture(scope="module")

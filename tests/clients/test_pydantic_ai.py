@@ -8,7 +8,6 @@ import asyncio
 
 import pytest
 from client_server import EMBEDDER, Served
-from pydantic import BaseModel
 from pydantic_ai import Agent, Embedder
 from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
 from pydantic_ai.messages import ThinkingPart
@@ -18,13 +17,9 @@ from pydantic_ai.models.openai import (
     OpenAIResponsesModel,
 )
 from pydantic_ai.providers.openai import OpenAIProvider
+from shapes import City
 
 pytestmark = pytest.mark.timeout(120)
-
-
-class City(BaseModel):
-    name: str
-    population: int
 
 
 @pytest.fixture(scope="module")
