@@ -469,7 +469,13 @@ class _Pump:
                 self.cond.wait()
             batch = list(self.items)
             self.items.clear()
-            if self.waiting and self.room is not None:
+            # A finished pump waits for no room (and its loop may be closed by now: the
+            # runtime stopped while the reader still held items).
+            if self.waiting and self.room is not None and not self.finished:
                 self.waiting = False
-                loop.call_soon_threadsafe(self.room.set)
+                try:
+                    loop.call_soon_threadsafe(self.room.set)
+                except RuntimeError:  # the loop closed under a pump that never ended
+                    self.finished = True
+                    self.error = self.error or RequestCancelledError("the stream was cancelled")
             return batch, self.finished, self.error

@@ -10,6 +10,7 @@ unless given another, as an inner `Agent` with no db.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +87,10 @@ class MemoryManager:
 
 
 def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
-    """The memory manager's tools, acting on ``user_id``'s memories only."""
+    """The memory manager's tools, acting on ``user_id``'s memories only. A turn's tool
+    calls run concurrently; these take turns, in the order the model asked for them, so
+    that memories are stored (and listed) in that order and an update follows its add."""
+    in_order = asyncio.Lock()  # FIFO: the calls' tasks reach it in the calls' order
 
     async def add_memory(memory: str, topics: list[str] | None = None) -> str:
         """Remember a new fact about the user.
@@ -96,7 +100,8 @@ def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
             topics: A few one-word topics of the fact (e.g. "name", "food").
         """
         inputs = UpsertMemoryInput(user_id, memory, topics or [], agent_id=models.agent_id)
-        stored = (await models.db("upsert_memory", inputs, MemoryResult)).memory
+        async with in_order:
+            stored = (await models.db("upsert_memory", inputs, MemoryResult)).memory
         assert stored is not None  # upsert_memory returns the memory it stored
         return f"added memory {stored.memory_id}"
 
@@ -109,10 +114,11 @@ def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
             topics: A few one-word topics of the fact.
         """
         ref = MemoryRef(memory_id, user_id)
-        if (await models.db("get_memory", ref, MemoryResult)).memory is None:
-            raise ToolError(f"there is no memory {memory_id!r}")
         inputs = UpsertMemoryInput(user_id, memory, topics or [], memory_id, models.agent_id)
-        await models.db("upsert_memory", inputs, MemoryResult)
+        async with in_order:
+            if (await models.db("get_memory", ref, MemoryResult)).memory is None:
+                raise ToolError(f"there is no memory {memory_id!r}")
+            await models.db("upsert_memory", inputs, MemoryResult)
         return f"updated memory {memory_id}"
 
     async def delete_memory(memory_id: str) -> str:
@@ -121,7 +127,8 @@ def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
         Args:
             memory_id: The id of the stored memory.
         """
-        deleted = await models.db("delete_memory", MemoryRef(memory_id, user_id), DeletedResult)
+        async with in_order:
+            deleted = await models.db("delete_memory", MemoryRef(memory_id, user_id), DeletedResult)
         if not deleted.deleted:
             raise ToolError(f"there is no memory {memory_id!r}")
         return f"deleted memory {memory_id}"
