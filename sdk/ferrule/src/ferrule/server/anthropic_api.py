@@ -26,13 +26,12 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from aiohttp import web
-from ferrule_kernel import FerruleError, get_logger
-from ferrule_kernel.errors import interrupts_request
+from ferrule_kernel import get_logger
 
 from .anthropic_builder import MessageBuilder
 from .anthropic_wire import anthropic_error_body, messages_request_from_anthropic
-from .gate import Handler, access_logged, dumps
-from .openai_api import OpenAIRoutes, internal_error
+from .gate import Handler, dumps
+from .openai_api import OpenAIRoutes
 from .openai_wire import OpenAIError
 
 log = get_logger("ferrule.server")
@@ -65,27 +64,14 @@ class AnthropicRoutes:
             return hmac.compare_digest(key.strip().encode(), token.encode())
         return self.gate.authorized(request)
 
-    def handler(self, handle: Handler, preflight: bool = False) -> Handler:
-        async def route(request: web.Request) -> web.StreamResponse:
-            try:
-                self.gate.admit(request)
-                if not preflight and not self.authorized(request):
-                    raise OpenAIError(401, "invalid x-api-key", code="invalid_api_key")
-                response = await handle(request)
-            except FerruleError as exc:
-                response = self.error(OpenAIError.from_ferrule(self.gate.public(exc)))
-            except OpenAIError as exc:
-                response = self.error(exc)
-            except BaseException as exc:
-                if interrupts_request(exc):  # the client left, the server stops, a Ctrl-C
-                    raise
-                log.error("request_failed", path=request.path, error=repr(exc))
-                response = self.error(internal_error())
-            if not response.prepared:  # a stream has its CORS headers already
-                response.headers.update(self.gate.cors_headers(request))
-            return response
+    def require_key(self, request: web.Request) -> None:
+        if not self.authorized(request):
+            raise OpenAIError(401, "invalid x-api-key", code="invalid_api_key")
 
-        return access_logged(route)
+    def handler(self, handle: Handler, preflight: bool = False) -> Handler:
+        """``handle`` behind the OpenAI routes' gate and failure handling, with this API's
+        key check and error shape."""
+        return self.openai.handler(handle, preflight, authorize=self.require_key, error=self.error)
 
     def error(self, exc: OpenAIError) -> web.Response:
         return web.Response(

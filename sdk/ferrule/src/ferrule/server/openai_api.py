@@ -258,35 +258,52 @@ class OpenAIRoutes:
         router.add_route(method, path, self.handler(handle))
         router.add_route("OPTIONS", path, self.handler(self.gate.preflight, preflight=True))
 
-    def handler(self, handle: Handler, preflight: bool = False) -> Handler:
+    def handler(
+        self,
+        handle: Handler,
+        preflight: bool = False,
+        *,
+        authorize: Callable[[web.Request], None] | None = None,
+        error: Callable[[OpenAIError], web.Response] | None = None,
+    ) -> Handler:
+        """``handle`` behind the gate, with its failures as error responses: ``authorize``
+        raises the route's 401 (a bearer token by default), ``error`` writes an error in
+        the route's shape (OpenAI's by default; the Messages routes pass Anthropic's)."""
+        check = authorize or self.require_bearer
+        respond = error or self.error
+
         async def route(request: web.Request) -> web.StreamResponse:
             try:
                 self.gate.admit(request)
                 # A browser's preflight never carries the token: it asks whether to send it.
-                if not preflight and not self.gate.authorized(request):
-                    raise OpenAIError(
-                        401,
-                        "a valid bearer token is required",
-                        code="invalid_api_key",
-                        headers={"WWW-Authenticate": "Bearer"},
-                    )
+                if not preflight:
+                    check(request)
                 response = await handle(request)
             except FerruleError as exc:
-                response = self.error(OpenAIError.from_ferrule(self.gate.public(exc)))
+                response = respond(OpenAIError.from_ferrule(self.gate.public(exc)))
             except OpenAIError as exc:
-                response = self.error(exc)
+                response = respond(exc)
             except BaseException as exc:
                 if interrupts_request(exc):  # the client left, the server stops, a Ctrl-C
                     raise
                 # A bug of ours, or a plugin's BaseException that got past the kernel: it
                 # ends this request only (let through, it would stop the server's loop).
                 log.error("request_failed", path=request.path, error=repr(exc))
-                response = self.error(internal_error())
+                response = respond(internal_error())
             if not response.prepared:  # a stream has its CORS headers already
                 response.headers.update(self.gate.cors_headers(request))
             return response
 
         return access_logged(route)
+
+    def require_bearer(self, request: web.Request) -> None:
+        if not self.gate.authorized(request):
+            raise OpenAIError(
+                401,
+                "a valid bearer token is required",
+                code="invalid_api_key",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
 
     def error(self, exc: OpenAIError) -> web.Response:
         return web.Response(
