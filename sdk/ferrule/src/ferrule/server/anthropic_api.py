@@ -123,15 +123,7 @@ class AnthropicRoutes:
         # The first item before the headers: an error that comes at once (a model that
         # fails to load, a refused image) still gets its HTTP status.
         first = await anext(items, None)
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",
-                **self.gate.cors_headers(request),
-            }
-        )
-        await response.prepare(request)
+        response = await self.gate.open_event_stream(request)
 
         async def send(events: list[Event]) -> None:
             if events:

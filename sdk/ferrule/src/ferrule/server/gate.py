@@ -313,6 +313,21 @@ class Gate:
     def _origin_allowed(self, origin: str) -> bool:
         return "*" in self.origins or _origin(origin) in self.origins
 
+    async def open_event_stream(self, request: web.Request) -> web.StreamResponse:
+        """A prepared ``text/event-stream`` answer to ``request`` (unbuffered by proxies,
+        with its CORS headers): the streamed replies of the OpenAI, Responses and
+        Messages routes."""
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+                **self.cors_headers(request),
+            }
+        )
+        await response.prepare(request)
+        return response
+
     def cors_headers(self, request: web.Request) -> dict[str, str]:
         """The CORS headers of an answer to a page of an allowed origin (none otherwise)."""
         origin = request.headers.get(hdrs.ORIGIN)

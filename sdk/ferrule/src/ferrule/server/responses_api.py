@@ -52,15 +52,7 @@ class ResponsesRoutes:
         # The first item before the headers: an error that comes at once (a model that
         # fails to load, a refused image) still gets its HTTP status.
         first = await anext(items, None)
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",
-                **self.openai.gate.cors_headers(request),
-            }
-        )
-        await response.prepare(request)
+        response = await self.openai.gate.open_event_stream(request)
 
         async def send(events: list[dict[str, Any]]) -> None:
             if events:
