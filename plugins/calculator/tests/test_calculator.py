@@ -219,6 +219,12 @@ def test_junk_never_crashes(expression: str) -> None:
         (" + ".join(["1"] * 400), 400),
         ("-" * 300 + "5", 5),
         ("2 ** 9999", 2**9999),
+        # Ailoy's calculator names and its ^ for a power (with a power's precedence)
+        ("floor(ln(exp(e)) + cos(2 * pi))", 3),
+        ("2 + 3 ^ 2", 11),
+        ("2 ^ 3 ^ 2", 512),
+        ("trunc(-2.7)", -2),
+        ("fac(5) + ncr(5, 2) + npr(5, 2)", 150),
     ],
 )
 def test_examples_through_runtime(expression: str, value: float) -> None:
@@ -261,6 +267,9 @@ def test_examples_through_runtime(expression: str, value: float) -> None:
         ("1 if 2 else 3", "not_allowed", "IfExp"),
         ("1 < 2", "not_allowed", "Compare"),
         ("1 << 2", "not_allowed", "operator <<"),
+        ("fac(2.5)", "domain", "takes integers"),
+        ("fac(100000)", "too_large", "too large"),
+        ("ncr(10 ** 9, 3)", "too_large", "too large"),
         ("~1", "not_allowed", "operator ~"),
         ("not 1", "not_allowed", "operator not"),
         ("'1' + '2'", "not_allowed", "is not a number"),

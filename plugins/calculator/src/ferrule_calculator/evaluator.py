@@ -41,6 +41,22 @@ def _round(x: Number, ndigits: Number | None = None) -> Number:
 
 
 #: name -> (function, fewest arguments, most arguments or None for any number)
+#: The largest n of fac / npr / ncr: larger ones take long to compute and exceed the
+#: integer limit anyway (1500! has about 4,100 digits).
+MAX_COMBINATORIC_N = 1500
+
+
+def _combinatoric(function: Callable[..., int]) -> Callable[..., int]:
+    def checked(*args: Number) -> int:
+        if any(not isinstance(a, int) for a in args):
+            raise ValueError(f"{function.__name__}() takes integers")
+        if args[0] > MAX_COMBINATORIC_N:
+            raise OverflowError  # reported as too large to compute
+        return function(*args)
+
+    return checked
+
+
 FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int | None]] = {
     "abs": (abs, 1, 1),
     "round": (_round, 1, 2),
@@ -49,6 +65,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int | None]] = {
     "sqrt": (math.sqrt, 1, 1),
     "exp": (math.exp, 1, 1),
     "log": (math.log, 1, 2),
+    "ln": (math.log, 1, 1),
     "log10": (math.log10, 1, 1),
     "log2": (math.log2, 1, 1),
     "sin": (math.sin, 1, 1),
@@ -66,6 +83,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int | None]] = {
     "radians": (math.radians, 1, 1),
     "floor": (math.floor, 1, 1),
     "ceil": (math.ceil, 1, 1),
+    "trunc": (math.trunc, 1, 1),
+    # the names of Ailoy's calculator: factorial, combinations, permutations
+    "fac": (_combinatoric(math.factorial), 1, 1),
+    "ncr": (_combinatoric(math.comb), 2, 2),
+    "npr": (_combinatoric(math.perm), 2, 2),
 }
 
 BINARY: dict[type[ast.operator], tuple[str, Callable[[Any, Any], Any]]] = {
@@ -89,8 +111,9 @@ def calculator(inputs: CalculatorInput) -> dict[str, Number]:
 
 def evaluate(expression: str) -> Number:
     """The value of ``expression``, or `InvalidInputError` naming ``$.expression``."""
-    # Whitespace means nothing in arithmetic; joining lines lets "1 +\n2" parse.
-    source = " ".join(expression.split())
+    # Whitespace means nothing in arithmetic; joining lines lets "1 +\n2" parse. ``^`` is
+    # a power, as in calculators (and Ailoy's): ``**`` gives it the power's precedence.
+    source = " ".join(expression.split()).replace("^", "**")
     _quiet_syntax_warnings()
     try:
         tree = ast.parse(source, filename=_FILENAME, mode="eval")

@@ -46,9 +46,41 @@ ANY_JSON_OBJECT: dict[str, Any] = {"type": "object"}
 
 @attrs.frozen
 class FunctionDescription:
+    """A function the model may call: its name, what it does, its arguments' JSON schema.
+    (Ailoy calls this a ``ToolDescription``; ``ferrule.agent.ToolDescription`` is this.)"""
+
     name: str
     description: str = ""
     parameters: dict[str, Any] = attrs.field(factory=lambda: {"type": "object", "properties": {}})
+
+    @classmethod
+    def model_validate(cls, data: Any) -> FunctionDescription:
+        """One from ``{"name", "description", "parameters"}`` (and Ailoy's optional
+        ``"return"`` schema, which no model is shown), as pydantic spells it. Bad input
+        raises `InvalidInputError` naming the field."""
+        if not isinstance(data, dict):
+            raise InvalidInputError(
+                f"a tool description is an object, not {type(data).__name__}", field="$"
+            )
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError("must be a non-empty string", field="$.name")
+        description = data.get("description", "")
+        if not isinstance(description, str):
+            raise InvalidInputError("must be a string", field="$.description")
+        parameters = data.get("parameters", {"type": "object", "properties": {}})
+        if not isinstance(parameters, dict) or parameters.get("type") != "object":
+            raise InvalidInputError(
+                "must be a JSON schema of type 'object'", field="$.parameters"
+            )
+        if not isinstance(parameters.get("properties", {}), dict):
+            raise InvalidInputError("must be an object", field="$.parameters.properties")
+        unknown = set(data) - {"name", "description", "parameters", "return"}
+        if unknown:
+            raise InvalidInputError(
+                f"unknown field(s) {', '.join(sorted(unknown))}", field=f"$.{min(unknown)}"
+            )
+        return cls(name, description, dict(parameters))
 
 
 @attrs.frozen

@@ -29,6 +29,7 @@ from ferrule_kit.guardrails import (
     OutputCheckError,
     RunInput,
 )
+from ferrule_kit.lm import FunctionDescription as ToolDescription  # Ailoy's name
 
 from .agent import DEFAULT_STEP_INSTRUCTIONS, Agent
 from .errors import (
@@ -104,6 +105,7 @@ __all__ = [
     "ToolCallLimitError",
     "ToolCallStartedEvent",
     "ToolConfirmation",
+    "ToolDescription",
     "UnknownRunError",
     "UsageLimitExceeded",
     "UsageLimits",

@@ -122,7 +122,9 @@ def split_provider(kernel: Kernel, model_id: str) -> tuple[str | None, str]:
 def route_embedder(kernel: Kernel, model_id: str, provider: str | None = None) -> ModelRoute:
     """The route of an embedding model known by its id (``ferrule serve``'s
     ``/v1/embeddings``): the embedder component type the installed plugins'
-    ``ferrule_resolve_embedder`` hooks name for it (``provider``: the one to ask)."""
+    ``ferrule_resolve_embedder`` hooks name for it (``provider``: the one to ask), after
+    ``$FERRULE_MODEL_ALIASES`` (``BAAI/bge-m3=all-MiniLM-L6-v2``)."""
+    model_id = resolve_model_alias(model_id)
     kernel.load_plugins()  # registers the plugins that answer the hook
     route = kernel.plugin_manager.hook.ferrule_resolve_embedder(
         model_id=model_id, provider=provider

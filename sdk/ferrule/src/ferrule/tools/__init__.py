@@ -32,6 +32,7 @@ from __future__ import annotations
 from .context import ToolContext
 from .docstrings import parse_docstring
 from .errors import ModelRetry, ToolError, ToolRetriesExceededError
+from .function_schema import get_json_schema
 from .presets import calculator, http_request
 from .results import result_text
 from .tool import FunctionTool, Tool, tool
@@ -47,6 +48,7 @@ __all__ = [
     "Toolset",
     "as_tools",
     "calculator",
+    "get_json_schema",
     "http_request",
     "parse_docstring",
     "result_text",

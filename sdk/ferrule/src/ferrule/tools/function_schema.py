@@ -18,7 +18,7 @@ from .context import Handler, ToolContext
 from .docstrings import parse_docstring
 from .errors import ToolError
 
-__all__ = ["describe_function", "is_async", "schema_validator"]
+__all__ = ["describe_function", "get_json_schema", "is_async", "schema_validator"]
 
 
 def is_async(function: Callable[..., Any]) -> bool:
@@ -94,6 +94,65 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
         return await asyncio.to_thread(function, **kwargs)
 
     return summary, parameters, handler
+
+
+def get_json_schema(function: Callable[..., Any]) -> dict[str, Any]:
+    """``function`` as a tool, ``{"type": "function", "function": {"name", "description",
+    "parameters"}}``, in the schema dialect of Hugging Face's and Ailoy's function tools
+    (Ailoy's ``ailoy.tools.get_json_schema``): a union of plain types is a list of type
+    names, sorted (``"type": ["integer", "string"]``), with ``"nullable": true`` for an
+    ``Optional``; a ``Literal`` names its values' types too, in the order they first
+    appear; defaults are not shown. The same schema as the tool the function makes
+    (`describe_function`), in that dialect."""
+    summary, parameters, _ = describe_function(function)
+    properties = {
+        name: _plain_types(schema, keep_default=False)
+        for name, schema in parameters["properties"].items()
+    }
+    out: dict[str, Any] = {"type": "object", "properties": properties}
+    if "required" in parameters:
+        out["required"] = parameters["required"]
+    return {
+        "type": "function",
+        "function": {"name": function.__name__, "description": summary, "parameters": out},
+    }
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    return "string" if isinstance(value, str) else "object"
+
+
+def _plain_types(schema: dict[str, Any], keep_default: bool = True) -> dict[str, Any]:
+    """A JSON schema with ``anyOf`` of bare types and untyped ``enum`` rewritten as type
+    lists (see `get_json_schema`), recursively."""
+    out = {k: v for k, v in schema.items() if keep_default or k != "default"}
+    alternatives = out.get("anyOf")
+    if isinstance(alternatives, list) and all(
+        isinstance(a, dict) and set(a) == {"type"} and isinstance(a["type"], str)
+        for a in alternatives
+    ):
+        del out["anyOf"]
+        names = sorted({a["type"] for a in alternatives} - {"null"})
+        out["type"] = names[0] if len(names) == 1 else names
+        if len(names) < len(alternatives):
+            out["nullable"] = True
+    if "enum" in out and "type" not in out:
+        names = list(dict.fromkeys(_json_type(v) for v in out["enum"]))
+        typed = {"type": names[0] if len(names) == 1 else names}
+        out = {**typed, **out}
+    if isinstance(out.get("items"), dict):
+        out["items"] = _plain_types(out["items"])
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {k: _plain_types(v) for k, v in out["properties"].items()}
+    return out
 
 
 def _structure(hook: Callable[[Any, Any], Any], value: Any, hint: Any, name: str) -> Any:

@@ -10,6 +10,7 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range
+from ferrule_kit.lm import FunctionDescription
 
 from .context import Handler, ToolContext
 from .function_schema import describe_function, is_async, schema_validator
@@ -57,6 +58,11 @@ class Tool:
                 "parameters": self.parameters,
             },
         }
+
+    @property
+    def desc(self) -> FunctionDescription:
+        """What the model sees, as one object (Ailoy's ``tool.desc``)."""
+        return FunctionDescription(self.name, self.description, self.parameters)
 
     async def invoke(self, arguments: dict[str, Any], context: ToolContext) -> Any:
         return await self.handler(arguments, context)
