@@ -61,6 +61,19 @@ class ReasoningPart:
 
 
 @attrs.frozen
+class ValuePart:
+    """A structured value (JSON-like) in a message: Ailoy's ``Part.Value``, as a tool
+    result. On the wire, and so to every model, it is text: its JSON."""
+
+    value: Any
+    type: Literal["value"] = "value"
+
+    @property
+    def text(self) -> str:
+        return self.value if isinstance(self.value, str) else json.dumps(self.value)
+
+
+@attrs.frozen
 class ToolCall:
     """A model's request to call a tool. ``arguments`` is the parsed JSON object."""
 
@@ -90,6 +103,43 @@ class Part(metaclass=_PartNamespace):
     Text = TextPart
     Reasoning = ReasoningPart
     Function = ToolCall
+    Value = ValuePart
+
+    # Ailoy 0.2's image constructors, over the image content plugin (ferrule-image).
+    @staticmethod
+    def image_from_bytes(data: bytes) -> ContentPart:
+        """An image part of these bytes (PNG, JPEG, WEBP or GIF, sniffed)."""
+        part: ContentPart = _image_content().from_bytes(data)
+        return part
+
+    @staticmethod
+    def image_from_base64(data: str) -> ContentPart:
+        """An image part of base64 text."""
+        import base64
+        import binascii
+
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError, TypeError):
+            raise InvalidInputError("not base64 text", field="data") from None
+        return Part.image_from_bytes(raw)
+
+    @staticmethod
+    def image_from_url(url: str) -> ContentPart:
+        """An image part pointing at a public http(s) URL (the provider fetches it)."""
+        part: ContentPart = _image_content().from_url(url)
+        return part
+
+
+def _image_content() -> Any:
+    try:
+        return registry.export("ImageContent")
+    except KeyError:
+        raise InvalidInputError(
+            "image parts come with the ferrule-image content plugin, which is not installed: "
+            "pip install ferrule-image",
+            field="contents",
+        ) from None
 
 
 def _contents(value: Any) -> list[ContentPart]:
@@ -99,7 +149,7 @@ def _contents(value: Any) -> list[ContentPart]:
     for index, part in enumerate(value):
         if isinstance(part, str):
             part = TextPart(part)
-        elif not isinstance(part, TextPart) and not registry.is_part(part):
+        elif not isinstance(part, (TextPart, ValuePart)) and not registry.is_part(part):
             raise InvalidInputError(
                 f"expected a string, a TextPart or a part of a registered part type, got "
                 f"{registry.describe(part)}",
@@ -140,6 +190,16 @@ class Message:
         """All text parts joined."""
         return "".join(p.text for p in self.contents if isinstance(p, TextPart))
 
+    @property
+    def thinking(self) -> str | None:
+        """The reasoning's text (Ailoy's name), or None without reasoning."""
+        return "".join(r.text for r in self.reasoning) if self.reasoning else None
+
+    @property
+    def id(self) -> str | None:
+        """The tool call a tool message answers (Ailoy's ``id``); None for other roles."""
+        return self.tool_call_id
+
     def to_dict(self) -> dict[str, Any]:
         return converter.unstructure(self)
 
@@ -174,7 +234,7 @@ def message_text(message: Message, where: str, policy: ContentPolicy) -> str:
     pieces: list[str] = []
     after_block = False
     for index, part in enumerate(message.contents):
-        if isinstance(part, TextPart):
+        if isinstance(part, (TextPart, ValuePart)):
             piece, block = part.text, False
         else:
             piece, block = registry.encode(part, policy, f"{where}.content[{index}]"), True
@@ -191,7 +251,7 @@ converter = make_converter()
 
 
 def _unstructure_part(part: ContentPart) -> dict[str, Any]:
-    if isinstance(part, TextPart):
+    if isinstance(part, (TextPart, ValuePart)):
         return {"type": "text", "text": part.text}
     return registry.unstructure(part)
 
@@ -208,6 +268,7 @@ def _structure_part(data: Any) -> ContentPart:
 
 _TEXT_FIELDS = frozenset({"type", "text"})
 converter.register_unstructure_hook(TextPart, _unstructure_part)
+converter.register_unstructure_hook(ValuePart, _unstructure_part)
 converter.register_unstructure_hook_func(
     lambda t: t == list[ContentPart], lambda parts: [_unstructure_part(p) for p in parts]
 )
