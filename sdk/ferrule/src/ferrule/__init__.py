@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .mcp import MCPServer
     from .models import APIModel, LocalModel
     from .tools import ModelRetry, Tool, ToolContext, tool
+    from .vector_store import VectorStore
 
 __all__ = [
     "APIModel",
@@ -62,6 +63,7 @@ __all__ = [
     "ToolContext",
     "UsageLimitExceeded",
     "UsageLimits",
+    "VectorStore",
     "configure_logging",
     "tool",
 ]
@@ -91,6 +93,7 @@ _LAZY = {
     "ReasoningPart": "ferrule_kit.messages",
     "TextPart": "ferrule_kit.messages",
     "ToolCall": "ferrule_kit.messages",
+    "VectorStore": "ferrule.vector_store",
 }
 
 

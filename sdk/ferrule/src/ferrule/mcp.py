@@ -45,6 +45,19 @@ def _require_mcp() -> None:
         )
 
 
+def _errlog(errlog: TextIO | None) -> TextIO:
+    """Where a stdio server's stderr goes: ``errlog``, else ``sys.stderr`` when it is a real
+    file; a host that swapped ``sys.stderr`` for an in-memory stream (a notebook, pytest's
+    capture) cannot hand that to a subprocess, so the process's own stderr is used."""
+    if errlog is not None:
+        return errlog
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return sys.__stderr__ or sys.stderr
+    return sys.stderr
+
+
 class MCPServer:
     """An MCP server whose tools an agent may call (a `ferrule.tools.Toolset`).
 
@@ -127,7 +140,7 @@ class MCPServer:
         parameters = StdioServerParameters(
             command=self.command, args=self.args, env=self._env, cwd=self._cwd
         )
-        return stdio_client(parameters, errlog=self._errlog or sys.stderr), None
+        return stdio_client(parameters, errlog=_errlog(self._errlog)), None
 
     async def _serve(self, ready: asyncio.Future[None], closing: asyncio.Event) -> None:
         # The mcp client's task groups must be entered and left by one task: this one.

@@ -70,9 +70,7 @@ class FunctionDescription:
             raise InvalidInputError("must be a string", field="$.description")
         parameters = data.get("parameters", {"type": "object", "properties": {}})
         if not isinstance(parameters, dict) or parameters.get("type") != "object":
-            raise InvalidInputError(
-                "must be a JSON schema of type 'object'", field="$.parameters"
-            )
+            raise InvalidInputError("must be a JSON schema of type 'object'", field="$.parameters")
         if not isinstance(parameters.get("properties", {}), dict):
             raise InvalidInputError("must be an object", field="$.parameters.properties")
         unknown = set(data) - {"name", "description", "parameters", "return"}

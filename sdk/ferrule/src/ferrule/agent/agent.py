@@ -13,15 +13,18 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+import attrs
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
 from ferrule_kit.instrumentation import instrumentation_of
+from ferrule_kit.lm import FunctionDescription as ToolDescription
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
-from .console import acli_app, aprint_response, cli_app, print_delta, print_response
+from ..tools.presets import preset_tools
+from .console import acli_app, aprint_response, cli_app, print_response
 from .context import as_message, system_text, tool_description
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
@@ -243,6 +246,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self._instrumentation = instrumentation_of(kernel.plugin_manager)
         self._tools: list[Tool | Toolset] = []
         self._toolsets: list[Toolset] = []  # every toolset ever given: closed by delete
+        self._mcp_servers: dict[str, Toolset] = {}  # by add_tools_from_mcp_server's name
         self._history: list[Message] = []
         self._runs: dict[str, RunState] = {}
         self.set_tools(tools or [])
@@ -344,6 +348,86 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     def tools(self) -> list[Tool | Toolset]:
         return list(self._tools)
 
+    def add_tools(self, tools: Sequence[Any]) -> None:
+        """Add several tools (each as `add_tool` takes it)."""
+        for tool in tools:
+            self.add_tool(tool)
+
+    def remove_tools(self, names: Sequence[str]) -> None:
+        """Remove the tools of these names (an MCP server's are removed with
+        `remove_mcp_server`)."""
+        unknown = set(names) - {t.name for t in self._tools if isinstance(t, Tool)}
+        if unknown:
+            raise InvalidInputError(
+                f"no tool named {', '.join(sorted(map(repr, unknown)))}", field="names"
+            )
+        self._tools = [t for t in self._tools if not (isinstance(t, Tool) and t.name in names)]
+
+    def clear_tools(self) -> None:
+        """Remove every tool (an MCP server stays connected until `delete`)."""
+        self._tools = []
+
+    def get_tools(self) -> list[Tool | Toolset]:
+        """The tools (Ailoy's name for `tools`)."""
+        return self.tools
+
+    def add_py_function_tool(self, f: Any, desc: Mapping[str, Any] | None = None) -> None:
+        """Add a Python function as a tool: described by its signature and docstring, or
+        by ``desc`` (``{"name", "description", "parameters"}``, checked)."""
+        if desc is None:
+            self.add_tool(Tool.from_function(f))
+            return
+        described = ToolDescription.model_validate(dict(desc))
+        spec = {
+            "name": described.name,
+            "description": described.description,
+            "parameters": described.parameters,
+        }
+        self.add_tool(Tool.from_schema(spec, f))
+
+    def add_tools_from_preset(self, preset_name: str, authenticator: Any = None) -> None:
+        """Add a preset's tools by its name (`ferrule.tools.presets`)."""
+        self.add_tools(preset_tools(preset_name, authenticator))
+
+    @on_bridge_loop
+    async def aadd_tools_from_mcp_server(
+        self, name: str, params: Any, tools_to_add: Sequence[str] | None = None
+    ) -> None:
+        """Start an MCP server (``params``: mcp's ``StdioServerParameters``, or anything
+        with ``command``, ``args``, ``env`` and ``cwd``) and add its tools, named
+        ``{name}-{tool}`` (only ``tools_to_add`` when given)."""
+        from ..mcp import MCPServer
+
+        if name in self._mcp_servers:
+            raise InvalidInputError(f"an MCP server named {name!r} is already added", field="name")
+        server = MCPServer(
+            params.command,
+            list(getattr(params, "args", None) or ()),
+            env=getattr(params, "env", None),
+            cwd=None if getattr(params, "cwd", None) is None else str(params.cwd),
+            include=tools_to_add,
+        )
+        self._toolsets.append(server)  # closed by delete, even if listing fails
+        listed = await server.list_tools()
+        self._mcp_servers[name] = server
+        self.add_tools([attrs.evolve(t, name=f"{name}-{t.name}"[:64]) for t in listed])
+
+    add_tools_from_mcp_server = blocking(aadd_tools_from_mcp_server)
+
+    @on_bridge_loop
+    async def aremove_mcp_server(self, name: str) -> None:
+        """Remove an MCP server's tools and stop it."""
+        server = self._mcp_servers.pop(name, None)
+        if server is None:
+            raise InvalidInputError(f"no MCP server named {name!r}", field="name")
+        self._tools = [
+            t for t in self._tools if not (isinstance(t, Tool) and t.name.startswith(f"{name}-"))
+        ]
+        self._toolsets.remove(server)
+        await server.aclose()
+
+    remove_mcp_server = blocking(aremove_mcp_server)
+
     async def _resolve_tools(self) -> dict[str, Tool]:
         found: dict[str, Tool] = {}
         for entry in [*self._tools, *self._knowledge_tools()]:
@@ -423,7 +507,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     def print(self, response: AgentResponse, file: Any = None) -> None:
         """Print a response as a terminal would show it: text as it streams, reasoning dimmed,
         tool calls and results as JSON, errors in red (colours only on a terminal)."""
-        print_delta(response, file)
+        response.print(file)
 
     def print_response(
         self,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
     from .events import RunOutputEvent
-    from .results import AgentResponse
 
 #: What ends `cli_app` (Agno's words), besides the end of input.
 EXIT_WORDS = ("exit", "quit", "bye")
@@ -246,33 +244,3 @@ async def acli_app(
             return
         if text.strip():
             await agent.aprint_response(text, console=out, **options)
-
-
-def print_delta(response: AgentResponse, file: Any = None) -> None:
-    """Print a response as a terminal would show it: text as it streams, reasoning dimmed,
-    tool calls and results as JSON, errors in red (colours only on a terminal)."""
-    out = file if file is not None else sys.stdout
-    color = hasattr(out, "isatty") and out.isatty()
-
-    def paint(text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if color else text
-
-    kind, content = response.type, response.content
-    if kind == "output_text":
-        if response.is_type_switched:
-            out.write("\n")
-        out.write(content)
-    elif kind == "reasoning":
-        if response.is_type_switched:
-            out.write(paint("\n[reasoning]\n", "2"))
-        out.write(paint(content, "2"))
-    elif kind in ("tool_call", "tool_call_result", "paused"):
-        label = {
-            "tool_call": "tool call",
-            "tool_call_result": "tool result",
-            "paused": "paused",
-        }[kind]
-        out.write(paint(f"\n[{label}] ", "36") + json.dumps(content, ensure_ascii=False) + "\n")
-    else:
-        out.write(paint(f"\n[error] {content}\n", "31"))
-    out.flush()

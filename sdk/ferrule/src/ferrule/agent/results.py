@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any, Generic, Literal, TypeVar
 
 import attrs
@@ -35,6 +37,35 @@ class AgentResponse:
     is_type_switched: bool
     content: Any
     error: FerruleError | None = attrs.field(default=None, eq=False)
+
+    def print(self, file: Any = None) -> None:
+        """Print the response as a terminal would show it: text as it streams, reasoning
+        dimmed, tool calls and results as JSON, errors in red (colours only on a terminal)."""
+        out = file if file is not None else sys.stdout
+        color = hasattr(out, "isatty") and out.isatty()
+
+        def paint(text: str, code: str) -> str:
+            return f"\033[{code}m{text}\033[0m" if color else text
+
+        kind, content = self.type, self.content
+        if kind == "output_text":
+            if self.is_type_switched:
+                out.write("\n")
+            out.write(content)
+        elif kind == "reasoning":
+            if self.is_type_switched:
+                out.write(paint("\n[reasoning]\n", "2"))
+            out.write(paint(content, "2"))
+        elif kind in ("tool_call", "tool_call_result", "paused"):
+            label = {
+                "tool_call": "tool call",
+                "tool_call_result": "tool result",
+                "paused": "paused",
+            }[kind]
+            out.write(paint(f"\n[{label}] ", "36") + json.dumps(content, ensure_ascii=False) + "\n")
+        else:
+            out.write(paint(f"\n[error] {content}\n", "31"))
+        out.flush()
 
 
 @attrs.define

@@ -1,13 +1,22 @@
-"""The preset tools: operators of plugins, passed to an agent by name (``"calculator"``,
-``"http_request"``)."""
+"""The preset tools, passed to an agent by name (``"calculator"``, ``"http_request"``,
+``"frankfurter"``): operators of plugins, or REST APIs.
+
+``Agent.add_tools_from_preset(name)`` (Ailoy's spelling) adds a preset's tools, as
+``tools=[name]`` does. Each REST preset's endpoint can be moved (a mirror, a proxy, a
+test server) with an environment variable named in its docstring.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from typing import Any
+
+from ferrule_kernel import InvalidInputError
 
 from .tool import Tool
 
-__all__ = ["PRESETS", "calculator", "http_request"]
+__all__ = ["PRESETS", "calculator", "frankfurter", "http_request", "preset_tools"]
 
 
 def calculator() -> Tool:
@@ -51,4 +60,53 @@ def http_request() -> Tool:
     )
 
 
-PRESETS: dict[str, Callable[[], Tool]] = {"calculator": calculator, "http_request": http_request}
+#: Where `frankfurter` asks, unless ``$FERRULE_FRANKFURTER_URL`` says otherwise.
+FRANKFURTER_URL = "https://api.frankfurter.dev/v1/latest"
+
+
+def frankfurter() -> Tool:
+    """Currency exchange rates from the Frankfurter API (no key): ``GET`` its latest rates
+    of ``symbols`` against ``base``. ``$FERRULE_FRANKFURTER_URL`` moves the endpoint."""
+    return Tool.rest_api(
+        "frankfurter",
+        os.environ.get("FERRULE_FRANKFURTER_URL") or FRANKFURTER_URL,
+        description="Get the latest exchange rates of currencies against a base currency.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "base": {
+                    "type": "string",
+                    "description": "The ISO 4217 code of the currency the rates are against.",
+                },
+                "symbols": {
+                    "type": "string",
+                    "description": "ISO 4217 codes of the currencies wanted, comma-separated "
+                    "(default: all).",
+                },
+            },
+            "required": ["base"],
+        },
+        headers={"accept": "application/json"},
+    )
+
+
+PRESETS: dict[str, Callable[[], Tool]] = {
+    "calculator": calculator,
+    "frankfurter": frankfurter,
+    "http_request": http_request,
+}
+
+
+def preset_tools(name: str, authenticator: Any = None) -> list[Tool]:
+    """A preset's tools by its name. ``authenticator`` is Ailoy's hook for presets of APIs
+    that need a key; none of ferrule's presets do, so it must be None."""
+    if name not in PRESETS:
+        raise InvalidInputError(
+            f"unknown tool preset {name!r}; presets: {', '.join(sorted(PRESETS))}",
+            field="preset_name",
+        )
+    if authenticator is not None:
+        raise InvalidInputError(
+            f"the preset {name!r} takes no authenticator", field="authenticator"
+        )
+    return [PRESETS[name]()]

@@ -21,12 +21,14 @@ their requests in full; this one only carries parts there and back.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
+from ..messages import ToolCall
 from ..parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
 from . import chat_completions
 from .conformance import ScriptedTurn
@@ -74,31 +76,47 @@ PROVIDERS: tuple[LoopbackProvider, ...] = (
 )
 
 
-def reply(dialect: str, text: str = "ok") -> Reply:
-    """A streamed reply of ``text`` in ``dialect``'s wire shape."""
+def reply(dialect: str, text: str = "ok", tool_calls: tuple[ToolCall, ...] = ()) -> Reply:
+    """A streamed reply of ``text`` in ``dialect``'s wire shape; with ``tool_calls``, a
+    reply that calls those tools instead (its finish reason says so)."""
     if dialect in (OPENAI, OPENAI_COMPATIBLE):
+        if tool_calls:
+            return chat_completions.reply(
+                ScriptedTurn(tool_calls=tool_calls, finish_reason="tool_calls")
+            )
         return chat_completions.reply(ScriptedTurn(text=(text,)))
     if dialect == ANTHROPIC:
+        blocks: list[tuple[dict[str, Any], dict[str, Any]]] = [
+            (
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": {}},
+                {"type": "input_json_delta", "partial_json": json.dumps(call.arguments)},
+            )
+            for call in tool_calls
+        ] or [({"type": "text", "text": ""}, {"type": "text_delta", "text": text})]
         events: list[tuple[str, dict[str, Any]]] = [
             (
                 "message_start",
                 {"message": {"id": "msg_1", "role": "assistant", "content": [], "usage": {}}},
-            ),
-            ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
-            ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": text}}),
-            ("content_block_stop", {"index": 0}),
-            (
-                "message_delta",
-                {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 1}},
-            ),
+            )
+        ]
+        for index, (start, delta) in enumerate(blocks):
+            events += [
+                ("content_block_start", {"index": index, "content_block": start}),
+                ("content_block_delta", {"index": index, "delta": delta}),
+                ("content_block_stop", {"index": index}),
+            ]
+        stop = "tool_use" if tool_calls else "end_turn"
+        events += [
+            ("message_delta", {"delta": {"stop_reason": stop}, "usage": {"output_tokens": 1}}),
             ("message_stop", {}),
         ]
         return Reply.sse([sse({"type": name, **data}, event=name) for name, data in events])
     if dialect == GEMINI:
+        parts = [
+            {"functionCall": {"name": call.name, "args": call.arguments}} for call in tool_calls
+        ] or [{"text": text}]
         record = {
-            "candidates": [
-                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
-            ]
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]
         }
         return Reply.sse([sse(record, newline="\r\n")])
     raise ValueError(f"no loopback reply for dialect {dialect!r}")
