@@ -13,6 +13,7 @@ from ferrule_kernel import FerruleError
 from ferrule_kit.messages import Message, ToolCall
 
 from ..knowledge.document import MessageReferences
+from .deltas import FinishReason
 
 ResponseType = Literal[
     "output_text", "reasoning", "tool_call", "tool_call_result", "error", "paused"
@@ -101,6 +102,9 @@ class MessageOutput:
     message: Message
     usage: dict[str, int] | None = None
     requirements: tuple[ToolConfirmation, ...] = ()
+    #: Why the message ended (Ailoy's ``MessageOutput.finish_reason``): ``Stop()`` for
+    #: a reply and a tool result, ``ToolCall()`` for a turn that called tools.
+    finish_reason: FinishReason | None = None
 
 
 @attrs.define
