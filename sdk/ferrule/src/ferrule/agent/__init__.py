@@ -32,6 +32,14 @@ from ferrule_kit.guardrails import (
 from ferrule_kit.lm import FunctionDescription as ToolDescription  # Ailoy's name
 
 from .agent import DEFAULT_STEP_INSTRUCTIONS, Agent
+from .configs import AgentConfig, DocumentPolyfill, KnowledgeConfig, LangModelInferConfig
+from .deltas import (
+    FinishReason,
+    MessageDelta,
+    MessageDeltaOutput,
+    PartDelta,
+    PartDeltaFunction,
+)
 from .errors import (
     FallbackModelsFailedError,
     HookError,
@@ -52,7 +60,7 @@ from .events import (
     ToolCallStartedEvent,
 )
 from .fallback import FallbackModel
-from .langmodel import LangModel, default_runtime
+from .langmodel import CacheProgress, LangModel, default_runtime
 from .memory import MemoryManager
 from .prompt import prompt_parts
 from .results import (
@@ -71,23 +79,33 @@ from .stream import AgentStream
 from .usage import UsageLimits
 
 __all__ = [
-    "DEFAULT_STEP_INSTRUCTIONS",
     "Agent",
+    "AgentConfig",
     "AgentResponse",
     "AgentSession",
     "AgentStream",
     "BaseGuardrail",
+    "CacheProgress",
     "CheckTrigger",
+    "DEFAULT_STEP_INSTRUCTIONS",
+    "DocumentPolyfill",
     "FallbackModel",
     "FallbackModelsFailedError",
+    "FinishReason",
     "HookError",
     "InputCheckError",
+    "KnowledgeConfig",
     "LangModel",
+    "LangModelInferConfig",
     "MemoryManager",
+    "MessageDelta",
+    "MessageDeltaOutput",
     "MessageOutput",
     "ModelCallMetrics",
     "OutputCheckError",
     "OutputValidationError",
+    "PartDelta",
+    "PartDeltaFunction",
     "ResponseType",
     "RunCompletedEvent",
     "RunContentEvent",

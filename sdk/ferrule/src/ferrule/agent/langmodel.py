@@ -1,18 +1,33 @@
 """Where an agent's model lives: `LangModel`, a model defined on a runtime (the process's
-shared one when none is named), shared by any number of agents."""
+shared one when none is named), shared by any number of agents.
+
+It also answers Ailoy 0.2's ``LangModel`` calls: `LangModel.new_local` with a
+``progress_callback`` (and `LangModel.new_local_sync`), `LangModel.new_stream_api`, and
+inference without an agent (`LangModel.infer_delta` / `LangModel.infer` and their ``_sync``
+twins), yielding the `ferrule.agent.deltas` types.
+"""
 
 from __future__ import annotations
 
 import itertools
 import uuid
 import weakref
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any, Literal
 
+import attrs
+from ferrule_kernel import InvalidInputError
 from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.messages import Message, converter
 
+from .._loop import Bridge, blocking, blocking_iter
 from ..models import APIModel, LocalModel
 from ..runtime import _new_kernel
 from ..shared_runtime import default_runtime
+from .configs import DocumentPolyfill, LangModelInferConfig
+from .context import tool_description
+from .deltas import MessageDelta, MessageDeltaOutput, delta_of, messages_of
+from .results import MessageOutput
 
 _names = itertools.count(1)
 
@@ -76,12 +91,33 @@ class LangModel:
 
     @classmethod
     async def new_local(
-        cls, model_id: str | None = None, *, runtime: Any = None, **options: Any
+        cls,
+        model_id: str | None = None,
+        *,
+        runtime: Any = None,
+        progress_callback: Callable[[CacheProgress], Any] | None = None,
+        **options: Any,
     ) -> LangModel:
+        """A local model (``options``: its backend's attributes). ``progress_callback``
+        (Ailoy's) is told each step as it is done (`CacheProgress`): the weights file
+        ready on this machine (found, or downloaded by llama.cpp's backend), then the
+        model loaded."""
         model = (
             LocalModel(model_id, options) if model_id is not None else LocalModel(options=options)
         )
-        return await cls.new(model, runtime=runtime)
+        if progress_callback is None:
+            return await cls.new(model, runtime=runtime)
+        if not callable(progress_callback):
+            raise InvalidInputError("must be callable", field="progress_callback")
+        runtime = runtime if runtime is not None else default_runtime()
+        route = model.route(routing_kernel(runtime))
+        steps = 2 if _fetches_weights(route) else 1
+        if steps == 2:
+            found = await runtime.acall("download_model", {"model": route.attributes["model"]})
+            progress_callback(CacheProgress(f"{found['filename']} ready", 1, steps))
+        lm = await cls.new(model, runtime=runtime)
+        progress_callback(CacheProgress("Initialized", steps, steps))
+        return lm
 
     @classmethod
     async def new_api(
@@ -103,3 +139,188 @@ class LangModel:
 
     def delete(self) -> None:
         self.runtime.delete(self.name)
+
+    # -- Ailoy 0.2 ----------------------------------------------------------------------------
+
+    @classmethod
+    def new_local_sync(
+        cls,
+        model_name: str,
+        progress_callback: Callable[[CacheProgress], Any] | None = None,
+        *,
+        runtime: Any = None,
+        **options: Any,
+    ) -> LangModel:
+        """`new_local` for synchronous callers (Ailoy's ``new_local_sync``)."""
+        runtime = runtime if runtime is not None else default_runtime()
+        bridge: Bridge = runtime.sync_bridge
+        return bridge.run(
+            cls.new_local(
+                model_name, runtime=runtime, progress_callback=progress_callback, **options
+            )
+        )
+
+    @classmethod
+    def new_stream_api(
+        cls,
+        spec: Literal["ChatCompletion", "OpenAI", "Gemini", "Claude", "Responses", "Grok"],
+        model_name: str,
+        api_key: str | None = None,
+        *,
+        runtime: Any = None,
+    ) -> LangModel:
+        """A provider's model by Ailoy's API spec name (``"OpenAI"``, ``"Claude"``,
+        ``"Gemini"``, ``"Grok"``; ``"ChatCompletion"`` and ``"Responses"`` are OpenAI's),
+        defined now. The endpoint is the provider plugin's: its base-URL variable
+        (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ...) moves it."""
+        provider = _API_SPECS.get(spec) if isinstance(spec, str) else None
+        if provider is None:
+            raise InvalidInputError(
+                f"unknown API spec {spec!r}; one of {', '.join(_API_SPECS)}", field="spec"
+            )
+        runtime = runtime if runtime is not None else default_runtime()
+        bridge: Bridge = runtime.sync_bridge
+        return bridge.run(cls.new(APIModel(model_name, provider, api_key), runtime=runtime))
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        bridge: Bridge = self.runtime.sync_bridge
+        return bridge
+
+    def _infer_inputs(
+        self,
+        messages: str | Sequence[Message],
+        tools: Sequence[Any] | None,
+        documents: Sequence[Any] | None,
+        config: LangModelInferConfig | None,
+    ) -> dict[str, Any]:
+        if config is not None and not isinstance(config, LangModelInferConfig):
+            raise InvalidInputError(
+                f"expected a LangModelInferConfig, got {type(config).__name__}", field="config"
+            )
+        history = messages_of(messages)
+        if documents and config is not None and config.document_polyfill is not None:
+            history = polyfill_documents(history, documents, config.document_polyfill)
+        inputs: dict[str, Any] = {
+            **(config.infer_options() if config is not None else {}),
+            "messages": [converter.unstructure(m) for m in history],
+        }
+        if tools:
+            inputs["tools"] = [tool_description(t, i) for i, t in enumerate(tools)]
+        return inputs
+
+    async def _items(self, inputs: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        stream = self.runtime.acall_iter_method(self.name, "infer", inputs)
+        try:
+            async for item in stream:
+                yield item
+        finally:
+            await stream.aclose()
+
+    async def infer_delta(
+        self,
+        messages: str | Sequence[Message],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        config: LangModelInferConfig | None = None,
+    ) -> AsyncIterator[MessageDeltaOutput]:
+        """Stream the model's reply to ``messages`` (a string is one user message) as
+        `MessageDeltaOutput`s; the last carries the ``finish_reason``. ``tools`` are
+        `Tool`s, functions or descriptions; ``documents`` (objects with ``text``) reach the
+        model through ``config.document_polyfill`` (without one they are left out, as
+        Ailoy does)."""
+        inputs = self._infer_inputs(messages, tools, documents, config)
+        async for item in self.sync_bridge.astream(self._items(inputs)):
+            yield delta_of(item)
+
+    async def infer(
+        self,
+        messages: str | Sequence[Message],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        config: LangModelInferConfig | None = None,
+    ) -> MessageOutput:
+        """The model's whole reply: a `MessageOutput` with the message and why it ended."""
+        accumulated = MessageDelta()
+        finish_reason = None
+        usage = None
+        inputs = self._infer_inputs(messages, tools, documents, config)
+        async for item in self.sync_bridge.astream(self._items(inputs)):
+            output = delta_of(item)
+            accumulated += output.delta
+            finish_reason = output.finish_reason or finish_reason
+            usage = item.get("usage") or usage
+        return MessageOutput(accumulated.finish(), usage, finish_reason=finish_reason)
+
+    infer_sync = blocking(infer)
+    infer_delta_sync = blocking_iter(infer_delta)
+
+
+@attrs.frozen
+class CacheProgress:
+    """A step of making a local model ready (Ailoy's): ``current`` of ``total`` steps
+    done, ``comment`` saying which."""
+
+    comment: str
+    current: int
+    total: int
+
+
+#: Ailoy's API spec names -> ferrule's provider plugins.
+_API_SPECS = {
+    "OpenAI": "openai",
+    "ChatCompletion": "openai",
+    "Responses": "openai",
+    "Claude": "anthropic",
+    "Gemini": "gemini",
+    "Grok": "xai",
+}
+
+
+def _fetches_weights(route: ModelRoute) -> bool:
+    # llama.cpp's backend is the one whose weights the `download_model` operator (its own)
+    # fetches: other backends' files are theirs to find when defined.
+    return route.component_type == "llamacpp_language_model" and "model" in route.attributes
+
+
+def polyfill_documents(
+    messages: list[Message], documents: Sequence[Any], polyfill: DocumentPolyfill
+) -> list[Message]:
+    """``messages`` with ``documents`` written in by ``polyfill``'s templates: the system
+    message (one is added when there is none) and the last user message."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    environment = ImmutableSandboxedEnvironment()
+    docs = [_document(d, i) for i, d in enumerate(documents)]
+    out = list(messages)
+    if polyfill.system_message_template is not None:
+        template = environment.from_string(polyfill.system_message_template)
+        if out and out[0].role == "system":
+            out[0] = attrs.evolve(out[0], contents=template.render(text=out[0].text))
+        else:
+            out.insert(0, Message("system", template.render(text="")))
+    if polyfill.query_message_template is not None:
+        template = environment.from_string(polyfill.query_message_template)
+        for index in range(len(out) - 1, -1, -1):
+            if out[index].role == "user":
+                rendered = template.render(text=out[index].text, documents=docs)
+                out[index] = attrs.evolve(out[index], contents=rendered)
+                break
+    return out
+
+
+def _document(document: Any, index: int) -> Mapping[str, Any]:
+    if isinstance(document, str):
+        return {"text": document}
+    if isinstance(document, Mapping) and isinstance(document.get("text"), str):
+        return document
+    text = getattr(document, "text", None)
+    if not isinstance(text, str):
+        raise InvalidInputError(
+            f"a document needs a text, got {type(document).__name__}", field=f"documents[{index}]"
+        )
+    return {
+        "text": text,
+        "id": getattr(document, "id", None),
+        "title": getattr(document, "title", None),
+    }

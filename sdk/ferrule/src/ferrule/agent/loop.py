@@ -226,7 +226,7 @@ async def model_turn(
 ) -> tuple[Message, dict[str, int] | None]:
     for message in run.messages[len(run.wire) :]:
         run.wire.append(converter.unstructure(message))
-    inputs: dict[str, Any] = {**deps.options, "messages": run.wire}
+    inputs: dict[str, Any] = {**deps.options, **run.infer_options, "messages": run.wire}
     if tools:
         inputs["tools"] = tools
     if run.reasoning:

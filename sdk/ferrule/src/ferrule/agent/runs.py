@@ -19,15 +19,26 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
+from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message
 
+from .configs import AgentConfig
 from .context import Decisions, RunSession, input_messages, is_history
+from .deltas import MessageDeltaOutput
 from .errors import UnknownRunError
 from .output_schema import StructuredOutput, structured_output
 from .prompt import prompt_parts
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
-from .sinks import ContentEventSink, EventSink, MessageSink, ResponseSink, SilentReasoningSink, Sink
+from .sinks import (
+    ContentEventSink,
+    DeltaSink,
+    EventSink,
+    MessageSink,
+    ResponseSink,
+    SilentReasoningSink,
+    Sink,
+)
 from .state import RunState
 from .stream import AgentStream, Launch
 from .usage import UsageLimits
@@ -319,6 +330,7 @@ class _Runs(Generic[OutputT]):
         tool_call_limit: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
+        config: AgentConfig | None = None,
     ) -> Any:
         """Run on ``input``: a string, a `Message` or message dict, a list of them, parts,
         a pydantic model or a dict (sent as JSON); ``files`` go after a prompt.
@@ -336,7 +348,13 @@ class _Runs(Generic[OutputT]):
         over the session's for this run; ``metadata`` goes with the run; ``usage_limits``
         (default: the agent's) bound its model use; ``deps`` go to the tools
         (`ToolContext.deps`), as pydantic-ai's ``deps``. Without a db
-        nothing is kept between runs but ``session_state``."""
+        nothing is kept between runs but ``session_state``.
+
+        With ``config`` (Ailoy 0.2's `AgentConfig`) the input is Ailoy's ``messages`` (a
+        string is one user message) and the run streams one `MessageOutput` per message,
+        as Ailoy's ``Agent.run`` does, with ``config.inference``'s settings."""
+        if config is not None:
+            return self._stream_of(self._configured_run(input, config), MessageSink)
         agent_stream, eager = self._input_run(
             input,
             stream,
@@ -443,6 +461,31 @@ class _Runs(Generic[OutputT]):
             deps,
         )
         return agent_stream
+
+    def run_delta(
+        self, messages: Any, config: AgentConfig | None = None
+    ) -> AgentStream[MessageDeltaOutput, OutputT]:
+        """Ailoy 0.2's ``run_delta``: run on ``messages`` (a string is one user message)
+        and stream `MessageDeltaOutput`s: the reply's text and thinking as they come, and
+        each message's last delta (an assistant turn's tool calls, a tool's result) with
+        its ``finish_reason``; accumulate them with ``MessageDelta`` ``+=``. ``config``
+        (`AgentConfig`) sets this run's inference (temperature, think_effort, ...)."""
+        return self._stream_of(self._configured_run(messages, config), DeltaSink)
+
+    def _configured_run(self, messages: Any, config: AgentConfig | None) -> RunState:
+        """A stateless run of Ailoy's ``messages`` under its ``AgentConfig``."""
+        if config is not None and not isinstance(config, AgentConfig):
+            raise InvalidInputError(
+                f"expected an AgentConfig, got {type(config).__name__}", field="config"
+            )
+        history = input_messages(messages)
+        inference = config.inference if config is not None else None
+        options = inference.infer_options() if inference is not None else {}
+        reasoning = options.pop("reasoning", None)
+        context = self._context(None, None, input=messages)
+        run = self._new_run("run", history, len(history), reasoning, None, None, context)
+        run.input, run.infer_options = messages, options
+        return run
 
     def _continued(
         self,

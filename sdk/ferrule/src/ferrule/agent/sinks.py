@@ -17,6 +17,14 @@ from ferrule_kernel import FerruleError
 from ferrule_kit.messages import Message, ToolCall, converter
 from ferrule_kit.storage import ToolExecution
 
+from .deltas import (
+    FinishReason,
+    MessageDelta,
+    MessageDeltaOutput,
+    PartDelta,
+    PartDeltaFunction,
+    finish_reason_of,
+)
 from .events import (
     RunCompletedEvent,
     RunContentEvent,
@@ -172,22 +180,60 @@ class SilentReasoningSink(ResponseSink):
         pass
 
 
+def _finish_reason(run: RunState, message: Message) -> FinishReason:
+    """Why an assistant message ended, as Ailoy says it: a turn that called tools ended
+    for them; otherwise what the model's stream said."""
+    if message.tool_calls:
+        return FinishReason.ToolCall()
+    calls = run.metrics.model_calls
+    reason = finish_reason_of(calls[-1].finish_reason if calls else None)
+    return reason if reason is not None else FinishReason.Stop()
+
+
 class MessageSink(Sink):
     """`run`: one `MessageOutput` per finished message; a failure raises from the iterator."""
 
     def assistant(
         self, message: Message, usage: dict[str, int] | None, requirements: list[ToolConfirmation]
     ) -> None:
-        self._put(MessageOutput(message, usage, tuple(requirements)))
+        reason = _finish_reason(self.run, message)
+        self._put(MessageOutput(message, usage, tuple(requirements), reason))
 
     def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        self._put(MessageOutput(message))
+        self._put(MessageOutput(message, finish_reason=FinishReason.Stop()))
 
     def paused(self, message: Message) -> None:
         pass  # the assistant message carried the requirements
 
     def failed(self, error: FerruleError) -> None:
         self._put(Failure(error))
+
+
+class DeltaSink(MessageSink):
+    """`run_delta` (Ailoy's): `MessageDeltaOutput`s, the text and reasoning as they
+    stream; a message's last delta (its tool calls, or a tool's result) carries its
+    ``finish_reason``."""
+
+    def text(self, delta: str) -> None:
+        self._put(MessageDeltaOutput(MessageDelta("assistant", [PartDelta.Text(delta)])))
+
+    def reasoning(self, delta: str) -> None:
+        self._put(MessageDeltaOutput(MessageDelta("assistant", thinking=delta)))
+
+    def assistant(
+        self, message: Message, usage: dict[str, int] | None, requirements: list[ToolConfirmation]
+    ) -> None:
+        calls: list[PartDelta] = [
+            PartDelta.Function(c.id, PartDeltaFunction.WithParsedArgs(c.name, c.arguments))
+            for c in message.tool_calls
+        ]
+        delta = MessageDelta("assistant", tool_calls=calls)
+        self._put(MessageDeltaOutput(delta, _finish_reason(self.run, message)))
+
+    def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
+        value = result if error is None else {"error": error}
+        delta = MessageDelta("tool", [PartDelta.Value(value)], id=message.tool_call_id)
+        self._put(MessageDeltaOutput(delta, FinishReason.Stop()))
 
 
 @attrs.frozen

@@ -59,6 +59,9 @@ class RunState:
     #: What the caller passed, and the files with it: the pre-hooks' `RunInput`.
     input: Any = None
     files: Sequence[Any] = ()
+    #: This run's own ``infer`` settings over the agent's ``options`` (Ailoy's
+    #: ``AgentConfig.inference``: temperature, top_p, max_tokens).
+    infer_options: dict[str, Any] = attrs.Factory(dict)
 
     def to_output(self) -> RunOutput[Any]:
         context = self.session
