@@ -81,6 +81,12 @@ class ToolCall:
     name: str
     arguments: Any = attrs.field(factory=dict)
 
+    @property
+    def function(self) -> ToolCall:
+        """The call itself, with its ``name`` and ``arguments`` (Ailoy's
+        ``Part.Function.function``)."""
+        return self
+
 
 class _PartNamespace(type):
     def __getattr__(cls, name: str) -> type:
