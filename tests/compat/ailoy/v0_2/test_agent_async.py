@@ -165,7 +165,7 @@ async def test_run_config_reaches_the_model() -> None:
         capped = ai.AgentConfig(inference=ai.LangModelInferConfig(max_tokens=3))
         outputs = [o async for o in agent.run([ai.Message("user", "Tell a story")], config=capped)]
         assert outputs[-1].finish_reason == ai.FinishReason.Length()
-        results, reasons = await run_delta(agent, "Tell a story", config=capped)
+        _results, reasons = await run_delta(agent, "Tell a story", config=capped)
         assert reasons == [ai.FinishReason.Length()]
 
 
