@@ -23,7 +23,17 @@ import {
   RequestCancelledError,
   ToolError,
 } from "./errors.js";
-import type { JsonObject, Runtime } from "./runtime.js";
+import {
+  type MessageDeltaOutput,
+  type MessageOutput,
+  type Messages,
+  fromAgentMessages,
+  toAgentMessage,
+} from "./messages.js";
+import type { LangModel } from "./models.js";
+import type { JsonObject } from "./runtime.js";
+import { Runtime } from "./runtime.js";
+import { FunctionTool, MCPClient, type McpServerParams, type ToolDesc, presetTools } from "./tools.js";
 
 // -- models ------------------------------------------------------------------------------
 
@@ -124,12 +134,14 @@ export interface AgentResponse {
 
 export interface ToolContext {
   toolCallId: string;
+  /** The agent's runtime (operator tools run there). */
+  runtime: Runtime;
   /** Aborted when the run is cancelled (the consumer stopped, or the query's signal). */
   signal: AbortSignal;
 }
 
-/** A tool the model may call, run in this process. */
-export interface Tool {
+/** A tool the model may call, run in this process (exported as the type `Tool`). */
+export interface ToolSpec {
   name: string;
   description?: string;
   /** JSON schema of the arguments object. */
@@ -146,7 +158,7 @@ export type Confirm = (call: ToolCallRequest) => boolean | Promise<boolean>;
 
 export interface AgentOptions {
   systemMessage?: string;
-  tools?: Tool[];
+  tools?: Array<ToolSpec | FunctionTool>;
   confirm?: Confirm;
   /** Default milliseconds per tool call (null: none). */
   toolTimeoutMs?: number | null;
@@ -165,7 +177,8 @@ export interface QueryOptions {
 
 export type QueryInput = string | Array<string | ContentPart | unknown>;
 
-function checkTool(tool: Tool, index: number): Tool {
+function checkTool(given: ToolSpec | FunctionTool, index: number): ToolSpec {
+  const tool = given instanceof FunctionTool ? given.toSpec() : given;
   if (typeof tool !== "object" || tool === null) {
     throw InvalidInputError.forField("a tool is an object with a name and a run function", `tools[${index}]`);
   }
@@ -215,26 +228,65 @@ interface StepItem {
   content?: string;
   message?: Message;
   tool_requests?: ToolCallRequest[];
+  finish_reason?: string;
 }
 
-/** An agent: a model on the server, tools in this process, and the conversation so far. */
+function finishReason(reason: string | undefined, calls: ToolCallRequest[]): MessageOutput["finish_reason"] {
+  if (calls.length > 0 || reason === "tool_calls" || reason === "tool_call") return { type: "tool_call" };
+  if (reason === "length") return { type: "length" };
+  return { type: "stop" };
+}
+
+/** What one step of the loop produced (the public streams are views of these). */
+type LoopEvent =
+  | { kind: "delta"; type: "output_text" | "reasoning"; content: string }
+  | { kind: "assistant"; message: Message; calls: ToolCallRequest[]; finishReason: string | undefined }
+  | { kind: "tool"; call: ToolCallRequest; outcome: ToolOutcome; message: Message };
+
+/** Options of Ailoy 0.2's `run` / `runDelta`. */
+export interface RunConfig {
+  inference?: { thinkEffort?: string; temperature?: number; topP?: number; maxTokens?: number; [key: string]: unknown };
+  signal?: AbortSignal;
+}
+
+/**
+ * An agent: a model on the server, tools in this process, and the conversation so far.
+ * `new Agent(rt, model, options)` (after `defineAgent`'s definition) is the seeds' and
+ * Ailoy 0.1's; `new Agent(langModel, tools?)` is Ailoy 0.2's, on the model's runtime.
+ */
 export class Agent {
   readonly rt: Runtime;
   readonly model: ModelSpec;
   /** The model's component on the server. */
   readonly component: string;
   systemMessage: string | undefined;
-  #tools = new Map<string, Tool>();
+  #tools = new Map<string, ToolSpec>();
+  #mcp = new Map<string, { client: MCPClient; names: string[] }>();
   #confirm: Confirm | undefined;
   #toolTimeoutMs: number | null;
   #options: JsonObject;
   #history: Message[] = [];
+  #ownsModel: boolean;
   #deleted = false;
 
-  constructor(rt: Runtime, model: ModelSpec, options: AgentOptions = {}) {
-    this.rt = rt;
-    this.model = model;
-    this.component = `agent-${randomUUID().slice(0, 12)}`;
+  constructor(rt: Runtime, model: ModelSpec, options?: AgentOptions);
+  constructor(lm: LangModel, tools?: Array<ToolSpec | FunctionTool> | null);
+  constructor(first: Runtime | LangModel, second?: ModelSpec | Array<ToolSpec | FunctionTool> | null, options: AgentOptions = {}) {
+    if (first instanceof Runtime) {
+      this.rt = first;
+      this.model = second as ModelSpec;
+      this.component = `agent-${randomUUID().slice(0, 12)}`;
+      this.#ownsModel = true;
+    } else if (typeof first === "object" && first !== null && "component" in first && first.rt instanceof Runtime) {
+      // Ailoy 0.2: the model is already defined; agents share it and never delete it.
+      this.rt = first.rt;
+      this.model = first.spec;
+      this.component = first.component;
+      this.#ownsModel = false;
+      options = { tools: (second as Array<ToolSpec | FunctionTool> | null | undefined) ?? [] };
+    } else {
+      throw InvalidInputError.forField("expected a Runtime (then a model) or a LangModel", "lm");
+    }
     this.systemMessage = options.systemMessage;
     this.#confirm = options.confirm;
     this.#toolTimeoutMs = options.toolTimeoutMs === undefined ? 60_000 : options.toolTimeoutMs;
@@ -242,15 +294,83 @@ export class Agent {
     (options.tools ?? []).forEach((tool, index) => this.addTool(tool, index));
   }
 
-  addTool(tool: Tool, index = this.#tools.size): void {
-    checkTool(tool, index);
-    if (this.#tools.has(tool.name)) {
-      throw InvalidInputError.forField(`two tools are named ${JSON.stringify(tool.name)}`, `tools[${index}].name`);
+  /** Add a tool: the seeds' `{ name, run, ... }` or a `Tool.newFunction(...)` / builtin / MCP tool. */
+  addTool(tool: ToolSpec | FunctionTool, index = this.#tools.size): void {
+    const spec = checkTool(tool, index);
+    if (this.#tools.has(spec.name)) {
+      throw InvalidInputError.forField(`two tools are named ${JSON.stringify(spec.name)}`, `tools[${index}].name`);
     }
-    this.#tools.set(tool.name, tool);
+    this.#tools.set(spec.name, spec);
   }
 
-  get tools(): Tool[] {
+  addTools(tools: Array<ToolSpec | FunctionTool>): void {
+    tools.forEach((tool) => this.addTool(tool));
+  }
+
+  /** Remove the tool named `name`; an unknown name is an InvalidInputError. */
+  removeTool(name: string): void {
+    if (!this.#tools.delete(name)) {
+      throw InvalidInputError.forField(`there is no tool named ${JSON.stringify(name)}`, "tool_name");
+    }
+  }
+
+  removeTools(names: string[]): void {
+    names.forEach((name) => this.removeTool(name));
+  }
+
+  /** Remove every tool (MCP servers stay connected until `removeMcpServer` or `delete`). */
+  clearTools(): void {
+    this.#tools.clear();
+  }
+
+  /** Ailoy 0.1: a preset's tools (`"calculator"`, `"frankfurter"`, `"http_request"`). */
+  addToolsFromPreset(presetName: string): void {
+    this.addTools(presetTools(presetName));
+  }
+
+  /** Ailoy 0.1: a JavaScript function as a tool, described by `desc` (`name`, `description`, `parameters`). */
+  addJSFunctionTool(f: (args: any) => unknown, desc: ToolDesc): void {
+    if (typeof f !== "function") throw InvalidInputError.forField("must be a function", "f");
+    this.addTool(new FunctionTool(desc, (args) => f(args)));
+  }
+
+  /**
+   * Ailoy 0.1: start (or connect to) the MCP server `name` and add its tools, named
+   * `name-tool`; `toolsToAdd` keeps only those (by the server's names).
+   */
+  async addToolsFromMcpServer(name: string, params: McpServerParams, options: { toolsToAdd?: string[] } = {}): Promise<void> {
+    if (typeof name !== "string" || !/^[A-Za-z0-9_]{1,32}$/.test(name)) {
+      throw InvalidInputError.forField("an MCP server's name is 1-32 letters, digits or _", "name");
+    }
+    if (this.#mcp.has(name)) throw InvalidInputError.forField(`an MCP server named ${JSON.stringify(name)} was added already`, "name");
+    const client = await MCPClient.connect(params);
+    const names: string[] = [];
+    try {
+      for (const tool of client.tools) {
+        if (options.toolsToAdd !== undefined && !options.toolsToAdd.includes(tool.description.name)) continue;
+        const spec = tool.toSpec();
+        spec.name = `${name}-${spec.name}`;
+        this.addTool(spec);
+        names.push(spec.name);
+      }
+    } catch (error) {
+      names.forEach((added) => this.#tools.delete(added));
+      await client.close();
+      throw error;
+    }
+    this.#mcp.set(name, { client, names });
+  }
+
+  /** Remove an MCP server's tools and stop its connection. */
+  async removeMcpServer(name: string): Promise<void> {
+    const server = this.#mcp.get(name);
+    if (server === undefined) throw InvalidInputError.forField(`there is no MCP server named ${JSON.stringify(name)}`, "name");
+    this.#mcp.delete(name);
+    server.names.forEach((tool) => this.#tools.delete(tool));
+    await server.client.close();
+  }
+
+  get tools(): ToolSpec[] {
     return [...this.#tools.values()];
   }
 
@@ -275,12 +395,6 @@ export class Agent {
    * run completes.
    */
   async *query(input: QueryInput, options: QueryOptions = {}): AsyncGenerator<AgentResponse, void, undefined> {
-    const controller = new AbortController();
-    const outer = options.signal;
-    const onAbort = () => controller.abort(outer?.reason);
-    outer?.addEventListener("abort", onAbort, { once: true });
-    if (outer?.aborted) onAbort();
-    const signal = controller.signal;
     let last: ResponseType | undefined;
     const respond = (type: ResponseType, role: "assistant" | "tool", content: unknown, error?: FerruleError): AgentResponse => {
       const response: AgentResponse = { type, role, is_type_switched: type !== last, content };
@@ -288,6 +402,96 @@ export class Agent {
       last = type;
       return response;
     };
+    const controller = new AbortController();
+    try {
+      if (this.#deleted) throw new RemoteError("this agent was deleted");
+      const messages = [...this.#history, await userMessage(input)];
+      for await (const event of this.#loop(messages, options, controller)) {
+        if (event.kind === "delta") yield respond(event.type, "assistant", event.content);
+        else if (event.kind === "assistant") for (const call of event.calls) yield respond("tool_call", "assistant", call);
+        else yield respond("tool_call_result", "tool", event.outcome.content);
+      }
+      this.#history = messages;
+    } catch (error) {
+      const typed =
+        error instanceof FerruleError
+          ? error
+          : controller.signal.aborted
+            ? new RequestCancelledError("the run was cancelled")
+            : new FerruleError(`the agent run failed: ${String(error)}`);
+      yield respond("error", "assistant", typed.message, typed);
+    } finally {
+      controller.abort(); // a consumer that stopped early cancels the model and the tools
+    }
+  }
+
+  /**
+   * Ailoy 0.2: run `messages` (a string is one user message) to the end, yielding each
+   * whole message (the assistant's, then each tool result) with its finish reason. Runs
+   * are independent: the agent keeps no conversation between them. Failures raise.
+   */
+  async *run(messages: Messages, config: RunConfig = {}): AsyncGenerator<MessageOutput, void, undefined> {
+    for await (const event of this.#run02(messages, config)) {
+      if (event.kind === "assistant") {
+        yield { message: toAgentMessage(event.message), finish_reason: finishReason(event.finishReason, event.calls) };
+      } else if (event.kind === "tool") {
+        yield { message: toAgentMessage(event.message), finish_reason: { type: "stop" } };
+      }
+    }
+  }
+
+  /** Ailoy 0.2: as `run`, as it streams: text and thinking deltas, then tool calls and results. */
+  async *runDelta(messages: Messages, config: RunConfig = {}): AsyncGenerator<MessageDeltaOutput, void, undefined> {
+    for await (const event of this.#run02(messages, config)) {
+      if (event.kind === "delta") {
+        yield {
+          delta:
+            event.type === "output_text"
+              ? { role: "assistant", contents: [{ type: "text", text: event.content }], tool_calls: [] }
+              : { role: "assistant", contents: [], thinking: event.content, tool_calls: [] },
+        };
+      } else if (event.kind === "assistant") {
+        const delta: MessageDeltaOutput["delta"] = {
+          role: "assistant",
+          contents: [],
+          tool_calls: event.calls.map((call) => ({
+            type: "function",
+            id: call.id,
+            function: { type: "with_parsed_args", name: call.function.name, arguments: call.function.arguments },
+          })),
+        };
+        yield { delta, finish_reason: finishReason(event.finishReason, event.calls) };
+      } else {
+        const message = toAgentMessage(event.message);
+        const delta: MessageDeltaOutput["delta"] = { role: "tool", contents: message.contents as any[], tool_calls: [] };
+        if (message.id !== undefined) delta.id = message.id;
+        yield { delta, finish_reason: { type: "stop" } };
+      }
+    }
+  }
+
+  async *#run02(messages: Messages, config: RunConfig): AsyncGenerator<LoopEvent, void, undefined> {
+    if (this.#deleted) throw new RemoteError("this agent was deleted");
+    const controller = new AbortController();
+    const options: QueryOptions = {};
+    if (config.signal !== undefined) options.signal = config.signal;
+    if (config.inference?.thinkEffort !== undefined && config.inference.thinkEffort !== "disable") {
+      options.reasoning = config.inference.thinkEffort === "enable" ? true : config.inference.thinkEffort;
+    }
+    try {
+      yield* this.#loop(fromAgentMessages(messages), options, controller);
+    } finally {
+      controller.abort();
+    }
+  }
+
+  /** The agent loop on `messages` (appended to as it goes): steps until no tool is called. */
+  async *#loop(messages: Message[], options: QueryOptions, controller: AbortController): AsyncGenerator<LoopEvent, void, undefined> {
+    const outer = options.signal;
+    const onAbort = () => controller.abort(outer?.reason);
+    outer?.addEventListener("abort", onAbort, { once: true });
+    if (outer?.aborted) onAbort();
+    const signal = controller.signal;
     const confirm = options.confirm ?? this.#confirm;
     const tools = this.tools.map((t) => ({
       type: "function",
@@ -298,8 +502,6 @@ export class Agent {
       },
     }));
     try {
-      if (this.#deleted) throw new RemoteError("this agent was deleted");
-      const messages = [...this.#history, await userMessage(input)];
       for (;;) {
         const body: JsonObject = {
           name: this.component,
@@ -311,33 +513,24 @@ export class Agent {
         let step: StepItem | undefined;
         for await (const item of this.rt.stream("agent_step", body, { signal }) as AsyncIterable<StepItem>) {
           if (item.type === "step") step = item;
-          else yield respond(item.type, "assistant", item.content);
+          else yield { kind: "delta", type: item.type, content: item.content as string };
         }
         if (step?.message === undefined) throw new RemoteError("the agent step ended without its message");
         messages.push(step.message);
         const calls = step.tool_requests ?? [];
-        for (const call of calls) yield respond("tool_call", "assistant", call);
+        yield { kind: "assistant", message: step.message, calls, finishReason: step.finish_reason };
         if (calls.length === 0) break;
         // Concurrently; results go back in the calls' order.
         const outcomes = await Promise.all(calls.map((call) => this.#runTool(call, signal, confirm)));
         if (signal.aborted) throw new RequestCancelledError("the run was cancelled");
         for (const [index, call] of calls.entries()) {
           const outcome = outcomes[index] as ToolOutcome;
-          messages.push({ role: "tool", content: [{ type: "text", text: outcome.text }], tool_call_id: call.id });
-          yield respond("tool_call_result", "tool", outcome.content);
+          const message: Message = { role: "tool", content: [{ type: "text", text: outcome.text }], tool_call_id: call.id };
+          messages.push(message);
+          yield { kind: "tool", call, outcome, message };
         }
       }
-      this.#history = messages;
-    } catch (error) {
-      const typed =
-        error instanceof FerruleError
-          ? error
-          : signal.aborted
-            ? new RequestCancelledError("the run was cancelled")
-            : new FerruleError(`the agent run failed: ${String(error)}`);
-      yield respond("error", "assistant", typed.message, typed);
     } finally {
-      controller.abort(); // a consumer that stopped early cancels the model and the tools
       outer?.removeEventListener("abort", onAbort);
     }
   }
@@ -359,7 +552,7 @@ export class Agent {
         throw new ToolError("the arguments must be a JSON object");
       }
       const timeoutMs = tool.timeoutMs ?? this.#toolTimeoutMs;
-      const result = await settle(Promise.resolve().then(() => tool.run(args, { toolCallId: call.id, signal })), timeoutMs, signal, name);
+      const result = await settle(Promise.resolve().then(() => tool.run(args, { toolCallId: call.id, signal, runtime: this.rt })), timeoutMs, signal, name);
       content["result"] = result === undefined ? null : result;
       return { content, text: typeof result === "string" ? result : JSON.stringify(result ?? null) };
     } catch (caught) {
@@ -393,10 +586,12 @@ export class Agent {
     }
   }
 
-  /** Delete the agent's model component. Idempotent. */
+  /** Stop its MCP servers and delete the agent's model component (not a shared LangModel's). Idempotent. */
   async delete(): Promise<void> {
     if (this.#deleted) return;
     this.#deleted = true;
+    for (const name of [...this.#mcp.keys()]) await this.removeMcpServer(name);
+    if (!this.#ownsModel) return; // a LangModel's component outlives its agents
     try {
       await this.rt.delete(this.component);
     } catch (error) {

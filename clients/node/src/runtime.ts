@@ -302,25 +302,60 @@ function tail(text: string): string {
  * The kernel's requests on one server: `call`, `callIter`, `define`, `delete`,
  * `callMethod`, `callIterMethod`, introspection and `stop`. Results and typed errors are
  * those of the Python runtime. The token never appears in its string form.
+ *
+ * `new Runtime()` (or an Ailoy-style `new Runtime("inproc://name")`) starts its own
+ * `ferrule serve` on `await rt.start()`, or on its first request, as `startRuntime()` does.
  */
 export class Runtime {
-  readonly url: string;
-  #headers: Record<string, string>;
+  #url: string | undefined;
+  #headers: Record<string, string> = { "Content-Type": "application/json" };
   #server: OwnedServer | undefined;
+  #starting: Promise<void> | undefined;
   #components: string[] = [];
   #stopped = false;
 
-  constructor(url: string, token?: string, server?: OwnedServer) {
+  constructor(url?: string, token?: string, server?: OwnedServer) {
+    if (url === undefined || (typeof url === "string" && url.startsWith("inproc://"))) {
+      return; // a server of its own, started by start()
+    }
     if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
       throw InvalidInputError.forField(
-        `url must start with http:// or https://, got ${JSON.stringify(url)}`,
+        `url must start with http:// or https:// (or be left out to start a server), got ${JSON.stringify(url)}`,
         "url",
       );
     }
-    this.url = url.replace(/\/+$/, "");
-    this.#headers = { "Content-Type": "application/json" };
-    if (token) this.#headers["Authorization"] = `Bearer ${token}`;
+    this.#connect(url, token);
     this.#server = server;
+  }
+
+  #connect(url: string, token: string | undefined): void {
+    this.#url = url.replace(/\/+$/, "");
+    if (token) this.#headers["Authorization"] = `Bearer ${token}`;
+  }
+
+  /** The server's URL (`"(not started)"` before a runtime of its own has started it). */
+  get url(): string {
+    return this.#url ?? "(not started)";
+  }
+
+  /**
+   * Start this runtime's own `ferrule serve` (a runtime made with a URL is already
+   * connected: then this does nothing). Idempotent; requests call it themselves.
+   */
+  start(options: Omit<StartRuntimeOptions, "url" | "token"> = {}): Promise<void> {
+    this.#checkRunning();
+    if (this.#url !== undefined) return Promise.resolve();
+    this.#starting ??= ServerProcess.start(options).then(
+      (server) => {
+        this.#server = server;
+        this.#connect(server.url, server.token);
+      },
+      (error: unknown) => {
+        this.#starting = undefined; // a later start() tries again
+        throw error;
+      },
+    );
+    return this.#starting;
   }
 
   toString(): string {
@@ -348,14 +383,17 @@ export class Runtime {
   }
 
   /** Define a component `name` of `componentType` with `attrs`; `stop()` deletes it. */
-  async define(componentType: string, name: string, attrs: JsonObject = {}, options: RequestOptions = {}): Promise<void> {
+  /** Define a component `name` of `componentType` with `attrs` (resolves `true`, as Ailoy's does); `stop()` deletes it. */
+  async define(componentType: string, name: string, attrs: JsonObject = {}, options: RequestOptions = {}): Promise<true> {
     await this.request("define", { component_type: componentType, name, attrs }, options);
     this.#components.push(name);
+    return true;
   }
 
-  async delete(name: string, options: RequestOptions = {}): Promise<void> {
+  async delete(name: string, options: RequestOptions = {}): Promise<true> {
     await this.request("delete", { name }, options);
     this.#forget(name);
+    return true;
   }
 
   async callMethod(name: string, method: string, inputs: JsonObject = {}, options: RequestOptions = {}): Promise<any> {
@@ -386,6 +424,7 @@ export class Runtime {
    */
   async stop(): Promise<void> {
     if (this.#stopped) return;
+    if (this.#starting !== undefined) await this.#starting.catch(() => undefined);
     try {
       for (const name of [...this.#components]) {
         try {
@@ -432,7 +471,7 @@ export class Runtime {
   }
 
   async get(what: string): Promise<any> {
-    this.#checkRunning();
+    await this.start();
     let response: Response;
     try {
       response = await fetch(`${this.url}${KERNEL_API}/${what}`, { headers: this.#headers });
@@ -457,8 +496,14 @@ export class Runtime {
     return this.#failed(error, signal);
   }
 
+  /** The headers of a request, the token included (never logged or shown). */
+  async headers(): Promise<Record<string, string>> {
+    await this.start();
+    return { ...this.#headers };
+  }
+
   async #post(route: string, body: JsonObject, signal?: AbortSignal): Promise<Response> {
-    this.#checkRunning();
+    await this.start();
     let data: string;
     try {
       data = JSON.stringify(body);

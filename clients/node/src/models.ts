@@ -1,0 +1,263 @@
+/**
+ * Ailoy 0.2's model and store objects over `ferrule serve`: `LangModel` (a model
+ * component, shared by the agents made on it), `EmbeddingModel` (the server's
+ * `/v1/embeddings`) and `VectorStore` (a vector-store component: FAISS, or any store
+ * plugin the server has). They live on one runtime of this process, `defaultRuntime()`,
+ * whose server is started on first use and stopped at exit (or by `stopDefaultRuntime()`).
+ */
+
+import { randomUUID } from "node:crypto";
+
+import { ModelSpec } from "./agent.js";
+import { InvalidInputError, RemoteError } from "./errors.js";
+import { type JsonObject, Runtime } from "./runtime.js";
+
+let shared: Runtime | undefined;
+
+/** The runtime Ailoy 0.2's objects use: one `ferrule serve` of this process, started on first use. */
+export function defaultRuntime(): Runtime {
+  shared ??= new Runtime();
+  return shared;
+}
+
+/** Stop the default runtime's server (a later object starts a fresh one). */
+export async function stopDefaultRuntime(): Promise<void> {
+  const rt = shared;
+  shared = undefined;
+  await rt?.stop();
+}
+
+/** Ailoy 0.2's API names, as ferrule's providers. */
+const PROVIDERS: Record<string, string> = {
+  OpenAI: "openai",
+  ChatCompletion: "openai",
+  Claude: "anthropic",
+  Gemini: "gemini",
+  Grok: "xai",
+};
+
+export interface LocalLangModelConfig {
+  /** Not called: the model is downloaded, once, by the server's machine. */
+  progressCallback?: (progress: unknown) => void;
+  /** Passed to the model's `infer`: `temperature`, `max_tokens`, ... */
+  options?: JsonObject;
+  runtime?: Runtime;
+}
+
+/** A language model defined on a runtime (Ailoy 0.2's `LangModel`). */
+export class LangModel {
+  readonly rt: Runtime;
+  readonly spec: ModelSpec;
+  /** The model's component on the server. */
+  readonly component: string;
+
+  private constructor(rt: Runtime, spec: ModelSpec) {
+    this.rt = rt;
+    this.spec = spec;
+    this.component = `lm-${randomUUID().slice(0, 12)}`;
+  }
+
+  static async #define(spec: ModelSpec, rt: Runtime): Promise<LangModel> {
+    const model = new LangModel(rt, spec);
+    await rt.request("define_model", spec.toRequest(model.component));
+    rt.adopt(model.component);
+    return model;
+  }
+
+  /** A model run by the server's machine (`"Qwen/Qwen3-0.6B"`; `$FERRULE_MODEL_ALIASES` may map it). */
+  static async newLocal(modelName: string, config: LocalLangModelConfig = {}): Promise<LangModel> {
+    if (typeof modelName !== "string" || !modelName) throw InvalidInputError.forField("name the model", "modelName");
+    const init: { local: boolean; id: string; options?: JsonObject } = { local: true, id: modelName };
+    if (config.options !== undefined) init.options = config.options;
+    return LangModel.#define(new ModelSpec(init), config.runtime ?? defaultRuntime());
+  }
+
+  /** A model behind a provider's streaming API: `("OpenAI" | "Claude" | "Gemini" | "Grok", model, apiKey)`. */
+  static async newStreamAPI(spec: string, modelName: string, apiKey: string, config: { runtime?: Runtime } = {}): Promise<LangModel> {
+    const provider = Object.hasOwn(PROVIDERS, spec) ? PROVIDERS[spec] : undefined;
+    if (provider === undefined) {
+      throw InvalidInputError.forField(`unknown API ${JSON.stringify(spec)}; APIs: ${Object.keys(PROVIDERS).join(", ")}`, "spec");
+    }
+    if (typeof modelName !== "string" || !modelName) throw InvalidInputError.forField("name the model", "modelName");
+    return LangModel.#define(new ModelSpec({ local: false, id: modelName, provider, apiKey }), config.runtime ?? defaultRuntime());
+  }
+
+  /** Delete the model's component (agents made on it stop working). */
+  async delete(): Promise<void> {
+    await this.rt.delete(this.component);
+  }
+}
+
+export type Embedding = Float32Array;
+
+/** An embedding model the server runs (Ailoy 0.2's `EmbeddingModel`), through its `/v1/embeddings`. */
+export class EmbeddingModel {
+  readonly rt: Runtime;
+  readonly model: string;
+
+  private constructor(rt: Runtime, model: string) {
+    this.rt = rt;
+    this.model = model;
+  }
+
+  /** `"BAAI/bge-m3"` and the like; `$FERRULE_MODEL_ALIASES` may map it to an installed embedder. Checked by embedding once. */
+  static async newLocal(modelName: string, config: { runtime?: Runtime } = {}): Promise<EmbeddingModel> {
+    if (typeof modelName !== "string" || !modelName) throw InvalidInputError.forField("name the model", "modelName");
+    const model = new EmbeddingModel(config.runtime ?? defaultRuntime(), modelName);
+    await model.inferMany(["ready"]);
+    return model;
+  }
+
+  async infer(text: string): Promise<Embedding> {
+    return (await this.inferMany([text]))[0] as Embedding;
+  }
+
+  async inferMany(texts: string[]): Promise<Embedding[]> {
+    const headers = await this.rt.headers();
+    let response: Response;
+    try {
+      response = await fetch(`${this.rt.url}/v1/embeddings`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: this.model, input: texts }),
+      });
+    } catch (error) {
+      throw this.rt.failed(error);
+    }
+    const answer = (await response.json().catch(() => ({}))) as { data?: { embedding: number[] }[]; error?: { message?: string } };
+    if (!response.ok || answer.data === undefined) {
+      throw new RemoteError(`embedding with ${this.model} failed (HTTP ${response.status}): ${answer.error?.message ?? "no data"}`, {
+        url: this.rt.url,
+        status: response.status,
+      });
+    }
+    return answer.data.map((d) => Float32Array.from(d.embedding));
+  }
+}
+
+export type VectorStoreMetadata = Record<string, any>;
+
+export interface VectorStoreAddInput {
+  embedding: Embedding | number[];
+  document: string;
+  metadata?: VectorStoreMetadata | null;
+}
+
+export interface VectorStoreGetResult {
+  id: string;
+  document: string;
+  metadata?: VectorStoreMetadata;
+  embedding: Embedding;
+}
+
+export interface VectorStoreRetrieveResult {
+  id: string;
+  document: string;
+  metadata?: VectorStoreMetadata;
+  /** The store's distance (cosine: 1 - similarity); nearest first. */
+  distance: number;
+}
+
+/** Every vector this object adds belongs to this document, so `clear()` deletes them all. */
+const ALL = "ailoy-vector-store";
+
+interface Chunk {
+  id: string;
+  text: string;
+  metadata?: VectorStoreMetadata;
+  vector?: number[];
+  distance?: number;
+}
+
+/** A vector-store component (Ailoy 0.2's `VectorStore`). */
+export class VectorStore {
+  readonly rt: Runtime;
+  readonly component: string;
+
+  private constructor(rt: Runtime, component: string) {
+    this.rt = rt;
+    this.component = component;
+  }
+
+  /** Define a store of `componentType` (`"faiss_vector_store"`, `"chromadb_vector_store"`, ...). */
+  static async define(componentType: string, attrs: JsonObject, config: { runtime?: Runtime } = {}): Promise<VectorStore> {
+    const rt = config.runtime ?? defaultRuntime();
+    const store = new VectorStore(rt, `vs-${randomUUID().slice(0, 12)}`);
+    await rt.define(componentType, store.component, attrs);
+    return store;
+  }
+
+  /** An in-memory FAISS index of `dim` dimensions (cosine distance), from the ferrule-faiss plugin. */
+  static async newFaiss(dim: number, config: { runtime?: Runtime } = {}): Promise<VectorStore> {
+    if (!Number.isInteger(dim) || dim <= 0) throw InvalidInputError.forField("must be a positive integer", "dim");
+    return VectorStore.define("faiss_vector_store", { dimension: dim }, config);
+  }
+
+  /** A collection of a running Chroma server, through the ferrule-chroma plugin. */
+  static async newChroma(url: string, collectionName = "ailoy", config: { runtime?: Runtime } = {}): Promise<VectorStore> {
+    return VectorStore.define("chromadb_vector_store", { url, collection: collectionName }, config);
+  }
+
+  async addVector(input: VectorStoreAddInput): Promise<string> {
+    return (await this.addVectors([input]))[0] as string;
+  }
+
+  async addVectors(inputs: VectorStoreAddInput[]): Promise<string[]> {
+    const chunks = inputs.map((input, i) => {
+      if (typeof input?.document !== "string") throw InvalidInputError.forField("must be a string", `inputs[${i}].document`);
+      const chunk: JsonObject = { id: randomUUID(), vector: Array.from(input.embedding ?? []), text: input.document, document_id: ALL };
+      if (input.metadata != null) chunk["metadata"] = input.metadata;
+      return chunk;
+    });
+    await this.rt.callMethod(this.component, "upsert", { chunks });
+    return chunks.map((c) => c["id"] as string);
+  }
+
+  async getById(id: string): Promise<VectorStoreGetResult | null> {
+    return (await this.getByIds([id]))[0] ?? null;
+  }
+
+  async getByIds(ids: string[]): Promise<VectorStoreGetResult[]> {
+    const { chunks } = (await this.rt.callMethod(this.component, "get", { ids, include_vectors: true })) as { chunks: Chunk[] };
+    return chunks.map((c) => withMetadata({ id: c.id, document: c.text, embedding: Float32Array.from(c.vector ?? []) }, c.metadata));
+  }
+
+  /** The `topK` nearest vectors to `queryEmbedding`, nearest first. */
+  async retrieve(queryEmbedding: Embedding | number[], topK: number): Promise<VectorStoreRetrieveResult[]> {
+    const { matches } = (await this.rt.callMethod(this.component, "search", { vector: Array.from(queryEmbedding), top_k: topK })) as {
+      matches: Chunk[];
+    };
+    return matches.map((c) => withMetadata({ id: c.id, document: c.text, distance: c.distance as number }, c.metadata));
+  }
+
+  async batchRetrieve(queryEmbeddings: Array<Embedding | number[]>, topK: number): Promise<VectorStoreRetrieveResult[][]> {
+    return Promise.all(queryEmbeddings.map((query) => this.retrieve(query, topK)));
+  }
+
+  async removeVector(id: string): Promise<void> {
+    await this.removeVectors([id]);
+  }
+
+  async removeVectors(ids: string[]): Promise<void> {
+    await this.rt.callMethod(this.component, "delete", { ids });
+  }
+
+  /** Remove every vector this store holds that was added through this class. */
+  async clear(): Promise<void> {
+    await this.rt.callMethod(this.component, "delete", { document_ids: [ALL] });
+  }
+
+  async count(): Promise<number> {
+    return ((await this.rt.callMethod(this.component, "count", {})) as { count: number }).count;
+  }
+
+  /** Delete the store's component (its vectors with it, for an in-memory store). */
+  async delete(): Promise<void> {
+    await this.rt.delete(this.component);
+  }
+}
+
+/** Ailoy leaves `metadata` out when there is none; the stores keep `{}`. */
+function withMetadata<T extends object>(result: T, metadata: VectorStoreMetadata | undefined): T & { metadata?: VectorStoreMetadata } {
+  return metadata === undefined || Object.keys(metadata).length === 0 ? result : { ...result, metadata };
+}
