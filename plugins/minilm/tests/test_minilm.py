@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ferrule import AsyncRuntime, Runtime
+from ferrule import AsyncRuntime, InvalidInputError, Runtime
 from ferrule_kit.embedding import EmbedderUnavailableError, EmbedInput
 from ferrule_kit.testing.embedding import EmbedderConformance, EmbedderUnderTest
 from ferrule_minilm.embedder import MiniLMEmbedder
@@ -74,3 +74,16 @@ class TestMiniLMConformance(EmbedderConformance):
             # a small batch size, so that splitting large inputs is tested on few texts
             await rt.define("minilm_embedder", "emb", {"batch_size": 8})
             yield EmbedderUnderTest(rt, "emb", semantic=True)
+
+
+def test_a_wider_dimension_pads_with_zeros(embedder: MiniLMEmbedder) -> None:
+    wide = MiniLMEmbedder(MiniLMAttributes(dimension=1024))
+    texts = REFERENCE["texts"][:2]
+    out = wide.embed(EmbedInput(texts))
+    assert out["dimension"] == 1024 and wide.info(None)["dimension"] == 1024  # type: ignore[arg-type]
+    got = np.array(out["vectors"])
+    assert got.shape == (2, 1024) and not got[:, 384:].any()
+    assert np.array_equal(got[:, :384], np.array(embedder.embed(EmbedInput(texts))["vectors"]))
+    with pytest.raises(InvalidInputError) as error:
+        MiniLMAttributes(dimension=100)
+    assert [e["path"] for e in error.value.errors] == ["dimension"]

@@ -29,6 +29,7 @@ class MiniLMEmbedder:
 
     def __init__(self, attributes: MiniLMAttributes, weights: Path = WEIGHTS) -> None:
         self.batch_size = attributes.batch_size
+        self.dimension = attributes.dimension
         try:
             from tokenizers import Tokenizer
 
@@ -53,7 +54,7 @@ class MiniLMEmbedder:
     def info(self, inputs: InfoInput) -> dict[str, Any]:
         return EmbedderInfo(
             model=MODEL_ID,
-            dimension=DIMENSION,
+            dimension=self.dimension,
             max_batch=self.batch_size,
             max_input_tokens=MAX_TOKENS,
             normalized=True,
@@ -63,7 +64,8 @@ class MiniLMEmbedder:
     def embed(self, inputs: EmbedInput) -> dict[str, Any]:
         encodings = self.tokenizer.encode_batch(inputs.texts)
         lengths = np.array([len(e.ids) for e in encodings])
-        vectors = np.empty((len(encodings), DIMENSION), dtype=np.float32)
+        # columns past the model's DIMENSION stay zero (`MiniLMAttributes.dimension`)
+        vectors = np.zeros((len(encodings), self.dimension), dtype=np.float32)
         # Similar lengths together: a batch is padded to its longest text.
         order = np.argsort(-lengths, kind="stable")
         with self._lock:
@@ -76,10 +78,10 @@ class MiniLMEmbedder:
                     n = lengths[index]
                     ids[row, :n] = encodings[index].ids
                     mask[row, :n] = 1
-                vectors[batch] = self.model.encode(ids, mask)
+                vectors[batch, :DIMENSION] = self.model.encode(ids, mask)
         return EmbedOutput(
             vectors=vectors.tolist(),
-            dimension=DIMENSION,
+            dimension=self.dimension,
             model=MODEL_ID,
             usage=EmbeddingUsage(input_tokens=int(lengths.sum())),
         ).to_dict()

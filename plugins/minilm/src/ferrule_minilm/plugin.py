@@ -20,6 +20,10 @@ class MiniLMAttributes:
 
     #: Texts per forward pass: larger batches use the BLAS better, up to memory.
     batch_size: int = attrs.field(default=32, validator=in_range(1, 1024))
+    #: The vectors' dimension: 384 (the model's), or more with zeros after the model's
+    #: 384, so that MiniLM can stand in for a wider model (Ailoy's ``BAAI/bge-m3``, 1024)
+    #: in a store sized for it. The zeros change no cosine, inner product or distance.
+    dimension: int = attrs.field(default=384, validator=in_range(384, 65536))
 
 
 @hookimpl
