@@ -12,7 +12,7 @@ dict) into a delta.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -247,6 +247,10 @@ def _content(part: PartDelta, index: int) -> TextPart | ValuePart | None:
 # -- messages ----------------------------------------------------------------------------
 
 
+def _parts(parts: Iterable[PartDelta]) -> list[PartDelta]:
+    return list(parts)
+
+
 @attrs.define
 class MessageDelta:
     """A piece of a message, accumulated with ``+=`` (or ``+``) and turned into a
@@ -255,10 +259,10 @@ class MessageDelta:
     ``signature``; two different roles cannot be joined."""
 
     role: Role | None = None
-    contents: list[PartDelta] = attrs.field(factory=list, converter=list)
+    contents: list[PartDelta] = attrs.field(factory=list, converter=_parts)
     id: str | None = None
     thinking: str | None = None
-    tool_calls: list[PartDelta] = attrs.field(factory=list, converter=list)
+    tool_calls: list[PartDelta] = attrs.field(factory=list, converter=_parts)
     signature: str | None = None
 
     def __add__(self, other: MessageDelta) -> MessageDelta:
