@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
+from .configs import AgentConfig
 from .memory import MemoryManager
 from .usage import UsageLimits
 
@@ -45,6 +46,8 @@ class RunOptions(_SharedOptions, total=False):
     session_state: Mapping[str, Any] | None
     metadata: Mapping[str, Any] | None
     reasoning: Reasoning | None
+    #: Ailoy 0.2's run settings: the input is then Ailoy's ``messages``, streamed.
+    config: AgentConfig | None
 
 
 class AgentOptions(TypedDict, total=False):

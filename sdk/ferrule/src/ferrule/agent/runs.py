@@ -442,9 +442,12 @@ class _Runs(Generic[OutputT]):
         tool_call_limit: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
+        config: AgentConfig | None = None,
     ) -> AgentStream[Any, Any]:
         """`run` for async callers: the same stream, never run ahead; ``await`` it for
         the `RunOutput` (``await agent.arun("Hi")``) or ``async for`` over it."""
+        if config is not None:
+            return self._stream_of(self._configured_run(input, config), MessageSink)
         agent_stream, _eager = self._input_run(
             input,
             stream,
