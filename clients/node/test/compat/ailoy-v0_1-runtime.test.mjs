@@ -170,7 +170,8 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
       method: "GET",
       headers: {},
     });
-    assert.equal(resp.status_code, 200);
+    // Ailoy names it status_code; ferrule's http_request answers `status`.
+    assert.equal(resp.status, 200);
     const contentType = Object.entries(resp.headers).find(([k]) => k.toLowerCase() === "content-type")[1];
     assert.ok(contentType.startsWith("application/json"));
     const body = JSON.parse(resp.body);
