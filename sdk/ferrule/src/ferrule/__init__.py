@@ -42,10 +42,17 @@ if TYPE_CHECKING:
         UsageLimitExceeded,
         UsageLimits,
     )
+    from .embedding_model import EmbeddingModel
+    from .knowledge import Knowledge
     from .mcp import MCPServer
     from .models import APIModel, LocalModel
     from .tools import ModelRetry, Tool, ToolContext, tool
-    from .vector_store import VectorStore
+    from .vector_store import (
+        VectorStore,
+        VectorStoreAddInput,
+        VectorStoreGetResult,
+        VectorStoreRetrieveResult,
+    )
 
 __all__ = [
     "APIModel",
@@ -56,10 +63,12 @@ __all__ = [
     "AsyncRuntime",
     "CacheProgress",
     "DocumentPolyfill",
+    "EmbeddingModel",
     "FallbackModel",
     "FerruleError",
     "FinishReason",
     "InvalidInputError",
+    "Knowledge",
     "KnowledgeConfig",
     "LangModel",
     "LangModelInferConfig",
@@ -84,6 +93,9 @@ __all__ = [
     "UsageLimitExceeded",
     "UsageLimits",
     "VectorStore",
+    "VectorStoreAddInput",
+    "VectorStoreGetResult",
+    "VectorStoreRetrieveResult",
     "configure_logging",
     "tool",
 ]
@@ -124,6 +136,11 @@ _LAZY = {
     "TextPart": "ferrule_kit.messages",
     "ToolCall": "ferrule_kit.messages",
     "VectorStore": "ferrule.vector_store",
+    "VectorStoreAddInput": "ferrule.vector_store",
+    "VectorStoreGetResult": "ferrule.vector_store",
+    "VectorStoreRetrieveResult": "ferrule.vector_store",
+    "EmbeddingModel": "ferrule.embedding_model",
+    "Knowledge": "ferrule.knowledge",
 }
 
 

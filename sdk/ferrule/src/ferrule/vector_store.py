@@ -1,55 +1,124 @@
-"""Ailoy 0.1's `VectorStore`: an embedding model and a vector store defined together on a
-runtime, storing whole documents and retrieving them by a query's meaning.
+"""Ailoy's `VectorStore`, both of its APIs on one object: a vector-store component of
+ferrule's contract (`ferrule_kit.vectors`) defined on a runtime.
+
+Ailoy 0.2: a store of vectors you embed yourself (with `ferrule.EmbeddingModel`)::
+
+    vs = VectorStore.new_faiss(1024)                     # or new_chroma(url, collection)
+    id0 = vs.add_vector(VectorStoreAddInput(embedding=emb.infer_sync(doc), document=doc))
+    vs.retrieve(emb.infer_sync("query"), top_k=2)        # nearest first, by distance
+    vs.get_by_id(id0), vs.count(), vs.remove_vector(id0), vs.clear()
+
+Ailoy 0.1: an embedding model and a store defined together, storing and retrieving text::
 
     with VectorStore(rt, "BAAI/bge-m3", "faiss") as vs:
         vs.insert("BGE M3 is an embedding model ...", metadata={"value": "BGE-M3"})
         vs.retrieve("What is BGE M3?", top_k=1)[0].metadata  # {"value": "BGE-M3"}
 
-It is a thin face over ferrule's own components: the embedder the installed plugins name
-for ``embedding_model_name`` (``ferrule_resolve_embedder``, after ``$FERRULE_MODEL_ALIASES``:
-``BAAI/bge-m3=all-MiniLM-L6-v2`` runs Ailoy code on the offline MiniLM) and a component of
-ferrule's vector-store contract (``"faiss"``: ferrule-faiss; ``"chromadb"``: ferrule-chroma;
-or any vector-store component type by its ferrule name). For chunking, hybrid search and
-agents that search by themselves, use `ferrule.knowledge.Knowledge`.
+``"faiss"`` is ferrule-faiss's ``faiss_vector_store``, ``"chromadb"`` ferrule-chroma's
+``chroma_vector_store`` (a real Chroma server); any other vector-store component type is
+taken by its ferrule name. Each Ailoy document is one chunk: its text, metadata and
+vector. Every method has an async twin (``aadd_vector``, ``aretrieve``, ...). For
+chunking, hybrid search and agents that search by themselves, use
+`ferrule.knowledge.Knowledge` (Ailoy's ``Knowledge.new_vector_store(vs, emb)`` is one).
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.vectors import VectorStoreUnavailableError
 
-from .agent.langmodel import component_name, routing_kernel
-from .models import route_embedder
+from ._loop import Bridge, blocking, on_bridge_loop
+from .agent.langmodel import component_name
+from .embedding_model import EmbeddingModel
+from .shared_runtime import default_runtime
 
-__all__ = ["VectorStore", "VectorStoreInsertItem", "VectorStoreRetrieveItem"]
+__all__ = [
+    "VectorStore",
+    "VectorStoreAddInput",
+    "VectorStoreGetResult",
+    "VectorStoreInsertItem",
+    "VectorStoreRetrieveItem",
+    "VectorStoreRetrieveResult",
+]
 
 #: Ailoy's vector-store names -> ferrule component types.
 STORE_TYPES = {"faiss": "faiss_vector_store", "chromadb": "chroma_vector_store"}
+#: Where Ailoy 0.2's ``new_chroma`` keeps vectors when given no collection.
+DEFAULT_CHROMA_COLLECTION = "default_collection"
+#: Everything passes this filter: ``clear`` deletes by it.
+_EVERYTHING: dict[str, Any] = {"$and": []}
 
 
-@attrs.frozen
-class VectorStoreInsertItem:
+def _metadata(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidInputError("must be a dict or None", field="metadata")
+    return dict(value)
+
+
+@attrs.define
+class VectorStoreAddInput:
+    """A vector to add (Ailoy 0.2): its ``embedding``, the ``document`` it embeds and
+    optional ``metadata``."""
+
+    embedding: list[float]
     document: str
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = attrs.field(default=None, converter=_metadata)
 
 
-@attrs.frozen
-class VectorStoreRetrieveItem:
-    """One retrieved document: its id, text, metadata and similarity (higher is nearer:
-    the store's ``score``, the cosine similarity for cosine stores)."""
+@attrs.define
+class VectorStoreGetResult:
+    """A stored vector, by id (Ailoy 0.2)."""
 
     id: str
     document: str
     metadata: dict[str, Any] | None
+    embedding: list[float]
+
+
+@attrs.define
+class VectorStoreRetrieveResult:
+    """One retrieved document: its id, text and metadata, its ``distance`` to the query
+    (lower is nearer: the store's, ``1 - cos`` for cosine stores; Ailoy 0.2's field) and
+    its ``similarity`` (higher is nearer: the store's score, ``cos`` for cosine stores;
+    Ailoy 0.1's)."""
+
+    id: str
+    document: str
+    metadata: dict[str, Any] | None
+    distance: float
     similarity: float
 
 
+#: Ailoy 0.1's name of a retrieved document.
+VectorStoreRetrieveItem = VectorStoreRetrieveResult
+
+
+@attrs.define
+class VectorStoreInsertItem:
+    """A document to insert (Ailoy 0.1): its text and optional metadata."""
+
+    document: str
+    metadata: dict[str, Any] | None = attrs.field(default=None, converter=_metadata)
+
+
+def _retrieved(match: dict[str, Any]) -> VectorStoreRetrieveResult:
+    return VectorStoreRetrieveResult(
+        match["id"], match["text"], match["metadata"] or None, match["distance"], match["score"]
+    )
+
+
 class VectorStore:
-    """Documents embedded by one model and kept in one vector store on ``runtime`` (a
-    `ferrule.Runtime`); both components are deleted by `delete` (or leaving ``with``)."""
+    """A vector-store component on a runtime, with an embedding model when made the Ailoy
+    0.1 way (``VectorStore(runtime, embedding_model_name, vector_store_name, ...)``) and
+    without one when made the 0.2 way (`new_faiss`, `new_chroma`). `delete` (or leaving
+    ``with``) deletes the components it defined."""
 
     def __init__(
         self,
@@ -61,9 +130,11 @@ class VectorStore:
         embedding_model_attrs: dict[str, Any] | None = None,
         vector_store_attrs: dict[str, Any] | None = None,
     ) -> None:
-        self._runtime = runtime
-        self._embedder: str | None = None
-        self._store: str | None = None
+        self.runtime = runtime
+        self.name: str | None = None
+        self.embedding_model: EmbeddingModel | None = None
+        self._store_type = ""
+        self._store_attributes: dict[str, Any] = {}
         self.define(
             embedding_model_name,
             vector_store_name,
@@ -74,13 +145,63 @@ class VectorStore:
         )
 
     def __repr__(self) -> str:
-        return f"VectorStore(embedder={self._embedder!r}, store={self._store!r})"
+        model = self.embedding_model.model if self.embedding_model is not None else None
+        return f"VectorStore(store={self._store_type!r}, name={self.name!r}, embedding_model={model!r})"
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        bridge: Bridge = self.runtime.sync_bridge
+        return bridge
 
     def __enter__(self) -> VectorStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.delete()
+
+    # -- making one ------------------------------------------------------------------------
+
+    @classmethod
+    async def anew(
+        cls, store_type: str, attributes: dict[str, Any], *, runtime: Any = None
+    ) -> VectorStore:
+        """A store of component type ``store_type`` (an Ailoy name or a ferrule one), defined
+        with ``attributes`` on ``runtime`` (default: the process's shared one)."""
+        runtime = runtime if runtime is not None else default_runtime()
+        store = cls.__new__(cls)
+        store.runtime, store.embedding_model = runtime, None
+        store._store_type = STORE_TYPES.get(store_type, store_type)
+        store._store_attributes = dict(attributes)
+        store.name = None
+        await store.sync_bridge.arun(store._define_store())
+        return store
+
+    @classmethod
+    def new_faiss(cls, dim: int, *, runtime: Any = None) -> VectorStore:
+        """An in-memory FAISS store of ``dim`` dimensions (cosine; ferrule-faiss)."""
+        if not isinstance(dim, int) or isinstance(dim, bool) or dim < 1:
+            raise InvalidInputError("must be a positive integer", field="dim")
+        runtime = runtime if runtime is not None else default_runtime()
+        bridge: Bridge = runtime.sync_bridge
+        return bridge.run(cls.anew("faiss", {"dimension": dim}, runtime=runtime))
+
+    @classmethod
+    def new_chroma(
+        cls, url: str, collection_name: str | None = None, *, runtime: Any = None
+    ) -> VectorStore:
+        """A collection (default ``default_collection``, made if missing) of the Chroma
+        server at ``url`` (ferrule-chroma). As in Ailoy, a server that does not answer
+        raises RuntimeError (its cause: the store's `VectorStoreUnavailableError`)."""
+        runtime = runtime if runtime is not None else default_runtime()
+        attributes = {"url": url, "collection": collection_name or DEFAULT_CHROMA_COLLECTION}
+        bridge: Bridge = runtime.sync_bridge
+        store = bridge.run(cls.anew("chromadb", attributes, runtime=runtime))
+        try:
+            store.count()
+        except VectorStoreUnavailableError as error:
+            store.delete()
+            raise RuntimeError(f"no Chroma server answers at {url}: {error}") from error
+        return store
 
     def define(
         self,
@@ -91,104 +212,193 @@ class VectorStore:
         embedding_model_attrs: dict[str, Any] | None = None,
         vector_store_attrs: dict[str, Any] | None = None,
     ) -> None:
-        """Define the embedder and the store on the runtime (nothing if already defined)."""
-        if self._store is not None:
+        """Define the embedding model and the store on the runtime, the store as wide as the
+        model's vectors (Ailoy 0.1; nothing if already defined). ``url`` and
+        ``collection`` are Chroma's."""
+        if self.name is not None:
             return
-        kernel = routing_kernel(self._runtime)
-        route = route_embedder(kernel, embedding_model_name)
-        embedder = component_name("embedder")
-        self._runtime.define(
-            route.component_type, embedder, {**route.attributes, **(embedding_model_attrs or {})}
+        self.embedding_model = self.sync_bridge.run(
+            EmbeddingModel.define(self.runtime, embedding_model_name, embedding_model_attrs)
         )
-        try:
-            info = self._runtime.call_method(embedder, "info", {})
-            store_type = STORE_TYPES.get(vector_store_name, vector_store_name)
-            attributes: dict[str, Any] = {
-                "dimension": info["dimension"],
-                "distance": info.get("distance", "cosine"),
-            }
-            if vector_store_name == "chromadb":
-                if url is not None:
-                    attributes["url"] = url
-                if collection is not None:
-                    attributes["collection"] = collection
-            attributes.update(vector_store_attrs or {})
-            store = component_name("vector-store")
-            self._runtime.define(store_type, store, attributes)
-        except BaseException:
-            self._runtime.delete(embedder)
-            raise
-        self._embedder, self._store, self._store_type = embedder, store, store_type
+        self._store_type = STORE_TYPES.get(vector_store_name, vector_store_name)
+        attributes: dict[str, Any] = {"dimension": self.embedding_model.dimension}
+        if vector_store_name == "chromadb":
+            attributes.update(
+                {k: v for k, v in (("url", url), ("collection", collection)) if v is not None}
+            )
+        attributes.update(vector_store_attrs or {})
         self._store_attributes = attributes
+        try:
+            self.sync_bridge.run(self._define_store())
+        except BaseException:
+            self.embedding_model.delete()
+            self.embedding_model = None
+            raise
 
-    def delete(self) -> None:
-        """Delete both components from the runtime (nothing if already deleted)."""
-        embedder, store = self._embedder, self._store
-        self._embedder = self._store = None
-        for name in (store, embedder):
-            if name is not None:
-                self._runtime.delete(name)
+    async def _define_store(self) -> None:
+        name = component_name("vector-store")
+        await self.runtime.adefine(self._store_type, name, self._store_attributes)
+        self.name = name
 
-    def _defined(self) -> tuple[str, str]:
-        if self._embedder is None or self._store is None:
+    @on_bridge_loop
+    async def adelete(self) -> None:
+        """Delete the components this store defined (nothing if already deleted). A Chroma
+        collection keeps its data; a FAISS store's is gone."""
+        name, model = self.name, self.embedding_model
+        self.name, self.embedding_model = None, None
+        if name is not None:
+            await self.runtime.adelete(name)
+        if model is not None:
+            await model.adelete()
+
+    delete = blocking(adelete)
+
+    def _defined(self) -> str:
+        if self.name is None:
             raise InvalidInputError("this VectorStore was deleted", field="vector_store")
-        return self._embedder, self._store
+        return self.name
 
-    def _embed(self, text: str, input_type: str) -> list[float]:
-        embedder, _ = self._defined()
-        out = self._runtime.call_method(
-            embedder, "embed", {"texts": [text], "input_type": input_type}
-        )
-        vector: list[float] = out["vectors"][0]
-        return vector
+    async def _call(self, method: str, inputs: dict[str, Any]) -> Any:
+        return await self.runtime.acall_method(self._defined(), method, inputs)
 
-    def insert(self, document: str, metadata: dict[str, Any] | None = None) -> str:
+    # -- Ailoy 0.2: vectors ------------------------------------------------------------------
+
+    @on_bridge_loop
+    async def aadd_vectors(self, inputs: Sequence[VectorStoreAddInput]) -> list[str]:
+        """Store each input as one chunk; their new ids, in order."""
+        chunks: list[dict[str, Any]] = []
+        for i, item in enumerate(inputs):
+            if not isinstance(item, VectorStoreAddInput):
+                raise InvalidInputError(
+                    f"expected a VectorStoreAddInput, got {type(item).__name__}",
+                    field=f"inputs[{i}]",
+                )
+            if not isinstance(item.document, str):
+                raise InvalidInputError("must be a string", field=f"inputs[{i}].document")
+            chunks.append(
+                {
+                    "id": uuid.uuid4().hex,
+                    "vector": item.embedding,
+                    "text": item.document,
+                    "metadata": item.metadata or {},
+                }
+            )
+        if chunks:
+            await self._call("upsert", {"chunks": chunks})
+        return [c["id"] for c in chunks]
+
+    add_vectors = blocking(aadd_vectors)
+
+    @on_bridge_loop
+    async def aadd_vector(self, input: VectorStoreAddInput) -> str:
+        return (await self.aadd_vectors([input]))[0]
+
+    add_vector = blocking(aadd_vector)
+
+    @on_bridge_loop
+    async def aget_by_ids(self, ids: Sequence[str]) -> list[VectorStoreGetResult]:
+        """The stored vectors with these ids, in order (absent ids are left out)."""
+        out = await self._call("get", {"ids": list(ids), "include_vectors": True})
+        return [
+            VectorStoreGetResult(c["id"], c["text"], c["metadata"] or None, c["vector"])
+            for c in out["chunks"]
+        ]
+
+    get_by_ids = blocking(aget_by_ids)
+
+    @on_bridge_loop
+    async def aget_by_id(self, id: str) -> VectorStoreGetResult | None:
+        found = await self.aget_by_ids([id])
+        return found[0] if found else None
+
+    get_by_id = blocking(aget_by_id)
+
+    @on_bridge_loop
+    async def abatch_retrieve(
+        self, query_embeddings: Sequence[list[float]], top_k: int
+    ) -> list[list[VectorStoreRetrieveResult]]:
+        """For each query vector, the ``top_k`` nearest stored vectors, nearest first."""
+        return [
+            [
+                _retrieved(m)
+                for m in (await self._call("search", {"vector": query, "top_k": top_k}))["matches"]
+            ]
+            for query in query_embeddings
+        ]
+
+    batch_retrieve = blocking(abatch_retrieve)
+
+    @on_bridge_loop
+    async def aremove_vectors(self, ids: Sequence[str]) -> None:
+        await self._call("delete", {"ids": list(ids)})
+
+    remove_vectors = blocking(aremove_vectors)
+
+    @on_bridge_loop
+    async def aremove_vector(self, id: str) -> None:
+        await self.aremove_vectors([id])
+
+    remove_vector = blocking(aremove_vector)
+
+    @on_bridge_loop
+    async def aclear(self) -> None:
+        """Remove every stored vector (Ailoy 0.1's JavaScript ``clear`` too)."""
+        await self._call("delete", {"filter": _EVERYTHING})
+
+    clear = blocking(aclear)
+    #: Ailoy 0.1's (Python) name of `clear`.
+    clean = clear
+
+    @on_bridge_loop
+    async def acount(self) -> int:
+        count: int = (await self._call("count", {}))["count"]
+        return count
+
+    count = blocking(acount)
+
+    # -- both: retrieve ----------------------------------------------------------------------
+
+    @on_bridge_loop
+    async def aretrieve(
+        self, query: str | list[float], top_k: int = 5
+    ) -> list[VectorStoreRetrieveResult]:
+        """The ``top_k`` stored documents nearest to ``query``, nearest first: a query
+        vector (Ailoy 0.2's ``retrieve(query_embedding, top_k)``), or a text that this
+        store's embedding model embeds first (Ailoy 0.1's ``retrieve(query, top_k=5)``)."""
+        if isinstance(query, str):
+            if not query:
+                raise InvalidInputError("must be a non-empty string", field="query")
+            vector = await self._embedder().aembed([query], "query")
+            query = vector[0]
+        return (await self.abatch_retrieve([query], top_k))[0]
+
+    retrieve = blocking(aretrieve)
+
+    # -- Ailoy 0.1: documents --------------------------------------------------------------
+
+    def _embedder(self) -> EmbeddingModel:
+        if self.embedding_model is None:
+            raise InvalidInputError(
+                "this VectorStore has no embedding model (made by new_faiss / new_chroma): "
+                "give vectors, or make it with VectorStore(runtime, embedding_model_name, "
+                "vector_store_name)",
+                field="embedding_model",
+            )
+        return self.embedding_model
+
+    @on_bridge_loop
+    async def aembedding(self, text: str) -> list[float]:
+        """The vector of ``text`` by this store's embedding model."""
+        return (await self._embedder().aembed([text]))[0]
+
+    embedding = blocking(aembedding)
+
+    @on_bridge_loop
+    async def ainsert(self, document: str, metadata: dict[str, Any] | None = None) -> str:
         """Embed and store one document; its id."""
         if not isinstance(document, str) or not document:
             raise InvalidInputError("must be a non-empty string", field="document")
-        _, store = self._defined()
-        chunk_id = uuid.uuid4().hex
-        chunk = {
-            "id": chunk_id,
-            "vector": self._embed(document, "document"),
-            "text": document,
-            "metadata": dict(metadata or {}),
-        }
-        self._runtime.call_method(store, "upsert", {"chunks": [chunk]})
-        return chunk_id
+        vector = await self.aembedding(document)
+        return await self.aadd_vector(VectorStoreAddInput(vector, document, metadata))
 
-    def retrieve(self, query: str, top_k: int = 5) -> list[VectorStoreRetrieveItem]:
-        """The ``top_k`` stored documents nearest in meaning to ``query``, nearest first."""
-        if not isinstance(query, str) or not query:
-            raise InvalidInputError("must be a non-empty string", field="query")
-        _, store = self._defined()
-        found = self._runtime.call_method(
-            store, "search", {"vector": self._embed(query, "query"), "top_k": top_k}
-        )["matches"]
-        return [
-            VectorStoreRetrieveItem(m["id"], m["text"], m["metadata"] or None, m["score"])
-            for m in found
-        ]
-
-    def get_by_id(self, id: str) -> VectorStoreRetrieveItem | None:
-        """The stored document with this id (similarity 1.0), or None."""
-        _, store = self._defined()
-        chunks = self._runtime.call_method(store, "get", {"ids": [id]})["chunks"]
-        if not chunks:
-            return None
-        return VectorStoreRetrieveItem(chunks[0]["id"], chunks[0]["text"], chunks[0]["metadata"] or None, 1.0)
-
-    def remove(self, id: str) -> None:
-        """Remove one document by its id."""
-        _, store = self._defined()
-        self._runtime.call_method(store, "delete", {"ids": [id]})
-
-    def clear(self) -> None:
-        """Remove every document."""
-        _, store = self._defined()
-        # the store component made anew: the contract deletes by ids, documents or a filter
-        self._runtime.delete(store)
-        self._store = None
-        fresh = component_name("vector-store")
-        self._runtime.define(self._store_type, fresh, self._store_attributes)
-        self._store = fresh
+    insert = blocking(ainsert)

@@ -121,6 +121,24 @@ class Knowledge:
         self._owned: list[str] = []
         self._lock: asyncio.Lock | None = None
 
+    @classmethod
+    def new_vector_store(cls, store: Any, embedding_model: Any, **options: Any) -> Knowledge:
+        """Ailoy 0.2's spelling: the knowledge in a `ferrule.vector_store.VectorStore`,
+        searched with a `ferrule.EmbeddingModel` (both on one runtime, and used, not owned:
+        closing this knowledge deletes neither). ``options``: `Knowledge`'s."""
+        for field, value in (("store", store), ("embedding_model", embedding_model)):
+            if not isinstance(getattr(value, "name", None), str):
+                raise InvalidInputError(
+                    f"expected a defined {'VectorStore' if field == 'store' else 'EmbeddingModel'}"
+                    f", got {value!r}",
+                    field=field,
+                )
+        if store.runtime is not embedding_model.runtime:
+            raise InvalidInputError(
+                "the store and the embedding model must be on one runtime", field="embedding_model"
+            )
+        return cls(store.name, embedding_model.name, runtime=store.runtime, **options)
+
     def __repr__(self) -> str:
         return f"Knowledge(vector_db={self.vector_db!r}, embedder={self.embedder!r})"
 

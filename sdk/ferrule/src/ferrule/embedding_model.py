@@ -1,0 +1,151 @@
+"""Ailoy's `EmbeddingModel`: an embedder component defined on a runtime (the process's
+shared one when none is named), embedding one text at a time.
+
+    emb = await EmbeddingModel.new_local("BAAI/bge-m3")  # or new_local_sync(...)
+    vector = await emb.infer("What is Ailoy?")            # or infer_sync(...)
+
+The model id reaches the installed embedder plugins through `ferrule.models.route_embedder`,
+after ``$FERRULE_MODEL_ALIASES``: ``BAAI/bge-m3=all-MiniLM-L6-v2`` runs Ailoy's code on
+the offline MiniLM. An aliased id keeps the dimension its own model has
+(`MODEL_DIMENSIONS`: bge-m3's vectors are 1024 wide, and Ailoy's code sizes its stores so,
+``VectorStore.new_faiss(1024)``): the stand-in is asked for vectors that wide (MiniLM pads
+zeros after its 384 values, which changes no distance). `ferrule.vector_store.VectorStore`
+(Ailoy 0.1's) embeds through this class too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ferrule_kernel import InvalidInputError
+from ferrule_kit.lmspec import resolve_model_alias
+
+from ._loop import Bridge, blocking, on_bridge_loop
+from .agent.langmodel import CacheProgress, component_name, routing_kernel
+from .models import route_embedder
+from .shared_runtime import default_runtime
+
+__all__ = ["MODEL_DIMENSIONS", "EmbeddingModel"]
+
+#: The dimension of each embedding model Ailoy names, kept when its id is an alias.
+MODEL_DIMENSIONS = {"BAAI/bge-m3": 1024}
+
+
+class EmbeddingModel:
+    """An embedder component on ``runtime``, named ``name``, of ``dimension`` dimensions."""
+
+    def __init__(self, runtime: Any, name: str, model: str, dimension: int) -> None:
+        self.runtime = runtime
+        self.name = name
+        self.model = model
+        self.dimension = dimension
+
+    def __repr__(self) -> str:
+        return f"EmbeddingModel(model={self.model!r}, name={self.name!r})"
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        bridge: Bridge = self.runtime.sync_bridge
+        return bridge
+
+    @classmethod
+    async def define(
+        cls, runtime: Any, model_name: str, attributes: dict[str, Any] | None = None
+    ) -> EmbeddingModel:
+        """Define the embedder that serves ``model_name`` on ``runtime`` (``attributes``:
+        its plugin's, over the route's)."""
+        if not isinstance(model_name, str) or not model_name:
+            raise InvalidInputError("must be a non-empty model id", field="model_name")
+        route = route_embedder(routing_kernel(runtime), model_name)
+        chosen = {**route.attributes}
+        if resolve_model_alias(model_name) != model_name and model_name in MODEL_DIMENSIONS:
+            chosen["dimension"] = MODEL_DIMENSIONS[model_name]
+        chosen.update(attributes or {})
+        name = component_name("embedding-model")
+        await runtime.adefine(route.component_type, name, chosen)
+        try:
+            info = await runtime.acall_method(name, "info", {})
+        except BaseException:
+            await runtime.adelete(name)
+            raise
+        return cls(runtime, name, model_name, int(info["dimension"]))
+
+    @classmethod
+    async def new_local(
+        cls,
+        model_name: str,
+        device_id: int | None = None,
+        validate_checksum: bool | None = None,
+        progress_callback: Callable[[CacheProgress], Any] | None = None,
+        *,
+        runtime: Any = None,
+    ) -> EmbeddingModel:
+        """A local embedding model (Ailoy's ``new_local``). ``device_id``: ferrule's local
+        embedders run on the CPU, so only None (or 0) is accepted. ``validate_checksum``:
+        accepted; MiniLM's weights are checked against pinned SHA-256s when its package
+        is built. ``progress_callback`` is told when the model is ready (its weights come
+        with its package: there is nothing to download)."""
+        if device_id not in (None, 0):
+            raise InvalidInputError(
+                "ferrule's local embedders run on the CPU: give no device_id",
+                field="device_id",
+            )
+        if validate_checksum is not None and not isinstance(validate_checksum, bool):
+            raise InvalidInputError("must be a bool", field="validate_checksum")
+        if progress_callback is not None and not callable(progress_callback):
+            raise InvalidInputError("must be callable", field="progress_callback")
+        runtime = runtime if runtime is not None else default_runtime()
+        bridge: Bridge = runtime.sync_bridge
+        model = await bridge.arun(cls.define(runtime, model_name))
+        if progress_callback is not None:
+            progress_callback(CacheProgress("Initialized", 1, 1))
+        return model
+
+    @classmethod
+    def new_local_sync(
+        cls,
+        model_name: str,
+        device_id: int | None = None,
+        validate_checksum: bool | None = None,
+        progress_callback: Callable[[CacheProgress], Any] | None = None,
+        *,
+        runtime: Any = None,
+    ) -> EmbeddingModel:
+        """`new_local` for synchronous callers (Ailoy's ``new_local_sync``)."""
+        runtime = runtime if runtime is not None else default_runtime()
+        bridge: Bridge = runtime.sync_bridge
+        return bridge.run(
+            cls.new_local(
+                model_name, device_id, validate_checksum, progress_callback, runtime=runtime
+            )
+        )
+
+    @on_bridge_loop
+    async def infer(self, text: str) -> list[float]:
+        """The vector of ``text`` (embedded as a document: the models Ailoy names have one
+        role for documents and queries)."""
+        return (await self.aembed([text]))[0]
+
+    infer_sync = blocking(infer)
+
+    @on_bridge_loop
+    async def aembed(self, texts: list[str], input_type: str = "document") -> list[list[float]]:
+        """The vectors of ``texts`` in one call (``input_type``: ``"document"`` or
+        ``"query"``, for models that embed the two differently)."""
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise InvalidInputError("must be a list of strings", field="texts")
+        out = await self.runtime.acall_method(
+            self.name, "embed", {"texts": texts, "input_type": input_type}
+        )
+        vectors: list[list[float]] = out["vectors"]
+        return vectors
+
+    embed = blocking(aembed)
+
+    @on_bridge_loop
+    async def adelete(self) -> None:
+        """Delete the embedder component from its runtime."""
+        await self.runtime.adelete(self.name)
+
+    delete = blocking(adelete)
