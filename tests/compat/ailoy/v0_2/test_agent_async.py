@@ -174,3 +174,44 @@ async def test_run_delta_refuses_a_bad_config() -> None:
         agent = ai.Agent(await ai.LangModel.new_local(runtime=rt))
         with pytest.raises(ai.InvalidInputError, match="AgentConfig"):
             agent.run_delta("Hi", config={"inference": {}})  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def knowledge(runtime: ai.Runtime, tmp_path):
+    from ferrule.knowledge import Knowledge
+    from ferrule.knowledge.vectordb import SqliteVecDb
+
+    kb = Knowledge(vector_db=SqliteVecDb(db_file=tmp_path / "kb.db"), runtime=runtime)
+    kb.add_content(
+        text_content="Ailoy is an awesome AI agent framework supporting Rust, Python, Nodejs "
+        "and WebAssembly.",
+        name="ailoy",
+    )
+    kb.add_content(text_content="The ferry to Holm leaves at nine.", name="ferry")
+    yield kb
+    kb.close()
+
+
+@pytest.mark.parametrize("loopback_provider", ["openai"], indirect=True)
+async def test_knowledge_with_polyfill(api_agent, knowledge) -> None:
+    """Ailoy's case: the knowledge is searched for the question and the top document goes
+    to the model in Qwen3's polyfill (a Knowledges section in the system message, the
+    documents after the question); without knowledge nothing is added."""
+    agent, provider, server = api_agent
+    server.script(*(reply(provider.dialect, "A framework.") for _ in range(2)))
+    agent.set_knowledge(knowledge)
+    config = ai.AgentConfig.from_dict(
+        {"inference": {"document_polyfill": "Qwen3"}, "knowledge": {"top_k": 1}}
+    )
+    results, reasons = await run_delta(agent, "What is Ailoy?", config=config)
+    assert reasons == [ai.FinishReason.Stop()] and results[0].text == "A framework."
+    system, user = server.requests[0].json["messages"]
+    assert system["role"] == "system" and "# Knowledges" in json.dumps(system)
+    sent_user = json.dumps(user)
+    assert "What is Ailoy?<documents>" in sent_user and "WebAssembly" in sent_user
+    assert "ferry" not in sent_user  # top_k 1: the best match only
+
+    agent.remove_knowledge()
+    await run_delta(agent, "What is Ailoy?", config=config)
+    assert [m["role"] for m in server.requests[1].json["messages"]] == ["user"]
+    assert "<documents>" not in json.dumps(server.requests[1].json)

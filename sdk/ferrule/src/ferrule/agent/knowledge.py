@@ -19,6 +19,7 @@ from ferrule_kit.messages import TextPart
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, ToolContext
+from .langmodel import polyfill_documents
 
 if TYPE_CHECKING:
     from ..knowledge import Knowledge, MessageReferences
@@ -85,6 +86,19 @@ class _Knowledge:
         self.add_knowledge_to_context = add_knowledge_to_context
         self.knowledge_filters = knowledge_filters
         self.enable_agentic_knowledge_filters = enable_agentic_knowledge_filters
+
+    def set_knowledge(self, knowledge: Knowledge) -> None:
+        """Ailoy 0.2's knowledge: each run's last user message is searched and what is
+        found goes to the model with the message (in the run's ``document_polyfill``'s
+        templates when its `AgentConfig` names one, else as references), rather than as a
+        search tool."""
+        self._init_knowledge(
+            knowledge, False, True, self.knowledge_filters, self.enable_agentic_knowledge_filters
+        )
+
+    def remove_knowledge(self) -> None:
+        """Forget the knowledge `set_knowledge` gave."""
+        self.knowledge = None
 
     def _need_knowledge(self) -> Knowledge:
         if self.knowledge is None:
@@ -181,9 +195,18 @@ class _Knowledge:
         query = run.messages[at].text if at is not None else ""
         if at is None or not query.strip():
             return
-        found = await self.knowledge.areferences(query, None, self.knowledge_filters)
+        config = run.config
+        top_k = config.knowledge.top_k if config is not None and config.knowledge else None
+        found = await self.knowledge.areferences(query, top_k, self.knowledge_filters)
         references.append(found)
         if not found.references:
+            return
+        inference = config.inference if config is not None else None
+        if inference is not None and inference.document_polyfill is not None:
+            documents = [{"text": r["content"]} for r in found.references]
+            polyfilled = polyfill_documents(run.messages, documents, inference.document_polyfill)
+            run.first_new += len(polyfilled) - len(run.messages)  # a system message added
+            run.messages[:] = polyfilled
             return
         message = run.messages[at]
         block = (

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.lmspec import ModelRoute
-from ferrule_kit.messages import Message, converter
+from ferrule_kit.messages import Message, TextPart, converter
 
 from .._loop import Bridge, blocking, blocking_iter
 from ..models import APIModel, LocalModel
@@ -287,7 +287,8 @@ def polyfill_documents(
     messages: list[Message], documents: Sequence[Any], polyfill: DocumentPolyfill
 ) -> list[Message]:
     """``messages`` with ``documents`` written in by ``polyfill``'s templates: the system
-    message (one is added when there is none) and the last user message."""
+    message (one is added when there is none) and the last user message's text (its
+    other parts, images, stay after it)."""
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     environment = ImmutableSandboxedEnvironment()
@@ -304,7 +305,8 @@ def polyfill_documents(
         for index in range(len(out) - 1, -1, -1):
             if out[index].role == "user":
                 rendered = template.render(text=out[index].text, documents=docs)
-                out[index] = attrs.evolve(out[index], contents=rendered)
+                others = [p for p in out[index].contents if not isinstance(p, TextPart)]
+                out[index] = attrs.evolve(out[index], contents=[TextPart(rendered), *others])
                 break
     return out
 

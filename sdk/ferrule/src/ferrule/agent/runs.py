@@ -487,7 +487,7 @@ class _Runs(Generic[OutputT]):
         reasoning = options.pop("reasoning", None)
         context = self._context(None, None, input=messages)
         run = self._new_run("run", history, len(history), reasoning, None, None, context)
-        run.input, run.infer_options = messages, options
+        run.input, run.infer_options, run.config = messages, options, config
         return run
 
     def _continued(

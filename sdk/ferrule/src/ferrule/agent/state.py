@@ -15,6 +15,7 @@ from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message, ToolCall
 from ferrule_kit.storage import ToolExecution
 
+from .configs import AgentConfig
 from .context import RunSession
 from .output_schema import StructuredOutput
 from .results import RunMetrics, RunOutput, RunStatus, ToolConfirmation
@@ -62,6 +63,9 @@ class RunState:
     #: This run's own ``infer`` settings over the agent's ``options`` (Ailoy's
     #: ``AgentConfig.inference``: temperature, top_p, max_tokens).
     infer_options: dict[str, Any] = attrs.Factory(dict)
+    #: Ailoy's ``AgentConfig`` of this run: its knowledge settings (``top_k``) and its
+    #: inference's ``document_polyfill`` shape how knowledge reaches the model.
+    config: AgentConfig | None = None
 
     def to_output(self) -> RunOutput[Any]:
         context = self.session
