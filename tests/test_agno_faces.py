@@ -81,8 +81,10 @@ def test_settings_of_a_face_become_the_components_attributes_and_keys_stay_hidde
     }
     assert SECRET not in repr(face)
     assert Claude(max_tokens=512).options == {"max_tokens": 512}
+    # Agno's sampling parameters are the model's inference inputs, not component attributes
+    assert OpenAIChat(id="gpt-4o", temperature=0.2).infer_options == {"temperature": 0.2}
     with pytest.raises(TypeError):
-        OpenAIChat(id="gpt-4o", temperature=0.2)  # a request option: Agent(options=...)
+        OpenAIChat(id="gpt-4o", temprature=0.2)  # type: ignore[call-arg]  # a misspelling
 
 
 def test_llama_cpp_always_runs_llama_cpp_and_follows_the_aliases(monkeypatch):

@@ -19,6 +19,7 @@ from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
 from ferrule_kit.storage import ToolExecution
 
+from ..models import model_infer_options
 from ..tools import (
     ModelRetry,
     Tool,
@@ -323,7 +324,10 @@ async def open_infer(
     failures: list[FerruleError] = []
     for index, slot in enumerate(deps.slots):
         await slot.ensure_defined(deps.runtime)
-        stream = deps.runtime.acall_iter_method(slot.component, "infer", inputs)
+        # the model's own settings (Agno's OpenAIChat(temperature=...)) under the run's
+        stream = deps.runtime.acall_iter_method(
+            slot.component, "infer", {**model_infer_options(slot.model), **inputs}
+        )
         try:
             return stream, await anext(stream)
         except StopAsyncIteration:

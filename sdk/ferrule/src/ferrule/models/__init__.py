@@ -3,10 +3,15 @@ installed plugins, to a language-model component type and its attributes; and
 `route_model`, the one place a bare model id is routed ("an API model first, then a local
 one"), for the CLI and `ferrule serve`; `route_embedder`, the same for embedding models.
 
-The submodules give Agno's names for them: `ferrule.models.openai` (``OpenAIChat``,
-``OpenAILike``), `ferrule.models.anthropic` (``Claude``), `ferrule.models.google`
-(``Gemini``), `ferrule.models.xai` (``xAI``), `ferrule.models.llama_cpp` (``LlamaCpp``),
-`ferrule.models.ollama` (``Ollama``) and `ferrule.models.vllm` (``VLLM``)."""
+The subpackages give Agno's names for them, each class in the module Agno keeps it in:
+`ferrule.models.openai.chat` (``OpenAIChat``), `ferrule.models.openai.like`
+(``OpenAILike``), `ferrule.models.anthropic.claude` (``Claude``),
+`ferrule.models.google.gemini` (``Gemini``), `ferrule.models.xai.xai` (``xAI``),
+`ferrule.models.llama_cpp.llama_cpp` (``LlamaCpp``), `ferrule.models.ollama.chat`
+(``Ollama``) and `ferrule.models.vllm.vllm` (``VLLM``); each package re-exports its
+classes (``from ferrule.models.openai import OpenAIChat``). Their sampling parameters
+(``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``reasoning_effort``...) are
+`APIModel.infer_options`, sent with every request of a run."""
 
 from __future__ import annotations
 
@@ -51,6 +56,10 @@ class APIModel:
     api_key: str | None = attrs.field(default=None, repr=False)
     base_url: str | None = None
     options: dict[str, Any] = attrs.field(factory=dict)
+    #: The inference inputs every request of a run with this model carries
+    #: (``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``reasoning``): under the
+    #: agent's own ``options`` and a run's, which win.
+    infer_options: dict[str, Any] = attrs.field(factory=dict, kw_only=True)
 
     def route(self, kernel: Kernel) -> ModelRoute:
         kernel.load_plugins()  # registers the plugins that answer the hook
@@ -72,6 +81,12 @@ class APIModel:
         if self.base_url is not None:
             attributes["base_url"] = self.base_url
         return ModelRoute(route.component_type, attributes)
+
+
+def model_infer_options(model: object) -> dict[str, Any]:
+    """The inference inputs a model object carries for every request (an `APIModel`'s
+    `APIModel.infer_options`); none for other models."""
+    return dict(model.infer_options) if isinstance(model, APIModel) else {}
 
 
 def route_model(

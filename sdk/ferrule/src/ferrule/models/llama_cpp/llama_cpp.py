@@ -1,4 +1,4 @@
-"""The local backends by name: `LlamaCpp` (``from ferrule.models.llama_cpp import LlamaCpp``).
+"""The local backends by name: `LlamaCpp` (``from ferrule.models.llama_cpp.llama_cpp import LlamaCpp``).
 
 `ferrule.LocalModel` picks the backend for a model id (exllamav2 for Qwen3 where CUDA is,
 llama.cpp elsewhere); `LlamaCpp` always runs llama.cpp in this process (ferrule-llamacpp),
@@ -15,7 +15,7 @@ import attrs
 from ferrule_kernel import Kernel
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute, resolve_model_alias
 
-from . import LocalModel
+from .. import LocalModel
 
 __all__ = ["LlamaCpp"]
 

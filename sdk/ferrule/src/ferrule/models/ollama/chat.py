@@ -1,4 +1,4 @@
-"""Ollama under Agno's name (``from ferrule.models.ollama import Ollama``).
+"""Ollama under Agno's name (``from ferrule.models.ollama.chat import Ollama``).
 
 `Ollama` is an `OpenAILike` model on Ollama's OpenAI-compatible endpoint, ``{host}/v1``:
 ``host`` when given, else ``$OLLAMA_HOST`` (Ollama's own variable; ``0.0.0.0:11434`` and
@@ -9,11 +9,12 @@ No key is sent.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import attrs
+from typing_extensions import Unpack
 
-from .openai import OpenAILike
+from ..openai.chat import ChatParams
+from ..openai.like import OpenAILike
 
 __all__ = ["Ollama"]
 
@@ -29,10 +30,9 @@ def ollama_base_url(host: str | None) -> str:
 
 @attrs.frozen(init=False)
 class Ollama(OpenAILike):
-    """``Ollama(id="qwen3:0.6b")``; ``options`` are more attributes of the
-    ``openai_language_model`` component (``read_timeout``, ``extra_body``)."""
+    """``Ollama(id="qwen3:0.6b", temperature=0.2)``, with `OpenAIChat`'s keywords but
+    ``base_url`` (``host`` names the server)."""
 
-    def __init__(
-        self, id: str, *, host: str | None = None, options: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(id, base_url=ollama_base_url(host), options=options)
+    def __init__(self, id: str, *, host: str | None = None, **params: Unpack[ChatParams]) -> None:
+        params["base_url"] = ollama_base_url(host)
+        self._init_chat(id, "openai", params)

@@ -1,0 +1,7 @@
+"""VLLM under Agno's module path: `vllm.VLLM`."""
+
+from __future__ import annotations
+
+from .vllm import VLLM
+
+__all__ = ["VLLM"]
