@@ -30,7 +30,7 @@ import {
   fromAgentMessages,
   toAgentMessage,
 } from "./messages.js";
-import type { LangModel } from "./models.js";
+import { type DocumentPolyfill, type Knowledge, type KnowledgeConfig, type LangModel, getDocumentPolyfill, renderDocuments } from "./models.js";
 import type { JsonObject } from "./runtime.js";
 import { Runtime } from "./runtime.js";
 import { FunctionTool, MCPClient, type McpServerParams, type ToolDesc, presetTools } from "./tools.js";
@@ -245,7 +245,13 @@ type LoopEvent =
 
 /** Options of Ailoy 0.2's `run` / `runDelta`. */
 export interface RunConfig {
-  inference?: { thinkEffort?: string; temperature?: number; topP?: number; maxTokens?: number; [key: string]: unknown };
+  inference?: {
+    thinkEffort?: string;
+    /** How the knowledge's documents reach the model (default: the Qwen3 polyfill). */
+    documentPolyfill?: DocumentPolyfill;
+    [key: string]: unknown;
+  };
+  knowledge?: KnowledgeConfig;
   signal?: AbortSignal;
 }
 
@@ -267,11 +273,17 @@ export class Agent {
   #options: JsonObject;
   #history: Message[] = [];
   #ownsModel: boolean;
+  #knowledge: Knowledge | undefined;
   #deleted = false;
 
   constructor(rt: Runtime, model: ModelSpec, options?: AgentOptions);
-  constructor(lm: LangModel, tools?: Array<ToolSpec | FunctionTool> | null);
-  constructor(first: Runtime | LangModel, second?: ModelSpec | Array<ToolSpec | FunctionTool> | null, options: AgentOptions = {}) {
+  constructor(lm: LangModel, tools?: Array<ToolSpec | FunctionTool> | null, knowledge?: Knowledge | null);
+  constructor(
+    first: Runtime | LangModel,
+    second?: ModelSpec | Array<ToolSpec | FunctionTool> | null,
+    third: AgentOptions | Knowledge | null = {},
+  ) {
+    let options = (third ?? {}) as AgentOptions;
     if (first instanceof Runtime) {
       this.rt = first;
       this.model = second as ModelSpec;
@@ -284,6 +296,7 @@ export class Agent {
       this.component = first.component;
       this.#ownsModel = false;
       options = { tools: (second as Array<ToolSpec | FunctionTool> | null | undefined) ?? [] };
+      if (third !== null && third !== undefined && "store" in third) this.#knowledge = third;
     } else {
       throw InvalidInputError.forField("expected a Runtime (then a model) or a LangModel", "lm");
     }
@@ -316,6 +329,16 @@ export class Agent {
 
   removeTools(names: string[]): void {
     names.forEach((name) => this.removeTool(name));
+  }
+
+  /** Ailoy 0.2: documents each `run` retrieves for the user's last message and shows the model. */
+  setKnowledge(knowledge: Knowledge): void {
+    if (typeof knowledge?.retrieve !== "function") throw InvalidInputError.forField("expected a Knowledge", "knowledge");
+    this.#knowledge = knowledge;
+  }
+
+  removeKnowledge(): void {
+    this.#knowledge = undefined;
   }
 
   /** Remove every tool (MCP servers stay connected until `removeMcpServer` or `delete`). */
@@ -479,10 +502,33 @@ export class Agent {
       options.reasoning = config.inference.thinkEffort === "enable" ? true : config.inference.thinkEffort;
     }
     try {
-      yield* this.#loop(fromAgentMessages(messages), options, controller);
+      yield* this.#loop(await this.#withDocuments(fromAgentMessages(messages), config), options, controller);
     } finally {
       controller.abort();
     }
+  }
+
+  /** `messages` with the knowledge's documents for the last user message (a system message, per the polyfill). */
+  async #withDocuments(messages: Message[], config: RunConfig): Promise<Message[]> {
+    const lastUser = messages.map((m) => m.role).lastIndexOf("user");
+    if (this.#knowledge === undefined || lastUser < 0) return messages;
+    const user = messages[lastUser] as Message;
+    const query = user.content.map((p) => (p.type === "text" ? p.text : "")).join(" ");
+    const documents = renderDocuments(await this.#knowledge.retrieve(query, config.knowledge));
+    if (!documents) return messages;
+    const polyfill = config.inference?.documentPolyfill ?? getDocumentPolyfill("Qwen3");
+    const out = [...messages];
+    if (polyfill.queryMessageTemplate !== undefined) {
+      const text = polyfill.queryMessageTemplate.replaceAll("{{query}}", query).replaceAll("{{documents}}", documents);
+      out[lastUser] = { ...user, content: [{ type: "text", text }, ...user.content.filter((p) => p.type !== "text")] };
+    }
+    if (polyfill.systemMessageTemplate !== undefined) {
+      const text = polyfill.systemMessageTemplate.replaceAll("{{documents}}", documents);
+      const system = out[0]?.role === "system" ? (out.shift() as Message) : undefined;
+      const before = system ? system.content.map((p) => (p.type === "text" ? p.text : "")).join("") + "\n\n" : "";
+      out.unshift({ role: "system", content: [{ type: "text", text: before + text }] });
+    }
+    return out;
   }
 
   /** The agent loop on `messages` (appended to as it goes): steps until no tool is called. */

@@ -23,9 +23,12 @@ export type {
 } from "./agent.js";
 export { Tool, FunctionTool, MCPClient, PRESETS, FRANKFURTER_URL, presetTools } from "./tools.js";
 export type { BuiltinToolKind, McpServerParams, ToolDesc } from "./tools.js";
-export { LangModel, EmbeddingModel, VectorStore, defaultRuntime, stopDefaultRuntime } from "./models.js";
+export { LangModel, EmbeddingModel, VectorStore, Knowledge, getDocumentPolyfill, defaultRuntime, stopDefaultRuntime } from "./models.js";
 export type {
+  Document,
+  DocumentPolyfill,
   Embedding,
+  KnowledgeConfig,
   LocalLangModelConfig,
   VectorStoreAddInput,
   VectorStoreGetResult,

@@ -261,3 +261,71 @@ export class VectorStore {
 function withMetadata<T extends object>(result: T, metadata: VectorStoreMetadata | undefined): T & { metadata?: VectorStoreMetadata } {
   return metadata === undefined || Object.keys(metadata).length === 0 ? result : { ...result, metadata };
 }
+
+/** A retrieved document (Ailoy 0.2's `Document`). */
+export interface Document {
+  id: string;
+  title?: string;
+  text: string;
+}
+
+export interface KnowledgeConfig {
+  /** How many documents a run retrieves (default 1). */
+  topK?: number;
+}
+
+/** Documents a model reads: an embedding model and a vector store (Ailoy 0.2's `Knowledge`). */
+export class Knowledge {
+  readonly store: VectorStore;
+  readonly embeddingModel: EmbeddingModel;
+
+  private constructor(store: VectorStore, embeddingModel: EmbeddingModel) {
+    this.store = store;
+    this.embeddingModel = embeddingModel;
+  }
+
+  static newVectorStore(store: VectorStore, embeddingModel: EmbeddingModel): Knowledge {
+    if (!(store instanceof VectorStore)) throw InvalidInputError.forField("expected a VectorStore", "store");
+    if (!(embeddingModel instanceof EmbeddingModel)) throw InvalidInputError.forField("expected an EmbeddingModel", "embeddingModel");
+    return new Knowledge(store, embeddingModel);
+  }
+
+  /** The `topK` documents nearest to `query`, nearest first. */
+  async retrieve(query: string, config: KnowledgeConfig = {}): Promise<Document[]> {
+    const topK = config.topK ?? 1;
+    if (!Number.isInteger(topK) || topK < 1) throw InvalidInputError.forField("must be a positive integer", "topK");
+    const found = await this.store.retrieve(await this.embeddingModel.infer(query), topK);
+    return found.map((r) => ({ id: r.id, text: r.document }));
+  }
+}
+
+/**
+ * How documents reach a model that has no document input of its own: `{{documents}}` in
+ * `systemMessageTemplate` becomes the documents (one per paragraph, numbered), `{{query}}`
+ * and `{{documents}}` in `queryMessageTemplate` the user's question and the documents.
+ */
+export interface DocumentPolyfill {
+  systemMessageTemplate?: string;
+  queryMessageTemplate?: string;
+}
+
+const DOCUMENT_POLYFILLS: Record<string, DocumentPolyfill> = {
+  Qwen3: {
+    systemMessageTemplate:
+      "Answer the user's question using the documents below where they are relevant; say so when they do not answer it.\n\n{{documents}}",
+  },
+};
+
+/** The document polyfill for a model family (Ailoy 0.2 names `"Qwen3"`). */
+export function getDocumentPolyfill(kind: string): DocumentPolyfill {
+  const polyfill = Object.hasOwn(DOCUMENT_POLYFILLS, kind) ? DOCUMENT_POLYFILLS[kind] : undefined;
+  if (polyfill === undefined) {
+    throw InvalidInputError.forField(`unknown document polyfill ${JSON.stringify(kind)}; kinds: ${Object.keys(DOCUMENT_POLYFILLS).join(", ")}`, "kind");
+  }
+  return { ...polyfill };
+}
+
+/** `documents` as the text that replaces `{{documents}}`. */
+export function renderDocuments(documents: Document[]): string {
+  return documents.map((d, i) => `[${i + 1}]${d.title ? ` ${d.title}` : ""}\n${d.text}`).join("\n\n");
+}

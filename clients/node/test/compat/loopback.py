@@ -3,7 +3,8 @@ dialects (ferrule_kit.testing), driven by one JSON line per command on stdin, an
 one JSON line on stdout, so the Node tests script the same replies the Python tests do.
 
 Commands: ``{"op": "script", "replies": [...]}``, each reply ``{"dialect", "text"}``,
-``{"dialect", "tool_calls": [{"id", "name", "arguments"}]}`` or ``{"json": ..., "status"}``;
+``{"dialect", "tool_calls": [{"id", "name", "arguments"}]}``, ``{"json": ..., "status"}`` or
+``{"html": "..."}``;
 ``{"op": "requests"}`` answers ``{"requests": [{"method", "path", "query", "headers", "body"}]}``
 (``body`` as JSON when it is JSON, else as text); ``{"op": "clear"}`` forgets them."""
 
@@ -22,6 +23,8 @@ DIALECTS = {"openai": OPENAI, "anthropic": ANTHROPIC, "gemini": GEMINI, "xai": O
 
 
 def scripted(spec: dict[str, Any]) -> Reply:
+    if "html" in spec:
+        return Reply(spec.get("status", 200), {}, (spec["html"].encode(),), "text/html")
     if "json" in spec:
         return Reply.json(spec["json"], status=spec.get("status", 200), headers=spec.get("headers"))
     calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in spec.get("tool_calls", ()))

@@ -50,6 +50,7 @@ export async function startLoopback() {
     process.env[provider.key] = TEST_KEY;
   }
   process.env.FERRULE_FRANKFURTER_URL = `${url}/v1/latest`;
+  process.env.FERRULE_DUCKDUCKGO_URL = url;
   // The http_request operator reaches public addresses only, unless the host allows more.
   process.env.FERRULE_HTTP_REQUEST_ALLOW = "127.0.0.1";
   return {
