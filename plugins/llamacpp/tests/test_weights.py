@@ -239,3 +239,49 @@ def test_remove_keeps_other_files_of_the_repository(hub: str, tmp_path: Path) ->
     assert "removed" in result.stdout
     assert Path(readme).read_text() == "# Qwen3-0.6B-GGUF\n"
     assert weights.cached_file(weights.lookup("Qwen/Qwen3-0.6B"), cache) is None
+
+
+#: Run in a fresh interpreter (huggingface_hub reads HF_ENDPOINT when imported): a model
+#: made with Ailoy's progress callback, the progress printed as JSON lines, then a reply.
+PROGRESS_SCRIPT = """
+import asyncio, json, sys
+import ferrule as ai
+
+async def main():
+    lm = await ai.LangModel.new_local(
+        "Qwen/Qwen3-0.6B",
+        progress_callback=lambda p: print(json.dumps([p.comment, p.current, p.total])),
+        cache_dir=sys.argv[1],
+    )
+    out = await lm.infer("Hi", config=ai.LangModelInferConfig(max_tokens=2))
+    print(json.dumps(["reply", out.message.role, len(out.message.text) > 0]))
+
+asyncio.run(main())
+"""
+
+
+def test_new_local_reports_the_bytes_downloaded_then_the_load(
+    hub: str, tmp_path: Path, tiny_qwen3: Path
+) -> None:
+    size = tiny_qwen3.stat().st_size
+    cache = str(tmp_path / "hub")
+    env = {**os.environ, "HF_ENDPOINT": hub}
+    run = [sys.executable, "-c", PROGRESS_SCRIPT, cache]
+    first = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert first.returncode == 0, first.stderr
+    events = [json.loads(line) for line in first.stdout.splitlines()]
+    downloads = [e for e in events if e[0] == "Downloading Qwen3-0.6B-Q8_0.gguf"]
+    assert downloads and downloads[-1][1:] == [size, size]  # every byte, counted
+    assert [e[1] for e in downloads] == sorted(e[1] for e in downloads)
+    assert events[len(downloads) :] == [
+        ["Qwen3-0.6B-Q8_0.gguf ready", 1, 2],
+        ["Initialized", 2, 2],
+        ["reply", "assistant", True],
+    ]
+    # Now cached: nothing is downloaded, the steps are the file found and the load.
+    again = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert [json.loads(line) for line in again.stdout.splitlines()][:2] == [
+        ["Qwen3-0.6B-Q8_0.gguf ready", 1, 2],
+        ["Initialized", 2, 2],
+    ]

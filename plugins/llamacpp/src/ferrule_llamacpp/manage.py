@@ -7,7 +7,9 @@ repositories of the hub (``owner/repo[:QUANT]``) and the huggingface_hub cache;
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,43 @@ def download_model(inputs: ModelInput) -> dict[str, Any]:
         return _entry(*weights.hub_weights(entry, cache_dir=inputs.cache_dir))
     path = weights.locate(entry.model_id, download=True, cache_dir=inputs.cache_dir)
     return _entry(entry, path)
+
+
+def _fetch(inputs: ModelInput, progress: weights.Progress) -> dict[str, Any]:
+    entry = _entry_of(inputs.model)
+    if isinstance(entry, hub.HubModel):
+        found = weights.hub_weights(entry, cache_dir=inputs.cache_dir, progress=progress)
+        return _entry(*found)
+    path = weights.locate(entry.model_id, cache_dir=inputs.cache_dir, progress=progress)
+    return _entry(entry, path)
+
+
+async def prepare_model(inputs: ModelInput) -> AsyncIterator[dict[str, Any]]:
+    """`download_model`, streamed: ``{"event": "download", "filename", "current",
+    "total"}`` (bytes) as each file downloads, then ``{"event": "ready", ...}`` with the
+    entry `download_model` returns. A file already here goes straight to ready."""
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def progress(filename: str, current: int, total: int | None) -> None:
+        event = {"event": "download", "filename": filename, "current": current, "total": total}
+        loop.call_soon_threadsafe(events.put_nowait, event)
+
+    fetching = asyncio.ensure_future(asyncio.to_thread(_fetch, inputs, progress))
+    try:
+        while not fetching.done():
+            waiting = asyncio.ensure_future(events.get())
+            await asyncio.wait({fetching, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if waiting.done():
+                yield waiting.result()
+            else:
+                waiting.cancel()
+        # the thread's last reports were queued before its result arrived
+        while not events.empty():
+            yield events.get_nowait()
+        yield {"event": "ready", **fetching.result()}
+    finally:
+        fetching.cancel()  # a download in its thread runs on; nobody waits for it
 
 
 def remove_model(inputs: ModelInput) -> dict[str, Any]:

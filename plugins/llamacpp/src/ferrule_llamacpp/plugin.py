@@ -46,6 +46,14 @@ def ferrule_register_operators() -> list[OperatorSpec]:
             description="Download a model's GGUF file into the Hugging Face cache.",
         ),
         OperatorSpec(
+            "prepare_model",
+            "ferrule_llamacpp.manage:prepare_model",
+            "ferrule_llamacpp.manage:ModelInput",
+            streaming=True,
+            description="download_model, streamed: bytes downloaded of each file, then the "
+            "model's entry (a file already here is ready at once).",
+        ),
+        OperatorSpec(
             "remove_model",
             "ferrule_llamacpp.manage:remove_model",
             "ferrule_llamacpp.manage:ModelInput",

@@ -13,6 +13,7 @@ nothing heavy: huggingface_hub is imported inside the functions that download or
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -200,16 +201,43 @@ def _cannot_download(download: bool) -> str | None:
     return None if why is None else f"the Hugging Face Hub cannot be reached ({why})"
 
 
-def _download(weights: GGUFWeights, cache_dir: Any) -> Path:
-    """Download the weights' files (all shards of a split model); the first one's path."""
+#: ``progress(filename, bytes_done, bytes_total)``, called as a file downloads (from the
+#: downloading thread); total is None when the hub does not say.
+Progress = Callable[[str, int, "int | None"], None]
+
+
+def _download(weights: GGUFWeights, cache_dir: Any, progress: Progress | None = None) -> Path:
+    """Download the weights' files (all shards of a split model); the first one's path.
+    Without ``progress`` huggingface_hub shows its bar on stderr; with it, the bytes of
+    each file go to ``progress`` instead."""
     from huggingface_hub import hf_hub_download
 
-    paths = [
-        # Shows huggingface_hub's progress bar on stderr.
-        Path(hf_hub_download(weights.repo_id, name, cache_dir=cache_dir))  # type: ignore[arg-type]
-        for name in weights.files
-    ]
+    paths = []
+    for name in weights.files:
+        bar = None if progress is None else _reporting_bar(name, progress)
+        path = hf_hub_download(weights.repo_id, name, cache_dir=cache_dir, tqdm_class=bar)  # type: ignore[arg-type]
+        paths.append(Path(path))
     return paths[0]
+
+
+def _reporting_bar(filename: str, progress: Progress) -> Any:
+    """A tqdm class (huggingface_hub's ``tqdm_class``) that draws nothing and tells
+    ``progress`` each chunk's running total."""
+    from tqdm.auto import tqdm
+
+    class ReportingBar(tqdm):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["disable"] = True
+            super().__init__(*args, **kwargs)
+            self.done = int(kwargs.get("initial") or 0)
+            self.size = kwargs.get("total")
+
+        def update(self, n: float | None = 1) -> bool | None:
+            self.done += int(n or 0)
+            progress(filename, self.done, self.size)
+            return None
+
+    return ReportingBar
 
 
 def hub_entry(model: hub.HubModel, variant: hub.Variant) -> GGUFWeights:
@@ -242,6 +270,7 @@ def hub_weights(
     *,
     download: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
 ) -> tuple[GGUFWeights, Path]:
     """The variant of ``model`` to run, and its local file: the cached one, else the one
     the repository's listing gives, downloaded."""
@@ -284,7 +313,7 @@ def hub_weights(
         )
     weights = hub_entry(model, variant)
     try:
-        return weights, _download(weights, cache_dir)
+        return weights, _download(weights, cache_dir, progress)
     except Exception as exc:  # HTTP errors, a broken connection, disk full
         raise ModelError(
             _missing_repo_message(model, cache_dir, _reason(exc)),
@@ -298,6 +327,7 @@ def locate(
     *,
     download: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
 ) -> Path:
     """The local GGUF file for ``model``, downloading it into the hub cache if needed.
 
@@ -314,7 +344,7 @@ def locate(
         repo = hub.parse(model)
         if repo is None:
             raise _unknown(model)
-        return hub_weights(repo, download=download, cache_dir=cache_dir)[1]
+        return hub_weights(repo, download=download, cache_dir=cache_dir, progress=progress)[1]
     if weights.package is not None:
         return _packaged_file(weights)
     found = cached_file(weights, cache_dir)
@@ -328,7 +358,7 @@ def locate(
             filename=weights.filename,
         )
     try:
-        return _download(weights, cache_dir)
+        return _download(weights, cache_dir, progress)
     except Exception as exc:  # DNS, HTTP errors, missing file on the hub, disk full
         raise ModelError(
             _missing_file_message(weights, cache_dir, _reason(exc)),

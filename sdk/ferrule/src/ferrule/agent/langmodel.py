@@ -99,9 +99,9 @@ class LangModel:
         **options: Any,
     ) -> LangModel:
         """A local model (``options``: its backend's attributes). ``progress_callback``
-        (Ailoy's) is told each step as it is done (`CacheProgress`): the weights file
-        ready on this machine (found, or downloaded by llama.cpp's backend), then the
-        model loaded."""
+        (Ailoy's) is told what happens, as `CacheProgress`: on llama.cpp's backend, the
+        bytes of each weights file as it downloads (``current`` of ``total`` bytes), then
+        the file ready (step 1 of 2); then the model loaded (the last step)."""
         model = (
             LocalModel(model_id, options) if model_id is not None else LocalModel(options=options)
         )
@@ -113,8 +113,17 @@ class LangModel:
         route = model.route(routing_kernel(runtime))
         steps = 2 if _fetches_weights(route) else 1
         if steps == 2:
-            found = await runtime.acall("download_model", {"model": route.attributes["model"]})
-            progress_callback(CacheProgress(f"{found['filename']} ready", 1, steps))
+            inputs = {"model": route.attributes["model"]}
+            if route.attributes.get("cache_dir") is not None:
+                inputs["cache_dir"] = route.attributes["cache_dir"]
+            bridge: Bridge = runtime.sync_bridge
+            async for event in bridge.astream(_preparing(runtime, inputs)):
+                if event["event"] == "download":
+                    comment = f"Downloading {event['filename']}"
+                    total = event["total"] if event["total"] is not None else 0
+                    progress_callback(CacheProgress(comment, event["current"], total))
+                else:
+                    progress_callback(CacheProgress(f"{event['filename']} ready", 1, steps))
         lm = await cls.new(model, runtime=runtime)
         progress_callback(CacheProgress("Initialized", steps, steps))
         return lm
@@ -278,9 +287,22 @@ _API_SPECS = {
 
 
 def _fetches_weights(route: ModelRoute) -> bool:
-    # llama.cpp's backend is the one whose weights the `download_model` operator (its own)
-    # fetches: other backends' files are theirs to find when defined.
-    return route.component_type == "llamacpp_language_model" and "model" in route.attributes
+    # llama.cpp's backend is the one whose weights its `prepare_model` operator fetches
+    # (with byte progress): other backends' files are theirs to find when defined.
+    return (
+        route.component_type == "llamacpp_language_model"
+        and "model" in route.attributes
+        and route.attributes.get("download") is not False
+    )
+
+
+async def _preparing(runtime: Any, inputs: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    stream = runtime.acall_iter("prepare_model", inputs)
+    try:
+        async for event in stream:
+            yield event
+    finally:
+        await stream.aclose()
 
 
 def polyfill_documents(
