@@ -18,6 +18,7 @@ OPERATORS: dict[str, str] = {
     "duckduckgo_news": "ferrule-duckduckgo",
     "list_local_models": "ferrule-llamacpp",
     "download_model": "ferrule-llamacpp",
+    "prepare_model": "ferrule-llamacpp",
     "remove_model": "ferrule-llamacpp",
 }
 
