@@ -100,3 +100,10 @@ def test_an_unreachable_server_is_a_typed_error(monkeypatch: pytest.MonkeyPatch)
         with pytest.raises(VectorStoreUnavailableError) as error:
             rt.call_method("kb", "count", {})
     assert error.value.details["server"] == f"http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("name", ["ab", "_ab", "ab_"])
+def test_a_collection_name_chroma_refuses_names_the_field(name: str) -> None:
+    with Runtime() as rt, pytest.raises(InvalidInputError) as error:
+        rt.define("chroma_vector_store", "kb", {"collection": name})
+    assert [e["path"] for e in error.value.errors] == ["collection"]

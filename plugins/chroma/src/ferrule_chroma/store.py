@@ -27,11 +27,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import numpy as np
 from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.vectorfilters import Filter
 from ferrule_kit.vectors import (
@@ -109,8 +111,18 @@ def _decode(stored: dict[str, Any] | None) -> tuple[dict[str, Any], str | None, 
     return body["metadata"], body["document_id"], body["content_hash"]
 
 
+#: Chroma's collection names, within ferrule's (letters, digits and '_').
+_CHROMA_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_]{1,61}[a-zA-Z0-9]")
+
+
 class ChromaStore:
     def __init__(self, attributes: ChromaAttributes) -> None:
+        if not _CHROMA_NAME.fullmatch(attributes.collection):
+            raise InvalidInputError(
+                "a Chroma collection's name has 3 to 63 letters, digits or '_', and starts "
+                "and ends with a letter or digit",
+                field="collection",
+            )
         self.collection = attributes.collection
         self.distance: str = attributes.distance
         url = attributes.url or os.environ.get(URL_ENV) or DEFAULT_URL
@@ -404,7 +416,9 @@ class ChromaStore:
                 "metadata": metadata,
             }
             if inputs.include_vectors:
-                chunk["vector"] = [float(x) for x in found["embeddings"][i]]
+                # Chroma's JSON carries float32s in their shortest decimals: read back as
+                # float32, they are exactly the float32s stored
+                chunk["vector"] = np.asarray(found["embeddings"][i], dtype=np.float32).tolist()
             by_id[chunk_id] = chunk
         return {"chunks": [by_id[i] for i in wanted if i in by_id]}
 

@@ -189,11 +189,17 @@ class VectorStore:
     def new_chroma(
         cls, url: str, collection_name: str | None = None, *, runtime: Any = None
     ) -> VectorStore:
-        """A collection (default ``default_collection``, made if missing) of the Chroma
-        server at ``url`` (ferrule-chroma). As in Ailoy, a server that does not answer
+        """A collection (default ``default_collection``, made if missing, with L2 distances)
+        of the Chroma server at ``url`` (ferrule-chroma). As in Ailoy, a server that does not answer
         raises RuntimeError (its cause: the store's `VectorStoreUnavailableError`)."""
         runtime = runtime if runtime is not None else default_runtime()
-        attributes = {"url": url, "collection": collection_name or DEFAULT_CHROMA_COLLECTION}
+        # l2: Chroma's own default space, as Ailoy's store has it (in a cosine space Chroma
+        # normalises the stored vectors, so get_by_id would not give back the embedding)
+        attributes = {
+            "url": url,
+            "collection": collection_name or DEFAULT_CHROMA_COLLECTION,
+            "distance": "l2",
+        }
         bridge: Bridge = runtime.sync_bridge
         store = bridge.run(cls.anew("chromadb", attributes, runtime=runtime))
         try:
@@ -339,6 +345,8 @@ class VectorStore:
         await self.aremove_vectors([id])
 
     remove_vector = blocking(aremove_vector)
+    #: Ailoy 0.1's name (its stores' ``remove`` method).
+    remove = remove_vector
 
     @on_bridge_loop
     async def aclear(self) -> None:
@@ -377,6 +385,7 @@ class VectorStore:
     # -- Ailoy 0.1: documents --------------------------------------------------------------
 
     def _embedder(self) -> EmbeddingModel:
+        self._defined()
         if self.embedding_model is None:
             raise InvalidInputError(
                 "this VectorStore has no embedding model (made by new_faiss / new_chroma): "

@@ -177,7 +177,12 @@ class Knowledge:
             if self._store is None:
                 info = await runtime.acall_method(self._embedder, "info", {})
                 store = await self._define(self.vector_db, "knowledge-store")
-                distance = getattr(self.vector_db, "distance", None) or info["distance"]
+                distance = getattr(self.vector_db, "distance", None)
+                if distance is None and isinstance(self.vector_db, str):
+                    # a store its owner defined keeps the metric its collection has
+                    have = await runtime.acall_method(store, "info", {})
+                    distance = have["distance"] if have["exists"] else None
+                distance = distance or info["distance"]
                 try:
                     await runtime.acall_method(
                         store,
