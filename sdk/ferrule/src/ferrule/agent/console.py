@@ -150,6 +150,22 @@ async def aprint_events(
             live.update(view.renderable())
 
 
+def print_run(run_response: Any, markdown: bool, console: Any) -> None:
+    """Print a `RunOutput` in the response's panels, or a streamed run's events as they
+    come (Agno's ``pprint_run_response``)."""
+    from .results import RunOutput
+
+    out = _console(console)
+    view = _ResponseView(markdown, show_reasoning=False)
+    if isinstance(run_response, RunOutput):
+        view.final = run_response.content
+        if run_response.status in ("error", "paused"):
+            view.error = f"{run_response.status}: {run_response.error or 'waiting for a decision'}"
+        out.print(view.renderable())
+        return
+    print_events(out, run_response, True, view)
+
+
 def print_response(
     agent: Any,  # an Agent (this module sits below it)
     input: Any,

@@ -26,6 +26,15 @@ from .results import RunMetrics, ToolConfirmation
 @attrs.define(kw_only=True)
 class RunEvent:
     event: ClassVar[str] = "RunEvent"
+    # The events' names under Agno's ``RunEvent`` members (``chunk.event ==
+    # RunEvent.run_content``), for the events ferrule streams.
+    run_started: ClassVar[str] = "RunStarted"
+    run_content: ClassVar[str] = "RunContent"
+    run_completed: ClassVar[str] = "RunCompleted"
+    run_error: ClassVar[str] = "RunError"
+    run_paused: ClassVar[str] = "RunPaused"
+    tool_call_started: ClassVar[str] = "ToolCallStarted"
+    tool_call_completed: ClassVar[str] = "ToolCallCompleted"
     run_id: str
     agent_id: str | None = None
     session_id: str | None = None

@@ -377,7 +377,7 @@ async def execute_tools(
                 raise ToolError("the arguments must be a JSON object")
             retry = run.retries.get(call.name, 0)
             context = ToolContext(
-                context_runtime, call, state, session_id, user_id, run.tool_deps, retry
+                context_runtime, call, state, session_id, user_id, run.tool_deps, retry, run.id
             )
             if deps.tool_hooks:
                 work = call_tool(

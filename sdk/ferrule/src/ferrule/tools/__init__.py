@@ -12,7 +12,9 @@ arguments and an async handler. Build them from
 - an operator of the runtime (`Tool.from_operator`), as the presets `calculator` and
   `http_request` are (pass the preset's name as a tool);
 - an MCP server (`ferrule.mcp.MCPServer`), which gives a whole set of tools;
-- a toolkit: `ferrule.tools.duckduckgo.DuckDuckGoTools` (web search, ferrule-duckduckgo).
+- a toolkit: your own functions grouped as a `Toolkit` (Agno's), `ReasoningTools`
+  (`ferrule.tools.reasoning`: think / analyze), `ferrule.tools.duckduckgo.DuckDuckGoTools`
+  (web search, ferrule-duckduckgo).
 
 A handler's result is sent to the model as JSON text. A handler that raises, runs past
 its ``timeout`` or returns something that is not JSON-serialisable gives the model an
@@ -23,7 +25,8 @@ again, at most ``Tool.retries`` times a run.
 
 Where things are: `tool` (`Tool`, its builders, the `tool` decorator), `function_schema`
 (a function's schema and handler), `docstrings`, `rest` (a REST tool's call), `presets`,
-`toolsets` (`as_tools`, `Toolset`), `results` (`result_text`), `errors`, `context`
+`toolsets` (`as_tools`, `Toolset`), `toolkit` (`Toolkit`), `function` (Agno's
+``Function`` and ``FunctionCall``: `Tool` and the kit's `ToolCall`), `results` (`result_text`), `errors`, `context`
 (`ToolContext`). Every public name is re-exported here.
 """
 
@@ -32,19 +35,24 @@ from __future__ import annotations
 from .context import ToolContext
 from .docstrings import parse_docstring
 from .errors import ModelRetry, ToolError, ToolRetriesExceededError
+from .function import Function, FunctionCall
 from .function_schema import get_json_schema
 from .presets import calculator, http_request
 from .results import result_text
 from .tool import FunctionTool, Tool, tool
+from .toolkit import Toolkit
 from .toolsets import Toolset, as_tools
 
 __all__ = [
+    "Function",
+    "FunctionCall",
     "FunctionTool",
     "ModelRetry",
     "Tool",
     "ToolContext",
     "ToolError",
     "ToolRetriesExceededError",
+    "Toolkit",
     "Toolset",
     "as_tools",
     "calculator",

@@ -9,9 +9,25 @@ from typing import Any, Generic, TypeVar
 import attrs
 from ferrule_kit.messages import ToolCall
 
-__all__ = ["DepsT", "Handler", "ToolContext"]
+__all__ = ["DepsT", "Handler", "RunContext", "ToolContext"]
 
 DepsT = TypeVar("DepsT")
+
+
+@attrs.define(eq=False)
+class RunContext:
+    """Agno's ``RunContext``: who and what a run is for, given to the tools, instructions
+    and tool factories that take a ``run_context`` parameter. ``session_state`` is the run's
+    own state: what a tool changes in it is kept with the session."""
+
+    run_id: str
+    session_id: str
+    user_id: str | None = None
+    session_state: dict[str, Any] = attrs.field(factory=dict)
+    #: The caller's ``dependencies`` (``agent.run(..., dependencies=...)``).
+    dependencies: dict[str, Any] | None = None
+    knowledge_filters: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
 
 
 @attrs.frozen
@@ -34,6 +50,12 @@ class ToolContext(Generic[DepsT]):
     user_id: str | None = None
     deps: DepsT = attrs.field(default=None)
     retry: int = 0
+    #: The run making the call (Agno's ``run_context.run_id``).
+    run_id: str | None = None
+    #: The agent running the tool (Agno's tools take it as ``agent``).
+    agent: Any = None
+    #: The run's `RunContext` (Agno's tools take it as ``run_context``).
+    run_context: RunContext | None = None
 
 
 #: What runs when the model calls a tool: its arguments and context in, the result out.

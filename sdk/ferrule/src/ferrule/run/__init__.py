@@ -1,0 +1,9 @@
+"""Agno's ``agno.run``: a run's output, status and events (``from ferrule.run import
+RunStatus``; the agent's run classes in `ferrule.run.agent`). The classes live in
+`ferrule.agent.results` and `ferrule.agent.events`, where the agent builds them."""
+
+from __future__ import annotations
+
+from .base import RunStatus
+
+__all__ = ["RunStatus"]

@@ -1,0 +1,33 @@
+"""Agno's ``agno.run.agent``: an agent run's output and the events of a streamed run
+(``from ferrule.run.agent import RunOutput, RunContentEvent``). Compare an event's
+``event`` with `RunEvent`'s names (``RunEvent.run_content``) or test its class."""
+
+from __future__ import annotations
+
+from ..agent.events import (
+    RunCompletedEvent,
+    RunContentEvent,
+    RunErrorEvent,
+    RunEvent,
+    RunOutputEvent,
+    RunPausedEvent,
+    RunStartedEvent,
+    ToolCallCompletedEvent,
+    ToolCallStartedEvent,
+)
+from ..agent.results import RunMetrics, RunOutput, RunStatus
+
+__all__ = [
+    "RunCompletedEvent",
+    "RunContentEvent",
+    "RunErrorEvent",
+    "RunEvent",
+    "RunMetrics",
+    "RunOutput",
+    "RunOutputEvent",
+    "RunPausedEvent",
+    "RunStartedEvent",
+    "RunStatus",
+    "ToolCallCompletedEvent",
+    "ToolCallStartedEvent",
+]

@@ -1,0 +1,87 @@
+"""`Toolkit`: several tools under one name, Agno's way of grouping them (``from
+ferrule.tools import Toolkit``); a `Toolset` an agent takes like any other.
+
+    class Shop(Toolkit):
+        def __init__(self) -> None:
+            super().__init__(name="shop", tools=[self.price, self.stock])
+
+        def price(self, item: str) -> float: ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+import attrs
+from ferrule_kernel import InvalidInputError
+
+from .tool import Tool
+
+__all__ = ["Toolkit"]
+
+
+class Toolkit:
+    """``tools``: functions (bound methods too) or `Tool`s. ``include_tools`` /
+    ``exclude_tools`` pick among them by name; ``requires_confirmation_tools`` pause the run
+    before each of their calls for a human's decision. ``instructions`` are kept for the
+    caller to add to the agent's instructions (``add_instructions`` is recorded, not acted
+    on: see docs)."""
+
+    def __init__(
+        self,
+        name: str = "toolkit",
+        tools: Sequence[Callable[..., Any] | Tool] = (),
+        instructions: str | None = None,
+        add_instructions: bool = False,
+        include_tools: Collection[str] | None = None,
+        exclude_tools: Collection[str] | None = None,
+        requires_confirmation_tools: Collection[str] | None = None,
+    ) -> None:
+        self.name = name
+        self.instructions = instructions
+        self.add_instructions = add_instructions
+        self.functions: dict[str, Tool] = {}
+        self._include = set(include_tools) if include_tools is not None else None
+        self._exclude = set(exclude_tools or ())
+        self._confirm = set(requires_confirmation_tools or ())
+        for tool in tools:
+            self.register(tool)
+        known = set(self.functions)
+        for field, names in (
+            ("include_tools", self._include or set()),
+            ("exclude_tools", self._exclude),
+            ("requires_confirmation_tools", self._confirm),
+        ):
+            unknown = sorted(names - known)
+            if unknown:
+                raise InvalidInputError(
+                    f"names no tool of toolkit {name!r}: {', '.join(unknown)}; its tools: "
+                    f"{', '.join(sorted(known))}",
+                    field=field,
+                )
+
+    def register(self, function: Callable[..., Any] | Tool, name: str | None = None) -> None:
+        """Add one tool (a function or a `Tool`), under ``name`` if given."""
+        tool = function if isinstance(function, Tool) else Tool.from_function(function, name=name)
+        if name is not None and tool.name != name:
+            tool = attrs.evolve(tool, name=name)
+        self.functions[tool.name] = tool
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The toolkit's tools after ``include_tools`` / ``exclude_tools``."""
+        return [
+            attrs.evolve(tool, requires_confirmation=True) if name in self._confirm else tool
+            for name, tool in self.functions.items()
+            if (self._include is None or name in self._include) and name not in self._exclude
+        ]
+
+    async def list_tools(self) -> list[Tool]:
+        return self.tools
+
+    async def aclose(self) -> None:
+        """Nothing to release: a toolkit's tools are functions of this process."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, tools={sorted(self.functions)})"

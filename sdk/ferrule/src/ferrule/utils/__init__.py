@@ -1,0 +1,1 @@
+"""Agno's ``agno.utils``: `ferrule.utils.pprint` (``pprint_run_response``)."""
