@@ -41,5 +41,7 @@ class TestAnthropicConformance(LanguageModelConformance, AgentConformance):
                     "base_url": server.url,
                 },
             )
-            capabilities = Capabilities(reasoning=True, output_schema=True, images=True)
+            capabilities = Capabilities(
+                reasoning=True, output_schema=True, images=True, image_urls=True
+            )
             yield LanguageModelUnderTest(rt, "claude", capabilities, script=script)

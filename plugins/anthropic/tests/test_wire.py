@@ -324,7 +324,7 @@ def test_thinking_is_not_switched_on_in_the_middle_of_a_tool_loop():
     assert wire.build_request(later, model=MODEL)["thinking"]["type"] == "enabled"
 
 
-def test_base64_image_is_sent_and_url_image_and_audio_are_refused():
+def test_base64_and_url_images_are_sent_and_audio_is_refused():
     body = body_for(
         {
             "messages": [
@@ -343,12 +343,10 @@ def test_base64_image_is_sent_and_url_image_and_audio_are_refused():
         "source": {"type": "base64", "media_type": "image/png", "data": PNG},
     }
     url = InferInput(messages=[Message("user", [image_part("https://example.com/a.png")])])
-    with pytest.raises(UnsupportedContentError) as info:
-        wire.build_request(url, model=MODEL)
-    err = info.value
-    assert err.details["provider"] == "anthropic" and err.details["content_type"] == "image_url"
-    assert "base64" in err.message and "Anthropic" in err.message
-    assert err.errors[0]["path"] == "$.messages[0].content[0]"
+    assert wire.build_request(url, model=MODEL)["messages"][0]["content"][0] == {
+        "type": "image",
+        "source": {"type": "url", "url": "https://example.com/a.png"},
+    }
     audio = InferInput(
         messages=[Message("user", [TextPart("hear this"), audio_part("AAAA", "wav")])]
     )

@@ -204,8 +204,13 @@ BASE64_SHAPES = {
     },
     "gemini": lambda url, b64: {"inlineData": {"mimeType": "image/png", "data": b64}},
 }
-#: Providers that fetch public image URLs themselves.
-TAKES_URLS = {"openai", "openai-compatible", "xai"}
+#: Providers that fetch public image URLs themselves, and how their wire names one.
+TAKES_URLS = {
+    "openai": lambda url: {"type": "image_url", "image_url": {"url": url}},
+    "openai-compatible": lambda url: {"type": "image_url", "image_url": {"url": url}},
+    "xai": lambda url: {"type": "image_url", "image_url": {"url": url}},
+    "anthropic": lambda url: {"type": "image", "source": {"type": "url", "url": url}},
+}
 
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
@@ -221,7 +226,7 @@ async def test_images_reach_every_provider(provider, monkeypatch):
             sent = await send(
                 rt, server, provider, [part_wire(ImageContent.from_url(url))], monkeypatch
             )
-            assert sent == [{"type": "image_url", "image_url": {"url": url}}]
+            assert sent == [TAKES_URLS[provider.name](url)]
         else:
             with pytest.raises(UnsupportedContentError) as info:
                 await send(

@@ -56,20 +56,19 @@ DEFAULT_EFFORT = "medium"
 IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 #: What Anthropic takes besides text (Anthropic's documentation spells 2**20 bytes "MB"):
-#: images as base64 only, and documents (PDF or plain text) within its 32 MB request.
+#: images as base64 or by public URL (a ``url`` image source, which Anthropic fetches), and
+#: documents (PDF or plain text) within its 32 MB request.
 CONTENT = ContentPolicy(
     PROVIDER,
     ANTHROPIC,
     label="Anthropic (Claude)",
     limits={
-        "image": Accepts(formats=IMAGE_MEDIA_TYPES, max_bytes=MAX_IMAGE_BYTES, urls=False),
+        "image": Accepts(formats=IMAGE_MEDIA_TYPES, max_bytes=MAX_IMAGE_BYTES),
         "document": Accepts(
             formats=frozenset({"application/pdf", "text/plain"}), max_bytes=32 * 1024 * 1024
         ),
     },
     elsewhere={
-        "image_url": "Use ImageContent.from_bytes / from_path / from_pillow, or a provider "
-        "that takes image URLs (OpenAI, Grok)",
         "audio": "Transcribe it to text first, or use a provider that takes audio (OpenAI, Gemini)",
     },
     size_unit="MB",

@@ -58,19 +58,7 @@ async def test_image_base64_input(agent, img_b64: str) -> None:
     assert img_b64 in json.dumps(server.requests[0].json)  # the image itself was sent
 
 
-CLAUDE_URL_GAP = pytest.mark.xfail(
-    raises=ai.FerruleError,
-    strict=True,
-    reason="ferrule-anthropic refuses image URLs (UnsupportedContentError): Anthropic's "
-    "URL image source is not written yet",
-)
-
-
-@pytest.mark.parametrize(
-    "loopback_provider",
-    ["openai", pytest.param("claude", marks=CLAUDE_URL_GAP), "grok"],
-    indirect=True,
-)
+@pytest.mark.parametrize("loopback_provider", ["openai", "claude", "grok"], indirect=True)
 async def test_image_url_input(agent) -> None:
     agent, provider, server = agent
     server.script(reply(provider.dialect, "A man in a leather jacket."))
