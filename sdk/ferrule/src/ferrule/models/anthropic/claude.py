@@ -38,7 +38,8 @@ class Claude(APIModel):
     ``max_tokens`` is the reply cap sent with every request (Anthropic requires one);
     ``temperature``, ``top_p`` and ``stop_sequences`` are sent with every request;
     ``thinking={"type": "enabled", ...}`` turns extended thinking on (ferrule sizes the
-    budget from ``max_tokens``, or from ``reasoning_effort``); ``timeout`` and
+    budget from ``reasoning_effort``, within ``max_tokens``; a ``budget_tokens`` given is
+    not used); ``timeout`` and
     ``max_retries`` configure the client; ``options`` are more attributes of the
     ``anthropic_language_model`` component."""
 
@@ -61,6 +62,7 @@ class Claude(APIModel):
         sampling = Sampling(
             temperature=temperature,
             top_p=top_p,
+            max_tokens=max_tokens,
             stop=stop_sequences,
             reasoning_effort=reasoning_effort,
             reasoning=_thinking_on(thinking),
