@@ -1,7 +1,7 @@
 /**
  * Ailoy 0.2's model and store objects over `ferrule serve`: `LangModel` (a model
- * component, shared by the agents made on it), `EmbeddingModel` (the server's
- * `/v1/embeddings`) and `VectorStore` (a vector-store component: FAISS, or any store
+ * component, shared by the agents made on it), `EmbeddingModel` (an embedder
+ * component) and `VectorStore` (a vector-store component: FAISS, or any store
  * plugin the server has). They live on one runtime of this process, `defaultRuntime()`,
  * whose server is started on first use and stopped at exit (or by `stopDefaultRuntime()`).
  */
@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 
 import { ModelSpec } from "./agent.js";
-import { InvalidInputError, RemoteError } from "./errors.js";
+import { InvalidInputError } from "./errors.js";
 import { type JsonObject, Runtime } from "./runtime.js";
 
 let shared: Runtime | undefined;
@@ -90,22 +90,33 @@ export class LangModel {
 
 export type Embedding = Float32Array;
 
-/** An embedding model the server runs (Ailoy 0.2's `EmbeddingModel`), through its `/v1/embeddings`. */
+/**
+ * An embedding model the server runs (Ailoy 0.2's `EmbeddingModel`): the embedder
+ * component its id routes to (`define_embedder`; an aliased id such as Ailoy's
+ * `BAAI/bge-m3` keeps its own model's dimension, 1024, so stores sized for it work).
+ */
 export class EmbeddingModel {
   readonly rt: Runtime;
   readonly model: string;
+  /** The embedder's component on the server. */
+  readonly component: string;
+  /** How many numbers each embedding has. */
+  readonly dimension: number;
 
-  private constructor(rt: Runtime, model: string) {
+  private constructor(rt: Runtime, model: string, component: string, dimension: number) {
     this.rt = rt;
     this.model = model;
+    this.component = component;
+    this.dimension = dimension;
   }
 
-  /** `"BAAI/bge-m3"` and the like; `$FERRULE_MODEL_ALIASES` may map it to an installed embedder. Checked by embedding once. */
   static async newLocal(modelName: string, config: { runtime?: Runtime } = {}): Promise<EmbeddingModel> {
     if (typeof modelName !== "string" || !modelName) throw InvalidInputError.forField("name the model", "modelName");
-    const model = new EmbeddingModel(config.runtime ?? defaultRuntime(), modelName);
-    await model.inferMany(["ready"]);
-    return model;
+    const rt = config.runtime ?? defaultRuntime();
+    const component = `embedding-model-${randomUUID().slice(0, 12)}`;
+    const { dimension } = (await rt.request("define_embedder", { name: component, model: modelName })) as { dimension: number };
+    rt.adopt(component);
+    return new EmbeddingModel(rt, modelName, component, dimension);
   }
 
   async infer(text: string): Promise<Embedding> {
@@ -113,25 +124,13 @@ export class EmbeddingModel {
   }
 
   async inferMany(texts: string[]): Promise<Embedding[]> {
-    const headers = await this.rt.headers();
-    let response: Response;
-    try {
-      response = await fetch(`${this.rt.url}/v1/embeddings`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ model: this.model, input: texts }),
-      });
-    } catch (error) {
-      throw this.rt.failed(error);
-    }
-    const answer = (await response.json().catch(() => ({}))) as { data?: { embedding: number[] }[]; error?: { message?: string } };
-    if (!response.ok || answer.data === undefined) {
-      throw new RemoteError(`embedding with ${this.model} failed (HTTP ${response.status}): ${answer.error?.message ?? "no data"}`, {
-        url: this.rt.url,
-        status: response.status,
-      });
-    }
-    return answer.data.map((d) => Float32Array.from(d.embedding));
+    const { vectors } = (await this.rt.callMethod(this.component, "embed", { texts })) as { vectors: number[][] };
+    return vectors.map((vector) => Float32Array.from(vector));
+  }
+
+  /** Delete the embedder's component. */
+  async delete(): Promise<void> {
+    await this.rt.delete(this.component);
   }
 }
 
@@ -193,9 +192,21 @@ export class VectorStore {
     return VectorStore.define("faiss_vector_store", { dimension: dim }, config);
   }
 
-  /** A collection of a running Chroma server, through the ferrule-chroma plugin. */
-  static async newChroma(url: string, collectionName = "ailoy", config: { runtime?: Runtime } = {}): Promise<VectorStore> {
-    return VectorStore.define("chromadb_vector_store", { url, collection: collectionName }, config);
+  /**
+   * A collection of a running Chroma server, through the ferrule-chroma plugin. Which
+   * server is the ferrule server's to say (`$FERRULE_CHROMA_URL` there, default
+   * `http://localhost:8000`: a URL from the wire is never connected to); `url` must be
+   * that one as this process sees it (a runtime this process started inherits it).
+   */
+  static async newChroma(url: string | null = null, collectionName = "ailoy", config: { runtime?: Runtime } = {}): Promise<VectorStore> {
+    const configured = (process.env["FERRULE_CHROMA_URL"] || "http://localhost:8000").replace(/\/+$/, "");
+    if (url !== null && url.replace(/\/+$/, "") !== configured) {
+      throw InvalidInputError.forField(
+        `the server connects to the Chroma at $FERRULE_CHROMA_URL (${configured}), not ${url}: set it before the runtime starts`,
+        "url",
+      );
+    }
+    return VectorStore.define("chromadb_vector_store", { collection: collectionName }, config);
   }
 
   async addVector(input: VectorStoreAddInput): Promise<string> {

@@ -496,12 +496,6 @@ export class Runtime {
     return this.#failed(error, signal);
   }
 
-  /** The headers of a request, the token included (never logged or shown). */
-  async headers(): Promise<Record<string, string>> {
-    await this.start();
-    return { ...this.#headers };
-  }
-
   async #post(route: string, body: JsonObject, signal?: AbortSignal): Promise<Response> {
     await this.start();
     let data: string;

@@ -8,19 +8,22 @@ import { after, before, describe, test } from "node:test";
 
 import { EmbeddingModel, Runtime, UnknownComponentError, VectorStore } from "ferrule";
 
-import { startLoopback, TEST_KEY, useOfflineAliases } from "./support.mjs";
+import { startChroma, startLoopback, TEST_KEY, useOfflineAliases } from "./support.mjs";
 
 let rt;
 let loopback;
+let chroma;
 before(async () => {
   useOfflineAliases();
   loopback = await startLoopback();
+  chroma = await startChroma(); // before the runtime starts: its server inherits the URL
   rt = new Runtime();
   await rt.start();
 });
 after(async () => {
   await rt?.stop();
   await loopback?.stop();
+  await chroma?.stop();
 });
 
 const randomVector = (n) => new Float32Array(Array.from({ length: n }, () => Math.random()));
@@ -74,11 +77,11 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
 
   test("run-embedding-model", async () => {
     // Ailoy: tvm_embedding_model "em0" infers a [1024] BGE-M3 vector; here bge-m3 is the
-    // offline MiniLM (384 dimensions) through the server's /v1/embeddings.
+    // offline MiniLM by alias, keeping bge-m3's 1024 dimensions (MiniLM's 384, then zeros).
     const model = await EmbeddingModel.newLocal("BAAI/bge-m3", { runtime: rt });
     const embedding = await model.infer("What is BGE-M3?");
     assert.ok(embedding instanceof Float32Array);
-    assert.equal(embedding.length, 384);
+    assert.deepEqual([embedding.length, model.dimension], [1024, 1024]);
     const norm = Math.hypot(...embedding);
     assert.ok(norm > 0.5, `a real embedding, norm ${norm}`);
     // similar texts are nearer than unrelated ones
@@ -87,11 +90,8 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
     assert.ok(dot(embedding, same) > dot(embedding, other));
   });
 
-  test("run-faiss-vector-store", async () => {
-    const defined = await rt.define("faiss_vector_store", "vs0", { dimension: 10 });
-    assert.equal(defined, true);
-    await rt.delete("vs0");
-    const vs = await VectorStore.newFaiss(10, { runtime: rt });
+  /** Ailoy's vector store case: insert two, get one, retrieve both nearest first, remove, clear. */
+  const vectorStoreCase = async (vs) => {
     const inputs = [
       { embedding: randomVector(10), document: "doc1", metadata: { value: 1 } },
       { embedding: randomVector(10), document: "doc2", metadata: null },
@@ -109,6 +109,8 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
       assert.equal(result.document, inputs[i].document);
       assert.deepEqual(result.metadata, inputs[i].metadata ?? undefined);
       assert.ok(result.distance >= results[0].distance); // nearest first
+      const similarity = 1 - result.distance; // cosine
+      assert.ok(similarity >= -1e-6 && similarity <= 1 + 1e-6, `similarity ${similarity}`);
     }
     assert.ok(Math.abs(results[0].distance) < 1e-5, "the query's own vector is at distance 0");
     await vs.removeVector(ids[0]);
@@ -118,11 +120,19 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
     assert.equal(await vs.count(), 0);
     await vs.delete();
     await assert.rejects(vs.count(), UnknownComponentError);
+  };
+
+  test("run-faiss-vector-store", async () => {
+    assert.equal(await rt.define("faiss_vector_store", "vs0", { dimension: 10 }), true);
+    assert.equal(await rt.delete("vs0"), true);
+    await vectorStoreCase(await VectorStore.newFaiss(10, { runtime: rt }));
   });
 
-  test("run-chromadb-vector-store", { skip: "needs the ferrule-chroma plugin (being built): the test runs once chromadb_vector_store is installed" }, async () => {
-    const types = (await rt.componentTypes()).map((t) => t.name);
-    assert.ok(types.includes("chromadb_vector_store"));
+  test("run-chromadb-vector-store", async (t) => {
+    if (chroma === null) return t.skip("the ferrule-chroma plugin is not installed");
+    assert.equal(await rt.define("chromadb_vector_store", "vs0", { collection: "ailoy_vs0" }), true);
+    assert.equal(await rt.delete("vs0"), true);
+    await vectorStoreCase(await VectorStore.newChroma(chroma.url, "ailoy_vs0", { runtime: rt }));
   });
 
   test("run-split-text", async () => {

@@ -240,8 +240,8 @@ for (const cfg of modelConfigs) {
     }
 
     test("Using Knowledge", async () => {
-      // Ailoy: VectorStore.newFaiss(1024) for BGE-M3; bge-m3 is the offline MiniLM here (384).
-      const vs = await ailoy.VectorStore.newFaiss(384);
+      const vs = await ailoy.VectorStore.newFaiss(1024); // bge-m3's width, kept by its alias
+
       const emb = await ailoy.EmbeddingModel.newLocal("BAAI/bge-m3");
       const doc0 = "Ailoy is an awesome AI agent framework supporting Rust, Python, Nodejs and WebAssembly.";
       await vs.addVector({ embedding: await emb.infer(doc0), document: doc0 });

@@ -84,3 +84,27 @@ export function printedTo() {
     text: () => chunks.join(""),
   };
 }
+
+/**
+ * A real Chroma server (chroma_server.py), its URL set as $FERRULE_CHROMA_URL for the
+ * runtimes started after it; null when the ferrule-chroma plugin is not installed.
+ */
+export async function startChroma() {
+  const python = process.env.FERRULE_PYTHON ?? "python3";
+  const probe = spawn(python, ["-c", "import ferrule_chroma.testing"], { stdio: "ignore" });
+  if ((await new Promise((resolve) => probe.once("exit", resolve))) !== 0) return null;
+  const child = spawn(python, [fileURLToPath(new URL("./chroma_server.py", import.meta.url))], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const { value } = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
+  const { url } = JSON.parse(value);
+  process.env.FERRULE_CHROMA_URL = url;
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.stdin.end();
+      }),
+  };
+}

@@ -26,10 +26,23 @@ from .agent.langmodel import CacheProgress, component_name, routing_kernel
 from .models import route_embedder
 from .shared_runtime import default_runtime
 
-__all__ = ["MODEL_DIMENSIONS", "EmbeddingModel"]
+__all__ = ["MODEL_DIMENSIONS", "EmbeddingModel", "embedder_definition"]
 
 #: The dimension of each embedding model Ailoy names, kept when its id is an alias.
 MODEL_DIMENSIONS = {"BAAI/bge-m3": 1024}
+
+
+def embedder_definition(kernel: Any, model_name: str) -> tuple[str, dict[str, Any]]:
+    """The component type and attributes that serve ``model_name`` on ``kernel``: its
+    route's, with an aliased id's own dimension (`MODEL_DIMENSIONS`). Also `ferrule
+    serve`'s ``define_embedder`` (the Node client's EmbeddingModel)."""
+    if not isinstance(model_name, str) or not model_name:
+        raise InvalidInputError("must be a non-empty model id", field="model_name")
+    route = route_embedder(kernel, model_name)
+    chosen = {**route.attributes}
+    if resolve_model_alias(model_name) != model_name and model_name in MODEL_DIMENSIONS:
+        chosen["dimension"] = MODEL_DIMENSIONS[model_name]
+    return route.component_type, chosen
 
 
 class EmbeddingModel:
@@ -55,15 +68,10 @@ class EmbeddingModel:
     ) -> EmbeddingModel:
         """Define the embedder that serves ``model_name`` on ``runtime`` (``attributes``:
         its plugin's, over the route's)."""
-        if not isinstance(model_name, str) or not model_name:
-            raise InvalidInputError("must be a non-empty model id", field="model_name")
-        route = route_embedder(routing_kernel(runtime), model_name)
-        chosen = {**route.attributes}
-        if resolve_model_alias(model_name) != model_name and model_name in MODEL_DIMENSIONS:
-            chosen["dimension"] = MODEL_DIMENSIONS[model_name]
+        component_type, chosen = embedder_definition(routing_kernel(runtime), model_name)
         chosen.update(attributes or {})
         name = component_name("embedding-model")
-        await runtime.adefine(route.component_type, name, chosen)
+        await runtime.adefine(component_type, name, chosen)
         try:
             info = await runtime.acall_method(name, "info", {})
         except BaseException:

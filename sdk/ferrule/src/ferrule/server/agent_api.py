@@ -1,7 +1,8 @@
 """The agent-step API (execute-agent-step-api) for clients that run their own tools, as
 the Node client does: ``POST {KERNEL_API}/define_model`` routes a model id the way
 `LocalModel` / `APIModel` do and defines its component, and ``POST
-{KERNEL_API}/agent_step`` runs one stateless inference step on such a component. The
+{KERNEL_API}/agent_step`` runs one stateless inference step on such a component;
+``POST {KERNEL_API}/define_embedder`` defines the embedder a model id routes to. The
 step streams NDJSON like ``iter``: ``{"item": {"type": "output_text" | "reasoning",
 "content": "..."}}`` as the model generates, then one ``{"item": {"type": "step",
 "message", "tool_requests", "finish_reason", "usage"}}`` with the whole assistant message
@@ -23,12 +24,14 @@ from ferrule_kit.messages import converter
 
 from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS
 from ..agent.context import as_message
+from ..embedding_model import embedder_definition
 from ..models import APIModel, LocalModel
 from ..remote import KERNEL_API
 from .kernel_api import KernelRoutes
 
 #: The fields of each request's JSON body.
 DEFINE_MODEL_FIELDS = frozenset({"name", "model", "local", "provider", "api_key", "options"})
+DEFINE_EMBEDDER_FIELDS = frozenset({"name", "model"})
 STEP_FIELDS = frozenset({"name", "messages", "tools", "reasoning", "options"})
 
 
@@ -45,6 +48,9 @@ class AgentRoutes:
         handler = self.routes.handler
         router.add_post(f"{api}/define_model", handler(self.define_model, DEFINE_MODEL_FIELDS))
         router.add_post(f"{api}/agent_step", handler(self.agent_step, STEP_FIELDS))
+        router.add_post(
+            f"{api}/define_embedder", handler(self.define_embedder, DEFINE_EMBEDDER_FIELDS)
+        )
 
     async def define_model(self, body: dict[str, Any], request: web.Request) -> web.Response:
         name = _string(body, "name")
@@ -68,6 +74,24 @@ class AgentRoutes:
         self.routes.gate.redact.add_from(route.attributes)  # an API key never comes back
         await self.kernel.define(route.component_type, name, route.attributes)
         return KernelRoutes._output({"component_type": route.component_type})
+
+    async def define_embedder(self, body: dict[str, Any], request: web.Request) -> web.Response:
+        """Define the embedder that serves a model id (as `EmbeddingModel` routes it: an
+        aliased id keeps its own model's dimension); answers its type and dimension."""
+        name = _string(body, "name")
+        model = _string(body, "model")
+        component_type, attributes = await asyncio.to_thread(
+            embedder_definition, self.kernel, model
+        )
+        await self.kernel.define(component_type, name, attributes)
+        try:
+            info = await self.kernel.call_method(name, "info", {})
+        except BaseException:
+            await self.kernel.delete(name)
+            raise
+        return KernelRoutes._output(
+            {"component_type": component_type, "dimension": info["dimension"]}
+        )
 
     async def agent_step(self, body: dict[str, Any], request: web.Request) -> web.StreamResponse:
         inputs: dict[str, Any] = _options(body)
