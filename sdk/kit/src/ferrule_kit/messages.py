@@ -198,13 +198,31 @@ class Message:
 
     @property
     def thinking(self) -> str | None:
-        """The reasoning's text (Ailoy's name), or None without reasoning."""
+        """The reasoning's text (Ailoy's name), or None without reasoning; setting it
+        makes the reasoning that text (its signature kept)."""
         return "".join(r.text for r in self.reasoning) if self.reasoning else None
+
+    @thinking.setter
+    def thinking(self, text: str | None) -> None:
+        signature = self.signature
+        if text is None and signature is None:
+            self.reasoning = []
+        else:
+            self.reasoning = [ReasoningPart(text or "", signature)]
+
+    @property
+    def signature(self) -> str | None:
+        """The reasoning's provider signature (Ailoy's name), or None."""
+        return next((r.signature for r in self.reasoning if r.signature is not None), None)
 
     @property
     def id(self) -> str | None:
         """The tool call a tool message answers (Ailoy's ``id``); None for other roles."""
         return self.tool_call_id
+
+    @id.setter
+    def id(self, value: str | None) -> None:
+        self.tool_call_id = value
 
     def to_dict(self) -> dict[str, Any]:
         return converter.unstructure(self)
