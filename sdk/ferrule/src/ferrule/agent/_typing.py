@@ -69,12 +69,15 @@ class AgentOptions(TypedDict, total=False):
     add_session_summary_to_context: bool | None
     memory_manager: MemoryManager | None
     enable_user_memories: bool
+    update_memory_on_run: bool
     add_memories_to_context: bool | None
     knowledge: Any
     search_knowledge: bool
     add_knowledge_to_context: bool
     knowledge_filters: dict[str, Any] | None
     enable_agentic_knowledge_filters: bool
+    enable_agentic_state: bool
+    markdown: bool
     stream: bool | None
     stream_events: bool | None
     output_retries: int

@@ -10,7 +10,7 @@ import asyncio
 import copy
 import inspect
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 import attrs
@@ -23,9 +23,16 @@ from ferrule_kit.messages import Message
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
+from ..tools.context import RunContext
 from ..tools.presets import preset_tools
 from .console import acli_app, aprint_response, cli_app, print_response
-from .context import as_message, system_text, tool_description
+from .context import (
+    as_message,
+    call_by_name,
+    system_text,
+    tool_description,
+    update_session_state_tool,
+)
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
 from .knowledge import _Knowledge
@@ -138,7 +145,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         *,
         output_schema: None = None,
         **options: Unpack[AgentOptions],
@@ -149,7 +156,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         *,
         output_schema: type[OutputT],
         **options: Unpack[AgentOptions],
@@ -160,7 +167,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         *,
         output_schema: Mapping[str, Any],
         **options: Unpack[AgentOptions],
@@ -170,7 +177,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         *,
         name: str | None = None,
         id: str | None = None,
@@ -188,12 +195,15 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         add_session_summary_to_context: bool | None = None,
         memory_manager: MemoryManager | None = None,
         enable_user_memories: bool = False,
+        update_memory_on_run: bool = False,
         add_memories_to_context: bool | None = None,
         knowledge: Any = None,
         search_knowledge: bool = True,
         add_knowledge_to_context: bool = False,
         knowledge_filters: dict[str, Any] | None = None,
         enable_agentic_knowledge_filters: bool = False,
+        enable_agentic_state: bool = False,
+        markdown: bool = False,
         stream: bool | None = None,
         stream_events: bool | None = None,
         output_schema: Any = None,
@@ -249,7 +259,17 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self._mcp_servers: dict[str, Toolset] = {}  # by add_tools_from_mcp_server's name
         self._history: list[Message] = []
         self._runs: dict[str, RunState] = {}
-        self.set_tools(tools or [])
+        # Agno's tool factory: a function making each run's tools (see `_resolve_tools`)
+        self._tool_factory: Callable[..., Any] | None = None
+        if tools is None or isinstance(tools, Sequence):
+            self.set_tools(tools or [])
+        elif callable(tools):
+            self._tool_factory = tools
+        else:
+            raise InvalidInputError(
+                f"tools must be a list of tools or a function making them, got {type(tools).__name__}",
+                field="tools",
+            )
 
     def __repr__(self) -> str:
         return f"Agent({self.model!r}, tools={[getattr(t, 'name', t) for t in self._tools]!r})"
@@ -428,9 +448,18 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
 
     remove_mcp_server = blocking(aremove_mcp_server)
 
-    async def _resolve_tools(self) -> dict[str, Tool]:
+    async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
+        entries: list[Tool | Toolset] = [*self._tools, *self._knowledge_tools()]
+        if self._tool_factory is not None:
+            state = run_context.session_state if run_context is not None else self.session_state
+            made = call_by_name(
+                self._tool_factory, agent=self, session_state=state, run_context=run_context
+            )
+            entries += [as_tools(tool) for tool in made or ()]
+        if self.settings.enable_agentic_state:
+            entries.append(update_session_state_tool())
         found: dict[str, Tool] = {}
-        for entry in [*self._tools, *self._knowledge_tools()]:
+        for entry in entries:
             listed = await entry.list_tools() if isinstance(entry, Toolset) else [entry]
             for tool in listed:
                 if tool.name in found:

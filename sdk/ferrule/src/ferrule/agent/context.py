@@ -4,6 +4,7 @@ decisions that resume a paused run (`Decisions`)."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Mapping, Sequence
@@ -16,6 +17,7 @@ from ferrule_kit.storage import SessionSummary, UserMemory
 
 from ..knowledge.document import MessageReferences
 from ..tools import Tool, as_tools
+from ..tools.context import RunContext
 from .prompt import prompt_parts
 from .results import ToolConfirmation
 
@@ -94,6 +96,7 @@ class Decisions:
             if call_id in decided:
                 requirement.confirmed = decided[call_id].confirmed
                 requirement.reason = decided[call_id].reason
+                requirement.result = decided[call_id].result
             elif isinstance(self.confirm, bool):
                 requirement.confirmed = self.confirm
                 requirement.reason = None if self.confirm else self.reason
@@ -138,12 +141,52 @@ class RunSession:
     state_version: int = 0
 
 
-def _instructions(agent: Any, state: dict[str, Any]) -> list[str]:
+def run_context_of(run: Any) -> RunContext:
+    """A run (`RunState`) as Agno's `RunContext`; its ``session_state`` is the run's own
+    dict, so what a tool or instructions function changes there is the session's."""
+    session = run.session
+    return RunContext(
+        run_id=run.id,
+        session_id=session.session_id if session is not None else "",
+        user_id=session.user_id if session is not None else None,
+        session_state=session.session_state if session is not None else {},
+        dependencies=run.tool_deps if isinstance(run.tool_deps, dict) else None,
+        metadata=session.metadata if session is not None else None,
+    )
+
+
+def call_by_name(function: Any, **arguments: Any) -> Any:
+    """Call ``function`` with those of ``arguments`` it has parameters for, by name, as
+    Agno calls instructions functions and tool factories (``agent``, ``session_state``,
+    ``run_context``)."""
+    parameters = inspect.signature(function).parameters
+    return function(**{k: v for k, v in arguments.items() if k in parameters})
+
+
+def update_session_state(run_context: RunContext, session_state_updates: dict[str, Any]) -> str:
+    """Update the shared session state. Give the updates as a dictionary of key-value pairs,
+    for example {"shopping_list": ["milk", "eggs"]}.
+
+    Args:
+        session_state_updates: The keys to set in the session state, with their new values.
+    """
+    run_context.session_state.update(session_state_updates)
+    return f"Updated session state: {json.dumps(run_context.session_state, default=str)}"
+
+
+@functools.cache
+def update_session_state_tool() -> Tool:
+    """The tool ``enable_agentic_state`` gives the model (Agno's ``update_session_state``),
+    made on first use (a function tool's docstring parser is not imported with ferrule)."""
+    return Tool.from_function(update_session_state)
+
+
+def _instructions(agent: Any, state: dict[str, Any], run_context: RunContext | None) -> list[str]:
     instructions = agent.instructions
     if callable(instructions):
-        parameters = inspect.signature(instructions).parameters
-        arguments = {"agent": agent, "session_state": state}
-        instructions = instructions(**{k: v for k, v in arguments.items() if k in parameters})
+        instructions = call_by_name(
+            instructions, agent=agent, session_state=state, run_context=run_context
+        )
     if instructions is None:
         return []
     if isinstance(instructions, str):
@@ -156,23 +199,34 @@ def system_text(
     state: dict[str, Any],
     memories: Sequence[UserMemory] = (),
     summary: SessionSummary | None = None,
+    run_context: RunContext | None = None,
 ) -> str | None:
     """The system message, the Agent reference's way: ``system_message`` as given, else
     ``description`` then ``instructions`` (one per line as ``- ...`` when several); then
     what the run knows from before, each in its tag: the user's memories, the session's
     summary and its state (when the agent adds them to the context)."""
     pieces: list[str] = []
-    if agent.system_message:
-        pieces.append(agent.system_message)
+    system_message = agent.system_message
+    if callable(system_message):
+        system_message = call_by_name(
+            system_message, agent=agent, session_state=state, run_context=run_context
+        )
+    if system_message:
+        pieces.append(str(system_message))
     else:
         if agent.description:
             pieces.append(agent.description)
-        instructions = _instructions(agent, state)
+        instructions = _instructions(agent, state, run_context)
         if len(instructions) == 1:
             pieces.append(f"<instructions>\n{instructions[0]}\n</instructions>")
         elif instructions:
             lines = "\n".join(f"- {i}" for i in instructions)
             pieces.append(f"<instructions>\n{lines}\n</instructions>")
+        if agent.markdown and agent.output_schema is None:
+            pieces.append(
+                "<additional_information>\n- Use markdown to format your answers.\n"
+                "</additional_information>"
+            )
     if memories:
         lines = "\n".join(f"- {m.memory}" for m in memories)
         pieces.append(

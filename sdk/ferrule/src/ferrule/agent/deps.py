@@ -87,7 +87,7 @@ class RunDeps:
     #: The agent's running runs, which a run leaves when it ends (not when it pauses).
     runs: dict[str, RunState]
     #: The run's tools by name (the agent's, its toolsets' and its knowledge's).
-    resolve_tools: Callable[[], Awaitable[dict[str, Tool]]]
+    resolve_tools: Callable[..., Awaitable[dict[str, Tool]]]
     sessions: SessionSteps
     #: Points the knowledge search tool at the run's references as each leg starts.
     track_references: Callable[[RunState], None]

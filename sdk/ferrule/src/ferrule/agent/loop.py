@@ -19,6 +19,7 @@ from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
 from ferrule_kit.storage import ToolExecution
 
+from ..exceptions import RetryAgentRun, StopAgentRun
 from ..models import model_infer_options
 from ..tools import (
     ModelRetry,
@@ -28,7 +29,7 @@ from ..tools import (
     ToolRetriesExceededError,
     result_text,
 )
-from .context import input_messages
+from .context import input_messages, run_context_of
 from .deps import RunDeps
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .hooks import call_tool, run_hooks
@@ -75,19 +76,27 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
         debug(deps, "run_started", run, kind=run.kind, messages=len(run.messages))
         if fresh and deps.reason is not None:
             await deps.reason(run, sink)
-        tools = await deps.resolve_tools()
+        tools = await deps.resolve_tools(run_context_of(run))
         descriptions = [t.to_dict() for t in tools.values()]
         retries = deps.output_retries
+        stopped = False
         if run.pending:  # resuming after a pause
             calls, run.pending = run.pending, []
-            await execute_tools(deps, run, calls, tools, sink)
-        while True:
+            stopped = await execute_tools(deps, run, calls, tools, sink)
+        while not stopped:
             message, usage = await model_turn(deps, run, sink, descriptions)
             calls = message.tool_calls
             limit = run.tool_call_limit
             over_limit = limit is not None and run.tool_calls_made + len(calls) > limit
-            waiting = [c for c in calls if c.name in tools and tools[c.name].requires_confirmation]
-            requirements = [] if over_limit else [ToolConfirmation(c) for c in waiting]
+            waiting = [c for c in calls if c.name in tools and pauses_for(tools[c.name])]
+            requirements = (
+                []
+                if over_limit
+                else [
+                    ToolConfirmation(c, external_execution=tools[c.name].external_execution)
+                    for c in waiting
+                ]
+            )
             sink.assistant(message, usage, requirements)
             if not calls:
                 if run.output is None or not deps.parse_response:
@@ -126,7 +135,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
                 await deps.sessions.end(run)  # stored before anyone hears it paused
                 sink.paused(message)
                 return
-            await execute_tools(deps, run, calls, tools, sink)
+            stopped = await execute_tools(deps, run, calls, tools, sink)
         if deps.post_hooks:
             await run_post_hooks(deps, run)
         run.status = "completed"
@@ -169,6 +178,11 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
         else:
             deps.runs.pop(run.id, None)
         sink.channel.put(END)
+
+
+def pauses_for(tool: Tool) -> bool:
+    """True when a call of ``tool`` waits for the caller: to confirm it, or to run it."""
+    return tool.requires_confirmation or tool.external_execution
 
 
 def debug(deps: RunDeps, event: str, run: RunState, **fields: Any) -> None:
@@ -348,14 +362,18 @@ async def open_infer(
 
 async def execute_tools(
     deps: RunDeps, run: RunState, calls: list[ToolCall], tools: dict[str, Tool], sink: Sink
-) -> None:
-    """Run the calls concurrently; results are sent in the calls' order."""
+) -> bool:
+    """Run the calls concurrently; results are sent in the calls' order. True when the run
+    ends here (a tool with ``stop_after_tool_call``, or one that raised `StopAgentRun`): its
+    content is then what those tools returned."""
     decisions = {r.tool_call.id: r for r in run.requirements}
+    stops: dict[str, str] = {}  # call id -> what the run ends with
     context_runtime = deps.runtime
     session = run.session
     state = session.session_state if session is not None else {}
     session_id = session.session_id if session is not None else None
     user_id = session.user_id if session is not None else None
+    run_context = run_context_of(run)
     exceeded: list[ToolRetriesExceededError] = []
     instrumentation = deps.instrumentation
     sink.tools_started(calls)
@@ -373,11 +391,23 @@ async def execute_tools(
                     "the user declined this tool call"
                     + (f": {decision.reason}" if decision.reason else "")
                 )
+            if decision is not None and decision.external_execution:  # run by the caller
+                text = result_text(decision.result)
+                return decision.result, None, text
             if not isinstance(call.arguments, dict):
                 raise ToolError("the arguments must be a JSON object")
             retry = run.retries.get(call.name, 0)
             context = ToolContext(
-                context_runtime, call, state, session_id, user_id, run.tool_deps, retry, run.id
+                context_runtime,
+                call,
+                state,
+                session_id,
+                user_id,
+                run.tool_deps,
+                retry,
+                run.id,
+                deps.agent,
+                run_context,
             )
             if deps.tool_hooks:
                 work = call_tool(
@@ -392,9 +422,17 @@ async def execute_tools(
             timeout = tool.timeout if tool.timeout is not None else deps.tool_timeout
             result = await (asyncio.wait_for(work, timeout) if timeout is not None else work)
             text = result_text(result)
+            if tool.stop_after_tool_call:
+                stops[call.id] = text
             return (result if isinstance(result, str) else json.loads(text)), None, text
         except asyncio.TimeoutError:
             error = f"the tool {call.name!r} did not finish within {timeout:g} s"
+        except StopAgentRun as exc:  # the run ends cleanly, with the tool's message
+            stops[call.id] = str(exc)
+            return None, None, str(exc)
+        except RetryAgentRun as exc:  # the message is the result: the model tries again
+            log.debug("tool_call_retry", tool=call.name, tool_call_id=call.id)
+            return None, str(exc), str(exc)
         except ModelRetry as exc:  # the message is the result: the model tries again
             assert tool is not None
             retries = run.retries.get(call.name, 0)
@@ -453,3 +491,7 @@ async def execute_tools(
             seconds=round(seconds, 3),
         )
         sink.tool_result(message, call.name, result, error)
+    if not stops:
+        return False
+    run.content = "\n".join(stops[call.id] for call in calls if call.id in stops)
+    return True

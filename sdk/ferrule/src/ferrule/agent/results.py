@@ -76,6 +76,23 @@ class ToolConfirmation:
     tool_call: ToolCall
     confirmed: bool | None = None
     reason: str | None = None
+    #: The call is the caller's to run (a tool with ``external_execution``): its result is
+    #: given with `set_external_execution_result` and sent to the model as the tool's.
+    external_execution: bool = False
+    result: Any = None
+
+    @property
+    def needs_confirmation(self) -> bool:
+        return not self.external_execution and self.confirmed is None
+
+    @property
+    def needs_external_execution(self) -> bool:
+        return self.external_execution and self.confirmed is None
+
+    def set_external_execution_result(self, result: Any) -> ToolConfirmation:
+        """The result of running the call outside the agent (Agno's name)."""
+        self.confirmed, self.result = True, result
+        return self
 
     def confirm(self) -> ToolConfirmation:
         self.confirmed, self.reason = True, None
@@ -173,6 +190,19 @@ class RunOutput(Generic[OutputT]):
     @property
     def is_cancelled(self) -> bool:
         return self.status == "cancelled"
+
+    @property
+    def active_requirements(self) -> list[ToolConfirmation]:
+        """The calls a paused run still waits on (Agno's name)."""
+        return [r for r in self.requirements if r.confirmed is None]
+
+    @property
+    def tools_requiring_confirmation(self) -> list[ToolConfirmation]:
+        return [r for r in self.requirements if r.needs_confirmation]
+
+    @property
+    def tools_awaiting_external_execution(self) -> list[ToolConfirmation]:
+        return [r for r in self.requirements if r.needs_external_execution]
 
 
 @attrs.frozen

@@ -52,7 +52,7 @@ from ferrule_kit.storage import (
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
-from .context import DEFAULT_USER_ID, RunSession, system_text
+from .context import DEFAULT_USER_ID, RunSession, run_context_of, system_text
 from .deps import SecondModels
 from .errors import UnknownRunError
 from .langmodel import component_name
@@ -428,7 +428,7 @@ class _Sessions:
         at = 1 if run.messages and run.messages[0].role == "system" else 0
         if not at:
             shown = summary if self.add_session_summary_to_context else None
-            system = system_text(self, state, context.memories, shown)
+            system = system_text(self, state, context.memories, shown, run_context_of(run))
             if system:
                 prefix.insert(0, Message("system", system))
         run.messages[at:at] = prefix

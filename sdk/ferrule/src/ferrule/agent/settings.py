@@ -80,6 +80,11 @@ def _hooks(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     check_hooks(value, attribute.name)
 
 
+def _text_or_function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, str) and not callable(value):
+        raise _refuse(attribute, "a string or a function", value)
+
+
 _text = _optional(str, "a string")
 _state = _optional(dict, "a dict")
 
@@ -89,7 +94,7 @@ class AgentSettings:
     """Every option of `Agent` but its runtime, model and tools (see `Agent` for what each
     does); ``None`` defaults that follow another option are resolved here."""
 
-    system_message: str | None = attrs.field(default=None, validator=_text)
+    system_message: Any = attrs.field(default=None, validator=_text_or_function)
     name: str | None = attrs.field(default=None, validator=_text)
     id: str | None = attrs.field(default=None, validator=_text)
     description: str | None = attrs.field(default=None, validator=_text)
@@ -110,6 +115,8 @@ class AgentSettings:
         default=None, validator=_optional(MemoryManager, "a MemoryManager")
     )
     enable_user_memories: bool = attrs.field(default=False, validator=_flag)
+    #: Agno's name for ``enable_user_memories`` (either turns the memory manager on).
+    update_memory_on_run: bool = attrs.field(default=False, validator=_flag)
     add_memories_to_context: bool | None = attrs.field(
         default=None, validator=_optional(bool, "True or False")
     )
@@ -120,6 +127,10 @@ class AgentSettings:
         default=None, validator=_optional(dict, "a dict of metadata filters")
     )
     enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=_flag)
+    #: The model may change the session's state through an ``update_session_state`` tool.
+    enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
+    #: Agno's instruction to answer in markdown, added to the system message.
+    markdown: bool = attrs.field(default=False, validator=_flag)
     stream: bool | None = attrs.field(default=None, validator=_optional(bool, "True or False"))
     stream_events: bool | None = attrs.field(
         default=None, validator=_optional(bool, "True or False")
@@ -145,6 +156,9 @@ class AgentSettings:
     debug_mode: bool = attrs.field(default=False, validator=_flag)
 
     def __attrs_post_init__(self) -> None:
+        self.enable_user_memories = self.update_memory_on_run = (
+            self.enable_user_memories or self.update_memory_on_run
+        )
         if self.db is None and (self.enable_user_memories or self.enable_session_summaries):
             raise InvalidInputError(
                 "user memories and session summaries are kept in a db: give the agent one",

@@ -4,6 +4,6 @@ RunStatus``; the agent's run classes in `ferrule.run.agent`). The classes live i
 
 from __future__ import annotations
 
-from .base import RunStatus
+from .base import RunContext, RunStatus
 
-__all__ = ["RunStatus"]
+__all__ = ["RunContext", "RunStatus"]

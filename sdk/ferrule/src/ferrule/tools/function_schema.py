@@ -35,6 +35,21 @@ def _jsonable_default(value: Any) -> bool:
     return True
 
 
+#: The parameters a tool function is given by the run, as Agno gives them, and the model
+#: never sees: the `RunContext`, the agent, the session's state and the run's dependencies.
+INJECTED = ("run_context", "agent", "session_state", "dependencies")
+
+
+def injected_value(name: str, context: ToolContext) -> Any:
+    if name == "run_context":
+        return context.run_context
+    if name == "agent":
+        return context.agent
+    if name == "session_state":
+        return context.session_state
+    return context.deps
+
+
 def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any], Handler]:
     signature = inspect.signature(function)
     try:
@@ -49,8 +64,12 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
     required: list[str] = []
     structure: dict[str, Any] = {}  # parameter -> type hint to structure its value into
     context_parameter: str | None = None
+    injected: list[str] = []  # Agno's parameters the run fills in, by name
     for parameter in signature.parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        if parameter.name in INJECTED:
+            injected.append(parameter.name)
             continue
         hint = hints.get(parameter.name, Any)
         if hint is ToolContext or typing.get_origin(hint) is ToolContext:  # ToolContext[Deps]
@@ -89,6 +108,8 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
                 kwargs[key] = value
         if context_parameter is not None:
             kwargs[context_parameter] = context
+        for name in injected:
+            kwargs[name] = injected_value(name, context)
         if runs_async:
             return await function(**kwargs)
         return await asyncio.to_thread(function, **kwargs)

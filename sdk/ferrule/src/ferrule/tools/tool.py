@@ -47,6 +47,14 @@ class Tool:
     timeout: float | None = None
     #: Times the tool may raise `ModelRetry` in one run before the run stops.
     retries: int = attrs.field(default=1, validator=in_range(0))
+    #: End the run once this tool has run (Agno's ``stop_after_tool_call``): its result is
+    #: the run's content, and the model is not asked again.
+    stop_after_tool_call: bool = attrs.field(default=False, kw_only=True)
+    #: Show the tool's result as the run's content (Agno's ``show_result``).
+    show_result: bool = attrs.field(default=False, kw_only=True)
+    #: The caller runs the tool, not the agent: the run pauses for its result (Agno's
+    #: ``external_execution``; `ToolConfirmation.result` then `Agent.continue_run`).
+    external_execution: bool = attrs.field(default=False, kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The model-facing description, ``{"type": "function", "function": {...}}``."""
@@ -245,6 +253,9 @@ def tool(
     requires_confirmation: bool = False,
     timeout: float | None = None,
     retries: int = 1,
+    stop_after_tool_call: bool = False,
+    show_result: bool = False,
+    external_execution: bool = False,
 ) -> _ToolDecorator: ...
 def tool(
     function: Callable[..., Any] | None = None,
@@ -254,12 +265,26 @@ def tool(
     requires_confirmation: bool = False,
     timeout: float | None = None,
     retries: int = 1,
+    stop_after_tool_call: bool = False,
+    show_result: bool = False,
+    external_execution: bool = False,
 ) -> FunctionTool[..., Any] | _ToolDecorator:
     """Make a function a `Tool`: ``@tool`` or ``@tool(requires_confirmation=True)``. The
-    result is a `FunctionTool`: still callable as the function, with the same type."""
+    result is a `FunctionTool`: still callable as the function, with the same type.
+    Agno's flags: ``stop_after_tool_call``, ``show_result``, ``external_execution``."""
+    for flag, value in (
+        ("requires_confirmation", requires_confirmation),
+        ("stop_after_tool_call", stop_after_tool_call),
+        ("show_result", show_result),
+        ("external_execution", external_execution),
+    ):
+        if not isinstance(value, bool):
+            raise InvalidInputError(
+                f"{flag} must be True or False, got {type(value).__name__}", field=flag
+            )
 
     def wrap(fn: Callable[P, R]) -> FunctionTool[P, R]:
-        return Tool.from_function(
+        made = Tool.from_function(
             fn,
             name=name,
             description=description,
@@ -267,5 +292,9 @@ def tool(
             timeout=timeout,
             retries=retries,
         )
+        made.stop_after_tool_call = stop_after_tool_call
+        made.show_result = show_result
+        made.external_execution = external_execution
+        return made
 
     return wrap(function) if function is not None else wrap

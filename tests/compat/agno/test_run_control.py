@@ -1,0 +1,136 @@
+"""Agno's Agent arguments and run control, run as the cookbook runs them (`wire`, `program`:
+conftest): agentic state, instructions / system message / tool factories taking the run's
+context by name, tool flags, human-in-the-loop pauses, RetryAgentRun / StopAgentRun,
+markdown and update_memory_on_run."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def tool_results(body: dict) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+def system_of(body: dict) -> str:
+    return next(m["content"] for m in body["messages"] if m["role"] == "system")
+
+
+def tool_names(body: dict) -> list[str]:
+    return [t["function"]["name"] for t in body.get("tools", [])]
+
+
+def test_agentic_state(wire, program):
+    wire.calls(
+        "update_session_state", session_state_updates={"shopping_list": ["milk", "eggs", "bread"]}
+    )
+    wire.says("Added milk, eggs and bread.")
+    scope = program("run_agentic_state")
+    assert scope["agent"].get_session_state()["shopping_list"] == ["milk", "eggs", "bread"]
+    assert "update_session_state" in tool_names(wire.bodies[0])
+    assert "Updated session state" in tool_results(wire.bodies[1])[0]
+    assert scope["run"].session_state["shopping_list"] == ["milk", "eggs", "bread"]
+
+
+def test_instructions_function_takes_run_context(wire, program):
+    wire.says("John found a door.")
+    program("run_instructions_function")
+    system = system_of(wire.last)
+    assert "Make the story about john." in system
+    assert "The session is story-session." in system
+
+
+def test_instructions_function_takes_agent_and_state(wire, program):
+    wire.says("See the tower.")
+    program("run_instructions_agent_state")
+    system = system_of(wire.last)
+    assert "You are Tour Guide." in system
+    assert "The user's city is Lisbon." in system
+
+
+def test_system_message_function(wire, program):
+    wire.says("I am an assistant.")
+    program("run_system_message_function")
+    assert system_of(wire.last) == "You answer ada in one sentence."
+
+
+def test_tool_factory_resolved_per_run(wire, program):
+    wire.calls("search_internal", query="holiday policy")
+    wire.says("25 days.")
+    scope = program("tools_factory")
+    assert tool_names(wire.bodies[0]) == ["search_internal"]
+    assert scope["calls"] == ["internal:holiday policy"]
+    assert scope["run"].content == "25 days."
+
+
+def test_tool_changes_state_through_run_context(wire, program):
+    wire.calls("add_item", item="milk")
+    wire.says("Milk added.")
+    scope = program("tools_session_state")
+    assert scope["agent"].get_session_state() == {"shopping_list": ["milk"]}
+    # the injected parameter is not shown to the model
+    parameters = wire.bodies[0]["tools"][0]["function"]["parameters"]
+    assert set(parameters["properties"]) == {"item"}
+
+
+def test_stop_after_tool_call(wire, program):
+    wire.calls("get_answer", question="life")
+    scope = program("tools_stop_after_tool_call")
+    assert len(wire.requests) == 1  # the model is not asked again
+    assert scope["run"].status == "completed"
+    assert scope["run"].content == "The answer to 'life' is 42."
+
+
+def test_retry_agent_run(wire, program):
+    wire.calls("add_item", item="milk")
+    wire.calls("add_item", item="bread")
+    wire.says("Added milk and bread.")
+    scope = program("tools_retry_agent_run")
+    assert "Minimum 2 items" in tool_results(wire.bodies[1])[0]
+    assert scope["agent"].get_session_state()["shopping_list"] == ["milk", "bread"]
+    assert scope["run"].content == "Added milk and bread."
+
+
+def test_stop_agent_run(wire, program):
+    wire.calls("transfer_money", amount=5000)
+    scope = program("tools_stop_agent_run")
+    assert len(wire.requests) == 1
+    assert scope["run"].status == "completed"
+    assert scope["run"].content == "Transfers over 1000 need a human: the run stops here."
+
+
+def test_confirmation_pauses_and_resumes(wire, program):
+    wire.calls("delete_file", path="old.log")
+    wire.says("old.log is deleted.")
+    scope = program("hitl_confirmation")
+    assert scope["paused"] is True
+    assert scope["waiting"] == ["delete_file"]
+    assert scope["deleted"] == ["old.log"]
+    assert tool_results(wire.bodies[1]) == ["deleted old.log"]
+    assert scope["run_response"].content == "old.log is deleted."
+
+
+def test_external_execution_pauses_and_resumes(wire, program):
+    wire.calls("execute_shell_command", command="python --version")
+    wire.says("This is Python 3.")
+    scope = program("hitl_external_execution")
+    assert scope["paused"] is True
+    assert tool_results(wire.bodies[1]) == [str(sys.version_info[0])]
+    assert scope["run_response"].content == "This is Python 3."
+
+
+def test_markdown_instruction(wire, program):
+    wire.says("- apple\n- pear\n- fig")
+    program("agent_markdown")
+    assert "Use markdown to format your answers." in system_of(wire.last)
+
+
+def test_update_memory_on_run(wire, program):
+    wire.says("Nice to meet you, Ana.")
+    wire.calls("add_memory", memory="The user's name is Ana and she likes hiking.")
+    wire.says("Stored.")
+    scope = program("memory_update_on_run")
+    memories = [m.memory for m in scope["memories"]]
+    assert memories == ["The user's name is Ana and she likes hiking."]
+    assert json.dumps(wire.bodies[1]).count("add_memory") >= 1
