@@ -11,7 +11,8 @@ agent = Agent(
 
 pieces = []
 stream = agent.run("Share a 2 sentence horror story", stream=True)
-for chunk in stream:  # type: RunOutputEvent
+chunk: RunOutputEvent
+for chunk in stream:
     if chunk.content:
         pieces.append(chunk.content)
         print(chunk.content, end="")
