@@ -29,3 +29,19 @@ class OpenAIAttributes(ProviderAttributes):
     read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
     #: Extra request fields, sent as given (e.g. a compatible server's own sampling options).
     extra_body: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class OpenAIResponsesAttributes(OpenAIAttributes):
+    """What ``define("openai_responses_language_model", ...)`` takes: `OpenAIAttributes`
+    and the Responses API's own."""
+
+    #: Let OpenAI keep the response (``store``). ferrule sends the whole conversation each
+    #: time, so by default nothing is kept and reasoning comes back encrypted instead.
+    store: bool = False
+    #: The reasoning summary asked for when reasoning is on (``auto``, ``concise``,
+    #: ``detailed``); None asks for none.
+    reasoning_summary: str | None = attrs.field(
+        default="auto",
+        validator=attrs.validators.optional(attrs.validators.in_(("auto", "concise", "detailed"))),
+    )

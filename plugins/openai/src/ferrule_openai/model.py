@@ -13,7 +13,7 @@ from ferrule_kit.chat_completions import (
     ModelRules,
     make_client,
 )
-from ferrule_kit.http import resolve_api_key
+from ferrule_kit.http import HTTPClient, resolve_api_key
 from ferrule_kit.parts import OPENAI as OPENAI_DIALECT
 from ferrule_kit.parts import OPENAI_COMPATIBLE
 from ferrule_kit.policy import Accepts, ContentPolicy
@@ -83,7 +83,9 @@ def _official_base_url() -> str:
     return (os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
 
 
-async def create(attributes: OpenAIAttributes) -> ChatCompletionsModel:
+def connect(attributes: OpenAIAttributes) -> tuple[HTTPClient, bool]:
+    """The component's client, and whether it talks to OpenAI's own API (the Chat
+    Completions and the Responses components share this)."""
     official_url = _official_base_url()
     base_url = (attributes.base_url or official_url).rstrip("/")
     official = base_url in (official_url, DEFAULT_BASE_URL)
@@ -96,19 +98,23 @@ async def create(attributes: OpenAIAttributes) -> ChatCompletionsModel:
         headers["OpenAI-Organization"] = attributes.organization
     if attributes.project:
         headers["OpenAI-Project"] = attributes.project
-    dialect = OPENAI if official else COMPATIBLE
     client = make_client(
-        provider=dialect.provider,
+        provider=(OPENAI if official else COMPATIBLE).provider,
         base_url=base_url,
         api_key=key,
         headers=headers,
         read_timeout=attributes.read_timeout,
         max_retries=attributes.max_retries,
     )
+    return client, official
+
+
+async def create(attributes: OpenAIAttributes) -> ChatCompletionsModel:
+    client, official = connect(attributes)
     return ChatCompletionsModel(
         model=attributes.model,
         client=client,
-        dialect=dialect,
+        dialect=OPENAI if official else COMPATIBLE,
         rules=rules_for(
             attributes.model, official=official, reasoning_model=attributes.reasoning_model
         ),

@@ -11,7 +11,11 @@ from ferrule_kit.lmspec import api_model_route, language_model_type
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
 COMPONENT_TYPE = "openai_language_model"
+#: OpenAI's models over the Responses API: a component of its own (another request and
+#: stream shape, and attributes of its own), reached by naming this provider.
+RESPONSES_COMPONENT_TYPE = "openai_responses_language_model"
 PROVIDER = "openai"
+RESPONSES_PROVIDER = "openai-responses"
 API_KEY_VARIABLE = "OPENAI_API_KEY"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -45,12 +49,27 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             description="OpenAI models through the Chat Completions API (streamed), or any "
             "OpenAI-compatible server through base_url.",
         ),
+        language_model_type(
+            RESPONSES_COMPONENT_TYPE,
+            "ferrule_openai.responses_model:create",
+            "ferrule_openai.attributes:OpenAIResponsesAttributes",
+            description="OpenAI models through the Responses API (streamed; reasoning items "
+            "kept across turns as encrypted content), or a server speaking it through base_url.",
+        ),
         *embedder_types(),
     ]
 
 
 @hookimpl
 def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
+    if provider is not None and provider.lower() == RESPONSES_PROVIDER:
+        return api_model_route(
+            RESPONSES_COMPONENT_TYPE,
+            model_id,
+            provider,
+            providers=(RESPONSES_PROVIDER,),
+            claimed=False,
+        )
     return api_model_route(
         COMPONENT_TYPE,
         model_id,

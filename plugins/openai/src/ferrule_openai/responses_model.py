@@ -1,0 +1,56 @@
+"""The `openai_responses_language_model` component: `ferrule_openai.responses_wire` for the
+translation, `ferrule_kit.sse_model` for the connection (the kit's SSE reader, retries and
+typed errors), and the OpenAI component's client (auth, endpoint and key rules)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+from ferrule_kit.http import SSEEvent
+from ferrule_kit.lm import InferInput
+from ferrule_kit.sse_model import SSELanguageModel
+
+from . import responses_wire as wire
+from .attributes import OpenAIResponsesAttributes
+from .model import COMPATIBLE, OPENAI, connect, is_reasoning_model
+
+
+class OpenAIResponsesModel(SSELanguageModel):
+    """Streams replies from ``POST {base_url}/responses``. The key lives only in the
+    client's request headers: not in this object's repr, errors or logs."""
+
+    def __init__(self, attributes: OpenAIResponsesAttributes) -> None:
+        client, official = connect(attributes)
+        super().__init__(model=attributes.model, url="responses", client=client)
+        reasoning_model = attributes.reasoning_model
+        if reasoning_model is None:
+            reasoning_model = official and is_reasoning_model(attributes.model)
+        self.settings = wire.RequestSettings(
+            model=attributes.model,
+            dialect=OPENAI if official else COMPATIBLE,
+            reasoning_model=reasoning_model,
+            store=attributes.store,
+            reasoning_summary=attributes.reasoning_summary,
+            extra_body=attributes.extra_body,
+        )
+
+    def build_request(self, inputs: InferInput) -> dict[str, Any]:
+        return wire.build_request(inputs, self.settings)
+
+    async def translate(
+        self, events: AsyncIterator[SSEEvent]
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        translator = wire.StreamTranslator()
+        async for event in events:
+            if event.data.strip() == "[DONE]":
+                break
+            for item in translator.feed(event.json_data(wire.PROVIDER)):
+                yield item
+            if translator.finished:
+                return
+        translator.check_complete()
+
+
+async def create(attributes: OpenAIResponsesAttributes) -> OpenAIResponsesModel:
+    return OpenAIResponsesModel(attributes)

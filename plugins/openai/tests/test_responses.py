@@ -1,0 +1,577 @@
+"""ferrule-openai's Responses API component against a loopback server speaking the
+Responses wire (typed SSE events): the conformance suite, request shapes, the stream
+translation (text, reasoning items round-tripped with their encrypted content, function
+calls, usage, finish reasons), typed errors, secrets, and ferrule's own ``ferrule serve``
+as the server. Nothing reaches the internet."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+
+import pytest
+import pytest_asyncio
+from ferrule import APIModel, AsyncRuntime, Runtime, configure_logging
+from ferrule_kernel import InvalidInputError, Kernel
+from ferrule_kit.errors import (
+    AuthenticationError,
+    ProviderBadRequestError,
+    ProviderUnavailableError,
+    RateLimitError,
+    StreamInterruptedError,
+    UnsupportedContentError,
+)
+from ferrule_kit.lm import MessageAccumulator
+from ferrule_kit.testing import (
+    Capabilities,
+    LanguageModelConformance,
+    LanguageModelUnderTest,
+    ScriptedTurn,
+    check_stream,
+    tiny_png,
+    tiny_wav,
+)
+from ferrule_kit.testing.loopback import LoopbackServer, Pause, Reply, sse
+from ferrule_openai.responses_wire import StreamTranslator, response_items
+from ferrule_openai.testing import (
+    ResponsesCall,
+    ResponsesReasoning,
+    response_object,
+    responses_events,
+    responses_reply,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+KEY = "sk-proj-LOOPBACK-responses-secret-0123456789"
+USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
+
+
+@pytest_asyncio.fixture
+async def server():
+    async with LoopbackServer() as s:
+        yield s
+
+
+@pytest_asyncio.fixture
+async def runtime(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    async with AsyncRuntime() as rt:
+        yield rt
+
+
+@pytest_asyncio.fixture
+async def define(runtime):
+    """define(model="gpt-4.1", **attributes) -> component name, on the loopback API."""
+    count = 0
+
+    async def define(model: str = "gpt-4.1", **attributes):
+        nonlocal count
+        count += 1
+        name = f"responses{count}"
+        await runtime.define(
+            "openai_responses_language_model",
+            name,
+            {"model": model, "max_retries": 1, **attributes},
+        )
+        return name
+
+    return define
+
+
+async def collect(runtime, name, inputs):
+    return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
+
+
+def fold(items):
+    acc = MessageAccumulator()
+    for item in items:
+        acc.add(item)
+    return acc
+
+
+def turn_reply(turn: ScriptedTurn) -> Reply:
+    """A conformance turn in the Responses wire."""
+    events = responses_events(
+        turn.text,
+        calls=[ResponsesCall(c.name, c.arguments, c.id) for c in turn.tool_calls],
+        reasoning=[ResponsesReasoning("".join(turn.reasoning), "enc", chunks=turn.reasoning)]
+        if turn.reasoning
+        else [],
+        status="incomplete" if turn.finish_reason == "length" else "completed",
+        incomplete_reason="max_output_tokens" if turn.finish_reason == "length" else None,
+    )
+    body: list = []
+    for event in events:
+        if turn.chunk_delay and body:
+            body.append(Pause(turn.chunk_delay))
+        body.append(sse(event, event=event["type"]))
+    return Reply.sse(body)
+
+
+class TestResponsesConformance(LanguageModelConformance):
+    @pytest_asyncio.fixture
+    async def lm(self, define, runtime, server):
+        name = await define("gpt-4.1")
+        yield LanguageModelUnderTest(
+            runtime,
+            name,
+            Capabilities(
+                reasoning=True, stop=False, images=True, image_urls=True, output_schema=True
+            ),
+            script=lambda turn, inputs: server.script(turn_reply(turn)),
+        )
+
+
+# -- requests -------------------------------------------------------------------------
+
+
+async def test_request_shape(define, runtime, server):
+    name = await define("gpt-4.1")
+    server.script(responses_reply("ok"))
+    await collect(
+        runtime,
+        name,
+        {
+            "messages": [{"role": "system", "content": "Be brief."}, USER],
+            "temperature": 0.2,
+            "top_p": 0.9,
+            "max_tokens": 50,
+        },
+    )
+    request = server.requests[0]
+    body = request.json
+    assert request.path == "/v1/responses"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert body == {
+        "model": "gpt-4.1",
+        "instructions": "Be brief.",
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]}
+        ],
+        "stream": True,
+        "store": False,
+        "temperature": 0.2,
+        "top_p": 0.9,
+        "max_output_tokens": 50,
+    }
+
+
+async def test_reasoning_model_request(define, runtime, server):
+    name = await define("o4-mini", reasoning_summary="detailed")
+    server.script(responses_reply("ok"))
+    await collect(runtime, name, {"messages": [USER], "temperature": 0.5, "reasoning": "high"})
+    body = server.requests[0].json
+    assert body["reasoning"] == {"effort": "high", "summary": "detailed"}
+    assert body["include"] == ["reasoning.encrypted_content"]
+    assert "temperature" not in body  # reasoning models refuse sampling options
+
+
+async def test_stop_is_refused_before_any_request(define, runtime, server):
+    name = await define()
+    with pytest.raises(InvalidInputError) as info:
+        await collect(runtime, name, {"messages": [USER], "stop": ["x"]})
+    assert info.value.errors[0]["path"] == "$.stop"
+    assert server.requests == []
+
+
+async def test_tools_round_trip(define, runtime, server):
+    """function_call items come back as tool calls; the next request carries the call and
+    its function_call_output, and tool_choice in the Responses shape."""
+    name = await define()
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "Weather of a city",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+            },
+        }
+    ]
+    server.script(responses_reply(calls=[ResponsesCall("get_weather", {"city": "Paris"}, "c1")]))
+    items = await collect(
+        runtime,
+        name,
+        {
+            "messages": [USER],
+            "tools": tools,
+            "tool_choice": {"type": "function", "function": {"name": "get_weather"}},
+        },
+    )
+    check_stream(items)
+    acc = fold(items)
+    assert acc.finish_reason == "tool_calls"
+    [call] = acc.tool_calls()
+    assert (call.id, call.name, call.arguments) == ("c1", "get_weather", {"city": "Paris"})
+    first = server.requests[0].json
+    assert first["tools"] == [
+        {
+            "type": "function",
+            "name": "get_weather",
+            "description": "Weather of a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        }
+    ]
+    assert first["tool_choice"] == {"type": "function", "name": "get_weather"}
+
+    server.script(responses_reply("Sunny in Paris."))
+    history = [
+        USER,
+        {
+            "role": "assistant",
+            "content": [],
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "sunny"}]},
+    ]
+    items = await collect(runtime, name, {"messages": history, "tools": tools})
+    assert fold(items).message().text == "Sunny in Paris."
+    assert server.requests[1].json["input"][1:] == [
+        {
+            "type": "function_call",
+            "call_id": "c1",
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+        },
+        {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+    ]
+
+
+async def test_reasoning_items_round_trip_with_encrypted_content(define, runtime, server):
+    name = await define("o4-mini")
+    reasoning = ResponsesReasoning("Paris is the capital.", "gAAAA-opaque", "rs_42")
+    server.script(
+        responses_reply(
+            calls=[ResponsesCall("lookup", {"q": "capital"}, "c9")],
+            reasoning=[reasoning],
+            usage=(30, 20, 12),
+        )
+    )
+    items = await collect(runtime, name, {"messages": [USER], "reasoning": True})
+    check_stream(items)
+    message = fold(items).message()
+    assert [r.text for r in message.reasoning] == ["Paris is the capital."]
+    assert items[-1]["usage"] == {"input_tokens": 30, "output_tokens": 20, "reasoning_tokens": 12}
+
+    server.script(responses_reply("Paris."))
+    from ferrule_kit.lm import dump
+
+    assistant = dump(message)
+    await collect(
+        runtime,
+        name,
+        {
+            "messages": [
+                USER,
+                assistant,
+                {"role": "tool", "tool_call_id": "c9", "content": "Paris"},
+            ],
+            "reasoning": True,
+        },
+    )
+    sent = server.requests[1].json["input"]
+    assert sent[1] == {
+        "type": "reasoning",
+        "id": "rs_42",
+        "summary": [{"type": "summary_text", "text": "Paris is the capital."}],
+        "encrypted_content": "gAAAA-opaque",
+    }
+    assert sent[2]["type"] == "function_call" and sent[3]["type"] == "function_call_output"
+
+
+async def test_foreign_reasoning_is_not_sent(define, runtime, server):
+    """A reasoning part signed by another provider means nothing to OpenAI."""
+    name = await define()
+    server.script(responses_reply("ok"))
+    assistant = {
+        "role": "assistant",
+        "content": "Earlier.",
+        "reasoning": [{"type": "text", "text": "thought", "signature": "anthropic-sig"}],
+    }
+    await collect(runtime, name, {"messages": [USER, assistant, USER]})
+    assert [i["type"] for i in server.requests[0].json["input"]] == ["message"] * 3
+
+
+async def test_structured_output(define, runtime, server):
+    name = await define()
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "required": ["title"],
+        "additionalProperties": False,
+    }
+    server.script(responses_reply(['{"title": ', '"Dune"}']), responses_reply("{}"))
+    items = await collect(runtime, name, {"messages": [USER], "output_schema": schema})
+    assert json.loads(fold(items).message().text) == {"title": "Dune"}
+    assert server.requests[0].json["text"] == {
+        "format": {"type": "json_schema", "name": "output", "schema": schema, "strict": True}
+    }
+    await collect(runtime, name, {"messages": [USER], "output_schema": {"type": "object"}})
+    assert server.requests[1].json["text"] == {"format": {"type": "json_object"}}
+
+
+async def test_images_on_the_wire_and_audio_refused(define, runtime, server):
+    name = await define()
+    png = base64.b64encode(tiny_png()).decode()
+    server.script(responses_reply("a dot"))
+    content = [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}},
+        {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+    ]
+    await collect(runtime, name, {"messages": [{"role": "user", "content": content}]})
+    assert server.requests[0].json["input"][0]["content"] == [
+        {"type": "input_text", "text": "What is this?"},
+        {"type": "input_image", "image_url": f"data:image/png;base64,{png}"},
+        {"type": "input_image", "image_url": "https://example.com/cat.png"},
+    ]
+    wav = base64.b64encode(tiny_wav()).decode()
+    audio = {"type": "input_audio", "input_audio": {"data": wav, "format": "wav"}}
+    with pytest.raises(UnsupportedContentError) as info:
+        await collect(runtime, name, {"messages": [{"role": "user", "content": [audio]}]})
+    assert info.value.errors[0]["path"] == "$.messages[0].content[0]"
+    assert len(server.requests) == 1
+
+
+# -- errors ---------------------------------------------------------------------------
+
+
+def error_body(message: str, kind: str, code: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "error"),
+    [
+        (400, "invalid_request_error", ProviderBadRequestError),
+        (401, "invalid_request_error", AuthenticationError),
+        (429, "requests", RateLimitError),
+        (503, "server_error", ProviderUnavailableError),
+    ],
+)
+async def test_http_errors_are_typed(define, runtime, server, status, kind, error):
+    name = await define()
+    server.script(*[Reply.json(error_body("it went wrong", kind), status)] * 2)
+    with pytest.raises(error) as info:
+        await collect(runtime, name, {"messages": [USER]})
+    assert "it went wrong" in str(info.value)
+
+
+async def test_failed_event_mid_stream(define, runtime, server):
+    name = await define()
+    failed = {
+        "type": "response.failed",
+        "response": {
+            "id": "resp_1",
+            "status": "failed",
+            "error": {"code": "server_error", "message": "The model crashed."},
+        },
+    }
+    server.script(
+        Reply.sse(
+            [
+                sse({"type": "response.output_text.delta", "item_id": "m", "delta": "Half"}),
+                sse(failed, event="response.failed"),
+            ]
+        )
+    )
+    with pytest.raises(ProviderUnavailableError, match="The model crashed"):
+        await collect(runtime, name, {"messages": [USER]})
+
+
+async def test_error_event(define, runtime, server):
+    name = await define()
+    event = {"type": "error", "code": "rate_limit_exceeded", "message": "Slow down.", "param": None}
+    server.script(Reply.sse([sse(event, event="error")]))
+    with pytest.raises(RateLimitError, match="Slow down"):
+        await collect(runtime, name, {"messages": [USER]})
+
+
+async def test_stream_ending_before_completed(define, runtime, server):
+    name = await define()
+    events = responses_events(["cut"])[:-1]
+    server.script(Reply.sse([sse(e, event=e["type"]) for e in events]))
+    with pytest.raises(StreamInterruptedError):
+        await collect(runtime, name, {"messages": [USER]})
+
+
+async def test_incomplete_response_is_length(define, runtime, server):
+    name = await define()
+    events = responses_events(
+        ["partial"], status="incomplete", incomplete_reason="max_output_tokens"
+    )
+    server.script(Reply.sse([sse(e, event=e["type"]) for e in events]))
+    items = await collect(runtime, name, {"messages": [USER], "max_tokens": 3})
+    assert items[-1]["finish_reason"] == "length"
+
+
+async def test_key_never_in_reprs_or_logs(define, runtime, server, capsys):
+    configure_logging(debug=True)
+    try:
+        name = await define(api_key=KEY)
+        server.script(
+            Reply.json(error_body("boom", "server_error"), 500),
+            Reply.json(error_body(f"bad key {KEY}", "invalid_request_error"), 400),
+        )
+        with pytest.raises(ProviderBadRequestError) as info:
+            await collect(runtime, name, {"messages": [USER]})
+    finally:
+        configure_logging(debug=False)
+    captured = capsys.readouterr()
+    component = runtime.kernel.component(name)
+    assert KEY not in captured.err + captured.out
+    assert KEY not in repr(component) + repr(component.client) + str(info.value)
+    assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+# -- the whole response ---------------------------------------------------------------
+
+
+def test_whole_response_translates():
+    response = response_object(
+        [
+            {
+                "type": "reasoning",
+                "id": "rs_1",
+                "summary": [{"type": "summary_text", "text": "hm"}],
+                "encrypted_content": "e",
+            },
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hi!"}],
+            },
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": '{"a": 1}'},
+        ],
+        usage=(5, 6, 2),
+    )
+    items = list(response_items(response))
+    check_stream(items)
+    acc = fold(items)
+    message = acc.message()
+    assert message.text == "Hi!" and message.reasoning[0].text == "hm"
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [("f", {"a": 1})]
+    assert acc.finish_reason == "tool_calls"
+    assert acc.usage == {"input_tokens": 5, "output_tokens": 6, "reasoning_tokens": 2}
+
+
+async def test_server_sending_only_the_completed_response(define, runtime, server):
+    name = await define()
+    response = response_object(
+        [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Whole."}],
+            }
+        ]
+    )
+    server.script(Reply.sse([sse({"type": "response.completed", "response": response})]))
+    items = await collect(runtime, name, {"messages": [USER]})
+    assert fold(items).message().text == "Whole."
+
+
+# -- resolution and ferrule serve ------------------------------------------------------
+
+
+def test_provider_openai_responses_routes_to_the_component():
+    from ferrule_kit import _builtin
+
+    kernel = Kernel(plugins=[_builtin])
+    route = APIModel("gpt-5", provider="openai-responses").route(kernel)
+    assert route.component_type == "openai_responses_language_model"
+    assert APIModel("gpt-5").route(kernel).component_type == "openai_language_model"
+
+
+def test_ferrule_serve_is_a_responses_backend(monkeypatch):
+    """Our Responses client against our Responses server (`ferrule serve`'s /v1/responses)
+    and its echoing test model: reasoning comes back and is sent back."""
+    from ferrule.server import ServerThread
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with ServerThread() as url, Runtime() as rt:
+        route = APIModel("test", provider="openai-responses", base_url=url + "/v1").route(rt.kernel)
+        rt.define(route.component_type, "remote", route.attributes)
+        inputs = {
+            "messages": [{"role": "user", "content": "Hello from the other side"}],
+            "reasoning": True,
+        }
+        items = list(rt.call_iter_method("remote", "infer", inputs))
+        check_stream(items)
+        message = fold(items).message()
+        assert message.text == "Hello from the other side"
+        assert message.reasoning and "5 words" in message.reasoning[0].text
+        assert items[-1]["usage"]["output_tokens"] > 0
+
+
+# -- the stream parser on any chunking --------------------------------------------------
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=10)
+_calls = st.lists(
+    st.tuples(
+        st.from_regex(r"[a-z_]{1,10}", fullmatch=True),
+        st.dictionaries(
+            st.text(min_size=1, max_size=5), st.integers() | st.text(max_size=6), max_size=3
+        ),
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    text=st.lists(_text, max_size=5),
+    reasoning=st.lists(st.tuples(_text, st.text(min_size=1, max_size=8)), max_size=2),
+    calls=_calls,
+    cuts=st.lists(st.integers(0, 10_000), max_size=20),
+)
+def test_any_chunking_folds_back_to_the_turn(text, reasoning, calls, cuts):
+    """The SSE bytes of a turn, cut anywhere, parse (the kit's SSE reader) and translate
+    back to the turn's text, reasoning (with signatures) and calls."""
+    import asyncio
+
+    from ferrule_kit.sse import sse_events
+
+    events = responses_events(
+        text,
+        calls=[ResponsesCall(n, a, f"c{i}") for i, (n, a) in enumerate(calls)],
+        reasoning=[ResponsesReasoning(s, e, f"rs_{i}") for i, (s, e) in enumerate(reasoning)],
+    )
+    raw = b"".join(sse(e, event=e["type"]) for e in events)
+    points = sorted({c % (len(raw) + 1) for c in cuts} | {0, len(raw)})
+    chunks = [raw[a:b] for a, b in itertools.pairwise(points)]
+
+    async def run():
+        async def source():
+            for chunk in chunks:
+                yield chunk
+
+        translator = StreamTranslator()
+        items = []
+        async for event in sse_events(source()):
+            items.extend(translator.feed(json.loads(event.data)))
+        translator.check_complete()
+        return items
+
+    items = asyncio.run(run())
+    check_stream(items)
+    acc = fold(items)
+    message = acc.message()
+    assert message.text == "".join(text)
+    assert [r.text for r in message.reasoning] == [s for s, _ in reasoning]
+    assert [json.loads(r.signature)["encrypted_content"] for r in message.reasoning] == [
+        e for _, e in reasoning
+    ]
+    assert [(c.id, c.name, c.arguments) for c in message.tool_calls] == [
+        (f"c{i}", n, a) for i, (n, a) in enumerate(calls)
+    ]
+    assert acc.finish_reason == ("tool_calls" if calls else "stop")
