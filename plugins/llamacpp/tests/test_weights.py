@@ -248,6 +248,10 @@ import asyncio, json, sys
 import ferrule as ai
 
 async def main():
+    if sys.argv[2:] == ["download"]:  # Ailoy's LangModel.download, then remove
+        ai.LangModel.download("Qwen/Qwen3-0.6B", lambda p: print(json.dumps([p.comment, p.current, p.total])), cache_dir=sys.argv[1])
+        ai.LangModel.remove("Qwen/Qwen3-0.6B", cache_dir=sys.argv[1])
+        return
     lm = await ai.LangModel.new_local(
         "Qwen/Qwen3-0.6B",
         progress_callback=lambda p: print(json.dumps([p.comment, p.current, p.total])),
@@ -285,3 +289,17 @@ def test_new_local_reports_the_bytes_downloaded_then_the_load(
         ["Qwen3-0.6B-Q8_0.gguf ready", 1, 2],
         ["Initialized", 2, 2],
     ]
+
+
+def test_download_reports_the_bytes_and_remove_frees_them(
+    hub: str, tmp_path: Path, tiny_qwen3: Path
+) -> None:
+    size = tiny_qwen3.stat().st_size
+    cache = str(tmp_path / "hub")
+    env = {**os.environ, "HF_ENDPOINT": hub}
+    run = [sys.executable, "-c", PROGRESS_SCRIPT, cache, "download"]
+    result = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert events[-2][1:] == [size, size] and events[-1] == ["Qwen3-0.6B-Q8_0.gguf ready", 1, 1]
+    assert not list(Path(cache).glob("**/*.gguf"))  # removed again

@@ -215,3 +215,18 @@ async def test_knowledge_with_polyfill(api_agent, knowledge) -> None:
     await run_delta(agent, "What is Ailoy?", config=config)
     assert [m["role"] for m in server.requests[1].json["messages"]] == ["user"]
     assert "<documents>" not in json.dumps(server.requests[1].json)
+
+
+@pytest.mark.parametrize("loopback_provider", ["openai"], indirect=True)
+def test_run_sync_and_run_delta_sync(api_agent) -> None:
+    """Ailoy's synchronous twins: the same outputs, read with ``for``."""
+    agent, provider, server = api_agent
+    server.script(reply(provider.dialect, "One."), reply(provider.dialect, "Two."))
+    outputs = list(agent.run_sync("Count", config=CONFIG))
+    assert [o.message.text for o in outputs] == ["One."]
+    assert outputs[0].finish_reason == ai.FinishReason.Stop()
+    acc = ai.MessageDelta()
+    for out in agent.run_delta_sync("Count"):
+        acc += out.delta
+    assert acc.finish().text == "Two."
+    assert server.requests[0].json["temperature"] == 0.0  # the config reached the wire

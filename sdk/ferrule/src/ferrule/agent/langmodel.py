@@ -113,17 +113,9 @@ class LangModel:
         route = model.route(routing_kernel(runtime))
         steps = 2 if _fetches_weights(route) else 1
         if steps == 2:
-            inputs = {"model": route.attributes["model"]}
-            if route.attributes.get("cache_dir") is not None:
-                inputs["cache_dir"] = route.attributes["cache_dir"]
             bridge: Bridge = runtime.sync_bridge
-            async for event in bridge.astream(_preparing(runtime, inputs)):
-                if event["event"] == "download":
-                    comment = f"Downloading {event['filename']}"
-                    total = event["total"] if event["total"] is not None else 0
-                    progress_callback(CacheProgress(comment, event["current"], total))
-                else:
-                    progress_callback(CacheProgress(f"{event['filename']} ready", 1, steps))
+            async for event in bridge.astream(_preparing(runtime, _model_inputs(route))):
+                progress_callback(_progress(event, steps))
         lm = await cls.new(model, runtime=runtime)
         progress_callback(CacheProgress("Initialized", steps, steps))
         return lm
@@ -168,6 +160,37 @@ class LangModel:
                 model_name, runtime=runtime, progress_callback=progress_callback, **options
             )
         )
+
+    @classmethod
+    def download(
+        cls,
+        model_name: str,
+        progress_callback: Callable[[CacheProgress], Any] | None = None,
+        *,
+        runtime: Any = None,
+        **options: Any,
+    ) -> None:
+        """Fetch a local model's weights now, without loading it (Ailoy's ``download``):
+        ``progress_callback`` gets each file's bytes as it downloads, then the file ready.
+        ``options`` are the backend's attributes (``cache_dir``)."""
+        runtime = runtime if runtime is not None else default_runtime()
+        route = LocalModel(model_name, options).route(routing_kernel(runtime))
+        if not _fetches_weights(route):
+            raise InvalidInputError(
+                f"{model_name!r} runs on {route.component_type}, whose files are found when "
+                "it is defined: there is nothing to download first",
+                field="model_name",
+            )
+        for event in runtime.iter("prepare_model", _model_inputs(route)):
+            if progress_callback is not None:
+                progress_callback(_progress(event, 1))
+
+    @classmethod
+    def remove(cls, model_name: str, *, runtime: Any = None, **options: Any) -> None:
+        """Remove a local model's downloaded weights (Ailoy's ``remove``)."""
+        runtime = runtime if runtime is not None else default_runtime()
+        route = LocalModel(model_name, options).route(routing_kernel(runtime))
+        runtime.call("remove_model", _model_inputs(route))
 
     @classmethod
     def new_stream_api(
@@ -294,6 +317,23 @@ def _fetches_weights(route: ModelRoute) -> bool:
         and "model" in route.attributes
         and route.attributes.get("download") is not False
     )
+
+
+def _model_inputs(route: ModelRoute) -> dict[str, Any]:
+    """The model-management operators' inputs for a llama.cpp route."""
+    inputs = {"model": route.attributes["model"]}
+    if route.attributes.get("cache_dir") is not None:
+        inputs["cache_dir"] = route.attributes["cache_dir"]
+    return inputs
+
+
+def _progress(event: dict[str, Any], steps: int) -> CacheProgress:
+    """One event of ``prepare_model`` as Ailoy's progress: a file's bytes as it
+    downloads, or the file ready (step 1 of ``steps``)."""
+    if event["event"] == "download":
+        total = event["total"] if event["total"] is not None else 0
+        return CacheProgress(f"Downloading {event['filename']}", event["current"], total)
+    return CacheProgress(f"{event['filename']} ready", 1, steps)
 
 
 async def _preparing(runtime: Any, inputs: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:

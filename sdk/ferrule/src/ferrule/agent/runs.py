@@ -331,6 +331,7 @@ class _Runs(Generic[OutputT]):
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
         config: AgentConfig | None = None,
+        yield_run_output: bool = False,
     ) -> Any:
         """Run on ``input``: a string, a `Message` or message dict, a list of them, parts,
         a pydantic model or a dict (sent as JSON); ``files`` go after a prompt.
@@ -347,7 +348,8 @@ class _Runs(Generic[OutputT]):
         ``session_id`` / ``user_id`` default to the agent's; ``session_state`` is merged
         over the session's for this run; ``metadata`` goes with the run; ``usage_limits``
         (default: the agent's) bound its model use; ``deps`` go to the tools
-        (`ToolContext.deps`), as pydantic-ai's ``deps``. Without a db
+        (`ToolContext.deps`), as pydantic-ai's ``deps``; ``yield_run_output=True`` makes
+        a stream yield the `RunOutput` after its last event (Agno's). Without a db
         nothing is kept between runs but ``session_state``.
 
         With ``config`` (Ailoy 0.2's `AgentConfig`) the input is Ailoy's ``messages`` (a
@@ -370,6 +372,7 @@ class _Runs(Generic[OutputT]):
             usage_limits,
             deps,
         )
+        agent_stream.yield_run_output = _flag("yield_run_output", yield_run_output)
         return _output_of(agent_stream) if eager else agent_stream
 
     @overload
@@ -443,6 +446,7 @@ class _Runs(Generic[OutputT]):
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
         config: AgentConfig | None = None,
+        yield_run_output: bool = False,
     ) -> AgentStream[Any, Any]:
         """`run` for async callers: the same stream, never run ahead; ``await`` it for
         the `RunOutput` (``await agent.arun("Hi")``) or ``async for`` over it."""
@@ -463,6 +467,7 @@ class _Runs(Generic[OutputT]):
             usage_limits,
             deps,
         )
+        agent_stream.yield_run_output = _flag("yield_run_output", yield_run_output)
         return agent_stream
 
     def run_delta(
@@ -474,6 +479,19 @@ class _Runs(Generic[OutputT]):
         its ``finish_reason``; accumulate them with ``MessageDelta`` ``+=``. ``config``
         (`AgentConfig`) sets this run's inference (temperature, think_effort, ...)."""
         return self._stream_of(self._configured_run(messages, config), DeltaSink)
+
+    def run_delta_sync(
+        self, messages: Any, config: AgentConfig | None = None
+    ) -> AgentStream[MessageDeltaOutput, OutputT]:
+        """`run_delta` for ``for`` loops (Ailoy's name; the stream is iterable either way)."""
+        return self.run_delta(messages, config)
+
+    def run_sync(
+        self, messages: Any, config: AgentConfig | None = None
+    ) -> AgentStream[MessageOutput, OutputT]:
+        """Ailoy 0.2's ``run_sync``: one `MessageOutput` per message of a run on
+        ``messages`` (a string is one user message), for ``for`` loops."""
+        return self._stream_of(self._configured_run(messages, config), MessageSink)
 
     def _configured_run(self, messages: Any, config: AgentConfig | None) -> RunState:
         """A stateless run of Ailoy's ``messages`` under its ``AgentConfig``."""
@@ -605,3 +623,11 @@ def _output_of(stream: AgentStream[Any, Any]) -> RunOutput[Any]:
     if output.status == "error" and output.error is not None:
         raise output.error
     return output
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(
+            f"{name} must be True or False, got {type(value).__name__}", field=name
+        )
+    return value
