@@ -134,3 +134,11 @@ def test_update_memory_on_run(wire, program):
     memories = [m.memory for m in scope["memories"]]
     assert memories == ["The user's name is Ana and she likes hiking."]
     assert json.dumps(wire.bodies[1]).count("add_memory") >= 1
+
+
+def test_yield_run_output(wire, program):
+    wire.says("Why did the chicken cross the road?")
+    scope = program("run_yield_run_output")
+    assert "".join(scope["pieces"]) == "Why did the chicken cross the road?"
+    assert scope["run_output"].status == "completed"
+    assert scope["run_output"].content == "Why did the chicken cross the road?"

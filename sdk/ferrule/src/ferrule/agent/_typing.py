@@ -48,6 +48,8 @@ class RunOptions(_SharedOptions, total=False):
     reasoning: Reasoning | None
     #: Ailoy 0.2's run settings: the input is then Ailoy's ``messages``, streamed.
     config: AgentConfig | None
+    #: A stream yields the `RunOutput` after its last event (Agno's).
+    yield_run_output: bool
 
 
 class AgentOptions(TypedDict, total=False):

@@ -65,6 +65,8 @@ class AgentStream(Generic[T, OutputT]):
         self._sink_type = sink
         self._iterated = False
         self._finished = False
+        #: Yield the `RunOutput` after the last item (Agno's ``yield_run_output``).
+        self.yield_run_output = False
 
     @property
     def run_id(self) -> str:
@@ -131,6 +133,8 @@ class AgentStream(Generic[T, OutputT]):
         try:
             while not self._finished:
                 yield from self._items(channel.take_blocking())
+            if self.yield_run_output:
+                yield self.output  # type: ignore[misc]
         finally:
             if not self._finished:
                 launch.wait(self._abandon())
@@ -146,6 +150,8 @@ class AgentStream(Generic[T, OutputT]):
             while not self._finished:
                 for item in self._items(await channel.take()):
                     yield item
+            if self.yield_run_output:
+                yield self.output  # type: ignore[misc]
         finally:
             if not self._finished:
                 await bridge.arun(self._abandon())
