@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import attrs
-from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl
+from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, local_only
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
 
@@ -93,9 +93,52 @@ class HTTPRequestInput:
     timeout: float = attrs.field(default=30.0, validator=_check_timeout)
 
 
+#: Where `web_fetch` sends every page request, as ``GET {proxy}?url=<page>`` (a proxy that
+#: fetches for it, a loopback server in tests), unless a call's ``proxy_url`` says otherwise.
+PROXY_VARIABLE = "FERRULE_WEB_FETCH_PROXY"
+#: The longest text `web_fetch` returns by default (Ailoy's web_fetch cuts at 8000).
+DEFAULT_MAX_CHARS = 8000
+
+
+@attrs.frozen
+class WebFetchInput:
+    """A page to read: ``GET url``, its HTML turned into Markdown (``format="markdown"``)
+    or plain text (``"text"``); scripts, styles, navigation, headers and footers left out.
+    The text is cut at ``max_chars``. ``proxy_url`` (else ``$FERRULE_WEB_FETCH_PROXY``) is
+    asked ``GET {proxy_url}?url=<url>`` instead; it is taken from code in the process only."""
+
+    url: str = attrs.field(validator=_check_url)
+    format: Literal["markdown", "text"] = "markdown"
+    max_chars: int = attrs.field(default=DEFAULT_MAX_CHARS, validator=in_range(1, 10_000_000))
+    timeout: float = attrs.field(default=30.0, validator=_check_timeout)
+    proxy_url: str | None = attrs.field(
+        default=None, validator=local_only("a URL for the server to connect to")
+    )
+
+
+@attrs.frozen
+class WebFetchOutput:
+    #: The page's text (Markdown or plain), cut at ``max_chars``.
+    content: str
+    #: The media type the server declared (``text/html``, ``text/plain``, ...).
+    content_type: str
+    #: The text was longer than ``max_chars``.
+    truncated: bool
+
+
 @hookimpl
 def ferrule_register_operators() -> list[OperatorSpec]:
     return [
+        OperatorSpec(
+            "web_fetch",
+            "ferrule_http_request.fetch:web_fetch",
+            WebFetchInput,
+            outputs=WebFetchOutput,
+            description=(
+                "Fetch a web page and return its text as Markdown (or plain text): "
+                "{content, content_type, truncated}."
+            ),
+        ),
         OperatorSpec(
             "http_request",
             "ferrule_http_request.client:http_request",
@@ -104,5 +147,5 @@ def ferrule_register_operators() -> list[OperatorSpec]:
                 "Make an HTTP(S) request. Returns {status, headers, body}; an error status "
                 "such as 404 is a response, not an error."
             ),
-        )
+        ),
     ]
