@@ -62,6 +62,9 @@ LAYOUT = {
         "OpenAIEmbedder",
     ),
     ("ferrule.vectordb.pgvector", "PgVector"): ("ferrule.knowledge.vectordb", "PgVector"),
+    ("ferrule.vectordb.pgvector", "SearchType"): ("ferrule.vectordb.search", "SearchType"),
+    ("ferrule.vectordb.sqlite_vec", "SearchType"): ("ferrule.vectordb.search", "SearchType"),
+    ("ferrule.knowledge.vectordb", "SearchType"): ("ferrule.vectordb.search", "SearchType"),
 }
 
 
@@ -85,6 +88,17 @@ def test_agnos_run_event_names_are_the_events_names():
 
     assert RunEvent.run_content == RunContentEvent.event == "RunContent"
     assert RunEvent.tool_call_completed == ToolCallCompletedEvent.event
+
+
+def test_agnos_search_type_members_are_the_names_a_store_keeps():
+    from ferrule.vectordb.pgvector import PgVector, SearchType
+    from ferrule.vectordb.sqlite_vec import SqliteVecDb
+
+    assert PgVector(search_type=SearchType.hybrid).search_type == "hybrid"
+    assert type(SqliteVecDb(search_type=SearchType.keyword).search_type) is str
+    with pytest.raises(InvalidInputError) as caught:
+        SqliteVecDb(search_type="fuzzy")  # type: ignore[arg-type]
+    assert caught.value.details["errors"][0]["path"].endswith("search_type")
 
 
 def test_retry_and_stop_agent_run_carry_agnos_fields():

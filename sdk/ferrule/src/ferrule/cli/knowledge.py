@@ -126,9 +126,9 @@ def _json_object(text: str) -> dict[str, Any]:
 def _knowledge(args: argparse.Namespace, runtime: Any, **options: Any) -> Any:
     from ..knowledge import Knowledge
     from ..knowledge.embedder import GeminiEmbedder, MiniLMEmbedder, OpenAIEmbedder
-    from ..knowledge.vectordb import PgVector, SearchType, SqliteVecDb
+    from ..knowledge.vectordb import PgVector, SearchTypeName, SqliteVecDb
 
-    search_type: SearchType = "keyword" if getattr(args, "keyword", False) else "vector"
+    search_type: SearchTypeName = "keyword" if getattr(args, "keyword", False) else "vector"
     if args.db_url is not None:
         if args.db is not None:
             raise SystemExit("error: give --db or --db-url, not both")

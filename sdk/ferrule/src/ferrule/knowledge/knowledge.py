@@ -44,7 +44,7 @@ from .embedder import MiniLMEmbedder
 from .ingest import CONTENT_ARGUMENTS, Chunking, Progress, Read, insert, read_content
 from .readers import ReadLimits
 from .search import check_search, search
-from .vectordb import SearchType, SqliteVecDb
+from .vectordb import SearchType, SearchTypeName, SqliteVecDb, search_type_name
 
 __all__ = ["Knowledge", "Progress", "ReadLimits"]
 
@@ -362,7 +362,7 @@ class Knowledge:
         query: str,
         max_results: int | None = None,
         filters: dict[str, Any] | None = None,
-        search_type: SearchType | None = None,
+        search_type: SearchType | SearchTypeName | None = None,
     ) -> list[Document]:
         """The chunks most relevant to ``query``, best first: at most ``max_results``
         (default `max_results`), passing ``filters`` (metadata filters in the language of
@@ -370,7 +370,7 @@ class Knowledge:
         ``search_type``: ``"vector"``, ``"keyword"`` or ``"hybrid"`` for this search
         (default: the vector db's)."""
         top_k = self.max_results if max_results is None else max_results
-        kind = search_type or self.search_type
+        kind = search_type_name(search_type) if search_type else self.search_type
         check_search(query, top_k, kind)
         store, embedder = await self._ready()
         return await search(self.runtime, store, embedder, query, top_k, filters, kind)

@@ -26,10 +26,10 @@ import attrs
 from ferrule_kernel import InvalidInputError
 
 from ..db.postgres import _DRIVER
+from ..vectordb.search import SearchType, SearchTypeName
 
-__all__ = ["PgVector", "SearchType", "SqliteVecDb", "VectorDb"]
+__all__ = ["PgVector", "SearchType", "SearchTypeName", "SqliteVecDb", "VectorDb"]
 
-SearchType = Literal["vector", "keyword", "hybrid"]
 SEARCH_TYPES = ("vector", "keyword", "hybrid")
 Distance = Literal["cosine", "dot", "l2"]
 
@@ -44,6 +44,12 @@ class VectorDb(Protocol):
     embedder: Any
 
     def attributes(self, runtime: Any) -> dict[str, Any]: ...
+
+
+def search_type_name(value: SearchType | SearchTypeName) -> SearchTypeName:
+    """The plain name of a search type given as Agno's `SearchType` member or a string
+    (an unknown one is left for the validator to refuse by name)."""
+    return value.value if isinstance(value, SearchType) else value
 
 
 def _search_type(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
@@ -66,7 +72,9 @@ class SqliteVecDb:
     table_name: str = "knowledge"
     db_file: str | os.PathLike[str] | None = None
     store: str | None = None
-    search_type: SearchType = attrs.field(default="vector", validator=_search_type)
+    search_type: SearchTypeName = attrs.field(
+        default="vector", converter=search_type_name, validator=_search_type
+    )
     #: The metric; None: the one the embedder was trained for.
     distance: Distance | None = None
     embedder: Any = None
@@ -99,7 +107,9 @@ class PgVector:
     table_name: str = "knowledge"
     db_url: str | None = attrs.field(default=None, repr=False)  # it may hold a password
     schema: str | None = None
-    search_type: SearchType = attrs.field(default="vector", validator=_search_type)
+    search_type: SearchTypeName = attrs.field(
+        default="vector", converter=search_type_name, validator=_search_type
+    )
     distance: Distance | None = None
     embedder: Any = None
 

@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from ..knowledge.vectordb import PgVector
+from .search import SearchType
 
-__all__ = ["PgVector"]
+__all__ = ["PgVector", "SearchType"]

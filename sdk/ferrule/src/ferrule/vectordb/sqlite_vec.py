@@ -4,5 +4,6 @@ the embedded default."""
 from __future__ import annotations
 
 from ..knowledge.vectordb import SqliteVecDb
+from .search import SearchType
 
-__all__ = ["SqliteVecDb"]
+__all__ = ["SearchType", "SqliteVecDb"]
