@@ -213,3 +213,19 @@ async def test_knowledge_new_vector_store(vs: ai.VectorStore, emb: ai.EmbeddingM
     assert [d.content for d in found] == [doc0]
     knowledge.close()
     assert vs.count() == 2  # the knowledge used the store, did not own it
+
+
+async def test_embedding_model_new_local_options(runtime: ai.Runtime) -> None:
+    """``new_local``'s options: the progress callback told the model is ready, a GPU
+    ``device_id`` refused (ferrule's local embedders run on the CPU), and an id that is no
+    alias gets the model's own width."""
+    steps: list[ai.CacheProgress] = []
+    model = await ai.EmbeddingModel.new_local(
+        "all-MiniLM-L6-v2", progress_callback=steps.append, runtime=runtime
+    )
+    assert steps == [ai.CacheProgress("Initialized", 1, 1)]
+    assert model.dimension == 384 and len(await model.infer("harbour")) == 384
+    await model.adelete()
+    with pytest.raises(ai.InvalidInputError) as error:
+        await ai.EmbeddingModel.new_local("all-MiniLM-L6-v2", device_id=1, runtime=runtime)
+    assert [e["path"] for e in error.value.errors] == ["device_id"]
