@@ -142,3 +142,16 @@ def test_yield_run_output(wire, program):
     assert "".join(scope["pieces"]) == "Why did the chicken cross the road?"
     assert scope["run_output"].status == "completed"
     assert scope["run_output"].content == "Why did the chicken cross the road?"
+
+
+def test_knowledge_retriever(wire, program):
+    wire.calls("search_knowledge_base", query="pad thai")
+    wire.says("Soak the rice noodles, then fry with tamarind.")
+    scope = program("knowledge_custom_retriever")
+    assert scope["asked"] == [("pad thai", 5, "recipes")]
+    assert "tamarind, fish sauce" in tool_results(wire.bodies[1])[0]
+    references = scope["run"].references
+    assert references[0].query == "pad thai"
+    assert references[0].references == [
+        {"content": "Pad Thai: rice noodles, tamarind, fish sauce, peanuts."}
+    ]

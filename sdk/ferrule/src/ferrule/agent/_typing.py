@@ -79,6 +79,7 @@ class AgentOptions(TypedDict, total=False):
     knowledge_filters: dict[str, Any] | None
     enable_agentic_knowledge_filters: bool
     enable_agentic_state: bool
+    knowledge_retriever: Any
     markdown: bool
     stream: bool | None
     stream_events: bool | None

@@ -202,6 +202,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         add_knowledge_to_context: bool = False,
         knowledge_filters: dict[str, Any] | None = None,
         enable_agentic_knowledge_filters: bool = False,
+        knowledge_retriever: Any = None,
         enable_agentic_state: bool = False,
         markdown: bool = False,
         stream: bool | None = None,

@@ -158,8 +158,10 @@ def run_context_of(run: Any) -> RunContext:
 def call_by_name(function: Any, **arguments: Any) -> Any:
     """Call ``function`` with those of ``arguments`` it has parameters for, by name, as
     Agno calls instructions functions and tool factories (``agent``, ``session_state``,
-    ``run_context``)."""
+    ``run_context``); a function with ``**kwargs`` is given them all."""
     parameters = inspect.signature(function).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return function(**arguments)
     return function(**{k: v for k, v in arguments.items() if k in parameters})
 
 

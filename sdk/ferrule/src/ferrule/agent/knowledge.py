@@ -3,14 +3,18 @@
 ``add_knowledge_to_context`` (the run's input searched, the references put in the user's
 message), ``knowledge_filters`` (metadata filters on every search) and
 ``enable_agentic_knowledge_filters`` (the model may add filters of its own);
-`get_relevant_docs_from_knowledge`. The searches a run made are its
+`get_relevant_docs_from_knowledge`; ``knowledge_retriever`` (Agno's: a function that
+searches in the knowledge's place). The searches a run made are its
 ``RunOutput.references``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import inspect
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -18,11 +22,14 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import TextPart
 
 from .._loop import Bridge, blocking, on_bridge_loop
+from ..knowledge.document import MessageReferences
 from ..tools import Tool, ToolContext
+from ..tools.context import RunContext
+from .context import call_by_name, run_context_of
 from .langmodel import polyfill_documents
 
 if TYPE_CHECKING:
-    from ..knowledge import Knowledge, MessageReferences
+    from ..knowledge import Knowledge
     from .state import RunState
 
 #: The references list of the run this task drives (set by `_Knowledge._track_references`
@@ -61,6 +68,7 @@ class _Knowledge:
     add_knowledge_to_context: bool
     knowledge_filters: dict[str, Any] | None
     enable_agentic_knowledge_filters: bool
+    knowledge_retriever: Any
 
     def _init_knowledge(
         self,
@@ -116,20 +124,57 @@ class _Knowledge:
         filters: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
         """The knowledge chunks most relevant to ``query`` (as `Document.to_dict`), at most
-        ``num_documents``, passing ``filters`` and the agent's ``knowledge_filters``."""
-        knowledge = self._need_knowledge()
-        found = await knowledge.asearch(
-            query, num_documents, combine_filters(self.knowledge_filters, filters)
+        ``num_documents``, passing ``filters`` and the agent's ``knowledge_filters`` (from
+        the ``knowledge_retriever`` when the agent has one)."""
+        found = await self._references(
+            query, num_documents, combine_filters(self.knowledge_filters, filters), None
         )
-        return [d.to_dict() for d in found]
+        return found.references
 
     get_relevant_docs_from_knowledge = blocking(aget_relevant_docs_from_knowledge)
 
+    async def _references(
+        self,
+        query: str,
+        num_documents: int | None,
+        filters: dict[str, Any] | None,
+        run_context: RunContext | None,
+    ) -> MessageReferences:
+        """What a search of ``query`` finds: the ``knowledge_retriever``'s documents when
+        the agent has one (called with those of ``agent``, ``query``, ``num_documents``,
+        ``filters`` and ``run_context`` it names; a sync one in a worker thread), else the
+        knowledge's."""
+        retriever = self.knowledge_retriever
+        if retriever is None:
+            return await self._need_knowledge().areferences(query, num_documents, filters)
+        arguments = {
+            "agent": self,
+            "query": query,
+            "num_documents": num_documents,
+            "filters": filters,
+            "run_context": run_context,
+        }
+        if num_documents is None:  # the retriever's own default
+            del arguments["num_documents"]
+        started = time.perf_counter()
+        if inspect.iscoroutinefunction(retriever):
+            found = await call_by_name(retriever, **arguments)
+        else:
+            found = await asyncio.to_thread(call_by_name, retriever, **arguments)
+        if found is not None and not isinstance(found, list):
+            raise InvalidInputError(
+                f"knowledge_retriever must return a list of documents, got {type(found).__name__}",
+                field="knowledge_retriever",
+            )
+        references = [_as_reference(document) for document in found or ()]
+        return MessageReferences(query, references, round(time.perf_counter() - started, 4))
+
     def _knowledge_tools(self) -> list[Tool]:
         """``search_knowledge_base``, when the model may search the agent's knowledge."""
-        if self.knowledge is None or not self.search_knowledge:
+        if (
+            self.knowledge is None and self.knowledge_retriever is None
+        ) or not self.search_knowledge:
             return []
-        knowledge = self.knowledge
         properties: dict[str, Any] = {
             "query": {"type": "string", "description": "What to look for."}
         }
@@ -153,8 +198,8 @@ class _Knowledge:
             asked = arguments.get("filters") if self.enable_agentic_knowledge_filters else None
             if asked is not None and not isinstance(asked, dict):
                 raise InvalidInputError("expected an object", field="filters")
-            found = await knowledge.areferences(
-                query, None, combine_filters(own_filters, asked or None)
+            found = await self._references(
+                query, None, combine_filters(own_filters, asked or None), context.run_context
             )
             recorded = _run_references.get()
             if recorded is not None:
@@ -186,7 +231,9 @@ class _Knowledge:
         """With ``add_knowledge_to_context``, search ``run``'s input, record the search in
         ``references`` and put what is found in its last user message (the Agent
         reference's way)."""
-        if self.knowledge is None or not self.add_knowledge_to_context:
+        if (self.knowledge is None and self.knowledge_retriever is None) or not (
+            self.add_knowledge_to_context
+        ):
             return
         at = next(
             (i for i in range(len(run.messages) - 1, -1, -1) if run.messages[i].role == "user"),
@@ -197,7 +244,7 @@ class _Knowledge:
             return
         config = run.config
         top_k = config.knowledge.top_k if config is not None and config.knowledge else None
-        found = await self.knowledge.areferences(query, top_k, self.knowledge_filters)
+        found = await self._references(query, top_k, self.knowledge_filters, run_context_of(run))
         references.append(found)
         if not found.references:
             return
@@ -214,3 +261,19 @@ class _Knowledge:
             f"<references>\n{references_text(found.references)}\n</references>"
         )
         run.messages[at] = attrs.evolve(message, contents=[*message.contents, TextPart(block)])
+
+
+def _as_reference(document: Any) -> dict[str, Any]:
+    """A retriever's document as a reference: a dict as it is, a `Document` (or anything
+    with ``to_dict``) as its dict, a string as its ``content``."""
+    if isinstance(document, dict):
+        return document
+    if isinstance(document, str):
+        return {"content": document}
+    if callable(getattr(document, "to_dict", None)):
+        return dict(document.to_dict())
+    raise InvalidInputError(
+        f"knowledge_retriever returned a {type(document).__name__}; expected dicts, "
+        "Documents or strings",
+        field="knowledge_retriever",
+    )

@@ -85,6 +85,11 @@ def _text_or_function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> No
         raise _refuse(attribute, "a string or a function", value)
 
 
+def _function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not callable(value):
+        raise _refuse(attribute, "a function", value)
+
+
 _text = _optional(str, "a string")
 _state = _optional(dict, "a dict")
 
@@ -127,6 +132,8 @@ class AgentSettings:
         default=None, validator=_optional(dict, "a dict of metadata filters")
     )
     enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=_flag)
+    #: Agno's function searching in the knowledge's place (see `knowledge._Knowledge`).
+    knowledge_retriever: Any = attrs.field(default=None, validator=_function)
     #: The model may change the session's state through an ``update_session_state`` tool.
     enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
     #: Agno's instruction to answer in markdown, added to the system message.
