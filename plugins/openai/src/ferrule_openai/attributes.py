@@ -45,3 +45,10 @@ class OpenAIResponsesAttributes(OpenAIAttributes):
         default="auto",
         validator=attrs.validators.optional(attrs.validators.in_(("auto", "concise", "detailed"))),
     )
+    #: False: a structured-output schema guides the reply but is never sent as ``strict``.
+    strict_output: bool = True
+    #: ``text.verbosity``: how long the reply is (``low``, ``medium``, ``high``).
+    verbosity: str | None = attrs.field(
+        default=None,
+        validator=attrs.validators.optional(attrs.validators.in_(("low", "medium", "high"))),
+    )

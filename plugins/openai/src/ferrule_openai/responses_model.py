@@ -32,6 +32,8 @@ class OpenAIResponsesModel(SSELanguageModel):
             reasoning_model=reasoning_model,
             store=attributes.store,
             reasoning_summary=attributes.reasoning_summary,
+            strict_output=attributes.strict_output,
+            verbosity=attributes.verbosity,
             extra_body=attributes.extra_body,
         )
 

@@ -183,6 +183,10 @@ class RequestSettings:
     reasoning_model: bool = False
     store: bool = False
     reasoning_summary: str | None = "auto"
+    #: False: a schema is a guide, never ``strict`` (True: strict when the schema allows it).
+    strict_output: bool = True
+    #: ``text.verbosity`` (``low``, ``medium``, ``high``); None: the model's default.
+    verbosity: str | None = None
     extra_body: dict[str, Any] = attrs.field(factory=dict)
 
 
@@ -228,15 +232,21 @@ def build_request(inputs: InferInput, settings: RequestSettings) -> dict[str, An
         request["reasoning"] = reasoning
         if not settings.store:  # nothing kept server-side: the reasoning comes back to us
             request["include"] = ["reasoning.encrypted_content"]
+    text: dict[str, Any] = {}
     if inputs.output_schema is not None:
         schema = inputs.output_schema
         if schema == ANY_JSON_OBJECT:
-            request["text"] = {"format": {"type": "json_object"}}
+            text["format"] = {"type": "json_object"}
         else:
             fmt: dict[str, Any] = {"type": "json_schema", "name": "output", "schema": schema}
-            if schema.get("additionalProperties") is False:
+            # Strict mode takes only closed schemas (every property required, no others).
+            if settings.strict_output and schema.get("additionalProperties") is False:
                 fmt["strict"] = True
-            request["text"] = {"format": fmt}
+            text["format"] = fmt
+    if settings.verbosity is not None:
+        text["verbosity"] = settings.verbosity
+    if text:
+        request["text"] = text
     request.update(settings.extra_body)
     return request
 

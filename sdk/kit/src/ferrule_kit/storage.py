@@ -209,6 +209,16 @@ class ToolExecution:
     #: Seconds the call took.
     duration: float | None = None
 
+    @property
+    def tool_name(self) -> str:
+        """`name`, under Agno's spelling (``event.tool.tool_name``)."""
+        return self.name
+
+    @property
+    def tool_args(self) -> Any:
+        """`arguments`, under Agno's spelling."""
+        return self.arguments
+
 
 @attrs.frozen
 class Requirement:

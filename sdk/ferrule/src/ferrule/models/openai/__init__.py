@@ -1,9 +1,11 @@
 """OpenAI models under Agno's module paths: `chat.OpenAIChat` (Chat Completions) and
-`like.OpenAILike` (any OpenAI-compatible server)."""
+`like.OpenAILike` (any OpenAI-compatible server), `responses.OpenAIResponses` (the Responses
+API)."""
 
 from __future__ import annotations
 
 from .chat import OpenAIChat
 from .like import OpenAILike
+from .responses import OpenAIResponses
 
-__all__ = ["OpenAIChat", "OpenAILike"]
+__all__ = ["OpenAIChat", "OpenAILike", "OpenAIResponses"]
