@@ -18,6 +18,10 @@ from ferrule_kit.testing.loopback import LoopbackServer
 LAYOUT = {
     ("ferrule.models.openai.chat", "OpenAIChat"): ("ferrule.models.openai", "OpenAIChat"),
     ("ferrule.models.openai.like", "OpenAILike"): ("ferrule.models.openai", "OpenAILike"),
+    ("ferrule.models.openai.responses", "OpenAIResponses"): (
+        "ferrule.models.openai",
+        "OpenAIResponses",
+    ),
     ("ferrule.models.anthropic.claude", "Claude"): ("ferrule.models.anthropic", "Claude"),
     ("ferrule.models.google.gemini", "Gemini"): ("ferrule.models.google", "Gemini"),
     ("ferrule.models.xai.xai", "xAI"): ("ferrule.models.xai", "xAI"),

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from ferrule.models.openai import OpenAIResponses
+from ferrule_kernel import InvalidInputError
+from ferrule_kit.errors import ProviderUnavailableError
+from ferrule_kit.testing.loopback import Reply, sse
 from ferrule_openai.testing import ResponsesCall, ResponsesReasoning, responses_reply
 
 
@@ -244,3 +249,43 @@ def test_responses_agent_flex_tier(wire, program):
     scope = program("responses_agent_flex_tier")
     assert scope["run"].content == "The house was quiet. Too quiet."
     assert wire.last["service_tier"] == "flex"
+
+
+def test_responses_failed_run(wire, program):
+    failed = {
+        "type": "response.failed",
+        "response": {
+            "id": "resp_f",
+            "status": "failed",
+            "error": {"code": "server_error", "message": "The model crashed."},
+        },
+    }
+    wire.replies(
+        Reply.sse([sse({"type": "response.created", "response": {}}), sse(failed)]),
+        responses_reply("Why did the function return? It had no arguments left."),
+    )
+    scope = program("responses_failed_run")
+    error = scope["error"]
+    assert isinstance(error, ProviderUnavailableError)
+    assert "The model crashed." in str(error)
+    assert scope["recovered"].content.startswith("Why did the function return?")
+
+
+def test_openai_responses_checks_its_keywords():
+    with pytest.raises(TypeError, match="stop"):
+        OpenAIResponses(id="gpt-4o", stop=["\n"])  # the Responses API has no stop sequences
+    with pytest.raises(InvalidInputError) as info:
+        OpenAIResponses(id="o3", reasoning={"effort": "high", "budget": 3})
+    assert info.value.errors[0]["path"] == "reasoning.budget"
+    with pytest.raises(InvalidInputError) as info:
+        OpenAIResponses(id="o3", reasoning_summary="long")
+    assert info.value.errors[0]["path"] == "reasoning_summary"
+    with pytest.raises(InvalidInputError):
+        OpenAIResponses(id="gpt-4o", temperature=3.0)
+    model = OpenAIResponses(
+        id="o3", reasoning={"effort": "low", "summary": "concise"}, api_key="sk-hidden-1"
+    )
+    assert model.provider == "openai-responses"
+    assert model.infer_options == {"reasoning": "low"}
+    assert model.options == {"reasoning_summary": "concise"}
+    assert "sk-hidden-1" not in repr(model)
