@@ -199,3 +199,36 @@ def test_yield_run_output_ends_the_stream(rt):
     assert isinstance(events[-1], RunOutput)
     assert events[-1].content == "hello"
     assert not any(isinstance(e, RunOutput) for e in events[:-1])
+
+
+def test_memory_manager_on_its_own_refuses_bad_use(rt, tmp_path):
+    from ferrule.db import SqliteDb
+    from ferrule.memory import MemoryManager
+
+    with pytest.raises(InvalidInputError) as caught:
+        MemoryManager(db="not a db")
+    assert field_of(caught.value) == "db"
+    with pytest.raises(InvalidInputError) as caught:
+        MemoryManager(runtime=rt).get_user_memories()
+    assert field_of(caught.value) == "db"
+    manager = MemoryManager(db=SqliteDb(db_file=str(tmp_path / "m.db")), runtime=rt)
+    with pytest.raises(InvalidInputError) as caught:
+        manager.create_user_memories(message="I like tea", user_id="u")
+    assert field_of(caught.value) == "model"
+    with pytest.raises(InvalidInputError) as caught:
+        manager.replace_user_memory("missing", "x", user_id="u")
+    assert field_of(caught.value) == "memory_id"
+    kept = manager.add_user_memory("Likes tea", user_id="u")
+    assert [m.memory_id for m in manager.get_user_memories("u")] == [kept]
+    manager.clear_user_memories("u")
+    assert manager.get_user_memories("u") == []
+
+
+def test_memory_manager_creates_memories_with_its_model(rt, tmp_path):
+    from ferrule.db import SqliteDb
+    from ferrule.memory import MemoryManager
+
+    model = TestModel([{"tool_calls": [call("add_memory", memory="Likes tea")]}, "done"])
+    manager = MemoryManager(model, db=SqliteDb(db_file=str(tmp_path / "m.db")), runtime=rt)
+    manager.create_user_memories(message="I like tea", user_id="u")
+    assert [m.memory for m in manager.get_user_memories("u")] == ["Likes tea"]

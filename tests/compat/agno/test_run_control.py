@@ -155,3 +155,22 @@ def test_knowledge_retriever(wire, program):
     assert references[0].references == [
         {"content": "Pad Thai: rice noodles, tamarind, fish sauce, peanuts."}
     ]
+
+
+def test_memory_manager_on_its_own(wire, program):
+    wire.calls_many(
+        ("add_memory", {"memory": "The user's name is John Doe.", "topics": ["name"]}),
+        ("add_memory", {"memory": "He hikes in the mountains on weekends.", "topics": ["hobbies"]}),
+    )
+    wire.says("done")
+    scope = program("memory_standalone")
+    assert scope["after_adding"] == ["The user's name is Jane Doe", "She likes to play tennis"]
+    assert scope["after_deleting"] == ["The user's name is Jane Doe"]
+    assert scope["after_replacing"] == ["The user's name is Jane Mary Doe"]
+    assert scope["johns"] == [
+        "The user's name is John Doe.",
+        "He hikes in the mountains on weekends.",
+    ]
+    # the model saw what John said, and only John's (no) memories
+    assert "I enjoy hiking in the mountains" in wire.text_sent(0)
+    assert "Jane" not in wire.text_sent(0)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
-from ferrule_kernel import FerruleError, get_logger
-from ferrule_kit.messages import Message
+from ferrule_kernel import FerruleError, InvalidInputError, get_logger
+from ferrule_kit.messages import Message, converter
 from ferrule_kit.storage import (
     DeletedResult,
     ListMemoriesInput,
@@ -28,14 +28,18 @@ from ferrule_kit.storage import (
     UserMemory,
 )
 
+from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, ToolError, as_tools
-from .context import DEFAULT_USER_ID
+from .context import DEFAULT_USER_ID, as_message
 from .deps import SecondModels
+from .langmodel import LangModel, component_name
 
 if TYPE_CHECKING:
     from .state import RunState
 
 log = get_logger("ferrule.agent")
+
+T = TypeVar("T")
 
 MEMORY_INSTRUCTIONS = (
     "You manage what an assistant remembers about a user across conversations: short, "
@@ -66,24 +70,181 @@ class MemoryManager:
     (default: the agent's own model). ``instructions`` replace the default ones
     (`MEMORY_INSTRUCTIONS`); ``additional_instructions`` are appended to them.
     ``tool_call_limit``: memory changes per run, at most.
+
+    Used on its own, as Agno's cookbook does, it needs ``db`` (a `SqliteDb`, `PostgresDb`,
+    `InMemoryDb`...): `add_user_memory`, `get_user_memories`, `get_user_memory`,
+    `replace_user_memory`, `delete_user_memory` and `clear_user_memories` act on the db
+    directly, and `create_user_memories` lets ``model`` decide from a user's messages, as
+    an agent's run would. Each has its async twin (``a`` + name). They run on ``runtime``
+    (default: the process's shared one).
     """
 
     def __init__(
         self,
         model: Any = None,
         *,
+        db: Any = None,
         instructions: str | None = None,
         additional_instructions: str | None = None,
         tool_call_limit: int = 10,
+        runtime: Any = None,
     ) -> None:
+        if db is not None and not hasattr(db, "component_type"):
+            raise InvalidInputError(
+                f"db must be a SqliteDb, PostgresDb or InMemoryDb, got {type(db).__name__}",
+                field="db",
+            )
+        if isinstance(tool_call_limit, bool) or not isinstance(tool_call_limit, int):
+            raise InvalidInputError(
+                "tool_call_limit must be a whole number", field="tool_call_limit"
+            )
         self.model = model
+        self.db = db
         self.instructions = instructions or MEMORY_INSTRUCTIONS
         if additional_instructions:
             self.instructions += "\n\n" + additional_instructions
         self.tool_call_limit = tool_call_limit
+        self._runtime = runtime
+        self._storage: str | None = None
+        self._models: dict[str, LangModel] = {}  # the model, once defined on the runtime
 
     def __repr__(self) -> str:
         return f"MemoryManager(model={self.model!r})"
+
+    # -- on its own, over its db -------------------------------------------------------------
+
+    @property
+    def runtime(self) -> Any:
+        if self._runtime is None:
+            from ..shared_runtime import default_runtime
+
+            self._runtime = default_runtime()
+        return self._runtime
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        bridge: Bridge = self.runtime.sync_bridge
+        return bridge
+
+    async def _db(self, method: str, inputs: Any, result: type[T]) -> T:
+        if self.db is None:
+            raise InvalidInputError(
+                "a MemoryManager used on its own keeps memories in a db: "
+                "MemoryManager(db=SqliteDb(db_file=...))",
+                field="db",
+            )
+        if self._storage is None:
+            name = component_name("memory_db")
+            await self.runtime.adefine(
+                self.db.component_type, name, self.db.attributes(self.runtime)
+            )
+            self._storage = name
+        data = await self.runtime.acall_method(self._storage, method, converter.unstructure(inputs))
+        return converter.structure(data, result)
+
+    @on_bridge_loop
+    async def aadd_user_memory(
+        self, memory: UserMemory | str, user_id: str | None = None, topics: list[str] | None = None
+    ) -> str:
+        """Store a memory for ``user_id`` (default ``"default"``, or the `UserMemory`'s own
+        user); its id."""
+        if isinstance(memory, UserMemory):
+            inputs = UpsertMemoryInput(
+                user_id or memory.user_id, memory.memory, topics or list(memory.topics)
+            )
+        else:
+            inputs = UpsertMemoryInput(user_id or DEFAULT_USER_ID, memory, topics or [])
+        stored = (await self._db("upsert_memory", inputs, MemoryResult)).memory
+        assert stored is not None  # upsert_memory returns the memory it stored
+        return stored.memory_id
+
+    add_user_memory = blocking(aadd_user_memory)
+
+    @on_bridge_loop
+    async def aget_user_memories(self, user_id: str | None = None) -> list[UserMemory]:
+        """``user_id``'s memories (default ``"default"``), oldest first."""
+        inputs = ListMemoriesInput(user_id or DEFAULT_USER_ID)
+        return (await self._db("list_memories", inputs, MemoriesResult)).memories
+
+    get_user_memories = blocking(aget_user_memories)
+
+    @on_bridge_loop
+    async def aget_user_memory(
+        self, memory_id: str, user_id: str | None = None
+    ) -> UserMemory | None:
+        ref = MemoryRef(memory_id, user_id or DEFAULT_USER_ID)
+        return (await self._db("get_memory", ref, MemoryResult)).memory
+
+    get_user_memory = blocking(aget_user_memory)
+
+    @on_bridge_loop
+    async def areplace_user_memory(
+        self, memory_id: str, memory: UserMemory | str, user_id: str | None = None
+    ) -> str:
+        """Replace the memory ``memory_id`` of ``user_id`` (refused when it has none)."""
+        user = user_id or DEFAULT_USER_ID
+        if (await self._db("get_memory", MemoryRef(memory_id, user), MemoryResult)).memory is None:
+            raise InvalidInputError(f"user {user!r} has no memory {memory_id!r}", field="memory_id")
+        text, topics = (
+            (memory.memory, list(memory.topics)) if isinstance(memory, UserMemory) else (memory, [])
+        )
+        inputs = UpsertMemoryInput(user, text, topics, memory_id)
+        await self._db("upsert_memory", inputs, MemoryResult)
+        return memory_id
+
+    replace_user_memory = blocking(areplace_user_memory)
+
+    @on_bridge_loop
+    async def adelete_user_memory(self, memory_id: str, user_id: str | None = None) -> None:
+        ref = MemoryRef(memory_id, user_id or DEFAULT_USER_ID)
+        if not (await self._db("delete_memory", ref, DeletedResult)).deleted:
+            raise InvalidInputError(f"no memory {memory_id!r} of this user", field="memory_id")
+
+    delete_user_memory = blocking(adelete_user_memory)
+
+    @on_bridge_loop
+    async def aclear_user_memories(self, user_id: str | None = None) -> None:
+        """Forget every memory of ``user_id``."""
+        for memory in await self.aget_user_memories(user_id):
+            await self._db(
+                "delete_memory", MemoryRef(memory.memory_id, memory.user_id), DeletedResult
+            )
+
+    clear_user_memories = blocking(aclear_user_memories)
+
+    @on_bridge_loop
+    async def acreate_user_memories(
+        self,
+        message: str | None = None,
+        messages: list[Any] | None = None,
+        user_id: str | None = None,
+    ) -> str:
+        """Let ``model`` add, update or delete ``user_id``'s memories from what the user
+        said (``message``, or the user ``messages``), as after an agent's run."""
+        if self.model is None:
+            raise InvalidInputError(
+                "create_user_memories needs a model: MemoryManager(model=..., db=...)",
+                field="model",
+            )
+        said = [message] if message else []
+        for index, item in enumerate(messages or ()):
+            said.append(as_message(item, index).text)
+        said = [text for text in said if text]
+        if not said:
+            raise InvalidInputError("give the user's message or messages", field="message")
+        from .agent import Agent  # the agent module is above this one
+
+        models = SecondModels(
+            self.runtime, "memory_manager", self._no_main_model, self._models, Agent, self._db
+        )
+        await manage_memories(models, self, user_id or DEFAULT_USER_ID, said)
+        return "Memories updated"
+
+    create_user_memories = blocking(acreate_user_memories)
+
+    @staticmethod
+    def _no_main_model() -> LangModel:
+        raise AssertionError("a standalone MemoryManager always has its own model")
 
 
 def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
@@ -156,24 +317,30 @@ async def update_memories(
     if not said:
         return
     manager = manager or MemoryManager()
-    user_id = context.user_id or DEFAULT_USER_ID
     try:
-        stored = await models.db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
-        lm = await models.model("memory", manager.model)
-        helper = models.new_agent(
-            lm,
-            system_message=manager.instructions,
-            tools=_memory_tools(models, user_id),
-            tool_call_limit=manager.tool_call_limit,
-        )
-        prompt = (
-            f"<stored_memories>\n{_listed(stored.memories)}\n</stored_memories>\n\n"
-            "<new_user_messages>\n" + "\n".join(f"- {text}" for text in said) + "\n"
-            "</new_user_messages>"
-        )
-        await helper.arun([Message("user", prompt)], user_id=user_id)
+        await manage_memories(models, manager, context.user_id or DEFAULT_USER_ID, said)
     except FerruleError as exc:  # the run's answer stands; its memories wait for the next
         log.warning("memories_not_updated", run_id=run.id, error=exc.message)
+
+
+async def manage_memories(
+    models: SecondModels, manager: MemoryManager, user_id: str, said: list[str]
+) -> None:
+    """The memory manager's model changes ``user_id``'s memories from what they ``said``."""
+    stored = await models.db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
+    lm = await models.model("memory", manager.model)
+    helper = models.new_agent(
+        lm,
+        system_message=manager.instructions,
+        tools=_memory_tools(models, user_id),
+        tool_call_limit=manager.tool_call_limit,
+    )
+    prompt = (
+        f"<stored_memories>\n{_listed(stored.memories)}\n</stored_memories>\n\n"
+        "<new_user_messages>\n" + "\n".join(f"- {text}" for text in said) + "\n"
+        "</new_user_messages>"
+    )
+    await helper.arun([Message("user", prompt)], user_id=user_id)
 
 
 @attrs.frozen
