@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     )
     from .embedding_model import EmbeddingModel
     from .knowledge import Knowledge
-    from .mcp import MCPServer
+    from .mcp import MCPClient, MCPServer
     from .models import APIModel, LocalModel
     from .tools import ModelRetry, Tool, ToolContext, tool
     from .vector_store import (
@@ -73,6 +73,7 @@ __all__ = [
     "LangModel",
     "LangModelInferConfig",
     "LocalModel",
+    "MCPClient",
     "MCPServer",
     "Message",
     "MessageDelta",
@@ -123,6 +124,7 @@ _LAZY = {
     "FallbackModel": "ferrule.agent",
     "UsageLimits": "ferrule.agent",
     "UsageLimitExceeded": "ferrule.agent",
+    "MCPClient": "ferrule.mcp",
     "MCPServer": "ferrule.mcp",
     "Tool": "ferrule.tools",
     "tool": "ferrule.tools",

@@ -12,6 +12,9 @@ The connection opens when a run first lists the agent's tools and stays open (on
 background task on the loop the agent's runs use) until the agent is deleted. Each MCP
 tool becomes a `ferrule.tools.Tool`; a call the server reports as an error, or a broken
 connection, is a `ToolError` result for the model.
+
+`MCPClient` is Ailoy 0.2's spelling: a connection opened at once (``await
+MCPClient.from_stdio(command, args)``) whose tools can also be called directly.
 """
 
 from __future__ import annotations
@@ -20,13 +23,17 @@ import asyncio
 import re
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+import attrs
 from ferrule_kernel import get_logger
 
 from .tools import Tool, ToolContext, ToolError
 
-__all__ = ["MCPServer"]
+if TYPE_CHECKING:
+    from ._loop import LoopThread
+
+__all__ = ["MCPClient", "MCPServer"]
 
 log = get_logger("ferrule.mcp")
 
@@ -251,3 +258,87 @@ def _content_text(content: Sequence[Any]) -> str:
         text = getattr(block, "text", None)
         parts.append(text if isinstance(text, str) else f"[{getattr(block, 'type', 'content')}]")
     return "\n".join(parts)
+
+
+class MCPClient:
+    """A connection to one MCP server, its tools listed once it opens (Ailoy 0.2's
+    ``MCPClient``)::
+
+        client = await MCPClient.from_stdio("python", ["time_server.py"])
+        now = client.get_tool("get_current_time")
+        await now(timezone="Asia/Seoul")        # or now.call_sync(timezone=...)
+        agent.add_tools(client.tools)
+        await client.aclose()
+
+    The connection lives on an event loop of its own, in a daemon thread, so its tools can
+    be called from any loop, from an agent's run, or with `Tool.call_sync` inside a running
+    loop. It is an `MCPServer` underneath: its options (``env``, ``cwd``, ``headers``,
+    ``include``, ``prefix``, ``timeout``...) are accepted as keywords. ``aclose`` (or
+    ``close``) ends it, and a stdio server's process.
+    """
+
+    def __init__(self, server: MCPServer, loop: LoopThread) -> None:
+        self._server = server
+        self._loop = loop
+        self._tools: list[Tool] = []
+
+    @classmethod
+    async def from_stdio(cls, command: str, args: Sequence[str] = (), **options: Any) -> MCPClient:
+        """Start ``command args`` and speak MCP over its stdin and stdout."""
+        return await cls._open(MCPServer.stdio(command, args, **options))
+
+    @classmethod
+    async def from_streamable_http(cls, url: str, **options: Any) -> MCPClient:
+        """Speak MCP to the streamable-HTTP endpoint ``url`` (``http://host:port/mcp``)."""
+        return await cls._open(MCPServer.http(url, **options))
+
+    @classmethod
+    async def _open(cls, server: MCPServer) -> MCPClient:
+        from ._loop import LoopThread
+
+        client = cls(server, LoopThread())
+        try:
+            listed = await client._loop.arun(server.list_tools())
+        except BaseException:
+            client._loop.stop()
+            raise
+        client._tools = [client._bridged(tool) for tool in listed]
+        return client
+
+    def _bridged(self, tool: Tool) -> Tool:
+        """``tool``, its calls run on the connection's loop whatever loop awaits them."""
+        inner = tool.handler
+
+        async def on_connection_loop(arguments: dict[str, Any], context: ToolContext) -> Any:
+            return await inner(arguments, context)
+
+        async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
+            return await self._loop.arun(on_connection_loop(arguments, context))
+
+        return attrs.evolve(tool, handler=handler)
+
+    @property
+    def tools(self) -> list[Tool]:
+        """The server's tools, as listed when the connection opened."""
+        return list(self._tools)
+
+    def get_tool(self, name: str) -> Tool | None:
+        """The tool named ``name``, or None."""
+        return next((tool for tool in self._tools if tool.name == name), None)
+
+    async def aclose(self) -> None:
+        """Close the connection (and stop a stdio server's process)."""
+        if self._loop.started:
+            await self._loop.arun(self._server.aclose())
+        self._loop.stop()
+        self._tools = []
+
+    def close(self) -> None:
+        """`aclose`, waited for (not from inside a running loop: use ``await aclose()``)."""
+        if self._loop.started:
+            self._loop.run(self._server.aclose())
+        self._loop.stop()
+        self._tools = []
+
+    def __repr__(self) -> str:
+        return f"MCPClient({self._server!r}, tools={[t.name for t in self._tools]!r})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import attrs
@@ -75,6 +75,45 @@ class Tool:
     async def invoke(self, arguments: dict[str, Any], context: ToolContext) -> Any:
         return await self.handler(arguments, context)
 
+    # -- called directly (Ailoy 0.2's Tool) ----------------------------------------------
+
+    def get_description(self) -> FunctionDescription:
+        """What the model sees (Ailoy 0.2's ``tool.get_description()``; `desc`)."""
+        return self.desc
+
+    async def call(self, **arguments: Any) -> Any:
+        """Run the tool outside any run (Ailoy 0.2's ``await tool.call(**arguments)``): the
+        arguments are checked as a model's would be, and a tool that calls operators calls
+        them on the process's shared runtime. Its failure is raised."""
+        from ferrule_kit.messages import ToolCall
+
+        from ..shared_runtime import default_runtime
+
+        context: ToolContext[Any] = ToolContext(
+            default_runtime(), ToolCall(f"call_{self.name}", self.name, arguments)
+        )
+        running = self.handler(arguments, context)
+        if self.timeout is None:
+            return await running
+        return await asyncio.wait_for(running, self.timeout)
+
+    def call_sync(self, **arguments: Any) -> Any:
+        """`call`, waited for. Inside a running event loop (as Ailoy allows) the call runs
+        on a loop of its own in a worker thread, blocking the caller until it is done."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.call(**arguments))
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(1, "ferrule-tool-call") as pool:
+            return pool.submit(lambda: asyncio.run(self.call(**arguments))).result()
+
+    def __call__(self, **arguments: Any) -> Coroutine[Any, Any, Any]:
+        """``await tool(**arguments)``: `call` (Ailoy 0.2). A `FunctionTool` is called as its
+        function instead."""
+        return self.call(**arguments)
+
     # -- constructors ------------------------------------------------------------------
 
     @classmethod
@@ -101,6 +140,31 @@ class Tool:
             retries,
             function=function,
         )
+
+    @classmethod
+    def new_builtin(cls, kind: str, **config: Any) -> Tool:
+        """One of the builtin tools by kind (Ailoy 0.2's): ``terminal``,
+        ``web_search_duckduckgo`` (or ``web_search``), ``web_fetch``, ``calculator``, each
+        over a tool plugin's operator, ``config`` its settings (`ferrule.tools.builtins`)."""
+        from .builtins import builtin_tool
+
+        return builtin_tool(kind, **config)
+
+    @classmethod
+    def new_py_function(
+        cls,
+        func: Callable[..., Any],
+        desc: FunctionDescription | Mapping[str, Any] | None = None,
+    ) -> Tool:
+        """A tool running ``func``, sync or async (Ailoy 0.2's spelling of `from_function`):
+        described by its type hints and docstring, or by ``desc`` (``name``,
+        ``description``, ``parameters``). Calling the result runs the tool, so it is always
+        awaited: ``await tool(location="Seoul")``."""
+        if desc is None:
+            made = cls.from_function(func)
+            return cls(made.name, made.description, made.parameters, made.handler)
+        spec = attrs.asdict(desc) if isinstance(desc, FunctionDescription) else desc
+        return cls.from_schema(spec, func)
 
     @classmethod
     def from_schema(
@@ -233,7 +297,8 @@ class FunctionTool(Tool, Generic[P, R]):
 
     function: Callable[P, R] = attrs.field(kw_only=True, repr=False)
 
-    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+    # The function's own call, not `Tool.__call__`: a decorated function stays itself.
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:  # type: ignore[override]
         return self.function(*args, **kwargs)
 
 
