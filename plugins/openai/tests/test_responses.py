@@ -575,3 +575,21 @@ def test_any_chunking_folds_back_to_the_turn(text, reasoning, calls, cuts):
         (f"c{i}", n, a) for i, (n, a) in enumerate(calls)
     ]
     assert acc.finish_reason == ("tool_calls" if calls else "stop")
+
+
+async def test_message_items_sent_whole_after_reasoning(define, runtime, server):
+    """Text that comes only in its message's done item (no deltas) is not lost, after a
+    streamed reasoning item; a message that was streamed is not repeated."""
+    name = await define()
+    events = responses_events(["Streamed."], reasoning=[ResponsesReasoning("hm", "e", "rs_1")])
+    whole = {
+        "type": "message",
+        "id": "msg_2",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": " Whole."}],
+    }
+    events.insert(-1, {"type": "response.output_item.done", "output_index": 2, "item": whole})
+    server.script(Reply.sse([sse(e, event=e["type"]) for e in events]))
+    items = await collect(runtime, name, {"messages": [USER]})
+    check_stream(items)
+    assert fold(items).message().text == "Streamed. Whole."

@@ -289,3 +289,13 @@ def test_openai_responses_checks_its_keywords():
     assert model.infer_options == {"reasoning": "low"}
     assert model.options == {"reasoning_summary": "concise"}
     assert "sk-hidden-1" not in repr(model)
+
+
+def test_responses_image_agent(wire, program):
+    says(wire, "The Golden Gate Bridge in fog.")
+    scope = program("responses_image_agent")
+    assert scope["run"].content == "The Golden Gate Bridge in fog."
+    assert wire.last["input"][-1]["content"] == [
+        {"type": "input_text", "text": "Tell me about this image."},
+        {"type": "input_image", "image_url": "https://example.com/GoldenGateBridge-001.jpg"},
+    ]

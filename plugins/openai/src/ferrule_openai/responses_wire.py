@@ -330,6 +330,8 @@ class StreamTranslator:
     """Responses stream events -> LM items. Call `feed` per event, then `check_complete`."""
 
     calls: dict[str, _Call] = attrs.Factory(dict)
+    #: Message items whose text came as deltas (their done item repeats it).
+    texted: set[str] = attrs.Factory(set)
     reasoning_open: bool = False
     streamed_output: bool = False
     finished: bool = False
@@ -351,6 +353,7 @@ class StreamTranslator:
             raise response_error((data.get("response") or {}).get("error") or data)
         if kind in ("response.output_text.delta", "response.refusal.delta"):
             self.streamed_output = True
+            self.texted.add(str(data.get("item_id")))
             yield text_delta(str(data.get("delta", "")))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             self.streamed_output = True
@@ -400,7 +403,8 @@ class StreamTranslator:
             if not call.streamed:
                 call.streamed = True
                 yield tool_call_delta(call.index, arguments=str(item.get("arguments") or ""))
-        elif kind == "message" and not self.streamed_output:
+        elif kind == "message" and str(item.get("id")) not in self.texted:
+            # A server that sends a message item whole, with no text deltas.
             self.streamed_output = True
             yield from (i for i in response_items({"output": [item]}) if not i["finish_reason"])
 
