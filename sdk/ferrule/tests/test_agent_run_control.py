@@ -232,3 +232,13 @@ def test_memory_manager_creates_memories_with_its_model(rt, tmp_path):
     manager = MemoryManager(model, db=SqliteDb(db_file=str(tmp_path / "m.db")), runtime=rt)
     manager.create_user_memories(message="I like tea", user_id="u")
     assert [m.memory for m in manager.get_user_memories("u")] == ["Likes tea"]
+
+
+def test_use_json_mode_asks_for_any_json_object_and_describes_the_schema(rt):
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    with Agent(rt, TestModel(['{"n": 3}']), output_schema=schema, use_json_mode=True) as agent:
+        run = agent.run("three")
+        sent = requests_of(agent)[-1]
+    assert run.content == {"n": 3}
+    assert sent.output_schema == {"type": "object"}
+    assert '"required": ["n"]' in sent.messages[0].text

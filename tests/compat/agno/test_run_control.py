@@ -174,3 +174,16 @@ def test_memory_manager_on_its_own(wire, program):
     # the model saw what John said, and only John's (no) memories
     assert "I enjoy hiking in the mountains" in wire.text_sent(0)
     assert "Jane" not in wire.text_sent(0)
+
+
+def test_json_mode(wire, program):
+    wire.says(
+        '{"setting": "Manhattan at night", "genre": "thriller", "characters": ["Ava", "Leo"]}'
+    )
+    scope = program("structured_json_mode")
+    script = scope["json_mode_response"].content
+    assert isinstance(script, scope["MovieScript"])
+    assert script.characters == ["Ava", "Leo"]
+    assert wire.last["response_format"] == {"type": "json_object"}
+    system = system_of(wire.last)
+    assert "<json_schema>" in system and '"characters"' in system

@@ -81,6 +81,7 @@ class AgentOptions(TypedDict, total=False):
     enable_agentic_state: bool
     knowledge_retriever: Any
     markdown: bool
+    use_json_mode: bool
     stream: bool | None
     stream_events: bool | None
     output_retries: int

@@ -205,6 +205,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         knowledge_retriever: Any = None,
         enable_agentic_state: bool = False,
         markdown: bool = False,
+        use_json_mode: bool = False,
         stream: bool | None = None,
         stream_events: bool | None = None,
         output_schema: Any = None,
@@ -302,6 +303,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             options=self.options,
             output_retries=self.output_retries,
             parse_response=self.parse_response,
+            use_json_mode=self.settings.use_json_mode,
             tool_timeout=self.tool_timeout,
             pre_hooks=self.pre_hooks,
             post_hooks=self.post_hooks,
@@ -475,7 +477,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     # -- messages ------------------------------------------------------------------------------
 
     def _system(self) -> list[Message]:
-        text = system_text(self, self.session_state)
+        text = system_text(self, self.session_state, output=self._output)
         return [Message("system", text)] if text else []
 
     def get_messages(self) -> list[Message]:

@@ -18,6 +18,7 @@ from ferrule_kit.storage import SessionSummary, UserMemory
 from ..knowledge.document import MessageReferences
 from ..tools import Tool, as_tools
 from ..tools.context import RunContext
+from .output_schema import StructuredOutput
 from .prompt import prompt_parts
 from .results import ToolConfirmation
 
@@ -202,6 +203,7 @@ def system_text(
     memories: Sequence[UserMemory] = (),
     summary: SessionSummary | None = None,
     run_context: RunContext | None = None,
+    output: StructuredOutput | None = None,
 ) -> str | None:
     """The system message, the Agent reference's way: ``system_message`` as given, else
     ``description`` then ``instructions`` (one per line as ``- ...`` when several); then
@@ -224,7 +226,13 @@ def system_text(
         elif instructions:
             lines = "\n".join(f"- {i}" for i in instructions)
             pieces.append(f"<instructions>\n{lines}\n</instructions>")
-        if agent.markdown and agent.output_schema is None:
+        if agent.use_json_mode and output is not None:
+            schema = json.dumps(output.schema, ensure_ascii=False)
+            pieces.append(
+                "Reply with one JSON object that follows this JSON schema, and nothing "
+                f"else:\n<json_schema>\n{schema}\n</json_schema>"
+            )
+        elif agent.markdown and output is None:
             pieces.append(
                 "<additional_information>\n- Use markdown to format your answers.\n"
                 "</additional_information>"

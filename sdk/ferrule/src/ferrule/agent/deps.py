@@ -73,6 +73,8 @@ class RunDeps:
     options: Mapping[str, Any]
     output_retries: int
     parse_response: bool
+    #: Ask for the output schema through the provider's JSON mode (``use_json_mode``).
+    use_json_mode: bool
     tool_timeout: float | None
     pre_hooks: Sequence[Any]
     post_hooks: Sequence[Any]

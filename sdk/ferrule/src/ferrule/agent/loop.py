@@ -15,7 +15,7 @@ from typing import Any
 
 from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
 from ferrule_kit.guardrails import RunInput
-from ferrule_kit.lm import MessageAccumulator
+from ferrule_kit.lm import ANY_JSON_OBJECT, MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
 from ferrule_kit.storage import ToolExecution
 
@@ -247,7 +247,7 @@ async def model_turn(
     if run.reasoning:
         inputs["reasoning"] = run.reasoning
     if run.output is not None and deps.parse_reply is None and deps.parse_response:
-        inputs["output_schema"] = run.output.schema
+        inputs["output_schema"] = ANY_JSON_OBJECT if deps.use_json_mode else run.output.schema
     if run.usage_limits is not None:
         run.usage_limits.check_before_request(run.metrics)
     accumulator = MessageAccumulator()

@@ -428,7 +428,9 @@ class _Sessions:
         at = 1 if run.messages and run.messages[0].role == "system" else 0
         if not at:
             shown = summary if self.add_session_summary_to_context else None
-            system = system_text(self, state, context.memories, shown, run_context_of(run))
+            system = system_text(
+                self, state, context.memories, shown, run_context_of(run), run.output
+            )
             if system:
                 prefix.insert(0, Message("system", system))
         run.messages[at:at] = prefix

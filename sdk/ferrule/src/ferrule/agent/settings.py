@@ -138,6 +138,9 @@ class AgentSettings:
     enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
     #: Agno's instruction to answer in markdown, added to the system message.
     markdown: bool = attrs.field(default=False, validator=_flag)
+    #: Ask for the ``output_schema`` in the provider's JSON mode, the schema described in
+    #: the system message, rather than as the provider's structured-output schema.
+    use_json_mode: bool = attrs.field(default=False, validator=_flag)
     stream: bool | None = attrs.field(default=None, validator=_optional(bool, "True or False"))
     stream_events: bool | None = attrs.field(
         default=None, validator=_optional(bool, "True or False")
