@@ -13,6 +13,7 @@ import json
 import pytest
 import pytest_asyncio
 from ferrule import APIModel, AsyncRuntime, Runtime, configure_logging
+from ferrule.testing import AgentConformance
 from ferrule_kernel import InvalidInputError, Kernel
 from ferrule_kit.errors import (
     AuthenticationError,
@@ -111,7 +112,7 @@ def turn_reply(turn: ScriptedTurn) -> Reply:
     return Reply.sse(body)
 
 
-class TestResponsesConformance(LanguageModelConformance):
+class TestResponsesConformance(LanguageModelConformance, AgentConformance):
     @pytest_asyncio.fixture
     async def lm(self, define, runtime, server):
         name = await define("gpt-4.1")
