@@ -512,6 +512,12 @@ def test_ferrule_serve_is_a_responses_backend(monkeypatch):
         assert message.text == "Hello from the other side"
         assert message.reasoning and "5 words" in message.reasoning[0].text
         assert items[-1]["usage"]["output_tokens"] > 0
+        # The next turn sends the reasoning item back; the server takes it.
+        from ferrule_kit.lm import dump
+
+        inputs["messages"] += [dump(message), {"role": "user", "content": "again please"}]
+        items = list(rt.call_iter_method("remote", "infer", inputs))
+        assert fold(items).message().text == "again please"
 
 
 # -- the stream parser on any chunking --------------------------------------------------
