@@ -1,5 +1,6 @@
 """The preset tools, passed to an agent by name (``"calculator"``, ``"http_request"``,
-``"frankfurter"``): operators of plugins, or REST APIs.
+``"frankfurter"``, ``"web_fetch"``, ``"web_search_duckduckgo"``): operators of plugins, or
+REST APIs.
 
 ``Agent.add_tools_from_preset(name)`` (Ailoy's spelling) adds a preset's tools, as
 ``tools=[name]`` does. Each REST preset's endpoint can be moved (a mirror, a proxy, a
@@ -16,7 +17,15 @@ from ferrule_kernel import InvalidInputError
 
 from .tool import Tool
 
-__all__ = ["PRESETS", "calculator", "frankfurter", "http_request", "preset_tools"]
+__all__ = [
+    "PRESETS",
+    "calculator",
+    "frankfurter",
+    "http_request",
+    "preset_tools",
+    "web_fetch",
+    "web_search_duckduckgo",
+]
 
 
 def calculator() -> Tool:
@@ -90,10 +99,28 @@ def frankfurter() -> Tool:
     )
 
 
+def web_search_duckduckgo() -> Tool:
+    """Ailoy 0.2's builtin ``web_search_duckduckgo`` (ferrule-duckduckgo; `builtins`)."""
+    from .builtins import web_search_duckduckgo as builtin
+
+    return builtin()
+
+
+def web_fetch() -> Tool:
+    """Ailoy 0.2's builtin ``web_fetch`` (ferrule-http-request; `builtins`)."""
+    from .builtins import web_fetch as builtin
+
+    return builtin()
+
+
+# The builtin ``terminal`` is deliberately no preset: a preset can be named by whoever picks
+# tools by name (the web chat, the CLI), a shell only by code (`Tool.new_builtin`).
 PRESETS: dict[str, Callable[[], Tool]] = {
     "calculator": calculator,
     "frankfurter": frankfurter,
     "http_request": http_request,
+    "web_fetch": web_fetch,
+    "web_search_duckduckgo": web_search_duckduckgo,
 }
 
 
