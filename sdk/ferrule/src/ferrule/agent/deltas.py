@@ -309,28 +309,6 @@ class MessageDelta:
         tool_call_id = self.id if self.role == "tool" else None
         return Message(self.role, contents, reasoning, calls, tool_call_id)
 
-    @classmethod
-    def of(cls, message: Message) -> MessageDelta:
-        """A whole message as one delta."""
-        contents: list[PartDelta] = []
-        for part in message.contents:
-            if isinstance(part, TextPart):
-                contents.append(_TextDelta(part.text))
-            elif isinstance(part, ValuePart):
-                contents.append(_ValueDelta(part.value))
-        calls: list[PartDelta] = [
-            _FunctionDelta(c.id, _WithParsedArgs(c.name, c.arguments)) for c in message.tool_calls
-        ]
-        signature = next((r.signature for r in message.reasoning if r.signature), None)
-        return cls(
-            message.role,
-            contents,
-            message.tool_call_id,
-            "".join(r.text for r in message.reasoning) or None,
-            calls,
-            signature,
-        )
-
 
 @attrs.define
 class MessageDeltaOutput:
