@@ -386,6 +386,10 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             )
         self._tools = [t for t in self._tools if not (isinstance(t, Tool) and t.name in names)]
 
+    def remove_tool(self, name: str) -> None:
+        """Remove the tool of this name (`remove_tools` of one)."""
+        self.remove_tools([name])
+
     def clear_tools(self) -> None:
         """Remove every tool (an MCP server stays connected until `delete`)."""
         self._tools = []
