@@ -242,3 +242,28 @@ def test_use_json_mode_asks_for_any_json_object_and_describes_the_schema(rt):
     assert run.content == {"n": 3}
     assert sent.output_schema == {"type": "object"}
     assert '"required": ["n"]' in sent.messages[0].text
+
+
+def test_show_result_puts_the_result_before_the_reply(rt):
+    @tool(show_result=True)
+    def weather() -> str:
+        """Today's weather."""
+        return "Sunny, 21 C"
+
+    model = TestModel([{"tool_calls": [call("weather")]}, "A fine day."])
+    with Agent(rt, model, tools=[weather]) as agent:
+        run = agent.run("weather?")
+    assert run.content == "Sunny, 21 C\nA fine day."
+
+
+def test_stop_after_tool_call_without_show_result_ends_with_no_content(rt):
+    @tool(stop_after_tool_call=True, show_result=False)
+    def record() -> str:
+        """Record the call."""
+        return "recorded"
+
+    model = TestModel([{"tool_calls": [call("record")]}, "never asked"])
+    with Agent(rt, model, tools=[record]) as agent:
+        run = agent.run("record it")
+    assert run.status == "completed" and run.content == ""
+    assert [m.text for m in run.messages if m.role == "tool"] == ["recorded"]

@@ -100,7 +100,9 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
             sink.assistant(message, usage, requirements)
             if not calls:
                 if run.output is None or not deps.parse_response:
-                    run.content = message.text
+                    run.content = "\n".join(
+                        [*run.shown, message.text] if message.text else run.shown
+                    )
                     break
                 if deps.parse_reply is not None:
                     run.content = await deps.parse_reply(run, message.text)
@@ -367,7 +369,8 @@ async def execute_tools(
     ends here (a tool with ``stop_after_tool_call``, or one that raised `StopAgentRun`): its
     content is then what those tools returned."""
     decisions = {r.tool_call.id: r for r in run.requirements}
-    stops: dict[str, str] = {}  # call id -> what the run ends with
+    stops: dict[str, str | None] = {}  # call id -> a StopAgentRun's message, or None
+    shown: dict[str, str] = {}  # call id -> its result, when its tool shows it
     context_runtime = deps.runtime
     session = run.session
     state = session.session_state if session is not None else {}
@@ -422,8 +425,10 @@ async def execute_tools(
             timeout = tool.timeout if tool.timeout is not None else deps.tool_timeout
             result = await (asyncio.wait_for(work, timeout) if timeout is not None else work)
             text = result_text(result)
+            if tool.show_result:
+                shown[call.id] = text
             if tool.stop_after_tool_call:
-                stops[call.id] = text
+                stops[call.id] = None
             return (result if isinstance(result, str) else json.loads(text)), None, text
         except asyncio.TimeoutError:
             error = f"the tool {call.name!r} did not finish within {timeout:g} s"
@@ -491,7 +496,10 @@ async def execute_tools(
             seconds=round(seconds, 3),
         )
         sink.tool_result(message, call.name, result, error)
+    run.shown += [shown[call.id] for call in calls if call.id in shown]
     if not stops:
         return False
-    run.content = "\n".join(stops[call.id] for call in calls if call.id in stops)
+    # a StopAgentRun's message is in the content: it says why the run ended
+    reasons = [stops[c.id] for c in calls if c.id in stops]
+    run.content = "\n".join([*run.shown, *(r for r in reasons if r is not None)])
     return True

@@ -66,6 +66,8 @@ class RunState:
     #: Ailoy's ``AgentConfig`` of this run: its knowledge settings (``top_k``) and its
     #: inference's ``document_polyfill`` shape how knowledge reaches the model.
     config: AgentConfig | None = None
+    #: The results of tools with ``show_result``, shown before the reply (Agno's).
+    shown: list[str] = attrs.Factory(list)
 
     def to_output(self) -> RunOutput[Any]:
         context = self.session

@@ -50,7 +50,7 @@ class Tool:
     #: End the run once this tool has run (Agno's ``stop_after_tool_call``): its result is
     #: the run's content, and the model is not asked again.
     stop_after_tool_call: bool = attrs.field(default=False, kw_only=True)
-    #: Show the tool's result as the run's content (Agno's ``show_result``).
+    #: Show the tool's result in the run's content, before the reply (Agno's ``show_result``).
     show_result: bool = attrs.field(default=False, kw_only=True)
     #: The caller runs the tool, not the agent: the run pauses for its result (Agno's
     #: ``external_execution``; `ToolConfirmation.result` then `Agent.continue_run`).
@@ -319,7 +319,7 @@ def tool(
     timeout: float | None = None,
     retries: int = 1,
     stop_after_tool_call: bool = False,
-    show_result: bool = False,
+    show_result: bool | None = None,
     external_execution: bool = False,
 ) -> _ToolDecorator: ...
 def tool(
@@ -331,12 +331,15 @@ def tool(
     timeout: float | None = None,
     retries: int = 1,
     stop_after_tool_call: bool = False,
-    show_result: bool = False,
+    show_result: bool | None = None,
     external_execution: bool = False,
 ) -> FunctionTool[..., Any] | _ToolDecorator:
     """Make a function a `Tool`: ``@tool`` or ``@tool(requires_confirmation=True)``. The
     result is a `FunctionTool`: still callable as the function, with the same type.
-    Agno's flags: ``stop_after_tool_call``, ``show_result``, ``external_execution``."""
+    Agno's flags: ``stop_after_tool_call``, ``show_result`` (by default, as
+    ``stop_after_tool_call``), ``external_execution``."""
+    if show_result is None:
+        show_result = stop_after_tool_call
     for flag, value in (
         ("requires_confirmation", requires_confirmation),
         ("stop_after_tool_call", stop_after_tool_call),
