@@ -22,6 +22,10 @@ LAYOUT = {
         "ferrule.models.openai",
         "OpenAIResponses",
     ),
+    ("ferrule.models.openai.responses", "OpenAIResponses"): (
+        "ferrule.models.openai",
+        "OpenAIResponses",
+    ),
     ("ferrule.models.anthropic.claude", "Claude"): ("ferrule.models.anthropic", "Claude"),
     ("ferrule.models.google.gemini", "Gemini"): ("ferrule.models.google", "Gemini"),
     ("ferrule.models.xai.xai", "xAI"): ("ferrule.models.xai", "xAI"),
