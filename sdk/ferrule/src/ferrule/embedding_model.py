@@ -129,6 +129,27 @@ class EmbeddingModel:
             )
         )
 
+    @classmethod
+    def download(
+        cls,
+        model_name: str,
+        progress_callback: Callable[[CacheProgress], Any] | None = None,
+        *,
+        runtime: Any = None,
+    ) -> None:
+        """Make sure the model is ready to use (Ailoy's ``download``). ferrule's local
+        embedders carry their weights in their package, so nothing is fetched: the model
+        is loaded once, which checks them (`EmbedderUnavailableError` if they are
+        missing or damaged), then released; ``progress_callback`` is told when done."""
+        if progress_callback is not None and not callable(progress_callback):
+            raise InvalidInputError("must be callable", field="progress_callback")
+        runtime = runtime if runtime is not None else default_runtime()
+        bridge: Bridge = runtime.sync_bridge
+        model = bridge.run(cls.define(runtime, model_name))
+        model.delete()
+        if progress_callback is not None:
+            progress_callback(CacheProgress(f"{model_name} ready", 1, 1))
+
     @on_bridge_loop
     async def infer(self, text: str) -> list[float]:
         """The vector of ``text`` (embedded as a document: the models Ailoy names have one

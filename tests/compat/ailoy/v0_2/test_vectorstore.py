@@ -229,3 +229,15 @@ async def test_embedding_model_new_local_options(runtime: ai.Runtime) -> None:
     with pytest.raises(ai.InvalidInputError) as error:
         await ai.EmbeddingModel.new_local("all-MiniLM-L6-v2", device_id=1, runtime=runtime)
     assert [e["path"] for e in error.value.errors] == ["device_id"]
+
+
+def test_embedding_model_download(runtime: ai.Runtime) -> None:
+    """Ailoy's ``download``: the packaged weights are loaded once (and released), and an id
+    no installed plugin serves is refused."""
+    steps: list[ai.CacheProgress] = []
+    before = runtime.kernel.components()
+    ai.EmbeddingModel.download("all-MiniLM-L6-v2", steps.append, runtime=runtime)
+    assert steps == [ai.CacheProgress("all-MiniLM-L6-v2 ready", 1, 1)]
+    assert runtime.kernel.components() == before
+    with pytest.raises(ai.FerruleError, match="no installed plugin serves"):
+        ai.EmbeddingModel.download("no/such-embedder", runtime=runtime)
