@@ -114,6 +114,12 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     ``output_schema``, which ``parse_response=False`` leaves as text. ``debug_mode`` logs
     each step at debug level.
 
+    Agno's run control: ``markdown``, ``use_json_mode``, ``update_memory_on_run`` (as
+    ``enable_user_memories``), ``enable_agentic_state``, ``knowledge_retriever``, and
+    ``tools`` as a function making each run's tools; ``instructions``, ``system_message``
+    and the tool factory may be functions taking ``agent`` / ``session_state`` /
+    ``run_context`` (`ferrule.run.RunContext`) by name (docs/agent.md, "Agno's names").
+
     For type checkers an agent is an ``Agent[OutputT]``: ``Agent[str]`` without an
     ``output_schema``, ``Agent[MyClass]`` with ``output_schema=MyClass`` (an attrs class, a
     pydantic model, a TypedDict), ``Agent[dict[str, Any]]`` with a JSON schema; its runs'
