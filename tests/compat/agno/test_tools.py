@@ -33,6 +33,10 @@ def test_reasoning_tools_keep_the_steps_and_show_them_to_the_model(wire, program
     run = scope["run"]
     offered = [t["function"]["name"] for t in wire.bodies[0]["tools"]]
     assert offered == ["think", "analyze"]
+    system = wire.bodies[0]["messages"][0]
+    assert system["role"] == "system"
+    assert "<reasoning_instructions>" in system["content"]  # add_instructions=True
+    assert "Use tables where possible" in system["content"]
     steps = run.session_state["reasoning_steps"][run.run_id]
     assert [s["title"] for s in steps] == ["Compare", "Check"]
     assert steps[1]["next_action"] == "final_answer"

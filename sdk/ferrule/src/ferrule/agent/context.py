@@ -206,7 +206,8 @@ def system_text(
     output: StructuredOutput | None = None,
 ) -> str | None:
     """The system message, the Agent reference's way: ``system_message`` as given, else
-    ``description`` then ``instructions`` (one per line as ``- ...`` when several); then
+    ``description`` then ``instructions`` (one per line as ``- ...`` when several) and the
+    instructions of toolkits that ask for them to be added; then
     what the run knows from before, each in its tag: the user's memories, the session's
     summary and its state (when the agent adds them to the context)."""
     pieces: list[str] = []
@@ -226,6 +227,13 @@ def system_text(
         elif instructions:
             lines = "\n".join(f"- {i}" for i in instructions)
             pieces.append(f"<instructions>\n{lines}\n</instructions>")
+        # a toolkit's own guidance (Agno's Toolkit(add_instructions=True))
+        pieces.extend(
+            toolkit.instructions
+            for toolkit in agent.tools
+            if getattr(toolkit, "add_instructions", False)
+            and getattr(toolkit, "instructions", None)
+        )
         if agent.use_json_mode and output is not None:
             schema = json.dumps(output.schema, ensure_ascii=False)
             pieces.append(

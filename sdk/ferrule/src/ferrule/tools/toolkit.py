@@ -24,9 +24,8 @@ __all__ = ["Toolkit"]
 class Toolkit:
     """``tools``: functions (bound methods too) or `Tool`s. ``include_tools`` /
     ``exclude_tools`` pick among them by name; ``requires_confirmation_tools`` pause the run
-    before each of their calls for a human's decision. ``instructions`` are kept for the
-    caller to add to the agent's instructions (``add_instructions`` is recorded, not acted
-    on: see docs)."""
+    before each of their calls for a human's decision. ``instructions`` go into the agent's
+    system message when ``add_instructions`` is true."""
 
     def __init__(
         self,
