@@ -5,6 +5,10 @@ Ailoy's suites run on Qwen3 and on OpenAI, Anthropic, Google and xAI. Here the Q
 are aliased to the offline SmolLM2 (``$FERRULE_MODEL_ALIASES``), BAAI/bge-m3 to the offline
 MiniLM, and each provider is a loopback server speaking its wire, found through the
 provider's usual environment variable: the same programs, nothing on the internet.
+
+Ailoy's own files, unchanged but for the package name, run through ``replay_ailoy.py``
+beside this file (``.nox/tests/bin/python tests/compat/ailoy/replay_ailoy.py``), with these
+aliases.
 """
 
 from __future__ import annotations
