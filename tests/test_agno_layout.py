@@ -22,10 +22,6 @@ LAYOUT = {
         "ferrule.models.openai",
         "OpenAIResponses",
     ),
-    ("ferrule.models.openai.responses", "OpenAIResponses"): (
-        "ferrule.models.openai",
-        "OpenAIResponses",
-    ),
     ("ferrule.models.anthropic.claude", "Claude"): ("ferrule.models.anthropic", "Claude"),
     ("ferrule.models.google.gemini", "Gemini"): ("ferrule.models.google", "Gemini"),
     ("ferrule.models.xai.xai", "xAI"): ("ferrule.models.xai", "xAI"),
@@ -329,3 +325,45 @@ def test_a_bad_parameter_is_refused_by_name(build, field):
     with pytest.raises(InvalidInputError) as caught:
         build()
     assert field in json.dumps(caught.value.to_dict())
+
+
+# -- the faces' own behaviour ------------------------------------------------------------
+
+
+def test_a_toolkit_refuses_a_name_it_does_not_have_and_marks_confirmations():
+    import asyncio
+
+    from ferrule.tools import Toolkit
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    def wipe() -> None:
+        """Delete everything."""
+
+    with pytest.raises(InvalidInputError) as caught:
+        Toolkit(name="math", tools=[add], exclude_tools=["subtract"])
+    assert caught.value.details["errors"][0]["path"].endswith("exclude_tools")
+    assert "subtract" in caught.value.message
+    kit = Toolkit(name="math", tools=[add, wipe], requires_confirmation_tools=["wipe"])
+    tools = {tool.name: tool for tool in asyncio.run(kit.list_tools())}
+    assert not tools["add"].requires_confirmation and tools["wipe"].requires_confirmation
+
+
+def test_in_memory_dbs_share_nothing_and_leave_nothing_behind():
+    import gc
+
+    from ferrule.db.in_memory import InMemoryDb
+    from ferrule.models.openai import OpenAIChat
+
+    first, second = InMemoryDb(), InMemoryDb()
+    assert first.folder != second.folder and first.folder.is_dir()
+    with Runtime() as rt:
+        assert first.attributes(rt)["path"].startswith(str(first.folder))
+        agent = Agent(rt, OpenAIChat(api_key="sk-test", base_url="http://127.0.0.1:9/v1"), db=first)
+        assert agent.get_session(session_id="none") is None
+    folder = first.folder
+    del first, agent
+    gc.collect()
+    assert not folder.exists()
