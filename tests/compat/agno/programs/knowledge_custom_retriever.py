@@ -1,7 +1,5 @@
 """A function searching in the knowledge's place (cookbook: knowledge/custom_retriever)."""
 
-from typing import Optional
-
 from ferrule.agent import Agent
 from ferrule.models.openai import OpenAIChat
 from ferrule.run import RunContext
@@ -10,12 +8,12 @@ RECIPES = {
     "pad thai": "Pad Thai: rice noodles, tamarind, fish sauce, peanuts.",
     "tom yum": "Tom Yum: lemongrass, galangal, lime leaves, chilli.",
 }
-asked: list[tuple[str, Optional[int], str]] = []
+asked: list[tuple[str, int | None, str]] = []
 
 
 def retriever(
-    query: str, agent: Optional[Agent] = None, num_documents: int = 5, **kwargs
-) -> Optional[list[dict]]:
+    query: str, agent: Agent | None = None, num_documents: int = 5, **kwargs
+) -> list[dict] | None:
     run_context: RunContext = kwargs["run_context"]
     asked.append((query, num_documents, run_context.session_id))
     return [{"content": text} for name, text in RECIPES.items() if name in query.lower()]

@@ -1,17 +1,14 @@
 """Structured output through the provider's JSON mode (cookbook: structured output, json mode)."""
 
-from typing import List
-
-from pydantic import BaseModel, Field
-
 from ferrule.agent import Agent, RunOutput
 from ferrule.models.openai import OpenAIChat
+from pydantic import BaseModel, Field
 
 
 class MovieScript(BaseModel):
     setting: str = Field(..., description="Provide a nice setting for a blockbuster movie.")
     genre: str = Field(..., description="Genre of the movie.")
-    characters: List[str] = Field(..., description="Name of characters for this movie.")
+    characters: list[str] = Field(..., description="Name of characters for this movie.")
 
 
 json_mode_agent = Agent(
