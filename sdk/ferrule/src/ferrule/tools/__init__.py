@@ -11,10 +11,16 @@ arguments and an async handler. Build them from
 - a REST endpoint (`Tool.rest_api`: URL template, method, headers, bearer token);
 - an operator of the runtime (`Tool.from_operator`), as the presets `calculator` and
   `http_request` are (pass the preset's name as a tool);
-- an MCP server (`ferrule.mcp.MCPServer`), which gives a whole set of tools;
+- an MCP server (`ferrule.mcp.MCPServer`), which gives a whole set of tools, or an open
+  connection to one (`ferrule.mcp.MCPClient`, Ailoy 0.2's);
+- a builtin (`Tool.new_builtin`: ``terminal``, ``web_search_duckduckgo``, ``web_fetch``,
+  ``calculator``, over the tool plugins' operators; `builtins`);
 - a toolkit: your own functions grouped as a `Toolkit` (Agno's), `ReasoningTools`
   (`ferrule.tools.reasoning`: think / analyze), `ferrule.tools.duckduckgo.DuckDuckGoTools`
   (web search, ferrule-duckduckgo).
+
+Any tool can also be called directly: ``await tool(**arguments)`` / ``tool.call(...)`` /
+``tool.call_sync(...)`` (Ailoy 0.2's; a `FunctionTool` is called as its function instead).
 
 A handler's result is sent to the model as JSON text. A handler that raises, runs past
 its ``timeout`` or returns something that is not JSON-serialisable gives the model an
@@ -25,6 +31,7 @@ again, at most ``Tool.retries`` times a run.
 
 Where things are: `tool` (`Tool`, its builders, the `tool` decorator), `function_schema`
 (a function's schema and handler), `docstrings`, `rest` (a REST tool's call), `presets`,
+`builtins` (Ailoy 0.2's builtin tools),
 `toolsets` (`as_tools`, `Toolset`), `toolkit` (`Toolkit`), `function` (Agno's
 ``Function`` and ``FunctionCall``: `Tool` and the kit's `ToolCall`), `results` (`result_text`), `errors`, `context`
 (`ToolContext`). Every public name is re-exported here.
