@@ -31,6 +31,7 @@ from ferrule_kit.guardrails import (
 )
 from ferrule_kit.lm import FunctionDescription as ToolDescription  # Ailoy's name
 
+from . import memory
 from .agent import DEFAULT_STEP_INSTRUCTIONS, Agent
 from .configs import AgentConfig, DocumentPolyfill, KnowledgeConfig, LangModelInferConfig
 from .deltas import (
@@ -78,7 +79,10 @@ from .sessions import AgentSession
 from .stream import AgentStream
 from .usage import UsageLimits
 
+memory.agent_class = Agent  # a standalone MemoryManager's memory model runs as an Agent
+
 __all__ = [
+    "DEFAULT_STEP_INSTRUCTIONS",
     "Agent",
     "AgentConfig",
     "AgentResponse",
@@ -87,7 +91,6 @@ __all__ = [
     "BaseGuardrail",
     "CacheProgress",
     "CheckTrigger",
-    "DEFAULT_STEP_INSTRUCTIONS",
     "DocumentPolyfill",
     "FallbackModel",
     "FallbackModelsFailedError",

@@ -39,6 +39,11 @@ if TYPE_CHECKING:
 
 log = get_logger("ferrule.agent")
 
+#: The `Agent` class, which a standalone `MemoryManager` runs its memory model as (an
+#: agent's own memory calls get it from the agent). This module sits below ``agent`` and
+#: must not import it: the package (``ferrule.agent``), which holds both, sets it.
+agent_class: Any = None
+
 T = TypeVar("T")
 
 MEMORY_INSTRUCTIONS = (
@@ -232,10 +237,8 @@ class MemoryManager:
         said = [text for text in said if text]
         if not said:
             raise InvalidInputError("give the user's message or messages", field="message")
-        from .agent import Agent  # the agent module is above this one
-
         models = SecondModels(
-            self.runtime, "memory_manager", self._no_main_model, self._models, Agent, self._db
+            self.runtime, "memory_manager", self._no_main_model, self._models, agent_class, self._db
         )
         await manage_memories(models, self, user_id or DEFAULT_USER_ID, said)
         return "Memories updated"

@@ -112,7 +112,7 @@ def reply(dialect: str, text: str = "ok", tool_calls: tuple[ToolCall, ...] = ())
         ]
         return Reply.sse([sse({"type": name, **data}, event=name) for name, data in events])
     if dialect == GEMINI:
-        parts = [
+        parts: list[dict[str, Any]] = [
             {"functionCall": {"name": call.name, "args": call.arguments}} for call in tool_calls
         ] or [{"text": text}]
         record = {
