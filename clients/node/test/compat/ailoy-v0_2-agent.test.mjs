@@ -36,7 +36,7 @@ const modelConfigs = [
       // A few tokens per answer keep the offline model's turns short.
       const model = await ailoy.LangModel.newLocal("Qwen/Qwen3-0.6B", {
         progressCallback: (prog) => progress.push(prog),
-        options: { max_tokens: 24 },
+        options: { max_tokens: 12 },
       });
       return new ailoy.Agent(model);
     },
@@ -212,15 +212,6 @@ for (const cfg of modelConfigs) {
       test("Multimodal: Image URL", async () => {
         await loopback.clear();
         const imgPart = ailoy.imageFromUrl(IMAGE_URL);
-        if (cfg.name === "Claude") {
-          // ferrule-anthropic sends images as base64 only: a URL is refused, typed, before any request.
-          await assert.rejects(
-            collect(agent.run([{ role: "user", contents: [imgPart, { type: "text", text: "What is shown in this image?" }] }])),
-            ailoy.UnsupportedContentError,
-          );
-          assert.deepEqual(await loopback.requests(), []);
-          return;
-        }
         await loopback.script({ dialect: cfg.dialect, text: "A man in a leather jacket." });
         const outputs = await collect(agent.run([{ role: "user", contents: [imgPart, { type: "text", text: "What is shown in this image?" }] }]));
         assert.equal(textOf(outputs.at(-1).message), "A man in a leather jacket.");
