@@ -5,7 +5,7 @@ show_result, RetryAgentRun and StopAgentRun, external execution, yield_run_outpu
 from __future__ import annotations
 
 import pytest
-from ferrule import Agent, Runtime, tool
+from ferrule import Agent, Runtime, Tool, tool
 from ferrule.exceptions import RetryAgentRun, StopAgentRun
 from ferrule.run import RunContext
 from ferrule.run.agent import RunOutput
@@ -54,6 +54,15 @@ def test_tools_must_be_a_list_or_a_factory(rt):
     with pytest.raises(InvalidInputError) as caught:
         Agent(rt, TestModel(["x"]), tools=42)
     assert field_of(caught.value) == "tools"
+    # a Tool is awaitable with arguments, so callable, but one tool is not a factory
+    def echo(text: str) -> str:
+        """Say it back."""
+        return text
+
+    for one in (Tool.from_function(echo), tool(echo)):
+        with pytest.raises(InvalidInputError) as caught:
+            Agent(rt, TestModel(["x"]), tools=one)
+        assert field_of(caught.value) == "tools"
 
 
 def test_tool_flags_are_checked():

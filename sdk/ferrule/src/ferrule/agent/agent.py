@@ -271,7 +271,8 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self._tool_factory: Callable[..., Any] | None = None
         if tools is None or isinstance(tools, Sequence):
             self.set_tools(tools or [])
-        elif callable(tools):
+        elif callable(tools) and not isinstance(tools, (Tool, Toolset)):
+            # a Tool is callable too (``await tool(...)``): one tool is not a factory
             self._tool_factory = tools
         else:
             raise InvalidInputError(
