@@ -294,6 +294,8 @@ export class ItemStream implements AsyncIterableIterator<any> {
   }
 }
 
+const NOT_STARTED = "(not started)";
+
 function tail(text: string): string {
   return text.length > 2000 ? text.slice(-2000) : text;
 }
@@ -307,7 +309,8 @@ function tail(text: string): string {
  * `ferrule serve` on `await rt.start()`, or on its first request, as `startRuntime()` does.
  */
 export class Runtime {
-  #url: string | undefined;
+  /** The server's URL (`"(not started)"` until a runtime of its own has started it). */
+  url = NOT_STARTED;
   #headers: Record<string, string> = { "Content-Type": "application/json" };
   #server: OwnedServer | undefined;
   #starting: Promise<void> | undefined;
@@ -329,13 +332,8 @@ export class Runtime {
   }
 
   #connect(url: string, token: string | undefined): void {
-    this.#url = url.replace(/\/+$/, "");
+    this.url = url.replace(/\/+$/, "");
     if (token) this.#headers["Authorization"] = `Bearer ${token}`;
-  }
-
-  /** The server's URL (`"(not started)"` before a runtime of its own has started it). */
-  get url(): string {
-    return this.#url ?? "(not started)";
   }
 
   /**
@@ -344,7 +342,7 @@ export class Runtime {
    */
   start(options: Omit<StartRuntimeOptions, "url" | "token"> = {}): Promise<void> {
     this.#checkRunning();
-    if (this.#url !== undefined) return Promise.resolve();
+    if (this.url !== NOT_STARTED) return Promise.resolve();
     this.#starting ??= ServerProcess.start(options).then(
       (server) => {
         this.#server = server;
