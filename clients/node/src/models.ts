@@ -153,7 +153,7 @@ export interface VectorStoreRetrieveResult {
   id: string;
   document: string;
   metadata?: VectorStoreMetadata;
-  /** The store's distance (cosine: 1 - similarity); nearest first. */
+  /** The store's distance (FAISS: cosine, 1 - similarity; Chroma: L2); nearest first. */
   distance: number;
 }
 
@@ -206,7 +206,8 @@ export class VectorStore {
         "url",
       );
     }
-    return VectorStore.define("chromadb_vector_store", { collection: collectionName }, config);
+    // L2, as Ailoy's Chroma store: a cosine Chroma space keeps vectors renormalised, not as given.
+    return VectorStore.define("chromadb_vector_store", { collection: collectionName, distance: "l2" }, config);
   }
 
   async addVector(input: VectorStoreAddInput): Promise<string> {
