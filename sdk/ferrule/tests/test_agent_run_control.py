@@ -54,6 +54,7 @@ def test_tools_must_be_a_list_or_a_factory(rt):
     with pytest.raises(InvalidInputError) as caught:
         Agent(rt, TestModel(["x"]), tools=42)
     assert field_of(caught.value) == "tools"
+
     # a Tool is awaitable with arguments, so callable, but one tool is not a factory
     def echo(text: str) -> str:
         """Say it back."""
