@@ -14,6 +14,8 @@ OPERATORS: dict[str, str] = {
     "split_text_by_separator": "ferrule-split-text",
     "calculator": "ferrule-calculator",
     "http_request": "ferrule-http-request",
+    "web_fetch": "ferrule-http-request",
+    "terminal": "ferrule-terminal",
     "duckduckgo_search": "ferrule-duckduckgo",
     "duckduckgo_news": "ferrule-duckduckgo",
     "list_local_models": "ferrule-llamacpp",
@@ -28,6 +30,7 @@ _LOCAL_BACKENDS = "ferrule-llamacpp (or ferrule-exllama with CUDA)"
 
 COMPONENT_TYPES: dict[str, str] = {
     "openai_language_model": "ferrule-openai",
+    "openai_responses_language_model": "ferrule-openai",
     "gemini_language_model": "ferrule-gemini",
     "anthropic_language_model": "ferrule-anthropic",
     "claude_language_model": "ferrule-anthropic",
@@ -48,6 +51,10 @@ COMPONENT_TYPES: dict[str, str] = {
     "sqlite_vec_store": "ferrule-sqlite-vec",
     "local_vector_store": "ferrule-sqlite-vec",
     "pgvector_store": "ferrule-pgvector",
+    "faiss_vector_store": "ferrule-faiss",
+    "faiss": "ferrule-faiss",
+    "chroma_vector_store": "ferrule-chroma",
+    "chromadb_vector_store": "ferrule-chroma",
 }
 
 #: API providers by the names `APIModel(provider=...)` and ``provider:model`` ids take: the
