@@ -47,7 +47,6 @@ from ferrule_kit.vectors import (
     KeywordSearchInput,
     ReplaceDocumentsInput,
     SearchInput,
-    UnsupportedOperationError,
     UpsertInput,
     VectorStoreUnavailableError,
     check_collection,
@@ -55,6 +54,7 @@ from ferrule_kit.vectors import (
     check_query_dimension,
     match,
     matches,
+    no_keyword_search,
     score,
 )
 
@@ -392,11 +392,7 @@ class ChromaStore:
         return {"matches": out}
 
     def keyword_search(self, inputs: KeywordSearchInput) -> dict[str, Any]:
-        raise UnsupportedOperationError(
-            f"{COMPONENT_TYPE} has no keyword search; use a store that has one "
-            "(sqlite_vec_store, pgvector_store)",
-            store=COMPONENT_TYPE,
-        )
+        raise no_keyword_search(COMPONENT_TYPE)
 
     def get(self, inputs: GetInput) -> dict[str, Any]:
         handle = self._existing()

@@ -36,13 +36,13 @@ from ferrule_kit.vectors import (
     KeywordSearchInput,
     ReplaceDocumentsInput,
     SearchInput,
-    UnsupportedOperationError,
     UpsertInput,
     check_collection,
     check_dimension,
     check_query_dimension,
     match,
     matches,
+    no_keyword_search,
     score,
 )
 from ferrule_kit.vectorspec import VectorStoreAttributes
@@ -220,11 +220,7 @@ class FaissStore:
         }
 
     def keyword_search(self, inputs: KeywordSearchInput) -> dict[str, Any]:
-        raise UnsupportedOperationError(
-            f"{COMPONENT_TYPE} has no keyword search; use a store that has one "
-            "(sqlite_vec_store, pgvector_store)",
-            store=COMPONENT_TYPE,
-        )
+        raise no_keyword_search(COMPONENT_TYPE)
 
     def get(self, inputs: GetInput) -> dict[str, Any]:
         with self._lock:

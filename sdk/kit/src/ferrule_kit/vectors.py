@@ -103,6 +103,7 @@ __all__ = [
     "converter",
     "match",
     "matches",
+    "no_keyword_search",
     "parse_filter",
     "score",
 ]
@@ -137,6 +138,16 @@ class UnsupportedOperationError(FerruleError):
     """A method this store does not provide (e.g. ``keyword_search``)."""
 
     kind = "unsupported_operation"
+
+
+def no_keyword_search(store: str) -> UnsupportedOperationError:
+    """The error of ``keyword_search`` on a store without full-text search (whose ``info``
+    says ``"keyword_search": false``), naming the stores that have it."""
+    return UnsupportedOperationError(
+        f"{store} has no keyword search; use a store that has one "
+        "(sqlite_vec_store, pgvector_store)",
+        store=store,
+    )
 
 
 # -- filters (the language itself: `ferrule_kit.vectorfilters`) ---------------------------
