@@ -44,6 +44,8 @@ class Prepared:
     converter: Any = None
     #: The declared output class (each item's, for a stream), or None: JSON is checked only.
     outputs: type | None = None
+    #: The output may be any JSON value, not only an object (`MethodSpec.value_output`).
+    any_value: bool = False
 
     @property
     def inline(self) -> bool:
@@ -54,7 +56,9 @@ class Prepared:
         return request_failure(self.label, self.provider, exc)
 
     def _output(self, value: Any) -> dict[str, Any]:
-        return check_output(value, self.label, self.provider, self.converter, self.outputs)
+        return check_output(
+            value, self.label, self.provider, self.converter, self.outputs, self.any_value
+        )
 
     def _call(self) -> Any:
         """Run the implementation in this thread (the caller's, the loop's or a worker's):

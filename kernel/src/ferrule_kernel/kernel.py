@@ -237,6 +237,9 @@ class Kernel:
         trusted: bool,
     ) -> Prepared:
         conv = entry.named(spec.converter)
+        array_input = getattr(spec, "array_input", None)  # (a MethodSpec's opt-in)
+        if array_input is not None and type(inputs) is list:
+            inputs = {array_input: inputs}
         with validating(trusted):
             arg = structure_input(inputs, entry.named(spec.inputs), target=label, conv=conv)
         return Prepared(
@@ -249,6 +252,7 @@ class Kernel:
             spec.streaming,
             conv,
             entry.named(spec.outputs),
+            getattr(spec, "value_output", False),
         )
 
     def prepare(

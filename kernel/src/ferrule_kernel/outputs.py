@@ -64,12 +64,21 @@ def _json_path(steps: list[str | int]) -> str:
 
 
 def check_output(
-    value: Any, label: str, provider: str, conv: Any = None, outputs: type | None = None
+    value: Any,
+    label: str,
+    provider: str,
+    conv: Any = None,
+    outputs: type | None = None,
+    any_value: bool = False,
 ) -> dict[str, Any]:
     """The output a plugin produced, as a JSON object, checked: what cannot cross the
     network (NaN, an arbitrary object) or does not match the declared ``outputs`` class
-    is an `InvalidOutputError` naming the field, in-process as over `ferrule serve`."""
+    is an `InvalidOutputError` naming the field, in-process as over `ferrule serve`.
+    With ``any_value`` (`MethodSpec.value_output`) a JSON value that is not an object
+    (``true``, ``null``, a list) is an output too, returned as it is."""
     if type(value) is dict:
+        out = value
+    elif any_value and not attrs.has(type(value)) and not isinstance(value, Mapping):
         out = value
     elif attrs.has(type(value)):
         out = (conv or default_converter()).unstructure(value)
@@ -78,7 +87,7 @@ def check_output(
     else:
         message = f"expected an object, got {type_name(value)}"
         raise invalid_output(label, provider, [{"path": "$", "message": message}])
-    if outputs is not None and not isinstance(value, outputs):
+    if outputs is not None and type(out) is dict and not isinstance(value, outputs):
         try:
             structure_input(out, outputs, target=label, conv=conv)
         except InvalidInputError as exc:

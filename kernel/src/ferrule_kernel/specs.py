@@ -51,7 +51,14 @@ class OperatorSpec:
 
 @attrs.frozen
 class MethodSpec:
-    """A method of a component type; same rules as `OperatorSpec`, the target is an attribute name."""
+    """A method of a component type; same rules as `OperatorSpec`, the target is an attribute name.
+
+    Two opt-ins let a method speak another runtime's protocol (Ailoy 0.1's vector stores
+    take ``insert_many([...])`` and answer ``remove`` with ``true``):
+    ``array_input`` names the field of ``inputs`` that an input sent as a bare JSON array
+    fills (``[...]`` is taken as ``{array_input: [...]}``); with ``value_output`` the
+    method's result may be any JSON value (``true``, ``null``), not only an object.
+    """
 
     name: str
     inputs: type | str
@@ -60,6 +67,8 @@ class MethodSpec:
     description: str = ""
     converter: Any = attrs.field(default=None, eq=False, repr=False)
     outputs: type | str | None = None
+    array_input: str | None = None
+    value_output: bool = False
 
 
 @attrs.frozen
