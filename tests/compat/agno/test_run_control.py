@@ -100,6 +100,41 @@ def test_stop_agent_run(wire, program):
     assert scope["run"].content == "Transfers over 1000 need a human: the run stops here."
 
 
+def test_retry_agent_run_adds_its_messages(wire, program):
+    wire.calls("book_table", people=10)
+    wire.calls_many(("book_table", {"people": 5}), ("book_table", {"people": 5}))
+    wire.says("Booked two tables by the window.")
+    scope = program("tools_retry_agent_run_messages")
+    # the model's next turn sees the tool's result, then what the exception adds, in order
+    retried = [(m["role"], m["content"]) for m in wire.bodies[1]["messages"]][-4:]
+    assert retried == [
+        ("tool", "Tables seat at most 8."),
+        ("user", "Then split us over two tables."),
+        ("assistant", "I will book two tables instead."),
+        ("user", "Both near the window, please."),
+    ]
+    assert scope["run"].content == "Booked two tables by the window."
+    # they stay in the run's conversation, after the tool message, once
+    texts = [m.text for m in scope["run"].messages]
+    assert texts.count("Then split us over two tables.") == 1
+    assert (
+        texts.index("Then split us over two tables.") == texts.index("Tables seat at most 8.") + 1
+    )
+
+
+def test_stop_agent_run_ends_with_its_messages(wire, program):
+    wire.calls("transfer_money", amount=5000)
+    scope = program("tools_stop_agent_run_messages")
+    assert len(wire.requests) == 1  # the model is not asked again
+    run = scope["run"]
+    assert run.status == "completed"
+    assert run.content == "Transfers over 1000 need a human."
+    assert [(m.role, m.text) for m in run.messages[-2:]] == [
+        ("tool", "Transfers over 1000 need a human."),
+        ("assistant", "A colleague will call you to confirm the transfer."),
+    ]
+
+
 def test_confirmation_pauses_and_resumes(wire, program):
     wire.calls("delete_file", path="old.log")
     wire.says("old.log is deleted.")

@@ -3,7 +3,9 @@ RetryAgentRun``).
 
 `RetryAgentRun` and `StopAgentRun` are raised by a tool to steer its run: the first sends
 its message to the model as the tool's result so it tries again, the second ends the run
-cleanly. The guardrails' `InputCheckError`, `OutputCheckError` and `CheckTrigger` live in
+cleanly; the ``user_message`` / ``agent_message`` / ``messages`` either gives join the
+run's conversation after the tool's result (the model's next turn sees them, or the run
+ends with them). The guardrails' `InputCheckError`, `OutputCheckError` and `CheckTrigger` live in
 `ferrule_kit.guardrails` (the guardrail plugins raise them, and plugins never import
 ``ferrule``); the model errors are the kit's (`ferrule_kit.errors`) under Agno's names.
 """
@@ -34,9 +36,10 @@ __all__ = [
 
 
 class AgentRunException(Exception):
-    """A tool's request to change the course of its run. ``user_message`` /
-    ``agent_message`` / ``messages`` are what to add to the conversation (the exception's
-    own text when none is given)."""
+    """A tool's request to change the course of its run; its text is the tool's result.
+    ``user_message`` (a user message), ``agent_message`` (an assistant message) and
+    ``messages`` (`Message`s or their dicts) are added to the run's conversation, in that
+    order, after the tool's result."""
 
     stop_execution: bool = False
 

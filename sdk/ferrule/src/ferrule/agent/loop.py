@@ -19,7 +19,7 @@ from ferrule_kit.lm import ANY_JSON_OBJECT, MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
 from ferrule_kit.storage import ToolExecution
 
-from ..exceptions import RetryAgentRun, StopAgentRun
+from ..exceptions import AgentRunException, RetryAgentRun, StopAgentRun
 from ..models import model_infer_options
 from ..tools import (
     ModelRetry,
@@ -29,7 +29,7 @@ from ..tools import (
     ToolRetriesExceededError,
     result_text,
 )
-from .context import input_messages, run_context_of
+from .context import as_message, input_messages, run_context_of
 from .deps import RunDeps
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .hooks import call_tool, run_hooks
@@ -370,6 +370,7 @@ async def execute_tools(
     content is then what those tools returned."""
     decisions = {r.tool_call.id: r for r in run.requirements}
     stops: dict[str, str | None] = {}  # call id -> a StopAgentRun's message, or None
+    added: dict[str, list[Message]] = {}  # call id -> the messages its exception adds
     shown: dict[str, str] = {}  # call id -> its result, when its tool shows it
     context_runtime = deps.runtime
     session = run.session
@@ -434,9 +435,11 @@ async def execute_tools(
             error = f"the tool {call.name!r} did not finish within {timeout:g} s"
         except StopAgentRun as exc:  # the run ends cleanly, with the tool's message
             stops[call.id] = str(exc)
+            added[call.id] = messages_of(exc)
             return None, None, str(exc)
         except RetryAgentRun as exc:  # the message is the result: the model tries again
             log.debug("tool_call_retry", tool=call.name, tool_call_id=call.id)
+            added[call.id] = messages_of(exc)
             return None, str(exc), str(exc)
         except ModelRetry as exc:  # the message is the result: the model tries again
             assert tool is not None
@@ -496,6 +499,10 @@ async def execute_tools(
             seconds=round(seconds, 3),
         )
         sink.tool_result(message, call.name, result, error)
+    # what a RetryAgentRun / StopAgentRun adds follows every result, as in Agno: the
+    # model's next turn sees it (a stopped run ends with it in its messages)
+    for call in calls:
+        run.messages += added.get(call.id, ())
     run.shown += [shown[call.id] for call in calls if call.id in shown]
     if not stops:
         return False
@@ -503,3 +510,15 @@ async def execute_tools(
     reasons = [stops[c.id] for c in calls if c.id in stops]
     run.content = "\n".join([*run.shown, *(r for r in reasons if r is not None)])
     return True
+
+
+def messages_of(exc: AgentRunException) -> list[Message]:
+    """The messages a tool's `RetryAgentRun` / `StopAgentRun` adds to its run's conversation:
+    ``user_message`` (a user message), ``agent_message`` (an assistant message), then
+    ``messages`` (`Message`s or their dicts; a bad one is refused naming it)."""
+    added: list[Message] = []
+    for role, given in (("user", exc.user_message), ("assistant", exc.agent_message)):
+        if given is not None:
+            added.append(given if isinstance(given, Message) else Message(role, str(given)))
+    added += [as_message(m, i) for i, m in enumerate(exc.messages or ())]
+    return added
