@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from ferrule import AsyncRuntime
+from ferrule_kit.testing.ailoy_vectors import AiloyVectorStoreConformance
 from ferrule_kit.testing.vectors import VectorStoreConformance, VectorStoreUnderTest
 
 
@@ -21,3 +22,9 @@ class TestFaissConformance(VectorStoreConformance):
                 return collection
 
             yield VectorStoreUnderTest(rt, make, keyword_search=False, exact=True)
+
+
+class TestFaissAiloyMethods(AiloyVectorStoreConformance):
+    """Ailoy 0.1's insert_many / get_by_id / retrieve / remove / clear on the same store."""
+
+    store = TestFaissConformance.store

@@ -25,6 +25,7 @@ import threading
 from typing import Any
 
 import attrs
+from ferrule_kit.ailoy_vectors import AiloyVectorStoreMethods
 from ferrule_kit.vectors import (
     Chunk,
     CountInput,
@@ -56,7 +57,9 @@ class _Stored:
     chunk: Chunk
 
 
-class FaissStore:
+class FaissStore(AiloyVectorStoreMethods):
+    """The contract's methods, and Ailoy 0.1's (`AiloyVectorStoreMethods`) over them."""
+
     def __init__(self, attributes: VectorStoreAttributes) -> None:
         self.collection = attributes.collection
         self.distance: str = attributes.distance
