@@ -10,7 +10,8 @@ import chromadb
 import pytest
 from ferrule import Runtime
 from ferrule_chroma.testing import ChromaServer
-from ferrule_kernel import InvalidInputError
+from ferrule_kernel import InvalidInputError, Kernel
+from ferrule_kit.addresses import ALLOW_VARIABLE
 from ferrule_kit.vectors import UnsupportedOperationError, VectorStoreUnavailableError
 
 
@@ -107,3 +108,45 @@ def test_a_collection_name_chroma_refuses_names_the_field(name: str) -> None:
     with Runtime() as rt, pytest.raises(InvalidInputError) as error:
         rt.define("chroma_vector_store", "kb", {"collection": name})
     assert [e["path"] for e in error.value.errors] == ["collection"]
+
+
+async def test_a_url_from_the_network_must_pass_the_address_policy(
+    chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ferrule serve's clients are untrusted callers: a url they send reaches only what
+    # http_request may reach (public addresses, and what FERRULE_HTTP_REQUEST_ALLOW allows)
+    monkeypatch.delenv(ALLOW_VARIABLE, raising=False)
+    kernel = Kernel()
+    database = chroma_server.new_database()
+    attributes = {"url": chroma_server.url, "database": database, "dimension": 3}
+    with pytest.raises(InvalidInputError) as refused:
+        await kernel.define("chromadb_vector_store", "vs0", attributes)
+    assert [e["path"] for e in refused.value.errors] == ["$.url"]
+    assert "loopback" in refused.value.message and ALLOW_VARIABLE in refused.value.message
+    assert kernel.components() == {}
+    local = f"http://localhost:{chroma_server.port}"
+    with pytest.raises(InvalidInputError, match="loopback"):
+        await kernel.define("chromadb_vector_store", "vs0", {**attributes, "url": local})
+
+    monkeypatch.setenv(ALLOW_VARIABLE, "localhost")  # how a host lets its clients use it
+    await kernel.define("chromadb_vector_store", "vs0", {**attributes, "url": local})
+    ids = await kernel.call_method(
+        "vs0", "insert_many", [{"embedding": [1.0, 0.0, 0.0], "document": "d"}]
+    )
+    assert len(ids["ids"]) == 1
+    with pytest.raises(InvalidInputError, match="loopback"):  # the name, not its address
+        await kernel.define("chromadb_vector_store", "vs1", attributes)
+    monkeypatch.setenv(ALLOW_VARIABLE, "127.0.0.0/8")
+    await kernel.define("chromadb_vector_store", "vs1", attributes)
+    await kernel.aclose()
+
+
+def test_a_url_from_code_in_the_process_is_taken_as_given(
+    chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ALLOW_VARIABLE, raising=False)
+    with Runtime() as rt:  # in-process: trusted
+        database = chroma_server.new_database()
+        attributes = {"url": chroma_server.url, "database": database, "dimension": 2}
+        rt.define("chromadb_vector_store", "vs0", attributes)
+        assert rt.call_method("vs0", "clear", None) is True

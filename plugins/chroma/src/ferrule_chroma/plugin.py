@@ -1,12 +1,23 @@
-"""Registers `chroma_vector_store` (alias `chromadb_vector_store`, Ailoy 0.1's name).
+"""Registers `chroma_vector_store` (alias `chromadb_vector_store`, Ailoy 0.1's name), with
+the contract's methods and Ailoy 0.1's (``insert_many``, ``get_by_id``, ``retrieve``,
+``remove``, ``clear``: `ferrule_kit.ailoy_vectors`) on the same store.
 Imports nothing heavy: the chromadb client loads when a store is defined
 (`ferrule_chroma.store`)."""
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import urlsplit
+
 import attrs
-from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kernel.trust import local_only
+from ferrule_kernel import ComponentTypeSpec, InvalidInputError, hookimpl
+from ferrule_kernel.trust import caller_is_trusted
+from ferrule_kit.addresses import (
+    ALLOW_VARIABLE,
+    AddressPolicyError,
+    AddressRefusedError,
+    Policy,
+)
 from ferrule_kit.vectorspec import VectorStoreAttributes, vector_store_type
 
 COMPONENT_TYPE = "chroma_vector_store"
@@ -15,17 +26,35 @@ URL_ENV = "FERRULE_CHROMA_URL"
 DEFAULT_URL = "http://localhost:8000"
 
 
+def _allowed_server(_instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    """A ``url`` from the network goes where `http_request` may go, no further: public
+    addresses, and what ``FERRULE_HTTP_REQUEST_ALLOW`` allows (`ferrule_kit.addresses`)."""
+    if value is None or caller_is_trusted():
+        return
+    host = urlsplit(value).hostname
+    if not host:
+        return  # the store's own check refuses it, naming the field
+    try:
+        Policy.from_environment().check_host(host)
+    except (AddressRefusedError, AddressPolicyError) as exc:
+        raise InvalidInputError(
+            f"{exc.message}: a Chroma server named over the network must be at a public "
+            f"address unless the host allows it in {ALLOW_VARIABLE} (e.g. "
+            f"{ALLOW_VARIABLE}=localhost)",
+            field=attribute.name,
+        ) from None
+
+
 @attrs.frozen
 class ChromaAttributes(VectorStoreAttributes):
     """What ``define`` takes: the server, and the collection (see `VectorStoreAttributes`;
     the collection is the Chroma collection's name)."""
 
-    #: The Chroma server, ``http(s)://host:port``. It names a server to connect to:
-    #: accepted from code in this process only. Without it, ``$FERRULE_CHROMA_URL``, else
-    #: ``http://localhost:8000`` (where ``chroma run`` listens).
-    url: str | None = attrs.field(
-        default=None, validator=local_only("a Chroma server to connect to")
-    )
+    #: The Chroma server, ``http(s)://host:port``. Without it, ``$FERRULE_CHROMA_URL``,
+    #: else ``http://localhost:8000`` (where ``chroma run`` listens). From a network client
+    #: (``ferrule serve``) it must pass the address policy `http_request` has: public
+    #: addresses, and those ``FERRULE_HTTP_REQUEST_ALLOW`` allows (``localhost``, ...).
+    url: str | None = attrs.field(default=None, validator=_allowed_server)
     tenant: str = "default_tenant"
     database: str = "default_database"
 
@@ -38,6 +67,7 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             "ferrule_chroma.store:create",
             ChromaAttributes,
             aliases=("chromadb_vector_store",),
+            ailoy_v0_1=True,
             description="Chunks in a collection of a Chroma server (HNSW search: cosine, "
             "inner product or L2) with ferrule's metadata filters.",
         )

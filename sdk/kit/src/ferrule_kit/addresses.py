@@ -141,6 +141,27 @@ class Policy:
                 )
         return cls(frozenset(hosts), tuple(networks))
 
+    def check_host(self, host: str) -> None:
+        """Raise `AddressRefusedError` unless every address ``host`` reaches is allowed: the
+        address it spells, else each one it resolves to now (for a URL checked before
+        another library connects to it; `ferrule_kit.checked_connector` checks aiohttp's
+        own connections as they are made)."""
+        address = address_of(host)
+        if address is not None:
+            self.check(host, address)
+            return
+        if host.lower().rstrip(".") in self.hosts:
+            return
+        try:
+            found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+        except (OSError, UnicodeError) as exc:
+            raise AddressRefusedError(f"{host} does not resolve ({exc})") from None
+        for *_, sockaddr in found:
+            resolved = address_of(str(sockaddr[0]))
+            if resolved is None:
+                raise AddressRefusedError(f"{host} resolves to {sockaddr[0]!r}")
+            self.check(host, resolved)
+
     def check(self, host: str, address: Address) -> None:
         """Raise `AddressRefusedError` unless a connection for ``host`` may go to ``address``."""
         if host.lower().rstrip(".") in self.hosts:
