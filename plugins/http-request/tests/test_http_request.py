@@ -198,6 +198,16 @@ def test_head_has_no_body(rt: Runtime, server: str) -> None:
     assert (result["status"], result["body"]) == (200, "")
 
 
+def test_ailoy_s_status_code_and_header_names_as_sent(rt: Runtime, server: str) -> None:
+    # Ailoy 0.1's http_request answers status_code, and headers under the server's names
+    ok = rt.call("http_request", {"url": f"{server}/hello", "method": "GET", "headers": {}})
+    missing = rt.call("http_request", {"url": f"{server}/missing"})
+    assert (ok["status_code"], missing["status_code"]) == (ok["status"], missing["status"])
+    assert (ok["status_code"], missing["status_code"]) == (200, 404)
+    assert ok["headers"]["Content-Type"].startswith("text/plain")
+    assert "content-type" not in ok["headers"]
+
+
 def test_not_found_is_a_response(rt: Runtime, server: str) -> None:
     result = rt.call("http_request", {"url": f"{server}/missing"})
     assert result["status"] == 404

@@ -108,7 +108,8 @@ async def http_request(inputs: HTTPRequestInput) -> dict[str, Any]:
             reason=type(exc).__name__,
         ) from None
     log.debug("http_request", method=inputs.method, url=shown, status=status, bytes=len(raw))
-    return {"status": status, "headers": headers, "body": body}
+    # status_code: the same number under Ailoy 0.1's name (its http_request's answer)
+    return {"status": status, "status_code": status, "headers": headers, "body": body}
 
 
 async def _read(

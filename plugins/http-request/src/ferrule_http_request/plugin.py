@@ -1,4 +1,5 @@
-"""Registers `http_request`: one HTTP(S) request, answered with status, headers and body.
+"""Registers `http_request`: one HTTP(S) request, answered with status (also as
+``status_code``, Ailoy 0.1's name), headers (as the server cased them) and body.
 
 The input class and its checks live here (standard library only); the request itself,
 and aiohttp, are imported on the first call.
@@ -144,8 +145,9 @@ def ferrule_register_operators() -> list[OperatorSpec]:
             "ferrule_http_request.client:http_request",
             HTTPRequestInput,
             description=(
-                "Make an HTTP(S) request. Returns {status, headers, body}; an error status "
-                "such as 404 is a response, not an error."
+                "Make an HTTP(S) request. Returns {status, status_code, headers, body} "
+                "(status_code: Ailoy 0.1's name of status; headers as the server cased them); "
+                "an error status such as 404 is a response, not an error."
             ),
         ),
     ]
