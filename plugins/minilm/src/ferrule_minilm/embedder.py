@@ -1,4 +1,5 @@
-"""The `minilm_embedder` component: `ferrule_kit.embedding`'s contract on `ferrule_minilm.model`."""
+"""The `minilm_embedder` component: `ferrule_kit.embedding`'s contract on `ferrule_minilm.model`
+(and Ailoy 0.1's `tvm_embedding_model`: the same embedder, with its ``infer``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from ferrule_kernel import get_logger
+from ferrule_kit.ailoy_embedding import AiloyEmbedderMethods, AiloyEmbeddingAttributes, check_model
 from ferrule_kit.embedding import (
     EmbedderInfo,
     EmbedderUnavailableError,
@@ -18,14 +20,15 @@ from ferrule_kit.embedding import (
 )
 
 from .model import DIMENSION, MAX_TOKENS, MODEL_ID, WEIGHTS, MiniLM
-from .plugin import COMPONENT_TYPE, MiniLMAttributes
+from .plugin import COMPONENT_TYPE, MODEL_IDS, MiniLMAttributes
 
 log = get_logger("ferrule.minilm")
 
 
-class MiniLMEmbedder:
+class MiniLMEmbedder(AiloyEmbedderMethods):
     """Embeds texts with all-MiniLM-L6-v2. The model has one role for queries and
-    documents, so ``input_type`` changes nothing here."""
+    documents, so ``input_type`` changes nothing here. Ailoy 0.1's ``infer`` is its
+    ``embed`` of one text (`AiloyEmbedderMethods`)."""
 
     def __init__(self, attributes: MiniLMAttributes, weights: Path = WEIGHTS) -> None:
         self.batch_size = attributes.batch_size
@@ -89,3 +92,10 @@ class MiniLMEmbedder:
 
 def create(attributes: MiniLMAttributes) -> MiniLMEmbedder:
     return MiniLMEmbedder(attributes)
+
+
+def create_for_ailoy(attributes: AiloyEmbeddingAttributes) -> MiniLMEmbedder:
+    """Ailoy 0.1's ``tvm_embedding_model``: MiniLM at its own 384 dimensions, when the
+    model id is MiniLM's (after ``$FERRULE_MODEL_ALIASES``)."""
+    check_model(attributes, MODEL_IDS)
+    return MiniLMEmbedder(MiniLMAttributes())

@@ -1,11 +1,13 @@
-"""Registers `minilm_embedder` (alias `local_embedder`). Imports nothing heavy: numpy, the
-tokenizer and the weights load when a component is defined (`ferrule_minilm.embedder`)."""
+"""Registers `minilm_embedder` (alias `local_embedder`), and Ailoy 0.1's
+`tvm_embedding_model` on the same embedder (Ailoy's attributes and ``infer``; its model id
+must stand for MiniLM through ``$FERRULE_MODEL_ALIASES``). Imports nothing heavy: numpy,
+the tokenizer and the weights load when a component is defined (`ferrule_minilm.embedder`)."""
 
 from __future__ import annotations
 
 import attrs
 from ferrule_kernel import ComponentTypeSpec, hookimpl, in_range
-from ferrule_kit.embedspec import embedder_type
+from ferrule_kit.embedspec import ailoy_embedding_model_type, embedder_type
 from ferrule_kit.lmspec import ModelRoute
 
 COMPONENT_TYPE = "minilm_embedder"
@@ -36,7 +38,12 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             aliases=("local_embedder",),
             description="all-MiniLM-L6-v2 (384 dimensions, cosine), offline on numpy, "
             "with its weights in the package.",
-        )
+        ),
+        ailoy_embedding_model_type(
+            "ferrule_minilm.embedder:create_for_ailoy",
+            description="Ailoy 0.1's embedding model on all-MiniLM-L6-v2 (384 dimensions): "
+            "its model id must be MiniLM's, or stand for it in FERRULE_MODEL_ALIASES.",
+        ),
     ]
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "EMBED_TOKENS_INPUT",
     "INFO_INPUT",
     "EmbedderUnavailableError",
+    "ailoy_embedding_model_type",
     "embedder_type",
 ]
 
@@ -88,5 +89,31 @@ def embedder_type(
         attributes=attributes,
         methods=tuple(methods),
         aliases=aliases,
+        description=description,
+    )
+
+
+#: Ailoy 0.1's name of its embedding-model component type.
+AILOY_EMBEDDING_MODEL = "tvm_embedding_model"
+
+
+def ailoy_embedding_model_type(factory: Target, *, description: str = "") -> ComponentTypeSpec:
+    """Describe Ailoy 0.1's ``tvm_embedding_model`` for an embedder plugin: Ailoy's
+    attributes (`ferrule_kit.ailoy_embedding.AiloyEmbeddingAttributes`, given to
+    ``factory``), its ``infer`` (``{prompt}`` -> ``{embedding}``) beside the contract's
+    ``embed`` and ``info``. The embedder class mixes in
+    `ferrule_kit.ailoy_embedding.AiloyEmbedderMethods`; ``factory`` checks the model with
+    `ferrule_kit.ailoy_embedding.check_model`."""
+    contract = embedder_type(AILOY_EMBEDDING_MODEL, factory, "")
+    infer = MethodSpec(
+        "infer",
+        "ferrule_kit.ailoy_embedding:PromptInput",
+        description="Ailoy 0.1: the vector of one text, {prompt} -> {embedding}.",
+    )
+    return ComponentTypeSpec(
+        name=AILOY_EMBEDDING_MODEL,
+        factory=factory,
+        attributes="ferrule_kit.ailoy_embedding:AiloyEmbeddingAttributes",
+        methods=(*contract.methods, infer),
         description=description,
     )
