@@ -58,6 +58,8 @@ export async function startLoopback() {
     script: (...replies) => ask({ op: "script", replies }),
     requests: async () => (await ask({ op: "requests" })).requests,
     clear: () => ask({ op: "clear" }),
+    /** From now on the server answers every request by itself (loopback.py's `answered`). */
+    auto: () => ask({ op: "auto" }),
     stop: () =>
       new Promise((resolve) => {
         child.once("exit", resolve);
