@@ -122,6 +122,38 @@ async def test_a_version_1_schema_is_migrated(
     assert rt.call_method("db", "get_session", {"session_id": "s1"})["session"]["run_count"] == 4
 
 
+async def test_a_version_2_schema_is_migrated(
+    postgres_dsn: str, schema_name: str, rt: Runtime
+) -> None:
+    async with await psycopg.AsyncConnection.connect(postgres_dsn, autocommit=True) as conn:
+        assert await schema.migrate(conn, schema_name, "test", target=2) == 2
+        await conn.execute(
+            f"INSERT INTO {schema_name}.sessions (session_id, session_state, metadata, "
+            "created_at, updated_at) VALUES ('s1', '{\"k\": 1}', '{}', 1, 2)"
+        )
+        cursor = await conn.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = %s AND table_name = 'sessions'",
+            (schema_name,),
+        )
+        columns = {row[0] for row in await cursor.fetchall()}
+    assert "state_version" not in columns  # version 3's column
+
+    rt.define("postgres_storage", "db", {"schema": schema_name})
+    assert rt.call_method("db", "schema_version", {})["version"] == 3
+    session = rt.call_method("db", "get_session", {"session_id": "s1"})["session"]
+    assert session["session_state"] == {"k": 1} and session["state_version"] == 0
+    updated = rt.call_method(
+        "db", "update_session_state", {"session_id": "s1", "updates": {"k": 2}, "state_version": 0}
+    )
+    assert updated["session"]["state_version"] == 1
+    async with await psycopg.AsyncConnection.connect(postgres_dsn, autocommit=True) as conn:
+        cursor = await conn.execute(
+            f"SELECT version FROM {schema_name}.ferrule_schema ORDER BY version"
+        )
+        assert await cursor.fetchall() == [(1,), (2,), (3,)]
+
+
 def test_a_newer_schema_is_refused(postgres_dsn: str, schema_name: str, rt: Runtime) -> None:
     rt.define("postgres_storage", "db", {"schema": schema_name})
     rt.delete("db")

@@ -183,6 +183,34 @@ def test_a_version_1_file_is_migrated(rt: Runtime, root: Path) -> None:
     assert "runs_window" in indexes and "runs_by_session" not in indexes
 
 
+def test_a_version_2_file_is_migrated(rt: Runtime, root: Path) -> None:
+    conn = sqlite3.connect(root / "v2.db", isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    assert schema.migrate(conn, "v2.db", target=2) == 2
+    conn.execute(
+        "INSERT INTO sessions (session_id, session_state, metadata, created_at, updated_at) "
+        "VALUES ('s1', '{\"k\": 1}', '{}', 1.0, 2.0)"
+    )
+    conn.execute("COMMIT")
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+    conn.close()
+    assert "state_version" not in columns  # version 3's column
+
+    rt.define("sqlite_storage", "db", {"db_file": "v2.db"})
+    assert rt.call_method("db", "schema_version", {})["version"] == 3
+    session = rt.call_method("db", "get_session", {"session_id": "s1"})["session"]
+    assert session["session_state"] == {"k": 1} and session["state_version"] == 0
+    updated = rt.call_method(
+        "db",
+        "update_session_state",
+        {"session_id": "s1", "updates": {"k": 2}, "state_version": 0},
+    )
+    assert updated["session"]["state_version"] == 1
+    with sqlite3.connect(root / "v2.db") as conn:
+        versions = conn.execute("SELECT version FROM ferrule_schema ORDER BY version").fetchall()
+    assert versions == [(1,), (2,), (3,)]
+
+
 def test_a_newer_schema_is_refused(rt: Runtime, root: Path) -> None:
     rt.define("sqlite_storage", "db", {"db_file": "new.db"})
     rt.delete("db")

@@ -110,12 +110,27 @@ class SqlDialect:
     #: What locks a row read inside a write transaction until it commits (appended to the
     #: SELECT); empty where the write transaction holds the whole store already.
     lock_row: str
+    #: The column type of a timestamp in seconds (a double; Postgres' REAL is a float4).
+    float_type: str
+    #: The column definition of a table's own increasing row id (the schema's ``runs.id``).
+    serial_key: str
+
+    def query(self, sql: str, args: Sequence[Any] = (), fetch: Fetch = "none") -> Query:
+        """A `Query` of ``sql`` written with ``?`` parameters, in this dialect."""
+        return Query(sql.replace("?", self.placeholder), tuple(args), fetch)
 
 
 #: sqlite3: ``?`` parameters; ``BEGIN IMMEDIATE`` takes the file's write lock.
-SQLITE = SqlDialect(placeholder="?", lock_row="")
+SQLITE = SqlDialect(
+    placeholder="?", lock_row="", float_type="REAL", serial_key="INTEGER PRIMARY KEY"
+)
 #: psycopg: ``%s`` parameters; rows are locked one by one.
-POSTGRES = SqlDialect(placeholder="%s", lock_row=" FOR UPDATE")
+POSTGRES = SqlDialect(
+    placeholder="%s",
+    lock_row=" FOR UPDATE",
+    float_type="double precision",
+    serial_key="bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
+)
 
 _Input = TypeVar("_Input")
 
@@ -160,7 +175,7 @@ class SqlStorage:
         self._memory_sql = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM {self.memories}"
 
     def _query(self, sql: str, args: Sequence[Any] = (), fetch: Fetch = "none") -> Query:
-        return Query(sql.replace("?", self.dialect.placeholder), tuple(args), fetch)
+        return self.dialect.query(sql, args, fetch)
 
     def _session(self, session_id: str) -> Generator[Query, Any, dict[str, Any] | None]:
         row = yield self._query(f"{self._session_sql} WHERE session_id = ?", (session_id,), "one")
