@@ -35,7 +35,7 @@ from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLi
 from .hooks import call_tool, run_hooks
 from .output_schema import parse_output
 from .prompt import prompt_parts
-from .results import ModelCallMetrics, ToolConfirmation
+from .results import ModelCallMetrics, RunStatus, ToolConfirmation
 from .sinks import END, Sink
 from .state import RunState
 
@@ -225,7 +225,7 @@ async def run_pre_hooks(deps: RunDeps, run: RunState) -> None:
 async def run_post_hooks(deps: RunDeps, run: RunState) -> None:
     """Run the post-hooks on the run's output; its content is what they leave."""
     output = run.to_output()
-    output.status = "completed"
+    output.status = RunStatus.completed
     arguments = {
         "run_output": output,
         "session_state": output.session_state,

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import sys
 from typing import Any, Generic, Literal, TypeVar
@@ -18,7 +19,34 @@ from .deltas import FinishReason
 ResponseType = Literal[
     "output_text", "reasoning", "tool_call", "tool_call_result", "error", "paused"
 ]
-RunStatus = Literal["running", "completed", "paused", "error", "cancelled"]
+RunStatusName = Literal["pending", "running", "completed", "paused", "error", "cancelled"]
+
+
+class RunStatus(str, enum.Enum):
+    """A run's state, with Agno's member names (``run.status == RunStatus.completed``). Each
+    member is its plain name too (``RunStatus.completed == "completed"``, ``str()`` and
+    JSON give ``"completed"``), so code comparing with strings keeps working."""
+
+    pending = "pending"
+    running = "running"
+    completed = "completed"
+    paused = "paused"
+    error = "error"
+    cancelled = "cancelled"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def as_run_status(value: RunStatus | RunStatusName) -> RunStatus:
+    """A status given by its name as the `RunStatus` member (an unknown name is a
+    ValueError naming the known ones)."""
+    try:
+        return RunStatus(value)
+    except ValueError:
+        names = ", ".join(s.value for s in RunStatus)
+        raise ValueError(f"unknown run status {value!r}; one of: {names}") from None
+
 
 #: The type of a run's ``content``: ``str``, or the class of the agent's (or the run's)
 #: ``output_schema`` (``dict[str, Any]`` for a JSON schema): ``Agent[OutputT]``,
@@ -165,7 +193,7 @@ class RunOutput(Generic[OutputT]):
     when the run ended; ``metadata`` the caller's (``run(..., metadata=...)``)."""
 
     run_id: str
-    status: RunStatus
+    status: RunStatus = attrs.field(converter=as_run_status)
     # Typed as what a completed run holds, so that `agent.run(...).content` needs no
     # narrowing (as pydantic-ai's `output`); the None of other runs is the documented case.
     content: OutputT = None  # type: ignore[assignment]

@@ -18,7 +18,7 @@ from ferrule_kit.storage import ToolExecution
 from .configs import AgentConfig
 from .context import RunSession
 from .output_schema import StructuredOutput
-from .results import RunMetrics, RunOutput, RunStatus, ToolConfirmation
+from .results import RunMetrics, RunOutput, RunStatusName, ToolConfirmation
 from .usage import UsageLimits
 
 
@@ -35,7 +35,7 @@ class RunState:
     reasoning: Reasoning
     output: StructuredOutput | None
     tool_call_limit: int | None
-    status: RunStatus = "running"
+    status: RunStatusName = "running"
     content: Any = None
     error: FerruleError | None = None
     metrics: RunMetrics = attrs.Factory(RunMetrics)
