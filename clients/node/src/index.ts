@@ -25,6 +25,7 @@ export { Tool, FunctionTool, MCPClient, PRESETS, FRANKFURTER_URL, presetTools } 
 export type { BuiltinToolKind, McpServerParams, ToolDesc } from "./tools.js";
 export { LangModel, EmbeddingModel, VectorStore, Knowledge, getDocumentPolyfill, defaultRuntime, stopDefaultRuntime } from "./models.js";
 export type {
+  CacheProgress,
   Document,
   DocumentPolyfill,
   Embedding,

@@ -36,13 +36,28 @@ const PROVIDERS: Record<string, string> = {
   Grok: "xai",
 };
 
+/** A step of making a local model ready (Ailoy's): `current` of `total`, `comment` saying which. */
+export interface CacheProgress {
+  comment: string;
+  current: number;
+  total: number;
+}
+
 export interface LocalLangModelConfig {
-  /** Not called: the model is downloaded, once, by the server's machine. */
-  progressCallback?: (progress: unknown) => void;
+  /**
+   * Told what happens as the server makes the model ready: the bytes of each weights file
+   * as it downloads (`"Downloading <file>"`, `current` of `total` bytes), the file ready
+   * (step 1 of 2), then the model loaded (`"Initialized"`, the last step). A model whose
+   * backend finds its files when it is defined has that one step.
+   */
+  progressCallback?: (progress: CacheProgress) => void;
   /** Passed to the model's `infer`: `temperature`, `max_tokens`, ... */
   options?: JsonObject;
   runtime?: Runtime;
 }
+
+/** An event of the server's `prepare_model`: a file's bytes so far, or the file ready. */
+type PrepareEvent = { event: "download"; filename: string; current: number; total: number | null } | { event: "ready"; filename: string };
 
 /** A language model defined on a runtime (Ailoy 0.2's `LangModel`). */
 export class LangModel {
@@ -69,7 +84,25 @@ export class LangModel {
     if (typeof modelName !== "string" || !modelName) throw InvalidInputError.forField("name the model", "modelName");
     const init: { local: boolean; id: string; options?: JsonObject } = { local: true, id: modelName };
     if (config.options !== undefined) init.options = config.options;
-    return LangModel.#define(new ModelSpec(init), config.runtime ?? defaultRuntime());
+    const report = config.progressCallback;
+    if (report === undefined) return LangModel.#define(new ModelSpec(init), config.runtime ?? defaultRuntime());
+    if (typeof report !== "function") throw InvalidInputError.forField("must be a function", "progressCallback");
+    const rt = config.runtime ?? defaultRuntime();
+    const prepare: JsonObject = { model: modelName };
+    if (config.options !== undefined) prepare["options"] = config.options;
+    // Any event means the server fetches this model's weights first: two steps, else one.
+    let steps = 1;
+    for await (const event of rt.stream("prepare_local_model", prepare) as AsyncIterable<PrepareEvent>) {
+      steps = 2;
+      report(
+        event.event === "download"
+          ? { comment: `Downloading ${event.filename}`, current: event.current, total: event.total ?? 0 }
+          : { comment: `${event.filename} ready`, current: 1, total: steps },
+      );
+    }
+    const model = await LangModel.#define(new ModelSpec(init), rt);
+    report({ comment: "Initialized", current: steps, total: steps });
+    return model;
   }
 
   /** A model behind a provider's streaming API: `("OpenAI" | "Claude" | "Gemini" | "Grok", model, apiKey)`. */

@@ -32,7 +32,7 @@ const modelConfigs = [
     name: "Local",
     local: true,
     createAgent: async () => {
-      const progress = [];
+      const progress = (modelConfigs[0].progress = []);
       // A few tokens per answer keep the offline model's turns short.
       const model = await ailoy.LangModel.newLocal("Qwen/Qwen3-0.6B", {
         progressCallback: (prog) => progress.push(prog),
@@ -79,6 +79,15 @@ for (const cfg of modelConfigs) {
       }
       return outputs;
     };
+
+    if (cfg.local) {
+      test("Local createAgent: newLocal's progressCallback hears the packaged file found, then the load", () => {
+        assert.deepEqual(cfg.progress, [
+          { comment: "SmolLM2-135M-Instruct.Q4_1.gguf ready", current: 1, total: 2 },
+          { comment: "Initialized", current: 2, total: 2 },
+        ]);
+      });
+    }
 
     test("Simple Chat(single string)", async () => {
       await chat("What is your name?");

@@ -36,7 +36,12 @@ def scripted(spec: dict[str, Any]) -> Reply:
     return reply(DIALECTS[spec["dialect"]], spec.get("text", "ok"), calls)
 
 
-TOOL_RESULT_MARKS = ('"role": "tool"', '"tool_result"', '"functionResponse"', '"function_call_output"')
+TOOL_RESULT_MARKS = (
+    '"role": "tool"',
+    '"tool_result"',
+    '"functionResponse"',
+    '"function_call_output"',
+)
 
 
 def answered(request: RecordedRequest) -> Reply:

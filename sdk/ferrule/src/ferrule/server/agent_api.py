@@ -2,7 +2,9 @@
 the Node client does: ``POST {KERNEL_API}/define_model`` routes a model id the way
 `LocalModel` / `APIModel` do and defines its component, and ``POST
 {KERNEL_API}/agent_step`` runs one stateless inference step on such a component;
-``POST {KERNEL_API}/define_embedder`` defines the embedder a model id routes to. The
+``POST {KERNEL_API}/define_embedder`` defines the embedder a model id routes to, and
+``POST {KERNEL_API}/prepare_local_model`` fetches a local model's weights first, streaming
+the bytes as they come (Ailoy's ``progressCallback``). The
 step streams NDJSON like ``iter``: ``{"item": {"type": "output_text" | "reasoning",
 "content": "..."}}`` as the model generates, then one ``{"item": {"type": "step",
 "message", "tool_requests", "finish_reason", "usage"}}`` with the whole assistant message
@@ -24,6 +26,7 @@ from ferrule_kit.messages import converter
 
 from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS
 from ..agent.context import as_message
+from ..agent.langmodel import _fetches_weights, _model_inputs
 from ..embedding_model import embedder_definition
 from ..models import APIModel, LocalModel
 from ..remote import KERNEL_API
@@ -32,6 +35,7 @@ from .kernel_api import KernelRoutes
 #: The fields of each request's JSON body.
 DEFINE_MODEL_FIELDS = frozenset({"name", "model", "local", "provider", "api_key", "options"})
 DEFINE_EMBEDDER_FIELDS = frozenset({"name", "model"})
+PREPARE_LOCAL_MODEL_FIELDS = frozenset({"model", "options"})
 STEP_FIELDS = frozenset({"name", "messages", "tools", "reasoning", "options"})
 
 
@@ -50,6 +54,10 @@ class AgentRoutes:
         router.add_post(f"{api}/agent_step", handler(self.agent_step, STEP_FIELDS))
         router.add_post(
             f"{api}/define_embedder", handler(self.define_embedder, DEFINE_EMBEDDER_FIELDS)
+        )
+        router.add_post(
+            f"{api}/prepare_local_model",
+            handler(self.prepare_local_model, PREPARE_LOCAL_MODEL_FIELDS),
         )
 
     async def define_model(self, body: dict[str, Any], request: web.Request) -> web.Response:
@@ -74,6 +82,23 @@ class AgentRoutes:
         self.routes.gate.redact.add_from(route.attributes)  # an API key never comes back
         await self.kernel.define(route.component_type, name, route.attributes)
         return KernelRoutes._output({"component_type": route.component_type})
+
+    async def prepare_local_model(
+        self, body: dict[str, Any], request: web.Request
+    ) -> web.StreamResponse:
+        """Make a local model's weights ready before ``define_model`` (routed the same way,
+        from the same ``model`` and ``options``), streamed as ``iter`` streams: the
+        ``prepare_model`` operator's events, each file's bytes as it downloads, then the file
+        ready (as `LangModel.new_local` reports them in Python). No items for a model whose
+        backend finds its files when it is defined."""
+        model_id = _string(body, "model") if "model" in body else DEFAULT_LOCAL_MODEL
+        model = LocalModel(model_id, _options(body))
+        route: ModelRoute = await asyncio.to_thread(model.route, self.kernel)
+        if not _fetches_weights(route):
+            return await self.routes.stream(request, _no_items())
+        prepared = self.kernel.prepare("prepare_model", _model_inputs(route), streaming=True)
+        items = cast(AsyncGenerator[dict[str, Any], None], prepared.stream())
+        return await self.routes.stream(request, items)
 
     async def define_embedder(self, body: dict[str, Any], request: web.Request) -> web.Response:
         """Define the embedder that serves a model id (as `EmbeddingModel` routes it: an
@@ -110,6 +135,11 @@ class AgentRoutes:
             route = ModelRoute(self.kernel.components()[name])
             items = observed_model_stream(instrumentation, route, inputs, items)
         return await self.routes.stream(request, _step_items(items))
+
+
+async def _no_items() -> AsyncGenerator[dict[str, Any], None]:
+    return
+    yield  # an async generator that yields nothing
 
 
 async def _step_items(

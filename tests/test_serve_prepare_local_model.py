@@ -1,0 +1,69 @@
+"""`ferrule serve`'s ``prepare_local_model`` route, what the Node client's
+``LangModel.newLocal(..., { progressCallback })`` streams: a local model id routed as
+``define_model`` routes it, its weights made ready by the ``prepare_model`` operator with
+each event streamed as ``iter`` streams. (Bytes downloaded from a hub: the Node client's
+tests/compat/ailoy-v0_2-progress.test.mjs, against a loopback Hugging Face endpoint.)"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from ferrule.runtime import _new_kernel
+from ferrule.server import ServerThread
+
+pytestmark = pytest.mark.timeout(60)
+
+TOKEN = "prepare-model-token-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with ServerThread(_new_kernel(), token=TOKEN) as url:
+        yield url
+
+
+def post(url: str, body: Any) -> tuple[int, list[dict[str, Any]]]:
+    request = urllib.request.Request(
+        f"{url}/ferrule/v1/prepare_local_model",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, [json.loads(line) for line in response.read().splitlines()]
+    except urllib.error.HTTPError as exc:
+        return exc.code, [json.loads(exc.read())]
+
+
+def test_the_packaged_model_is_ready_at_once(url: str) -> None:
+    status, lines = post(url, {"model": "SmolLM2-135M-Instruct"})
+    assert status == 200
+    assert [line["item"]["event"] for line in lines[:-1]] == ["ready"]
+    assert lines[0]["item"]["filename"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert lines[-1] == {"end": True}
+
+
+def test_a_model_whose_backend_finds_its_files_streams_nothing(url: str) -> None:
+    assert post(url, {"model": "test"}) == (200, [{"end": True}])
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"model": 3}, 422, "model"),
+        ({"model": "test", "name": "x"}, 422, "$.name"),
+        ({"model": "test", "options": []}, 422, "options"),
+    ],
+)
+def test_bad_requests_get_a_typed_error_naming_the_field(
+    url: str, body: dict[str, Any], status: int, field: str
+) -> None:
+    got, [answer] = post(url, body)
+    assert got == status
+    assert answer["error"]["kind"] == "invalid_input"
+    assert field in json.dumps(answer["error"])
