@@ -123,7 +123,7 @@ def test_the_memory_manager_adds_updates_and_deletes_through_tool_calls(rt, db):
 
         # another user's memory is out of the manager's reach
         agent.runtime.call_method(
-            agent._db_component, "upsert_memory", {"user_id": "bob", "memory": "Bob's secret"}
+            agent._sessions.component, "upsert_memory", {"user_id": "bob", "memory": "Bob's secret"}
         )
         (bob,) = agent.get_user_memories("bob")
         curator.other_id = bob.memory_id

@@ -112,7 +112,8 @@ B = TypeVar("B", bound=Bridged)
 
 
 def _refuse(owner: object, method: Callable[..., Any], how: str) -> TypeError:
-    kind = type(owner).__name__
+    # a collaborator whose twins are another class's methods to users names that class
+    kind = getattr(owner, "shown_as", None) or type(owner).__name__
     return TypeError(
         f"this {kind}'s runtime is an AsyncRuntime: use {how} {kind}.{method.__name__}() "
         "(or give it a Runtime)"

@@ -1,76 +1,79 @@
-"""`Agent`: the user's object. It holds the settings, routes its models, resolves its
-tools, owns its stores (the conversation, the running runs) and builds each run's
-`RunDeps`; the turn loop that drives a run is `loop`. How calls become runs is
-`runs._Runs`; its sessions (storage, state, history, memories) are `sessions._Sessions`.
+"""`Agent`: the user's object. It holds the settings, routes its models, owns its stores
+(the conversation, the running runs) and builds each run's `RunDeps`; its public methods
+are its collaborators' work: `run_calls.RunCalls` (the typed run calls) over
+`runs.AgentRuns` (how calls become runs), `sessions.AgentSessions` (storage, state,
+history, memories), `knowledge.AgentKnowledge`, `toolbox.AgentTools` and
+`console.AgentConsole`; the turn loop that drives a run is `loop`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
+import functools
 import inspect
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-import attrs
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
 from ferrule_kit.instrumentation import instrumentation_of
-from ferrule_kit.lm import FunctionDescription as ToolDescription
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message
 
 from .._loop import Bridge, blocking, on_bridge_loop
-from ..tools import Tool, Toolset, as_tools
+from ..tools import Tool, Toolset
 from ..tools.context import RunContext
-from ..tools.presets import preset_tools
-from .console import acli_app, aprint_response, cli_app, print_response
-from .context import (
-    as_message,
-    call_by_name,
-    system_text,
-    tool_description,
-    update_session_state_tool,
-)
+from .console import AgentConsole
+from .context import DEFAULT_STEP_INSTRUCTIONS, as_message, system_text, tool_description
+from .delegation import Delegated
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
-from .knowledge import _Knowledge
+from .knowledge import AgentKnowledge, checked_knowledge
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
 from .memory import MemoryManager
 from .output_schema import structured_output
 from .reasoning import parse_with_model, reason
 from .results import AgentResponse, OutputT, StepResult
-from .runs import _Runs
-from .sessions import _Sessions, agent_id_for
-from .settings import SETTINGS, AgentSettings
+from .run_calls import RunCalls
+from .runs import AgentRuns
+from .sessions import AgentSessions
+from .settings import SETTINGS, AgentSettings, agent_id_for, copied_settings
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
+from .toolbox import AgentTools
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
     from typing_extensions import Self, Unpack
 
+    from ..knowledge import Knowledge
     from ._typing import AgentOptions
 
 log = get_logger("ferrule.agent")
 
-#: The default instructions of a single step (execute-agent-step-api), used when the
-#: messages carry no system message and the agent has none.
-DEFAULT_STEP_INSTRUCTIONS = (
-    "You are an AI assistant that helps users with their questions. You can answer questions "
-    "directly or acquire information from any of the attached tools to assist you. Always answer "
-    "the user's most recent query to the best of your knowledge.\n\n"
-    "When asked about what tools are available, you must list each attached tool's name and "
-    "description. When asked about what you can do, mention that in addition to your normal "
-    "capabilities, you can also use the attached tools by listing their names and descriptions. "
-    "You cannot use any other tools other than the ones provided to you explicitly."
-)
+# Where `Agent`'s delegated methods find their collaborators (`delegation.Delegated`).
 
 
-class Agent(_Runs[OutputT], _Sessions, _Knowledge):
+def _tools_of(agent: Agent[Any]) -> AgentTools:
+    return agent._toolbox
+
+
+def _sessions_of(agent: Agent[Any]) -> AgentSessions:
+    return agent._sessions
+
+
+def _knowledge_of(agent: Agent[Any]) -> AgentKnowledge:
+    return agent._knowledge
+
+
+def _console_of(agent: Agent[Any]) -> AgentConsole:
+    return agent._console
+
+
+class Agent(RunCalls[OutputT]):
     """A language model with tools, streaming its turns.
 
     ``Agent(rt, model, system_message=None, tools=None)`` with ``model`` a `LocalModel`,
@@ -84,7 +87,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     default made from the name); ``description`` and ``instructions`` (a string, a list, or
     a callable taking ``agent`` and/or ``session_state``) make the system message when
     ``system_message`` is not given; ``stream`` and ``stream_events`` (`run`'s defaults).
-    Sessions (see `sessions._Sessions`): ``db`` (`ferrule.db.SqliteDb`,
+    Sessions (see `sessions.AgentSessions`): ``db`` (`ferrule.db.SqliteDb`,
     `ferrule.db.PostgresDb`, or a storage component's name), ``session_id`` (default: a new
     one per agent),
     ``user_id``, ``session_state`` (the state a new session starts with; without a db, the
@@ -92,7 +95,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     ``num_history_runs`` (default 3) or ``num_history_messages``;
     ``enable_session_summaries`` and ``add_session_summary_to_context``;
     ``enable_user_memories``, ``memory_manager`` and ``add_memories_to_context``.
-    Knowledge (see `knowledge._Knowledge`): ``knowledge`` (`ferrule.knowledge.Knowledge`),
+    Knowledge (see `knowledge.AgentKnowledge`): ``knowledge`` (`ferrule.knowledge.Knowledge`),
     ``search_knowledge`` (the model may call ``search_knowledge_base``; default True),
     ``add_knowledge_to_context``, ``knowledge_filters`` and
     ``enable_agentic_knowledge_filters``.
@@ -126,16 +129,43 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
     `RunOutput.content` has that type.
     """
 
-    # the settings (`AgentSettings`) as attributes, besides those `_Runs`, `_Sessions` and
-    # `_Knowledge` declare
+    # the settings (`AgentSettings`) as the agent's attributes (Agno's: ``agent.name``...)
     settings: AgentSettings
+    runtime: Any
+    model: Any
+    name: str | None
+    id: str
     system_message: str | None
     description: str | None
     instructions: Any
+    db: Any
+    session_id: str
+    user_id: str | None
+    session_state: dict[str, Any]
     add_session_state_to_context: bool
-    options: dict[str, Any]
+    add_history_to_context: bool
+    num_history_runs: int | None
+    num_history_messages: int | None
+    enable_session_summaries: bool
+    add_session_summary_to_context: bool
+    memory_manager: MemoryManager | None
+    enable_user_memories: bool
+    add_memories_to_context: bool
+    knowledge: Knowledge | None
+    search_knowledge: bool
+    add_knowledge_to_context: bool
+    knowledge_filters: dict[str, Any] | None
+    enable_agentic_knowledge_filters: bool
+    knowledge_retriever: Any
+    stream: bool | None
+    stream_events: bool | None
+    output_schema: Any
     output_retries: int
+    tool_call_limit: int | None
+    usage_limits: UsageLimits | None
     tool_timeout: float | None
+    reasoning: Reasoning
+    options: dict[str, Any]
     reasoning_model: Any
     parser_model: Any
     parser_model_prompt: str | None
@@ -240,52 +270,36 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         self._fallback = model if isinstance(model, FallbackModel) else None
         self.runtime = runtime
         self.model = model
-        # the settings as the agent's attributes (Agno's: ``agent.name``, ``agent.db``...)
         for name in SETTINGS:
             setattr(self, name, getattr(settings, name))
         self.id = settings.id or agent_id_for(settings.name)
         self.session_id = settings.session_id or uuid.uuid4().hex
         self.session_state = settings.session_state if settings.session_state is not None else {}
-        self._init_knowledge(
-            knowledge,
-            search_knowledge,
-            add_knowledge_to_context,
-            knowledge_filters,
-            enable_agentic_knowledge_filters,
-        )
-        self._db_component: str | None = None
-        self._db_owned = False
-        self._db_lock: asyncio.Lock | None = None
+        self.knowledge = checked_knowledge(knowledge, knowledge_filters, runtime)
         self._helper_models: dict[str, LangModel] = {}  # memory and summary models of our own
         self._output = structured_output(output_schema)
         # tracing plugins (ferrule-otel); None, and sites that do nothing, without one
         kernel = routing_kernel(runtime)
         kernel.load_plugins()
         self._instrumentation = instrumentation_of(kernel.plugin_manager)
-        self._tools: list[Tool | Toolset] = []
-        self._toolsets: list[Toolset] = []  # every toolset ever given: closed by delete
-        self._mcp_servers: dict[str, Toolset] = {}  # by add_tools_from_mcp_server's name
         self._history: list[Message] = []
-        self._runs: dict[str, RunState] = {}
-        # Agno's tool factory: a function making each run's tools (see `_resolve_tools`)
-        self._tool_factory: Callable[..., Any] | None = None
-        if tools is None or isinstance(tools, Sequence):
-            self.set_tools(tools or [])
-        elif callable(tools) and not isinstance(tools, (Tool, Toolset)):
-            # a Tool is callable too (``await tool(...)``): one tool is not a factory
-            self._tool_factory = tools
-        else:
-            raise InvalidInputError(
-                f"tools must be a list of tools or a function making them, got {type(tools).__name__}",
-                field="tools",
-            )
+        self._running: dict[str, RunState] = {}
+        # the collaborators, each given what it works with
+        self._runs = AgentRuns(self, self._output, self._running, self._launch)
+        self._knowledge = AgentKnowledge(self)
+        system = functools.partial(system_text, self)
+        self._sessions = AgentSessions(
+            self, self._history, self._second_models, system, self._knowledge.add_to_context
+        )
+        self._toolbox = AgentTools(lambda: self.sync_bridge, tools)
+        self._console = AgentConsole(self)
 
     def __repr__(self) -> str:
-        return f"Agent({self.model!r}, tools={[getattr(t, 'name', t) for t in self._tools]!r})"
+        return f"Agent({self.model!r}, tools={[getattr(t, 'name', t) for t in self.tools]!r})"
 
     @property
     def route(self) -> ModelRoute:
-        """The route of the agent's (first) model."""
+        """The route of the (first) model."""
         return self._slots[0].route
 
     @property
@@ -299,8 +313,12 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         bridge: Bridge = self.runtime.sync_bridge
         return bridge
 
+    def _agent_runs(self) -> AgentRuns:
+        return self._runs
+
     def _deps(self) -> RunDeps:
         """What the turn loop runs with, from the settings as they are now."""
+        sessions = self._sessions
         return RunDeps(
             runtime=self.runtime,
             slots=self._slots,
@@ -319,10 +337,10 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             instrumentation=self._instrumentation,
             agent=self,
             history=self._history,
-            runs=self._runs,
+            runs=self._running,
             resolve_tools=self._resolve_tools,
-            sessions=SessionSteps(self._begin, self._end, self._end_quietly),
-            track_references=self._track_references,
+            sessions=SessionSteps(sessions.begin, sessions.end, sessions.end_quietly),
+            track_references=self._knowledge.track_references,
             reason=None if self.reasoning_model is None else self._reason,
             parse_reply=None if self.parser_model is None else self._parse_reply,
         )
@@ -334,7 +352,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         async def drive_run(run: RunState, sink: Sink) -> None:
             await drive(deps, run, sink)
 
-        return Launch(self.sync_bridge, self._runs, drive_run)
+        return Launch(self.sync_bridge, self._running, drive_run)
 
     def _second_models(self) -> SecondModels:
         return SecondModels(
@@ -343,7 +361,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             lambda: LangModel(self.runtime, self._component, self.route, self.model),
             self._helper_models,
             Agent,
-            self._db,
+            self._sessions.db_call,
         )
 
     async def _reason(self, run: RunState, sink: Sink) -> None:
@@ -359,131 +377,83 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
             reply,
         )
 
-    # -- tools ---------------------------------------------------------------------------------
+    async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
+        state = run_context.session_state if run_context is not None else self.session_state
+        knowledge_tools = self._knowledge.tools()
+        agentic = self.settings.enable_agentic_state
+        return await self._toolbox.resolve(self, state, run_context, knowledge_tools, agentic)
 
-    def add_tool(self, tool: Any) -> None:
-        """Add a tool: a `Tool`, a function, a preset's name, an MCP server, or (schema, function)."""
-        resolved = as_tools(tool)
-        self._tools.append(resolved)
-        if isinstance(resolved, Toolset) and resolved not in self._toolsets:
-            self._toolsets.append(resolved)
-
-    def set_tools(self, tools: Sequence[Any]) -> None:
-        """Replace every tool."""
-        self._tools = []
-        for tool in tools:
-            self.add_tool(tool)
+    # -- tools (`toolbox.AgentTools`) ------------------------------------------------------
 
     @property
     def tools(self) -> list[Tool | Toolset]:
-        return list(self._tools)
+        return list(self._toolbox.entries)
 
-    def add_tools(self, tools: Sequence[Any]) -> None:
-        """Add several tools (each as `add_tool` takes it)."""
-        for tool in tools:
-            self.add_tool(tool)
+    add_tool = Delegated(_tools_of, AgentTools.add_tool)
+    add_tools = Delegated(_tools_of, AgentTools.add_tools)
+    set_tools = Delegated(_tools_of, AgentTools.set_tools)
+    remove_tools = Delegated(_tools_of, AgentTools.remove_tools)
+    remove_tool = Delegated(_tools_of, AgentTools.remove_tool)
+    clear_tools = Delegated(_tools_of, AgentTools.clear_tools)
+    get_tools = Delegated(_tools_of, AgentTools.get_tools)
+    add_py_function_tool = Delegated(_tools_of, AgentTools.add_py_function_tool)
+    add_tools_from_preset = Delegated(_tools_of, AgentTools.add_tools_from_preset)
+    aadd_tools_from_mcp_server = Delegated(_tools_of, AgentTools.aadd_tools_from_mcp_server)
+    add_tools_from_mcp_server = Delegated(_tools_of, AgentTools.add_tools_from_mcp_server)
+    aremove_mcp_server = Delegated(_tools_of, AgentTools.aremove_mcp_server)
+    remove_mcp_server = Delegated(_tools_of, AgentTools.remove_mcp_server)
 
-    def remove_tools(self, names: Sequence[str]) -> None:
-        """Remove the tools of these names (an MCP server's are removed with
-        `remove_mcp_server`)."""
-        unknown = set(names) - {t.name for t in self._tools if isinstance(t, Tool)}
-        if unknown:
-            raise InvalidInputError(
-                f"no tool named {', '.join(sorted(map(repr, unknown)))}", field="names"
-            )
-        self._tools = [t for t in self._tools if not (isinstance(t, Tool) and t.name in names)]
+    # -- sessions (`sessions.AgentSessions`) -----------------------------------------------
 
-    def remove_tool(self, name: str) -> None:
-        """Remove the tool of this name (`remove_tools` of one)."""
-        self.remove_tools([name])
-
-    def clear_tools(self) -> None:
-        """Remove every tool (an MCP server stays connected until `delete`)."""
-        self._tools = []
-
-    def get_tools(self) -> list[Tool | Toolset]:
-        """The tools (Ailoy's name for `tools`)."""
-        return self.tools
-
-    def add_py_function_tool(self, f: Any, desc: Mapping[str, Any] | None = None) -> None:
-        """Add a Python function as a tool: described by its signature and docstring, or
-        by ``desc`` (``{"name", "description", "parameters"}``, checked)."""
-        if desc is None:
-            self.add_tool(Tool.from_function(f))
-            return
-        described = ToolDescription.model_validate(dict(desc))
-        spec = {
-            "name": described.name,
-            "description": described.description,
-            "parameters": described.parameters,
-        }
-        self.add_tool(Tool.from_schema(spec, f))
-
-    def add_tools_from_preset(self, preset_name: str, authenticator: Any = None) -> None:
-        """Add a preset's tools by its name (`ferrule.tools.presets`)."""
-        self.add_tools(preset_tools(preset_name, authenticator))
+    aget_session = Delegated(_sessions_of, AgentSessions.aget_session)
+    get_session = Delegated(_sessions_of, AgentSessions.get_session)
+    asave_session = Delegated(_sessions_of, AgentSessions.asave_session)
+    save_session = Delegated(_sessions_of, AgentSessions.save_session)
+    adelete_session = Delegated(_sessions_of, AgentSessions.adelete_session)
+    delete_session = Delegated(_sessions_of, AgentSessions.delete_session)
+    aget_session_state = Delegated(_sessions_of, AgentSessions.aget_session_state)
+    get_session_state = Delegated(_sessions_of, AgentSessions.get_session_state)
+    aupdate_session_state = Delegated(_sessions_of, AgentSessions.aupdate_session_state)
+    update_session_state = Delegated(_sessions_of, AgentSessions.update_session_state)
+    aget_session_messages = Delegated(_sessions_of, AgentSessions.aget_session_messages)
+    get_session_messages = Delegated(_sessions_of, AgentSessions.get_session_messages)
+    aget_chat_history = Delegated(_sessions_of, AgentSessions.aget_chat_history)
+    get_chat_history = Delegated(_sessions_of, AgentSessions.get_chat_history)
+    aget_run_output = Delegated(_sessions_of, AgentSessions.aget_run_output)
+    get_run_output = Delegated(_sessions_of, AgentSessions.get_run_output)
+    aget_last_run_output = Delegated(_sessions_of, AgentSessions.aget_last_run_output)
+    get_last_run_output = Delegated(_sessions_of, AgentSessions.get_last_run_output)
+    aget_user_memories = Delegated(_sessions_of, AgentSessions.aget_user_memories)
+    get_user_memories = Delegated(_sessions_of, AgentSessions.get_user_memories)
 
     @on_bridge_loop
-    async def aadd_tools_from_mcp_server(
-        self, name: str, params: Any, tools_to_add: Sequence[str] | None = None
-    ) -> None:
-        """Start an MCP server (``params``: mcp's ``StdioServerParameters``, or anything
-        with ``command``, ``args``, ``env`` and ``cwd``) and add its tools, named
-        ``{name}-{tool}`` (only ``tools_to_add`` when given)."""
-        from ..mcp import MCPServer
+    async def arename(self, name: str, session_id: str | None = None) -> None:
+        """Rename the agent, and name the stored session after it (created if new)."""
+        await self._sessions.name_session(name, session_id)
+        self.name = name
 
-        if name in self._mcp_servers:
-            raise InvalidInputError(f"an MCP server named {name!r} is already added", field="name")
-        server = MCPServer(
-            params.command,
-            list(getattr(params, "args", None) or ()),
-            env=getattr(params, "env", None),
-            cwd=None if getattr(params, "cwd", None) is None else str(params.cwd),
-            include=tools_to_add,
-        )
-        self._toolsets.append(server)  # closed by delete, even if listing fails
-        listed = await server.list_tools()
-        self._mcp_servers[name] = server
-        self.add_tools([attrs.evolve(t, name=f"{name}-{t.name}"[:64]) for t in listed])
+    rename = blocking(arename)
 
-    add_tools_from_mcp_server = blocking(aadd_tools_from_mcp_server)
+    # -- knowledge (`knowledge.AgentKnowledge`) --------------------------------------------
 
-    @on_bridge_loop
-    async def aremove_mcp_server(self, name: str) -> None:
-        """Remove an MCP server's tools and stop it."""
-        server = self._mcp_servers.pop(name, None)
-        if server is None:
-            raise InvalidInputError(f"no MCP server named {name!r}", field="name")
-        self._tools = [
-            t for t in self._tools if not (isinstance(t, Tool) and t.name.startswith(f"{name}-"))
-        ]
-        self._toolsets.remove(server)
-        await server.aclose()
+    aget_relevant_docs_from_knowledge = Delegated(
+        _knowledge_of, AgentKnowledge.aget_relevant_docs_from_knowledge
+    )
+    get_relevant_docs_from_knowledge = Delegated(
+        _knowledge_of, AgentKnowledge.get_relevant_docs_from_knowledge
+    )
 
-    remove_mcp_server = blocking(aremove_mcp_server)
+    def set_knowledge(self, knowledge: Knowledge) -> None:
+        """Ailoy 0.2's knowledge: each run's last user message is searched and what is
+        found goes to the model with the message (in the run's ``document_polyfill``'s
+        templates when its `AgentConfig` names one, else as references), rather than as a
+        search tool."""
+        self.knowledge = checked_knowledge(knowledge, self.knowledge_filters, self.runtime)
+        self.search_knowledge, self.add_knowledge_to_context = False, True
 
-    async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
-        entries: list[Tool | Toolset] = [*self._tools, *self._knowledge_tools()]
-        if self._tool_factory is not None:
-            state = run_context.session_state if run_context is not None else self.session_state
-            made = call_by_name(
-                self._tool_factory, agent=self, session_state=state, run_context=run_context
-            )
-            entries += [as_tools(tool) for tool in made or ()]
-        if self.settings.enable_agentic_state:
-            entries.append(update_session_state_tool())
-        found: dict[str, Tool] = {}
-        for entry in entries:
-            listed = await entry.list_tools() if isinstance(entry, Toolset) else [entry]
-            for tool in listed:
-                if tool.name in found:
-                    raise InvalidInputError(
-                        f"two tools are named {tool.name!r}; tool names must be unique (an MCP "
-                        "server's prefix= can keep them apart)",
-                        field="tools",
-                    )
-                found[tool.name] = tool
-        return found
+    def remove_knowledge(self) -> None:
+        """Forget the knowledge `set_knowledge` gave."""
+        self.knowledge = None
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -501,7 +471,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
 
     def cancel(self, run_id: str) -> bool:
         """Cancel a running run by id, from any thread; False if there is none."""
-        run = self._runs.get(run_id)
+        run = self._running.get(run_id)
         if run is None or run.status != "running":
             return False
         request_cancel(run)
@@ -523,7 +493,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         if history[0].role != "system":
             system = system_text(self, self.session_state) or DEFAULT_STEP_INSTRUCTIONS
             history.insert(0, Message("system", system))
-        await self._ensure_defined()
+        await self._slots[0].ensure_defined(self.runtime)
         if tools is None:
             descriptions = [t.to_dict() for t in (await self._resolve_tools()).values()]
         else:
@@ -535,94 +505,24 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
 
     step = blocking(astep)
 
-    async def _ensure_defined(self) -> None:
-        await self._slots[0].ensure_defined(self.runtime)
-
     @on_bridge_loop
     async def aload(self) -> None:
         """Define the model now (loading a local model's weights) instead of at the first run."""
-        await self._ensure_defined()
+        await self._slots[0].ensure_defined(self.runtime)
 
     load = blocking(aload)
 
-    # -- printing --------------------------------------------------------------------------------
+    # -- printing (`console.AgentConsole`) ---------------------------------------------------
 
     def print(self, response: AgentResponse, file: Any = None) -> None:
         """Print a response as a terminal would show it: text as it streams, reasoning dimmed,
         tool calls and results as JSON, errors in red (colours only on a terminal)."""
         response.print(file)
 
-    def print_response(
-        self,
-        input: Any,
-        *,
-        stream: bool | None = None,
-        markdown: bool = False,
-        show_message: bool = True,
-        show_reasoning: bool = True,
-        console: Any = None,
-        **options: Any,
-    ) -> None:
-        """Run on ``input`` and print it in panels (Agno's ``print_response``): the
-        message (``show_message``), the reasoning (``show_reasoning``), the tool calls, and
-        the response, as Markdown with ``markdown=True``; with ``stream`` (default: the
-        agent's) it is redrawn as it streams. A failed run is printed, not raised.
-        ``options`` go to `run` (``session_id``, ``user_id``, ``files``, ...); ``console``
-        is a ``rich.console.Console`` to print on (default: stdout)."""
-        print_response(
-            self, input, stream, markdown, show_message, show_reasoning, console, options
-        )
-
-    async def aprint_response(
-        self,
-        input: Any,
-        *,
-        stream: bool | None = None,
-        markdown: bool = False,
-        show_message: bool = True,
-        show_reasoning: bool = True,
-        console: Any = None,
-        **options: Any,
-    ) -> None:
-        await aprint_response(
-            self, input, stream, markdown, show_message, show_reasoning, console, options
-        )
-
-    def cli_app(
-        self,
-        input: str | None = None,
-        session_id: str | None = None,
-        user_id: str | None = None,
-        stream: bool = False,
-        markdown: bool = False,
-        *,
-        exit_on: Sequence[str] | None = None,
-        prompt: str = "You: ",
-        console: Any = None,
-        **options: Any,
-    ) -> None:
-        """A chat on stdin (Agno's ``cli_app``): answers ``input`` first if given, then
-        each line read, with `print_response`, until the end of input or a line of
-        ``exit_on`` (default ``exit``, ``quit``, ``bye``). Give the agent a ``db`` and
-        ``add_history_to_context=True`` for it to remember the conversation."""
-        options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
-        cli_app(self, input, exit_on, prompt, console, options)
-
-    async def acli_app(
-        self,
-        input: str | None = None,
-        session_id: str | None = None,
-        user_id: str | None = None,
-        stream: bool = False,
-        markdown: bool = False,
-        *,
-        exit_on: Sequence[str] | None = None,
-        prompt: str = "You: ",
-        console: Any = None,
-        **options: Any,
-    ) -> None:
-        options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
-        await acli_app(self, input, exit_on, prompt, console, options)
+    print_response = Delegated(_console_of, AgentConsole.print_response)
+    aprint_response = Delegated(_console_of, AgentConsole.aprint_response)
+    cli_app = Delegated(_console_of, AgentConsole.cli_app)
+    acli_app = Delegated(_console_of, AgentConsole.acli_app)
 
     # -- copies and cancellation ---------------------------------------------------------------
 
@@ -633,27 +533,7 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         one's alone; the runtime, model, db, tools and other models are shared. The copy
         starts with no conversation of its own and defines its own model component. An id
         made from the name follows a new ``name``."""
-        parameters = [p for p in inspect.signature(Agent.__init__).parameters if p != "self"]
-        unknown = sorted(set(update or {}) - set(parameters))
-        if unknown:
-            raise InvalidInputError(
-                f"not a setting of Agent: {', '.join(unknown)}", field=f"update.{unknown[0]}"
-            )
-        settings: dict[str, Any] = {}
-        for name in parameters:
-            if name == "tools":
-                settings[name] = list(self._tools)
-            elif name == "id" and self.id == agent_id_for(self.name):
-                continue  # made from the name: made again from the copy's
-            else:
-                value = getattr(self, name)
-                if isinstance(value, dict):
-                    value = copy.deepcopy(value)
-                elif isinstance(value, list):
-                    value = list(value)
-                settings[name] = value
-        settings.update(update or {})
-        return Agent(**settings)
+        return Agent(**copied_settings(self, inspect.signature(Agent.__init__), update))
 
     @staticmethod
     def cancel_run(run_id: str) -> bool:
@@ -674,7 +554,8 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
         connections. Idempotent."""
         bridge = self.sync_bridge
         if not bridge.can_block:
-            if any(s.owned and s.defined for s in self._slots) or self._toolsets or self._db_owned:
+            owned = self._toolbox.toolsets or self._sessions.owns_component
+            if any(s.owned and s.defined for s in self._slots) or owned:
                 raise TypeError(
                     "this agent's runtime is an AsyncRuntime: use `await agent.adelete()`"
                 )
@@ -684,20 +565,16 @@ class Agent(_Runs[OutputT], _Sessions, _Knowledge):
 
     @on_bridge_loop
     async def adelete(self) -> None:
-        for run in list(self._runs.values()):
+        for run in list(self._running.values()):
             cancel_in_loop(run)
         for helper in list(self._helper_models.values()):
             await helper.adelete()
         self._helper_models.clear()
         try:
-            await self._close_storage()
+            await self._sessions.close_storage()
         except FerruleError as exc:  # e.g. the runtime was stopped first
             log.debug("agent_delete_failed", component=self.db, error=exc.message)
-        for toolset in self._toolsets:
-            try:
-                await toolset.aclose()
-            except Exception as exc:
-                log.warning("toolset_close_failed", toolset=repr(toolset), error=repr(exc))
+        await self._toolbox.close()
         for slot in self._slots:
             if slot.owned and slot.defined:
                 slot.defined = False

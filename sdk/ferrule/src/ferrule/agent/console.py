@@ -260,3 +260,83 @@ async def acli_app(
             return
         if text.strip():
             await agent.aprint_response(text, console=out, **options)
+
+
+class AgentConsole:
+    """An agent's terminal conveniences, as `Agent`'s methods (``agent.print_response``...):
+    they call the agent's public `run` / `arun` only."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent  # an Agent (this module sits below it)
+
+    def print_response(
+        self,
+        input: Any,
+        *,
+        stream: bool | None = None,
+        markdown: bool = False,
+        show_message: bool = True,
+        show_reasoning: bool = True,
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        """Run on ``input`` and print it in panels (Agno's ``print_response``): the
+        message (``show_message``), the reasoning (``show_reasoning``), the tool calls, and
+        the response, as Markdown with ``markdown=True``; with ``stream`` (default: the
+        agent's) it is redrawn as it streams. A failed run is printed, not raised.
+        ``options`` go to `run` (``session_id``, ``user_id``, ``files``, ...); ``console``
+        is a ``rich.console.Console`` to print on (default: stdout)."""
+        print_response(
+            self.agent, input, stream, markdown, show_message, show_reasoning, console, options
+        )
+
+    async def aprint_response(
+        self,
+        input: Any,
+        *,
+        stream: bool | None = None,
+        markdown: bool = False,
+        show_message: bool = True,
+        show_reasoning: bool = True,
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        await aprint_response(
+            self.agent, input, stream, markdown, show_message, show_reasoning, console, options
+        )
+
+    def cli_app(
+        self,
+        input: str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        stream: bool = False,
+        markdown: bool = False,
+        *,
+        exit_on: Sequence[str] | None = None,
+        prompt: str = "You: ",
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        """A chat on stdin (Agno's ``cli_app``): answers ``input`` first if given, then
+        each line read, with `print_response`, until the end of input or a line of
+        ``exit_on`` (default ``exit``, ``quit``, ``bye``). Give the agent a ``db`` and
+        ``add_history_to_context=True`` for it to remember the conversation."""
+        options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
+        cli_app(self.agent, input, exit_on, prompt, console, options)
+
+    async def acli_app(
+        self,
+        input: str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        stream: bool = False,
+        markdown: bool = False,
+        *,
+        exit_on: Sequence[str] | None = None,
+        prompt: str = "You: ",
+        console: Any = None,
+        **options: Any,
+    ) -> None:
+        options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
+        await acli_app(self.agent, input, exit_on, prompt, console, options)

@@ -23,6 +23,18 @@ from .prompt import prompt_parts
 from .results import ToolConfirmation
 
 #: The user memories belong to when a run names no user.
+#: The default instructions of a single step (execute-agent-step-api), used when the
+#: messages carry no system message and the agent has none.
+DEFAULT_STEP_INSTRUCTIONS = (
+    "You are an AI assistant that helps users with their questions. You can answer questions "
+    "directly or acquire information from any of the attached tools to assist you. Always answer "
+    "the user's most recent query to the best of your knowledge.\n\n"
+    "When asked about what tools are available, you must list each attached tool's name and "
+    "description. When asked about what you can do, mention that in addition to your normal "
+    "capabilities, you can also use the attached tools by listing their names and descriptions. "
+    "You cannot use any other tools other than the ones provided to you explicitly."
+)
+
 DEFAULT_USER_ID = "default"
 
 

@@ -15,7 +15,7 @@ import contextvars
 import inspect
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 from ferrule_kernel import InvalidInputError
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..knowledge import Knowledge
     from .state import RunState
 
-#: The references list of the run this task drives (set by `_Knowledge._track_references`
+#: The references list of the run this task drives (set by `AgentKnowledge.track_references`
 #: as each leg of a run starts): a tool's `ToolContext` carries no run, and the search
 #: tool records what it found here.
 _run_references: contextvars.ContextVar[list[MessageReferences] | None] = contextvars.ContextVar(
@@ -54,14 +54,24 @@ def references_text(references: list[dict[str, Any]]) -> str:
     return json.dumps(references, ensure_ascii=False, indent=2)
 
 
-class _Knowledge:
-    """The knowledge half of `Agent` (see the module docstring)."""
+def checked_knowledge(knowledge: Any, filters: Any, runtime: Any) -> Knowledge | None:
+    """``knowledge`` (adopting the agent's runtime) once it and ``filters`` are checked."""
+    if knowledge is not None and not hasattr(knowledge, "asearch"):
+        raise InvalidInputError(
+            f"knowledge must be a ferrule.knowledge.Knowledge, got {knowledge!r}",
+            field="knowledge",
+        )
+    if filters is not None and not isinstance(filters, dict):
+        raise InvalidInputError("expected a dict of metadata filters", field="knowledge_filters")
+    if knowledge is not None:
+        knowledge.adopt_runtime(runtime)
+    return knowledge  # type: ignore[no-any-return]
 
-    @property
-    def sync_bridge(self) -> Bridge:
-        raise NotImplementedError  # Agent's: its runtime's bridge
 
-    # set by Agent.__init__
+class KnowledgeSettings(Protocol):
+    """What `AgentKnowledge` reads of its agent, as it is at each call; the agent itself
+    is what a ``knowledge_retriever`` is given as ``agent``."""
+
     runtime: Any
     knowledge: Knowledge | None
     search_knowledge: bool
@@ -70,51 +80,28 @@ class _Knowledge:
     enable_agentic_knowledge_filters: bool
     knowledge_retriever: Any
 
-    def _init_knowledge(
-        self,
-        knowledge: Knowledge | None,
-        search_knowledge: bool,
-        add_knowledge_to_context: bool,
-        knowledge_filters: dict[str, Any] | None,
-        enable_agentic_knowledge_filters: bool,
-    ) -> None:
-        if knowledge is not None and not hasattr(knowledge, "asearch"):
-            raise InvalidInputError(
-                f"knowledge must be a ferrule.knowledge.Knowledge, got {knowledge!r}",
-                field="knowledge",
-            )
-        if knowledge_filters is not None and not isinstance(knowledge_filters, dict):
-            raise InvalidInputError(
-                "expected a dict of metadata filters", field="knowledge_filters"
-            )
-        if knowledge is not None:
-            knowledge.adopt_runtime(self.runtime)
-        self.knowledge = knowledge
-        self.search_knowledge = search_knowledge
-        self.add_knowledge_to_context = add_knowledge_to_context
-        self.knowledge_filters = knowledge_filters
-        self.enable_agentic_knowledge_filters = enable_agentic_knowledge_filters
 
-    def set_knowledge(self, knowledge: Knowledge) -> None:
-        """Ailoy 0.2's knowledge: each run's last user message is searched and what is
-        found goes to the model with the message (in the run's ``document_polyfill``'s
-        templates when its `AgentConfig` names one, else as references), rather than as a
-        search tool."""
-        self._init_knowledge(
-            knowledge, False, True, self.knowledge_filters, self.enable_agentic_knowledge_filters
-        )
+class AgentKnowledge:
+    """The knowledge of an `Agent` (see the module docstring), over its settings."""
 
-    def remove_knowledge(self) -> None:
-        """Forget the knowledge `set_knowledge` gave."""
-        self.knowledge = None
+    #: The name its sync twins' errors give (they are `Agent`'s methods to users).
+    shown_as = "Agent"
+
+    def __init__(self, agent: KnowledgeSettings) -> None:
+        self.agent = agent
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        bridge: Bridge = self.agent.runtime.sync_bridge
+        return bridge
 
     def _need_knowledge(self) -> Knowledge:
-        if self.knowledge is None:
+        if self.agent.knowledge is None:
             raise InvalidInputError(
                 "this agent has no knowledge: give it one, e.g. Agent(..., knowledge=Knowledge())",
                 field="knowledge",
             )
-        return self.knowledge
+        return self.agent.knowledge
 
     @on_bridge_loop
     async def aget_relevant_docs_from_knowledge(
@@ -127,7 +114,7 @@ class _Knowledge:
         ``num_documents``, passing ``filters`` and the agent's ``knowledge_filters`` (from
         the ``knowledge_retriever`` when the agent has one)."""
         found = await self._references(
-            query, num_documents, combine_filters(self.knowledge_filters, filters), None
+            query, num_documents, combine_filters(self.agent.knowledge_filters, filters), None
         )
         return found.references
 
@@ -144,11 +131,11 @@ class _Knowledge:
         the agent has one (called with those of ``agent``, ``query``, ``num_documents``,
         ``filters`` and ``run_context`` it names; a sync one in a worker thread), else the
         knowledge's."""
-        retriever = self.knowledge_retriever
+        retriever = self.agent.knowledge_retriever
         if retriever is None:
             return await self._need_knowledge().areferences(query, num_documents, filters)
         arguments = {
-            "agent": self,
+            "agent": self.agent,
             "query": query,
             "num_documents": num_documents,
             "filters": filters,
@@ -169,11 +156,11 @@ class _Knowledge:
         references = [_as_reference(document) for document in found or ()]
         return MessageReferences(query, references, round(time.perf_counter() - started, 4))
 
-    def _knowledge_tools(self) -> list[Tool]:
+    def tools(self) -> list[Tool]:
         """``search_knowledge_base``, when the model may search the agent's knowledge."""
         if (
-            self.knowledge is None and self.knowledge_retriever is None
-        ) or not self.search_knowledge:
+            self.agent.knowledge is None and self.agent.knowledge_retriever is None
+        ) or not self.agent.search_knowledge:
             return []
         properties: dict[str, Any] = {
             "query": {"type": "string", "description": "What to look for."}
@@ -182,20 +169,22 @@ class _Knowledge:
             "Search the knowledge base for information relevant to a query. Returns the "
             "most relevant passages as JSON."
         )
-        if self.enable_agentic_knowledge_filters:
+        if self.agent.enable_agentic_knowledge_filters:
             properties["filters"] = {
                 "type": "object",
                 "description": 'Optional metadata filters, e.g. {"topic": "billing"} or '
                 '{"year": {"$gte": 2020}}.',
             }
             description += " Narrow it with metadata filters when the query names them."
-        own_filters = self.knowledge_filters
+        own_filters = self.agent.knowledge_filters
 
         async def search(arguments: dict[str, Any], context: ToolContext[Any]) -> str:
             query = arguments.get("query")
             if not isinstance(query, str) or not query.strip():
                 raise InvalidInputError("must be a non-empty string", field="query")
-            asked = arguments.get("filters") if self.enable_agentic_knowledge_filters else None
+            asked = (
+                arguments.get("filters") if self.agent.enable_agentic_knowledge_filters else None
+            )
             if asked is not None and not isinstance(asked, dict):
                 raise InvalidInputError("expected an object", field="filters")
             found = await self._references(
@@ -222,17 +211,17 @@ class _Knowledge:
             )
         ]
 
-    def _track_references(self, run: RunState) -> None:
+    def track_references(self, run: RunState) -> None:
         """Record the searches of ``run``'s tool calls in its references, from this task on."""
         if run.session is not None:
             _run_references.set(run.session.references)
 
-    async def _knowledge_context(self, run: RunState, references: list[MessageReferences]) -> None:
+    async def add_to_context(self, run: RunState, references: list[MessageReferences]) -> None:
         """With ``add_knowledge_to_context``, search ``run``'s input, record the search in
         ``references`` and put what is found in its last user message (the Agent
         reference's way)."""
-        if (self.knowledge is None and self.knowledge_retriever is None) or not (
-            self.add_knowledge_to_context
+        if (self.agent.knowledge is None and self.agent.knowledge_retriever is None) or not (
+            self.agent.add_knowledge_to_context
         ):
             return
         at = next(
@@ -244,7 +233,9 @@ class _Knowledge:
             return
         config = run.config
         top_k = config.knowledge.top_k if config is not None and config.knowledge else None
-        found = await self._references(query, top_k, self.knowledge_filters, run_context_of(run))
+        found = await self._references(
+            query, top_k, self.agent.knowledge_filters, run_context_of(run)
+        )
         references.append(found)
         if not found.references:
             return

@@ -517,8 +517,10 @@ def messages_of(exc: AgentRunException) -> list[Message]:
     ``user_message`` (a user message), ``agent_message`` (an assistant message), then
     ``messages`` (`Message`s or their dicts; a bad one is refused naming it)."""
     added: list[Message] = []
-    for role, given in (("user", exc.user_message), ("assistant", exc.agent_message)):
-        if given is not None:
-            added.append(given if isinstance(given, Message) else Message(role, str(given)))
+    user, agent = exc.user_message, exc.agent_message
+    if user is not None:
+        added.append(user if isinstance(user, Message) else Message("user", str(user)))
+    if agent is not None:
+        added.append(agent if isinstance(agent, Message) else Message("assistant", str(agent)))
     added += [as_message(m, i) for i, m in enumerate(exc.messages or ())]
     return added

@@ -1,11 +1,11 @@
 """Sessions: what an `Agent` with a ``db`` keeps between runs and processes.
 
-`_Sessions` is the part of `Agent` that talks to its storage component (the contract of
+`AgentSessions` is the collaborator of `Agent` that talks to its storage component (the contract of
 `ferrule_kit.storage`, reached through the runtime, so it works in-process and over
 ``ferrule serve`` alike): the Agent reference's session methods (`get_session`,
 `get_session_state`, `get_session_messages`, ...), and the two ends of every run:
-`_begin` loads what the run starts from (the session's state, its history, the user's
-memories, the session summary) and builds the messages the model sees; `_end` commits the
+`begin` loads what the run starts from (the session's state, its history, the user's
+memories, the session summary) and builds the messages the model sees; `end` commits the
 run, once, with only its own messages (not the history it was given), with the session's
 new state and summary in the same transaction. A paused run is committed with what it
 needs to be continued, so that `continue_run` works from another process.
@@ -16,11 +16,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import re
 import time
-import uuid
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 from ferrule_kernel import InvalidInputError, error_from_dict, get_logger
@@ -52,7 +50,7 @@ from ferrule_kit.storage import (
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
-from .context import DEFAULT_USER_ID, RunSession, run_context_of, system_text
+from .context import DEFAULT_USER_ID, RunSession, run_context_of
 from .deps import SecondModels
 from .errors import UnknownRunError
 from .langmodel import component_name
@@ -111,15 +109,6 @@ class AgentSession:
         return {"session_name": self.name, "session_state": self.session_state}
 
 
-def agent_id_for(name: str | None) -> str:
-    """An agent's id from its name (stable across processes), else a new one."""
-    if name:
-        slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:255]
-        if slug:
-            return slug
-    return uuid.uuid4().hex
-
-
 def _content_json(content: Any) -> Any:
     """A run's content as JSON for the store (an output schema's object unstructured)."""
     if hasattr(content, "model_dump") and not isinstance(content, type):
@@ -164,23 +153,13 @@ def _session(stored: Any, runs: list[RunOutput[Any]] | None = None) -> AgentSess
     )
 
 
-class _Sessions:
-    """Sessions, state, history and memories of an `Agent` (see the module docstring)."""
+class SessionSettings(Protocol):
+    """What `AgentSessions` reads of its agent's settings, as they are at each call (Agno's
+    users set them on the agent: ``agent.session_id = ...``)."""
 
-    @property
-    def sync_bridge(self) -> Bridge:
-        raise NotImplementedError  # Agent's: its runtime's bridge
-
-    def _second_models(self) -> SecondModels:
-        raise NotImplementedError  # Agent's
-
-    # set by Agent.__init__
     runtime: Any
-    model: Any
-    _history: list[Message]
     db: Any
     id: str
-    name: str | None
     session_id: str
     user_id: str | None
     session_state: dict[str, Any]
@@ -192,41 +171,74 @@ class _Sessions:
     memory_manager: MemoryManager | None
     enable_user_memories: bool
     add_memories_to_context: bool
-    _db_component: str | None
-    _db_owned: bool
-    _db_lock: asyncio.Lock | None
+
+
+class AgentSessions:
+    """Sessions, state, history and memories of an `Agent` (see the module docstring), over
+    what the agent gives it: its settings, its own conversation (a `query` run without a
+    db starts from it), how its second models run (`SecondModels`), how its system message
+    is made, and how a run's input is searched in its knowledge (`AgentKnowledge`)."""
+
+    #: The name its sync twins' errors give (they are `Agent`'s methods to users).
+    shown_as = "Agent"
+
+    def __init__(
+        self,
+        settings: SessionSettings,
+        history: list[Message],
+        second_models: Callable[[], SecondModels],
+        system_message: Callable[..., str | None],
+        knowledge_context: Callable[[RunState, list[MessageReferences]], Awaitable[None]],
+    ) -> None:
+        self.settings = settings
+        self.history = history
+        self.second_models = second_models
+        self.system_message = system_message
+        self.knowledge_context = knowledge_context
+        #: The storage component's name once defined, and whether this agent defined it.
+        self.component: str | None = None
+        self.owns_component = False
+        self._define_lock: asyncio.Lock | None = None
+
+    @property
+    def sync_bridge(self) -> Bridge:
+        bridge: Bridge = self.settings.runtime.sync_bridge
+        return bridge
 
     # -- the storage component -----------------------------------------------------------------
 
     async def _storage(self) -> str | None:
         """The storage component's name (defined on first use), or None without a db."""
-        if self.db is None:
+        db, runtime = self.settings.db, self.settings.runtime
+        if db is None:
             return None
-        if isinstance(self.db, str):  # a storage component defined on the runtime already
-            self._db_component = self.db
-        if self._db_component is None:
-            if self._db_lock is None:
-                self._db_lock = asyncio.Lock()
-            async with self._db_lock:
-                if self._db_component is None:
+        if isinstance(db, str):  # a storage component defined on the runtime already
+            self.component = db
+        if self.component is None:
+            if self._define_lock is None:
+                self._define_lock = asyncio.Lock()
+            async with self._define_lock:
+                if self.component is None:
                     name = component_name("db")
-                    attributes = self.db.attributes(self.runtime)
-                    await self.runtime.adefine(self.db.component_type, name, attributes)
-                    self._db_component, self._db_owned = name, True
-        return self._db_component
+                    await runtime.adefine(db.component_type, name, db.attributes(runtime))
+                    self.component, self.owns_component = name, True
+        return self.component
 
-    async def _db(self, method: str, inputs: Any, result: type[T]) -> T:
+    async def db_call(self, method: str, inputs: Any, result: type[T]) -> T:
+        """A call of the storage component's ``method`` (defined on first use)."""
         storage = await self._storage()
         if storage is None:
             raise InvalidInputError(
                 "this agent has no db: give it one, e.g. Agent(..., db=SqliteDb(db_file=...))",
                 field="db",
             )
-        data = await self.runtime.acall_method(storage, method, converter.unstructure(inputs))
+        data = await self.settings.runtime.acall_method(
+            storage, method, converter.unstructure(inputs)
+        )
         return converter.structure(data, result)
 
     def _sid(self, session_id: str | None) -> str:
-        return session_id or self.session_id
+        return session_id or self.settings.session_id
 
     # -- sessions (each written once, async; its sync twin derived with `blocking`) ---------
 
@@ -234,10 +246,10 @@ class _Sessions:
     async def aget_session(self, session_id: str | None = None) -> AgentSession | None:
         """The stored session (the agent's current one by default) with its runs, or None."""
         sid = self._sid(session_id)
-        stored = (await self._db("get_session", SessionRef(sid), SessionResult)).session
+        stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
         if stored is None:
             return None
-        runs = (await self._db("get_runs", GetRunsInput(sid), RunsResult)).runs
+        runs = (await self.db_call("get_runs", GetRunsInput(sid), RunsResult)).runs
         return _session(stored, [stored_output(r) for r in runs])
 
     get_session = blocking(aget_session)
@@ -248,36 +260,34 @@ class _Sessions:
         inputs = UpsertSessionInput(
             session.session_id,
             session.user_id,
-            session.agent_id or self.id,
+            session.agent_id or self.settings.id,
             session.name,
             session.session_state,
             session.summary,
             session.metadata,
         )
-        await self._db("upsert_session", inputs, SessionResult)
+        await self.db_call("upsert_session", inputs, SessionResult)
 
     save_session = blocking(asave_session)
 
     @on_bridge_loop
     async def adelete_session(self, session_id: str) -> None:
         """Delete a stored session and its runs."""
-        await self._db("delete_session", SessionRef(session_id), DeletedResult)
+        await self.db_call("delete_session", SessionRef(session_id), DeletedResult)
 
     delete_session = blocking(adelete_session)
 
-    @on_bridge_loop
-    async def arename(self, name: str, session_id: str | None = None) -> None:
-        """Rename the agent, and name the stored session after it (created if new)."""
+    async def name_session(self, name: str, session_id: str | None) -> None:
+        """Name the stored session (created if new): `Agent.arename`'s storage half."""
         sid = self._sid(session_id)
-        stored = (await self._db("get_session", SessionRef(sid), SessionResult)).session
+        stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
         if stored is None:
-            session = AgentSession(sid, self.id, self.user_id, name, dict(self.session_state))
+            settings = self.settings
+            state = dict(settings.session_state)
+            session = AgentSession(sid, settings.id, settings.user_id, name, state)
         else:
             session = attrs.evolve(_session(stored), name=name)
         await self.asave_session(session)
-        self.name = name
-
-    rename = blocking(arename)
 
     # -- session state -------------------------------------------------------------------------
 
@@ -285,11 +295,14 @@ class _Sessions:
     async def aget_session_state(self, session_id: str | None = None) -> dict[str, Any]:
         """The session's state: the stored one over the agent's ``session_state`` defaults
         (without a db, the agent's ``session_state`` itself)."""
-        if self.db is None:
-            return self.session_state
+        if self.settings.db is None:
+            return self.settings.session_state
         sid = self._sid(session_id)
-        stored = (await self._db("get_session", SessionRef(sid), SessionResult)).session
-        return {**copy.deepcopy(self.session_state), **(stored.session_state if stored else {})}
+        stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
+        return {
+            **copy.deepcopy(self.settings.session_state),
+            **(stored.session_state if stored else {}),
+        }
 
     get_session_state = blocking(aget_session_state)
 
@@ -300,19 +313,23 @@ class _Sessions:
         """Merge ``session_state_updates`` into the session's state (top-level keys; the
         session is created if new) and say what it is now."""
         updates = session_state_updates
-        if self.db is None:
-            self.session_state.update(updates)
-            state = self.session_state
+        if self.settings.db is None:
+            self.settings.session_state.update(updates)
+            state = self.settings.session_state
         else:
             sid = self._sid(session_id)
-            stored = (await self._db("get_session", SessionRef(sid), SessionResult)).session
+            stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
             if stored is None:
-                start = {**copy.deepcopy(self.session_state), **updates}
-                inputs = UpsertSessionInput(sid, self.user_id, self.id, session_state=start)
-                stored = (await self._db("upsert_session", inputs, SessionResult)).session
+                start = {**copy.deepcopy(self.settings.session_state), **updates}
+                inputs = UpsertSessionInput(
+                    sid, self.settings.user_id, self.settings.id, session_state=start
+                )
+                stored = (await self.db_call("upsert_session", inputs, SessionResult)).session
             else:
                 inputs2 = UpdateSessionStateInput(sid, updates)
-                stored = (await self._db("update_session_state", inputs2, SessionResult)).session
+                stored = (
+                    await self.db_call("update_session_state", inputs2, SessionResult)
+                ).session
             assert stored is not None  # both methods return the session they changed
             state = stored.session_state
         return f"session state updated: {json.dumps(state, ensure_ascii=False, sort_keys=True)}"
@@ -340,7 +357,7 @@ class _Sessions:
             list(skip_roles or ()),  # type: ignore[arg-type]
             list(skip_statuses or ()),  # type: ignore[arg-type]
         )
-        return (await self._db("get_messages", inputs, MessagesResult)).messages
+        return (await self.db_call("get_messages", inputs, MessagesResult)).messages
 
     get_session_messages = blocking(aget_session_messages)
 
@@ -359,7 +376,7 @@ class _Sessions:
         self, run_id: str, session_id: str | None = None
     ) -> RunOutput[Any] | None:
         """A stored run (of ``session_id`` only, when given) as a `RunOutput`, or None."""
-        run = (await self._db("get_run", GetRunInput(run_id, session_id), RunResult)).run
+        run = (await self.db_call("get_run", GetRunInput(run_id, session_id), RunResult)).run
         return None if run is None else stored_output(run)
 
     get_run_output = blocking(aget_run_output)
@@ -368,7 +385,7 @@ class _Sessions:
     async def aget_last_run_output(self, session_id: str | None = None) -> RunOutput[Any] | None:
         """The session's latest run, or None."""
         inputs = GetRunsInput(self._sid(session_id), last_n_runs=1)
-        runs = (await self._db("get_runs", inputs, RunsResult)).runs
+        runs = (await self.db_call("get_runs", inputs, RunsResult)).runs
         return stored_output(runs[-1]) if runs else None
 
     get_last_run_output = blocking(aget_last_run_output)
@@ -378,14 +395,14 @@ class _Sessions:
     @on_bridge_loop
     async def aget_user_memories(self, user_id: str | None = None) -> list[UserMemory]:
         """The user's memories, oldest first (the agent's user, else ``"default"``)."""
-        inputs = ListMemoriesInput(user_id or self.user_id or DEFAULT_USER_ID)
-        return (await self._db("list_memories", inputs, MemoriesResult)).memories
+        inputs = ListMemoriesInput(user_id or self.settings.user_id or DEFAULT_USER_ID)
+        return (await self.db_call("list_memories", inputs, MemoriesResult)).memories
 
     get_user_memories = blocking(aget_user_memories)
 
     # -- a run's two ends ----------------------------------------------------------------------
 
-    async def _begin(self, run: RunState) -> None:
+    async def begin(self, run: RunState) -> None:
         """Set up ``run``: the messages the model sees around its own, from its session."""
         context = run.session
         assert context is not None
@@ -395,12 +412,12 @@ class _Sessions:
             return
         summary = None
         if storage is None:
-            state = self.session_state  # kept on the agent, across runs
+            state = self.settings.session_state  # kept on the agent, across runs
         else:
             stored = (
-                await self._db("get_session", SessionRef(context.session_id), SessionResult)
+                await self.db_call("get_session", SessionRef(context.session_id), SessionResult)
             ).session
-            state = copy.deepcopy(self.session_state)
+            state = copy.deepcopy(self.settings.session_state)
             if stored is not None:
                 state.update(stored.session_state)
                 summary = stored.summary
@@ -409,51 +426,57 @@ class _Sessions:
         state.update(context.state_updates or {})
         context.session_state = state
         history: list[Message] = []
-        if storage is not None and self.add_history_to_context:
-            runs = self.num_history_runs
-            if runs is None and self.num_history_messages is None:
+        if storage is not None and self.settings.add_history_to_context:
+            runs = self.settings.num_history_runs
+            if runs is None and self.settings.num_history_messages is None:
                 runs = DEFAULT_HISTORY_RUNS
             inputs = GetMessagesInput(
-                context.session_id, runs, self.num_history_messages, ["system"], _NOT_HISTORY
+                context.session_id,
+                runs,
+                self.settings.num_history_messages,
+                ["system"],
+                _NOT_HISTORY,
             )
-            history = (await self._db("get_messages", inputs, MessagesResult)).messages
+            history = (await self.db_call("get_messages", inputs, MessagesResult)).messages
         elif run.kind == "query":
-            history = list(self._history)
-        if storage is not None and self.add_memories_to_context:
+            history = list(self.history)
+        if storage is not None and self.settings.add_memories_to_context:
             inputs2 = ListMemoriesInput(context.user_id or DEFAULT_USER_ID)
-            context.memories = (await self._db("list_memories", inputs2, MemoriesResult)).memories
+            context.memories = (
+                await self.db_call("list_memories", inputs2, MemoriesResult)
+            ).memories
         context.summary = summary
         prefix = list(history)
         # a history that brings its own system message keeps it first
         at = 1 if run.messages and run.messages[0].role == "system" else 0
         if not at:
-            shown = summary if self.add_session_summary_to_context else None
-            system = system_text(
-                self, state, context.memories, shown, run_context_of(run), run.output
+            shown = summary if self.settings.add_session_summary_to_context else None
+            system = self.system_message(
+                state, context.memories, shown, run_context_of(run), run.output
             )
             if system:
                 prefix.insert(0, Message("system", system))
         run.messages[at:at] = prefix
         run.first_new += len(prefix)
         context.own = at + len(prefix)
-        await self._knowledge_context(run, context.references)  # type: ignore[attr-defined]
+        await self.knowledge_context(run, context.references)
         context.ready = True
 
     async def _load_paused(self, run: RunState, context: RunSession) -> None:
         """Take up a paused run that another process stored."""
         assert context.resume is not None
-        stored = (await self._db("get_run", GetRunInput(run.id), RunResult)).run
+        stored = (await self.db_call("get_run", GetRunInput(run.id), RunResult)).run
         if stored is None or stored.status != "paused" or _RESUME_KEY not in stored.metadata:
             raise UnknownRunError(f"no paused run {run.id!r} in this agent's db", run_id=run.id)
         resume = stored.metadata[_RESUME_KEY]
         requirements = [ToolConfirmation(r.tool_call) for r in stored.requirements]
         context.resume.apply(requirements)  # before anything changes: a bad call keeps it paused
         session = (
-            await self._db("get_session", SessionRef(stored.session_id), SessionResult)
+            await self.db_call("get_session", SessionRef(stored.session_id), SessionResult)
         ).session
         context.session_id, context.user_id = stored.session_id, stored.user_id
         stored_state = session.session_state if session is not None else {}
-        context.session_state = {**copy.deepcopy(self.session_state), **stored_state}
+        context.session_state = {**copy.deepcopy(self.settings.session_state), **stored_state}
         context.state_base = copy.deepcopy(context.session_state)
         context.state_version = session.state_version if session is not None else 0
         context.input = stored.input
@@ -471,7 +494,7 @@ class _Sessions:
         run.metrics = converter.structure(stored.metrics, RunMetrics)
         context.ready = True
 
-    async def _end(self, run: RunState) -> None:
+    async def end(self, run: RunState) -> None:
         """Finish ``run`` in its session: on completion, the user's memories and the
         session's summary; then commit it (with a db)."""
         context = run.session
@@ -479,11 +502,11 @@ class _Sessions:
             return
         summary = None
         if run.status == "completed":
-            if self.enable_user_memories:
-                await update_memories(self._second_models(), self.memory_manager, run)
-            if self.enable_session_summaries:
-                summary = await summarize(self._second_models(), run)
-        if self._db_component is None:
+            if self.settings.enable_user_memories:
+                await update_memories(self.second_models(), self.settings.memory_manager, run)
+            if self.settings.enable_session_summaries:
+                summary = await summarize(self.second_models(), run)
+        if self.component is None:
             return
         metadata = dict(context.metadata)
         elapsed = run.elapsed + time.perf_counter() - run.started
@@ -530,10 +553,10 @@ class _Sessions:
         for _attempt in range(_STATE_WRITE_ATTEMPTS):
             inputs = AppendRunInput(run, state, summary, version)
             try:
-                await self._db("append_run", inputs, AppendRunResult)
+                await self.db_call("append_run", inputs, AppendRunResult)
             except SessionStateConflictError:
                 ref = SessionRef(run.session_id)
-                theirs = (await self._db("get_session", ref, SessionResult)).session
+                theirs = (await self.db_call("get_session", ref, SessionResult)).session
                 version = theirs.state_version if theirs is not None else 0
                 current = theirs.session_state if theirs is not None else {}
                 state = merge_state(context.state_base, context.session_state, current)
@@ -546,14 +569,15 @@ class _Sessions:
             session_id=run.session_id,
         )
 
-    async def _end_quietly(self, run: RunState) -> None:
-        """`_end` for a run that failed already: a failure to store it is only logged."""
+    async def end_quietly(self, run: RunState) -> None:
+        """`end` for a run that failed already: a failure to store it is only logged."""
         try:
-            await self._end(run)
+            await self.end(run)
         except Exception as exc:
             log.warning("run_not_stored", run_id=run.id, error=repr(exc))
 
-    async def _close_storage(self) -> None:
-        if self._db_owned and self._db_component is not None:
-            name, self._db_component, self._db_owned = self._db_component, None, False
-            await self.runtime.adelete(name)
+    async def close_storage(self) -> None:
+        """Delete the storage component if this agent defined it."""
+        if self.owns_component and self.component is not None:
+            name, self.component, self.owns_component = self.component, None, False
+            await self.settings.runtime.adelete(name)

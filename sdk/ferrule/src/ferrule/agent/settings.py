@@ -4,6 +4,10 @@ one is refused with `InvalidInputError` naming it (``field="tool_call_limit"``).
 
 from __future__ import annotations
 
+import copy
+import inspect
+import re
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -188,3 +192,40 @@ class AgentSettings:
 
 #: The names of the options, in `Agent.__init__`'s order.
 SETTINGS = tuple(field.name for field in attrs.fields(AgentSettings))
+
+
+def copied_settings(
+    agent: Any, signature: inspect.Signature, update: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """`Agent.deep_copy`'s arguments: ``agent``'s settings (the parameters of
+    ``signature``, `Agent`'s), mutable ones copied, ``update`` over them (each a setting)."""
+    parameters = [p for p in signature.parameters if p != "self"]
+    unknown = sorted(set(update or {}) - set(parameters))
+    if unknown:
+        raise InvalidInputError(
+            f"not a setting of Agent: {', '.join(unknown)}", field=f"update.{unknown[0]}"
+        )
+    settings: dict[str, Any] = {}
+    for name in parameters:
+        if name == "tools":
+            settings[name] = agent.tools
+        elif name == "id" and agent.id == agent_id_for(agent.name):
+            continue  # made from the name: made again from the copy's
+        else:
+            value = getattr(agent, name)
+            if isinstance(value, dict):
+                value = copy.deepcopy(value)
+            elif isinstance(value, list):
+                value = list(value)
+            settings[name] = value
+    settings.update(update or {})
+    return settings
+
+
+def agent_id_for(name: str | None) -> str:
+    """An agent's id from its name (stable across processes), else a new one."""
+    if name:
+        slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:255]
+        if slug:
+            return slug
+    return uuid.uuid4().hex

@@ -297,7 +297,7 @@ class WebChat:
 
     def sessions(self) -> list[tuple[str, str]]:
         """The stored chats, newest first, as (label, session id)."""
-        from ..agent.sessions import agent_id_for
+        from ..agent.settings import agent_id_for
 
         found = self.runtime.call_method(
             self._storage, "list_sessions", {"agent_id": agent_id_for(AGENT_NAME), "limit": 100}

@@ -1,0 +1,461 @@
+"""`RunCalls`: the calls that start an `Agent`'s runs as users type them (`query`, `run`,
+`arun`, `run_delta`, `run_sync`, `continue_run`...): each overload gives its precise type,
+each docstring what it does; every call is handed to the agent's `runs.AgentRuns`.
+
+An abstract base of `Agent` (as pydantic-ai's ``AbstractAgent`` is of its ``Agent``): it
+declares the one thing it needs, `RunCalls._agent_runs`, and reads nothing else of the
+agent. It lives apart from `agent` because these calls' overloads are half of the agent's
+public surface (no module is over 600 lines).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
+
+from ferrule_kit.lm import Reasoning
+from ferrule_kit.messages import Message
+
+from .configs import AgentConfig
+from .context import Decisions
+from .deltas import MessageDeltaOutput
+from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
+from .runs import AgentRuns, output_of
+from .sinks import DeltaSink, MessageSink
+from .stream import AgentStream
+from .usage import UsageLimits
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._typing import QueryOptions, RunOptions
+    from .events import RunOutputEvent
+
+    #: A whole conversation: what makes ``run(messages)`` stream `MessageOutput`s.
+    _History = Sequence[Message | Mapping[str, Any]]
+
+
+#: The content type of one run given its own ``output_schema`` class.
+SchemaT = TypeVar("SchemaT")
+
+
+class RunCalls(ABC, Generic[OutputT]):
+    """The calls that start runs, on `Agent` (see the module docstring).
+
+    Typed for checkers as pydantic-ai's agent is: a run's content is an ``OutputT`` (the
+    agent's: `Agent` is ``Agent[str]`` without an ``output_schema``), or the class of the
+    run's own ``output_schema``; a JSON schema gives ``dict[str, Any]``. The overloads
+    follow what `run` returns: a stream (``stream=True``, or a list of messages with
+    ``stream`` unset) or the `RunOutput`. An agent made with ``stream=True`` streams from
+    ``run(prompt)`` too: pass ``stream=`` explicitly for checkers to know.
+    """
+
+    @abstractmethod
+    def _agent_runs(self) -> AgentRuns:
+        """What makes this agent's runs."""
+
+    @overload
+    def query(
+        self,
+        prompt: Any,
+        reasoning: Reasoning | None = None,
+        *,
+        output_schema: None = None,
+        **options: Unpack[QueryOptions],
+    ) -> AgentStream[AgentResponse, OutputT]: ...
+    @overload
+    def query(
+        self,
+        prompt: Any,
+        reasoning: Reasoning | None = None,
+        *,
+        output_schema: type[SchemaT],
+        **options: Unpack[QueryOptions],
+    ) -> AgentStream[AgentResponse, SchemaT]: ...
+    @overload
+    def query(
+        self,
+        prompt: Any,
+        reasoning: Reasoning | None = None,
+        *,
+        output_schema: Mapping[str, Any],
+        **options: Unpack[QueryOptions],
+    ) -> AgentStream[AgentResponse, dict[str, Any]]: ...
+    def query(
+        self,
+        prompt: Any,
+        reasoning: Reasoning | None = None,
+        *,
+        output_schema: Any = None,
+        tool_call_limit: int | None = None,
+        files: Sequence[Any] = (),
+        session_id: str | None = None,
+        user_id: str | None = None,
+        usage_limits: UsageLimits | None = None,
+        deps: Any = None,
+        ignore_reasoning_messages: bool = False,
+    ) -> AgentStream[AgentResponse, Any]:
+        """Ask, with the conversation so far, and stream `AgentResponse` deltas; the
+        exchange joins the history when the run completes (a failed or cancelled run
+        leaves the history as it was). ``files`` (paths, or parts such as
+        ``DocumentContent.from_path(...)``) go after the prompt, as Agno's ``files=``:
+        a path becomes a document part when ferrule-document is installed.
+
+        The conversation so far is the agent's own (`get_messages`), or, on an agent with
+        a ``db`` and ``add_history_to_context``, the session's stored history; with a db
+        the run is stored in the session (``session_id``, default the agent's).
+        ``usage_limits`` (default: the agent's) bound the run's model use; ``deps`` go to
+        the tools (`ToolContext.deps`). With ``ignore_reasoning_messages`` (Ailoy's flag)
+        the model still reasons, but no ``reasoning`` response is streamed."""
+        return self._agent_runs().query(
+            prompt,
+            reasoning,
+            output_schema,
+            tool_call_limit,
+            files,
+            session_id,
+            user_id,
+            usage_limits,
+            deps,
+            ignore_reasoning_messages,
+        )
+
+    aquery = query
+
+    @overload
+    def run(
+        self,
+        input: _History,
+        *,
+        stream: None = None,
+        output_schema: None = None,
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[MessageOutput, OutputT]: ...
+    @overload
+    def run(
+        self,
+        input: _History,
+        *,
+        stream: None = None,
+        output_schema: type[SchemaT],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[MessageOutput, SchemaT]: ...
+    @overload
+    def run(
+        self,
+        input: _History,
+        *,
+        stream: None = None,
+        output_schema: Mapping[str, Any],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[MessageOutput, dict[str, Any]]: ...
+    @overload
+    def run(
+        self,
+        input: Any,
+        *,
+        stream: Literal[True],
+        output_schema: None = None,
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[RunOutputEvent, OutputT]: ...
+    @overload
+    def run(
+        self,
+        input: Any,
+        *,
+        stream: Literal[True],
+        output_schema: type[SchemaT],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[RunOutputEvent, SchemaT]: ...
+    @overload
+    def run(
+        self,
+        input: Any,
+        *,
+        stream: Literal[True],
+        output_schema: Mapping[str, Any],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[RunOutputEvent, dict[str, Any]]: ...
+    @overload
+    def run(
+        self,
+        input: Any,
+        *,
+        stream: Literal[False] | None = None,
+        output_schema: None = None,
+        **options: Unpack[RunOptions],
+    ) -> RunOutput[OutputT]: ...
+    @overload
+    def run(
+        self,
+        input: Any,
+        *,
+        stream: Literal[False] | None = None,
+        output_schema: type[SchemaT],
+        **options: Unpack[RunOptions],
+    ) -> RunOutput[SchemaT]: ...
+    @overload
+    def run(
+        self,
+        input: Any,
+        *,
+        stream: Literal[False] | None = None,
+        output_schema: Mapping[str, Any],
+        **options: Unpack[RunOptions],
+    ) -> RunOutput[dict[str, Any]]: ...
+    def run(
+        self,
+        input: Any,
+        *,
+        stream: bool | None = None,
+        stream_events: bool | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        session_state: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        files: Sequence[Any] = (),
+        reasoning: Reasoning | None = None,
+        output_schema: Any = None,
+        tool_call_limit: int | None = None,
+        usage_limits: UsageLimits | None = None,
+        deps: Any = None,
+        config: AgentConfig | None = None,
+        yield_run_output: bool = False,
+    ) -> Any:
+        """Run on ``input``: a string, a `Message` or message dict, a list of them, parts,
+        a pydantic model or a dict (sent as JSON); ``files`` go after a prompt.
+
+        - ``stream=False``, or unset with an input that is not a list of messages: run to
+          the end and return the `RunOutput` (a failed run raises its typed error).
+        - ``stream=True``: stream the typed events of `ferrule.agent.events` (all of them
+          with ``stream_events=True``, else the content and how the run stopped).
+        - a list of messages with ``stream`` unset (the stateless guide: the whole
+          conversation): stream one `MessageOutput` per new message (a failure raises its
+          typed error from the iteration).
+
+        The agent's ``stream`` and ``stream_events`` settings are the defaults.
+        ``session_id`` / ``user_id`` default to the agent's; ``session_state`` is merged
+        over the session's for this run; ``metadata`` goes with the run; ``usage_limits``
+        (default: the agent's) bound its model use; ``deps`` go to the tools
+        (`ToolContext.deps`), as pydantic-ai's ``deps``; ``yield_run_output=True`` makes
+        a stream yield the `RunOutput` after its last event (Agno's). Without a db
+        nothing is kept between runs but ``session_state``.
+
+        With ``config`` (Ailoy 0.2's `AgentConfig`) the input is Ailoy's ``messages`` (a
+        string is one user message) and the run streams one `MessageOutput` per message,
+        as Ailoy's ``Agent.run`` does, with ``config.inference``'s settings."""
+        agent_stream, eager = self._agent_runs().input_run(
+            input,
+            stream,
+            stream_events,
+            files,
+            session_id,
+            user_id,
+            session_state,
+            metadata,
+            reasoning,
+            output_schema,
+            tool_call_limit,
+            usage_limits,
+            deps,
+            config,
+            yield_run_output,
+        )
+        return output_of(agent_stream) if eager else agent_stream
+
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[True],
+        output_schema: None = None,
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[RunOutputEvent, OutputT]: ...
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[True],
+        output_schema: type[SchemaT],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[RunOutputEvent, SchemaT]: ...
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[True],
+        output_schema: Mapping[str, Any],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[RunOutputEvent, dict[str, Any]]: ...
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[False] | None = None,
+        output_schema: None = None,
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[MessageOutput, OutputT]: ...
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[False] | None = None,
+        output_schema: type[SchemaT],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[MessageOutput, SchemaT]: ...
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[False] | None = None,
+        output_schema: Mapping[str, Any],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[MessageOutput, dict[str, Any]]: ...
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: bool | None = None,
+        stream_events: bool | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        session_state: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        files: Sequence[Any] = (),
+        reasoning: Reasoning | None = None,
+        output_schema: Any = None,
+        tool_call_limit: int | None = None,
+        usage_limits: UsageLimits | None = None,
+        deps: Any = None,
+        config: AgentConfig | None = None,
+        yield_run_output: bool = False,
+    ) -> AgentStream[Any, Any]:
+        """`run` for async callers: the same stream, never run ahead; ``await`` it for
+        the `RunOutput` (``await agent.arun("Hi")``) or ``async for`` over it."""
+        return self._agent_runs().input_run(
+            input,
+            stream,
+            stream_events,
+            files,
+            session_id,
+            user_id,
+            session_state,
+            metadata,
+            reasoning,
+            output_schema,
+            tool_call_limit,
+            usage_limits,
+            deps,
+            config,
+            yield_run_output,
+        )[0]
+
+    def run_delta(
+        self, messages: Any, config: AgentConfig | None = None
+    ) -> AgentStream[MessageDeltaOutput, OutputT]:
+        """Ailoy 0.2's ``run_delta``: run on ``messages`` (a string is one user message)
+        and stream `MessageDeltaOutput`s: the reply's text and thinking as they come, and
+        each message's last delta (an assistant turn's tool calls, a tool's result) with
+        its ``finish_reason``; accumulate them with ``MessageDelta`` ``+=``. ``config``
+        (`AgentConfig`) sets this run's inference (temperature, think_effort, ...)."""
+        return self._agent_runs().configured(messages, config, DeltaSink)
+
+    def run_delta_sync(
+        self, messages: Any, config: AgentConfig | None = None
+    ) -> AgentStream[MessageDeltaOutput, OutputT]:
+        """`run_delta` for ``for`` loops (Ailoy's name; the stream is iterable either way)."""
+        return self.run_delta(messages, config)
+
+    def run_sync(
+        self, messages: Any, config: AgentConfig | None = None
+    ) -> AgentStream[MessageOutput, OutputT]:
+        """Ailoy 0.2's ``run_sync``: one `MessageOutput` per message of a run on
+        ``messages`` (a string is one user message), for ``for`` loops."""
+        return self._agent_runs().configured(messages, config, MessageSink)
+
+    @overload
+    def continue_run(
+        self,
+        run_id: str,
+        requirements: Sequence[ToolConfirmation] | None = None,
+        *,
+        confirm: bool | Mapping[str, bool] | None = None,
+        reason: str | None = None,
+        stream: Literal[True],
+        stream_events: bool | None = None,
+    ) -> AgentStream[RunOutputEvent, OutputT]: ...
+    @overload
+    def continue_run(
+        self,
+        run_id: str,
+        requirements: Sequence[ToolConfirmation] | None = None,
+        *,
+        confirm: bool | Mapping[str, bool] | None = None,
+        reason: str | None = None,
+        stream: Literal[False] | None = None,
+        stream_events: bool | None = None,
+    ) -> RunOutput[OutputT] | AgentStream[AgentResponse | MessageOutput, OutputT]: ...
+    def continue_run(
+        self,
+        run_id: str,
+        requirements: Sequence[ToolConfirmation] | None = None,
+        *,
+        confirm: bool | Mapping[str, bool] | None = None,
+        reason: str | None = None,
+        stream: bool | None = None,
+        stream_events: bool | None = None,
+    ) -> Any:
+        """Resume a paused run and return what the call that paused it did: a stream of
+        the rest of it, or (a run of one input, or one paused in another process and
+        stored in this agent's db) its `RunOutput`; ``stream=True`` streams events.
+
+        Decide each waiting call by passing back the ``requirements`` after `confirm` /
+        `reject`, or with ``confirm``: True or False for all, or ``{tool_call_id: bool}``
+        (``reason`` goes with refusals). A refused call is not run: the model is told the
+        user declined it."""
+        decisions = Decisions(requirements, confirm, reason)
+        agent_stream, eager = self._agent_runs().continued(run_id, decisions, stream, stream_events)
+        return output_of(agent_stream) if eager else agent_stream
+
+    @overload
+    def acontinue_run(
+        self,
+        run_id: str,
+        requirements: Sequence[ToolConfirmation] | None = None,
+        *,
+        confirm: bool | Mapping[str, bool] | None = None,
+        reason: str | None = None,
+        stream: Literal[True],
+        stream_events: bool | None = None,
+    ) -> AgentStream[RunOutputEvent, OutputT]: ...
+    @overload
+    def acontinue_run(
+        self,
+        run_id: str,
+        requirements: Sequence[ToolConfirmation] | None = None,
+        *,
+        confirm: bool | Mapping[str, bool] | None = None,
+        reason: str | None = None,
+        stream: Literal[False] | None = None,
+        stream_events: bool | None = None,
+    ) -> AgentStream[AgentResponse | MessageOutput, OutputT]: ...
+    def acontinue_run(
+        self,
+        run_id: str,
+        requirements: Sequence[ToolConfirmation] | None = None,
+        *,
+        confirm: bool | Mapping[str, bool] | None = None,
+        reason: str | None = None,
+        stream: bool | None = None,
+        stream_events: bool | None = None,
+    ) -> AgentStream[Any, Any]:
+        """`continue_run` for async callers: the stream (await it for the `RunOutput`)."""
+        decisions = Decisions(requirements, confirm, reason)
+        return self._agent_runs().continued(run_id, decisions, stream, stream_events)[0]
