@@ -60,13 +60,30 @@ export class FunctionTool {
   }
 }
 
-function operatorTool(operator: string, description: ToolDesc, inputs: (args: any) => JsonObject = (a) => a): FunctionTool {
+function operatorTool(
+  operator: string,
+  description: ToolDesc,
+  inputs: (args: any) => JsonObject = (a) => a,
+  output: (result: any) => unknown = (r) => r,
+): FunctionTool {
   return new FunctionTool(description, async (args, context) => {
     if (context?.runtime === undefined) {
       throw new ToolError(`the ${description.name} tool runs on the agent's server: add it to an agent`);
     }
-    return context.runtime.call(operator, inputs(args), { signal: context.signal });
+    return output(await context.runtime.call(operator, inputs(args), { signal: context.signal }));
   });
+}
+
+/** A builtin's settings (`Tool.newBuiltin(kind, config)`): the known keys, without nulls; an unknown key is refused, named. */
+function builtinSettings(kind: string, config: JsonObject, known: string[]): JsonObject {
+  const unknown = Object.keys(config).filter((key) => !known.includes(key)).sort();
+  if (unknown.length > 0) {
+    throw InvalidInputError.forField(
+      `the builtin tool ${JSON.stringify(kind)} has no setting ${JSON.stringify(unknown[0])}; its settings: ${known.join(", ") || "none"}`,
+      unknown[0] as string,
+    );
+  }
+  return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== null && value !== undefined));
 }
 
 const EXPRESSION: JsonObject = {
@@ -187,16 +204,24 @@ const BUILTINS: Record<BuiltinToolKind, (config: any) => FunctionTool> = {
         required: ["query"],
       },
     }),
-  web_fetch: () =>
-    operatorTool(
-      "http_request",
+  web_fetch: (config: JsonObject) => {
+    // proxy_url is not among them: the server takes it from its own $FERRULE_WEB_FETCH_PROXY only.
+    const settings = builtinSettings("web_fetch", config, ["max_chars", "format", "timeout"]);
+    return operatorTool(
+      "web_fetch",
       {
         name: "web_fetch",
-        description: "Fetch a web page (HTTP GET) and return its status, headers and body.",
-        parameters: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
+        description: "Fetch and parse content from a webpage URL.",
+        parameters: {
+          type: "object",
+          properties: { url: { type: "string", description: "The webpage URL to fetch content from." } },
+          required: ["url"],
+        },
       },
-      (args: { url: string }) => ({ url: args.url, method: "GET" }),
-    ),
+      (args: { url: string }) => ({ ...settings, url: args.url }),
+      (fetched: { content: string }) => ({ results: fetched.content }),
+    );
+  },
 };
 
 /**

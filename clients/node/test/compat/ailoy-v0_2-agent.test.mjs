@@ -178,8 +178,12 @@ for (const cfg of modelConfigs) {
       const [result] = await toolRun(tool, `Fetch the contents from ${url} and summarize it.`, { url }, [
         { html: "<html><body><h1>Ailoy</h1><p>A lightweight agent framework.</p></body></html>" },
       ]);
-      assert.equal(result.status, 200);
-      assert.match(result.body, /A lightweight agent framework\./);
+      // The server's web_fetch operator, as Python's Tool.new_builtin("web_fetch"): the page as Markdown.
+      assert.deepEqual(Object.keys(result), ["results"]);
+      assert.match(result.results, /^# Ailoy$/m);
+      assert.match(result.results, /^A lightweight agent framework\.$/m);
+      assert.ok(!result.results.includes("<"), result.results);
+      assert.ok((await loopback.requests()).some((r) => r.method === "GET" && r.path === "/ailoy/"), "the page was fetched");
     });
 
     test("Tool Calling: MCP Tools (time)", async () => {
@@ -267,3 +271,12 @@ for (const cfg of modelConfigs) {
     });
   });
 }
+
+test("Tool Calling: Builtin Tool (web fetch): its settings, an unknown one refused by name", () => {
+  assert.equal(ailoy.Tool.newBuiltin("web_fetch", { max_chars: 100, format: "text" }).description.name, "web_fetch");
+  assert.throws(() => ailoy.Tool.newBuiltin("web_fetch", { proxy_url: "http://127.0.0.1:9" }), (error) => {
+    assert.ok(error instanceof ailoy.InvalidInputError);
+    assert.equal(error.field, "proxy_url");
+    return true;
+  });
+});
