@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from ferrule.models import route_model, split_provider
-from ferrule.runtime import _new_kernel
+from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule_kernel import Kernel
 from ferrule_kit.http import resolve_api_key
@@ -251,7 +251,7 @@ def test_a_bad_config_file_is_named_in_one_line(
 
 @pytest.fixture(scope="module")
 def kernel() -> Kernel:
-    return _new_kernel()
+    return new_kernel()
 
 
 @pytest.mark.parametrize(
@@ -280,7 +280,7 @@ def test_provider_model_routes_to_that_provider(kernel: Kernel) -> None:
 
 
 def test_define_call_iter_and_delete_components_on_a_server(home: dict[str, str]) -> None:
-    kernel = _new_kernel()
+    kernel = new_kernel()
     with ServerThread(kernel, token="s3cret") as url:
         env = {**home, "FERRULE_URL": url, "FERRULE_TOKEN": "s3cret"}
         defined = ferrule(env, "define", "test_language_model", "lm0", '{"delay": 0}')

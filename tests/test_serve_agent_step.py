@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from ferrule.agent import DEFAULT_STEP_INSTRUCTIONS
-from ferrule.runtime import _new_kernel
+from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule_kernel import Kernel
 
@@ -33,7 +33,7 @@ ADD = {
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Kernel]]:
-    kernel = _new_kernel()
+    kernel = new_kernel()
     with ServerThread(kernel, token=TOKEN) as url:
         yield url, kernel
 

@@ -18,7 +18,7 @@ import openai
 import pytest
 from ferrule import Runtime
 from ferrule.models import route_embedder
-from ferrule.runtime import _new_kernel
+from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import _builtin
@@ -182,7 +182,7 @@ def test_dimensions_and_token_ids_reach_an_openai_embedder(monkeypatch):
     try:
         monkeypatch.setenv("OPENAI_BASE_URL", f"{upstream.url}/v1")  # as the official SDK reads it
         monkeypatch.setenv("OPENAI_API_KEY", "sk-upstream-0123456789")
-        with ServerThread(_new_kernel()) as url:
+        with ServerThread(new_kernel()) as url:
             near = openai.OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0)
             upstream.script(vectors, vectors, vectors)
             model = "text-embedding-3-small"
@@ -265,12 +265,12 @@ def test_a_wrong_token_is_401(server):
 def test_hook_resolve_embedder_routes_each_plugins_ids(
     model_id, provider, component_type, attributes
 ):
-    route = route_embedder(_new_kernel(), model_id, provider)
+    route = route_embedder(new_kernel(), model_id, provider)
     assert (route.component_type, route.attributes) == (component_type, attributes)
 
 
 def test_hook_resolve_embedder_unknown_ids_say_what_to_install():
-    kernel = _new_kernel()
+    kernel = new_kernel()
     for model_id, provider in [("gpt-4o", None), ("all-MiniLM-L6-v2", "nobody")]:
         with pytest.raises(UnknownModelError, match="ferrule-minilm") as info:
             route_embedder(kernel, model_id, provider)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from ferrule.runtime import _new_kernel
+from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 
 pytestmark = pytest.mark.timeout(60)
@@ -23,7 +23,7 @@ TOKEN = "prepare-model-token-0123456789abcdef"
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with ServerThread(_new_kernel(), token=TOKEN) as url:
+    with ServerThread(new_kernel(), token=TOKEN) as url:
         yield url
 
 

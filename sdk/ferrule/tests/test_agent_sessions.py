@@ -30,7 +30,7 @@ from ferrule.agent import (
 )
 from ferrule.db.postgres import PostgresDb
 from ferrule.db.sqlite import SqliteDb
-from ferrule.runtime import _new_kernel
+from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule.shared_runtime import _stop_default_runtime
 from ferrule.tools import ToolContext
@@ -505,7 +505,7 @@ def test_a_paused_stream_ends_with_a_paused_event(rt, tmp_path):
 
 def test_an_agent_over_ferrule_serve_keeps_its_sessions_on_the_server(tmp_path, monkeypatch):
     monkeypatch.setenv(STORAGE_DIR_ENV, str(tmp_path))
-    kernel = _new_kernel()
+    kernel = new_kernel()
     model = TestModel(["Noted: blue.", "Your favorite color is blue."])
     with ServerThread(kernel) as url, Runtime(url=url) as remote:
         with Agent(

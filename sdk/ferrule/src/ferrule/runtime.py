@@ -47,7 +47,9 @@ R = TypeVar("R")
 Item = dict[str, Any]
 
 
-def _new_kernel() -> Kernel:
+def new_kernel() -> Kernel:
+    """A kernel of this process with ferrule's built-in operators and the catalog's hints
+    (each in-process runtime's, ``ferrule serve``'s, and a remote agent's routing one)."""
     from ferrule_kit import _builtin
     from ferrule_kit.parts import registry
 
@@ -178,7 +180,7 @@ def _engine(
     if token is not None or timeout is not None:
         raise InvalidInputError("token and timeout are for a Runtime with a url", field="token")
     if name is None:
-        transport = KernelTransport(kernel if kernel is not None else _new_kernel())
+        transport = KernelTransport(kernel if kernel is not None else new_kernel())
         return _Engine(transport, threaded)
     if kernel is not None:
         raise InvalidInputError(
@@ -193,7 +195,7 @@ def _engine(
             return engine
     # A named engine runs on a loop thread whoever uses it, sync or async: its components
     # live there, and each runtime of the name reaches them from its own thread or loop.
-    made = _Engine(KernelTransport(_new_kernel()), threaded=True, name=name)
+    made = _Engine(KernelTransport(new_kernel()), threaded=True, name=name)
     with _lock:
         engine = _named.setdefault(name, made)
         if engine is not made:  # another thread made it first

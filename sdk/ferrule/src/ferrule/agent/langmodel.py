@@ -22,7 +22,7 @@ from ferrule_kit.messages import Message, TextPart, converter
 
 from .._loop import Bridge, blocking, blocking_iter
 from ..models import APIModel, LocalModel
-from ..runtime import _new_kernel
+from ..runtime import new_kernel
 from ..shared_runtime import default_runtime
 from .configs import DocumentPolyfill, LangModelInferConfig
 from .context import tool_description
@@ -46,10 +46,10 @@ def routing_kernel(runtime: Any) -> Any:
     try:
         return _remote_kernels[runtime]
     except KeyError:
-        kernel = _remote_kernels[runtime] = _new_kernel()
+        kernel = _remote_kernels[runtime] = new_kernel()
         return kernel
     except TypeError:  # a runtime that cannot be weakly referenced: no cache
-        return _new_kernel()
+        return new_kernel()
 
 
 def component_name(prefix: str) -> str:

@@ -125,7 +125,7 @@ def _serve(args: argparse.Namespace) -> int:
     import pkgutil
     import secrets
 
-    from ..runtime import _new_kernel
+    from ..runtime import new_kernel
     from ..server import (
         DEFAULT_MAX_BODY_SIZE,
         DEFAULT_READ_TIMEOUT,
@@ -146,7 +146,7 @@ def _serve(args: argparse.Namespace) -> int:
     grace = DEFAULT_SHUTDOWN_GRACE if args.shutdown_grace is None else args.shutdown_grace
     try:
         check_bind(args.host, token)
-        kernel = _new_kernel()
+        kernel = new_kernel()
         for target in args.plugin:
             # Named on the command line by whoever starts the server, never by a request.
             kernel.register(pkgutil.resolve_name(target), name=target)

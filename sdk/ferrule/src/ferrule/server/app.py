@@ -19,7 +19,7 @@ from ferrule_kit import _builtin
 
 from .._loop import _Watchdog
 from ..remote import KERNEL_API, RemoteError
-from ..runtime import _new_kernel
+from ..runtime import new_kernel
 from .agent_api import AgentRoutes
 from .anthropic_api import AnthropicRoutes
 from .anthropic_wire import anthropic_error_body
@@ -187,7 +187,7 @@ def create_app(
     if close_kernel is None:
         close_kernel = kernel is None
     app = web.Application(middlewares=[_json_http_errors], client_max_size=max_body_size + 1)
-    app[KERNEL_KEY] = kernel = _new_kernel() if kernel is None else kernel
+    app[KERNEL_KEY] = kernel = new_kernel() if kernel is None else kernel
     add_routes(app, kernel, token=token, max_body_size=max_body_size, models=models, **options)
     if close_kernel:
 
