@@ -1,6 +1,7 @@
 """The Agent reference's terminal conveniences: `print_response` runs the agent on one
 input and prints it in panels (the message, the reasoning, the tool calls, the response,
-as Markdown if asked), streaming as it comes; `cli_app` is a chat loop on stdin around it.
+as Markdown if asked), streaming as it comes; `cli_app` is a chat loop on stdin around it;
+`AgentConsole` makes them `Agent`'s methods.
 
 rich (a dependency of ferrule's CLI already) draws them; it is imported only when one is
 called. On a terminal a streamed response is redrawn as it grows; elsewhere (a pipe, a

@@ -1,6 +1,7 @@
 """What a run starts from: its input as messages (`input_messages`), its session context
-(`RunSession`), the system message the agent's settings make (`system_text`), and the
-decisions that resume a paused run (`Decisions`)."""
+(`RunSession`), the system message the agent's settings make (`system_text`, or a single
+step's `DEFAULT_STEP_INSTRUCTIONS`), and the decisions that resume a paused run
+(`Decisions`)."""
 
 from __future__ import annotations
 
@@ -110,12 +111,15 @@ class Decisions:
                 requirement.confirmed = decided[call_id].confirmed
                 requirement.reason = decided[call_id].reason
                 requirement.result = decided[call_id].result
+                schema = decided[call_id].user_input_schema
+                requirement.user_input_schema = schema or requirement.user_input_schema
             elif isinstance(self.confirm, bool):
                 requirement.confirmed = self.confirm
                 requirement.reason = None if self.confirm else self.reason
             elif isinstance(self.confirm, Mapping) and call_id in self.confirm:
                 requirement.confirmed = bool(self.confirm[call_id])
                 requirement.reason = None if requirement.confirmed else self.reason
+            requirement.settle_user_input()  # every field given: the call may run
             if requirement.confirmed is None:
                 raise InvalidInputError(
                     f"tool call {call_id!r} ({requirement.tool_call.name}) has no decision",

@@ -1,5 +1,5 @@
-"""An `Agent`'s knowledge (RAG), with the Agent reference's names: ``knowledge``,
-``search_knowledge`` (agentic RAG: the model may call ``search_knowledge_base``),
+"""An `Agent`'s knowledge (RAG): `AgentKnowledge`, with the Agent reference's names:
+``knowledge``, ``search_knowledge`` (agentic RAG: the model may call ``search_knowledge_base``),
 ``add_knowledge_to_context`` (the run's input searched, the references put in the user's
 message), ``knowledge_filters`` (metadata filters on every search) and
 ``enable_agentic_knowledge_filters`` (the model may add filters of its own);

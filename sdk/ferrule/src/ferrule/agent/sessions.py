@@ -1,8 +1,8 @@
 """Sessions: what an `Agent` with a ``db`` keeps between runs and processes.
 
-`AgentSessions` is the collaborator of `Agent` that talks to its storage component (the contract of
-`ferrule_kit.storage`, reached through the runtime, so it works in-process and over
-``ferrule serve`` alike): the Agent reference's session methods (`get_session`,
+`AgentSessions`, the collaborator of `Agent` that talks to its storage component (the
+contract of `ferrule_kit.storage`, reached through the runtime, so it works in-process and
+over ``ferrule serve`` alike): the Agent reference's session methods (`get_session`,
 `get_session_state`, `get_session_messages`, ...), and the two ends of every run:
 `begin` loads what the run starts from (the session's state, its history, the user's
 memories, the session summary) and builds the messages the model sees; `end` commits the

@@ -1,6 +1,8 @@
 """The Agent's options as one validated object: `AgentSettings`, built by `Agent.__init__`
 from its keyword arguments (Agno's names). Each option is checked as it is set, and a bad
-one is refused with `InvalidInputError` naming it (``field="tool_call_limit"``)."""
+one is refused with `InvalidInputError` naming it (``field="tool_call_limit"``); the id an
+agent's name makes (`agent_id_for`) and the settings `Agent.deep_copy` copies
+(`copied_settings`)."""
 
 from __future__ import annotations
 
