@@ -82,3 +82,82 @@ def test_run_status_refuses_an_unknown_name():
 
     with pytest.raises(ValueError, match="unknown run status 'done'"):
         RunOutput("run-1", "done")  # type: ignore[arg-type]
+
+
+def test_requires_user_input_pauses_for_the_fields_the_user_gives(wire, tmp_path):
+    """Agno's ``@tool(requires_user_input=True, user_input_fields=[...])``: the run pauses
+    with a `UserInputField` per parameter (the model's arguments already in the others),
+    the user's values reach the tool on `continue_run`, and the model sees its result."""
+    from ferrule.db.sqlite import SqliteDb
+    from ferrule.models.openai import OpenAIChat
+    from ferrule.tools import tool
+    from ferrule.tools.function import UserInputField
+
+    sent: list[tuple[str, str, str]] = []
+
+    @tool(requires_user_input=True, user_input_fields=["to_address"])
+    def send_email(subject: str, body: str, to_address: str) -> str:
+        """Send an email.
+
+        Args:
+            subject: The subject of the email.
+            body: The body of the email.
+            to_address: The address to send the email to.
+        """
+        sent.append((subject, body, to_address))
+        return f"Sent email to {to_address}"
+
+    wire.calls("send_email", subject="Hello", body="Hello, world!", to_address="model@guess")
+    wire.says("The email is on its way.")
+    agent = Agent(
+        model=OpenAIChat(id="gpt-4o-mini"),
+        tools=[send_email],
+        db=SqliteDb(db_file=str(tmp_path / "agent.db")),
+    )
+    run = agent.run("Send an email with the subject 'Hello' and the body 'Hello, world!'")
+    assert run.is_paused and sent == []
+    [requirement] = run.active_requirements
+    assert requirement.needs_user_input and not requirement.needs_confirmation
+    assert run.tools_requiring_user_input == [requirement]
+    schema = requirement.user_input_schema
+    assert schema is not None and all(isinstance(f, UserInputField) for f in schema)
+    assert [(f.name, f.field_type, f.value) for f in schema] == [
+        ("subject", str, "Hello"),
+        ("body", str, "Hello, world!"),
+        ("to_address", str, None),
+    ]
+    assert schema[2].description == "The address to send the email to."
+    schema[2].value = "ana@example.com"  # as the cookbook sets it
+    assert not requirement.needs_user_input
+    run = agent.continue_run(run_id=run.run_id, requirements=run.requirements)
+    assert sent == [("Hello", "Hello, world!", "ana@example.com")]
+    assert run.content == "The email is on its way."
+    tool_message = wire.bodies[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and "ana@example.com" in tool_message["content"]
+
+
+def test_requires_user_input_refuses_what_it_cannot_use():
+    import pytest
+    from ferrule.agent.results import ToolConfirmation
+    from ferrule.tools import tool
+    from ferrule.tools.function import UserInputField
+    from ferrule_kernel import InvalidInputError
+    from ferrule_kit.messages import ToolCall
+
+    def send(to_address: str) -> str:
+        """Send."""
+        return to_address
+
+    with pytest.raises(InvalidInputError, match="names no parameter of send: cc") as caught:
+        tool(requires_user_input=True, user_input_fields=["cc"])(send)
+    assert caught.value.details["errors"][0]["path"] == "user_input_fields"
+    with pytest.raises(InvalidInputError) as caught:
+        tool(requires_user_input=True, user_input_fields="to_address")(send)  # type: ignore[arg-type]
+    assert caught.value.details["errors"][0]["path"] == "user_input_fields"
+    waiting = ToolConfirmation(
+        ToolCall("c1", "send", {}), user_input_schema=[UserInputField("to_address")]
+    )
+    with pytest.raises(InvalidInputError, match="no user input named bcc"):
+        waiting.provide_user_input({"bcc": "x"})
+    waiting.provide_user_input({"to_address": "ana@example.com"})
+    assert not waiting.needs_user_input

@@ -29,6 +29,7 @@ from ..tools import (
     ToolRetriesExceededError,
     result_text,
 )
+from ..tools.function import user_input_for
 from .context import as_message, input_messages, run_context_of
 from .deps import RunDeps
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
@@ -93,7 +94,11 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
                 []
                 if over_limit
                 else [
-                    ToolConfirmation(c, external_execution=tools[c.name].external_execution)
+                    ToolConfirmation(
+                        c,
+                        external_execution=tools[c.name].external_execution,
+                        user_input_schema=user_input_for(tools[c.name], c.arguments),
+                    )
                     for c in waiting
                 ]
             )
@@ -184,7 +189,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
 
 def pauses_for(tool: Tool) -> bool:
     """True when a call of ``tool`` waits for the caller: to confirm it, or to run it."""
-    return tool.requires_confirmation or tool.external_execution
+    return tool.requires_confirmation or tool.external_execution or tool.requires_user_input
 
 
 def debug(deps: RunDeps, event: str, run: RunState, **fields: Any) -> None:
@@ -398,6 +403,8 @@ async def execute_tools(
             if decision is not None and decision.external_execution:  # run by the caller
                 text = result_text(decision.result)
                 return decision.result, None, text
+            if decision is not None and decision.user_input_schema is not None:
+                call = decision.with_user_input(call)
             if not isinstance(call.arguments, dict):
                 raise ToolError("the arguments must be a JSON object")
             retry = run.retries.get(call.name, 0)

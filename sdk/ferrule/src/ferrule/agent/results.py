@@ -10,10 +10,11 @@ import sys
 from typing import Any, Generic, Literal, TypeVar
 
 import attrs
-from ferrule_kernel import FerruleError
+from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.messages import Message, ToolCall
 
 from ..knowledge.document import MessageReferences
+from ..tools.function import UserInputField
 from .deltas import FinishReason
 
 ResponseType = Literal[
@@ -108,10 +109,51 @@ class ToolConfirmation:
     #: given with `set_external_execution_result` and sent to the model as the tool's.
     external_execution: bool = False
     result: Any = None
+    #: The call's arguments, for a tool with ``requires_user_input``: the user sets the
+    #: ``value`` of those still None (or `provide_user_input`); the call then runs with them.
+    user_input_schema: list[UserInputField] | None = None
 
     @property
     def needs_confirmation(self) -> bool:
-        return not self.external_execution and self.confirmed is None
+        return (
+            not self.external_execution
+            and self.user_input_schema is None
+            and self.confirmed is None
+        )
+
+    @property
+    def needs_user_input(self) -> bool:
+        """The call waits for arguments from the user (Agno's name)."""
+        return (
+            self.user_input_schema is not None
+            and self.confirmed is None
+            and any(f.value is None for f in self.user_input_schema)
+        )
+
+    def provide_user_input(self, values: dict[str, Any]) -> ToolConfirmation:
+        """Set the fields' values by name (Agno's name); a name the call has not is refused."""
+        fields = {f.name: f for f in self.user_input_schema or ()}
+        unknown = sorted(set(values) - set(fields))
+        if unknown:
+            raise InvalidInputError(
+                f"{self.tool_call.name} takes no user input named {', '.join(unknown)}",
+                field="values",
+            )
+        for name, value in values.items():
+            fields[name].value = value
+        return self
+
+    def settle_user_input(self) -> None:
+        """A user-input call whose fields all have values counts as confirmed."""
+        if self.confirmed is None and self.user_input_schema is not None:
+            if all(f.value is not None for f in self.user_input_schema):
+                self.confirmed = True
+
+    def with_user_input(self, call: ToolCall) -> ToolCall:
+        """``call`` with the user's values over the model's arguments."""
+        given = {f.name: f.value for f in self.user_input_schema or () if f.value is not None}
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        return attrs.evolve(call, arguments={**arguments, **given})
 
     @property
     def needs_external_execution(self) -> bool:
@@ -131,11 +173,14 @@ class ToolConfirmation:
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "tool_call_id": self.tool_call.id,
             "name": self.tool_call.name,
             "arguments": self.tool_call.arguments,
         }
+        if self.user_input_schema is not None:
+            out["user_input_schema"] = [f.to_dict() for f in self.user_input_schema]
+        return out
 
 
 @attrs.frozen(slots=True)
@@ -231,6 +276,11 @@ class RunOutput(Generic[OutputT]):
     @property
     def tools_awaiting_external_execution(self) -> list[ToolConfirmation]:
         return [r for r in self.requirements if r.needs_external_execution]
+
+    @property
+    def tools_requiring_user_input(self) -> list[ToolConfirmation]:
+        """The calls a paused run waits on for arguments from the user (Agno's name)."""
+        return [r for r in self.requirements if r.needs_user_input]
 
 
 @attrs.frozen

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import attrs
@@ -55,6 +55,11 @@ class Tool:
     #: The caller runs the tool, not the agent: the run pauses for its result (Agno's
     #: ``external_execution``; `ToolConfirmation.result` then `Agent.continue_run`).
     external_execution: bool = attrs.field(default=False, kw_only=True)
+    #: The user gives some arguments: the run pauses with a `UserInputField` per
+    #: parameter (Agno's ``requires_user_input``); ``user_input_fields`` names the ones the
+    #: user gives (none: all of them), the model's own arguments fill the others.
+    requires_user_input: bool = attrs.field(default=False, kw_only=True)
+    user_input_fields: tuple[str, ...] = attrs.field(default=(), kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The model-facing description, ``{"type": "function", "function": {...}}``."""
@@ -321,6 +326,8 @@ def tool(
     stop_after_tool_call: bool = False,
     show_result: bool | None = None,
     external_execution: bool = False,
+    requires_user_input: bool = False,
+    user_input_fields: Collection[str] | None = None,
 ) -> _ToolDecorator: ...
 def tool(
     function: Callable[..., Any] | None = None,
@@ -333,11 +340,14 @@ def tool(
     stop_after_tool_call: bool = False,
     show_result: bool | None = None,
     external_execution: bool = False,
+    requires_user_input: bool = False,
+    user_input_fields: Collection[str] | None = None,
 ) -> FunctionTool[..., Any] | _ToolDecorator:
     """Make a function a `Tool`: ``@tool`` or ``@tool(requires_confirmation=True)``. The
     result is a `FunctionTool`: still callable as the function, with the same type.
     Agno's flags: ``stop_after_tool_call``, ``show_result`` (by default, as
-    ``stop_after_tool_call``), ``external_execution``."""
+    ``stop_after_tool_call``), ``external_execution``, ``requires_user_input`` with
+    ``user_input_fields`` (the parameters the user gives; none named: all)."""
     if show_result is None:
         show_result = stop_after_tool_call
     for flag, value in (
@@ -345,6 +355,7 @@ def tool(
         ("stop_after_tool_call", stop_after_tool_call),
         ("show_result", show_result),
         ("external_execution", external_execution),
+        ("requires_user_input", requires_user_input),
     ):
         if not isinstance(value, bool):
             raise InvalidInputError(
@@ -363,6 +374,22 @@ def tool(
         made.stop_after_tool_call = stop_after_tool_call
         made.show_result = show_result
         made.external_execution = external_execution
+        made.requires_user_input = requires_user_input
+        if user_input_fields is not None:
+            if isinstance(user_input_fields, str) or not all(
+                isinstance(f, str) for f in user_input_fields
+            ):
+                raise InvalidInputError(
+                    "user_input_fields must be a list of parameter names",
+                    field="user_input_fields",
+                )
+            unknown = sorted(set(user_input_fields) - set(made.parameters.get("properties", {})))
+            if unknown:
+                raise InvalidInputError(
+                    f"user_input_fields names no parameter of {made.name}: {', '.join(unknown)}",
+                    field="user_input_fields",
+                )
+            made.user_input_fields = tuple(user_input_fields)
         return made
 
     return wrap(function) if function is not None else wrap
