@@ -9,14 +9,18 @@ own pytest settings (its pyproject's ``[tool.pytest.ini_options]``) and:
 
 - ``$FERRULE_MODEL_ALIASES``: the Qwen3 ids to the offline SmolLM2, BAAI/bge-m3 to the
   offline MiniLM (the aliases of ``conftest.py`` beside this file);
-- one loopback server speaking OpenAI's, Anthropic's, Gemini's and xAI's wires, found
-  through ``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ``GOOGLE_GEMINI_BASE_URL`` and
-  ``XAI_BASE_URL``. It calls the ``calculator`` tool when a request offers it and holds no
-  tool result yet (with the formula of the query), and otherwise answers a short text; at
-  the end every request must have been well formed and answered.
+- one loopback server standing in for OpenAI, Anthropic, Google and xAI, found through
+  ``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``, ``GOOGLE_GEMINI_BASE_URL`` and
+  ``XAI_BASE_URL``: the ``conftest.py`` written beside the tests is ``replay_conftest.py``
+  (it calls the tool a request offers, answers a tool's result, and recalls the user's
+  previous message; see there). Ailoy's own ``tests/conftest.py`` stays, so 0.2's
+  ``--langmodel qwen3|openai|claude|gemini|grok`` chooses the model its agent cases run on:
+  ``replay_ailoy.py v0.2.5 -- --langmodel=openai``. Arguments after ``--`` go to pytest
+  (those starting ``tests/`` name what to run, e.g. ``tests/test_tools.py``).
 
-Cases that need the internet (they download an image or a recording from a public URL
-inside the test) are deselected by name, each with its reason printed. This file is a tool,
+Cases that need the internet (they download an image, a recording, a page or an MCP
+server's package from a public address inside the test) are deselected by name, each with
+its reason printed (`NEEDS_INTERNET`). This file is a tool,
 not a test (pytest does not collect it); it exits 0 with a message when the mirror is absent.
 """
 
@@ -31,6 +35,7 @@ from pathlib import Path
 
 import tomllib
 
+HERE = Path(__file__).resolve().parent
 MIRROR = Path(os.environ.get("AILOY_MIRROR", "/work/.mirror/brekkylab+ailoy/repo"))
 TESTS = "bindings/python/tests"
 
@@ -43,74 +48,21 @@ NEEDS_INTERNET = {
         "test_agent_gemini.py::test_image_input_from_pillow": "urlopen() of a public image",
         "test_agent_gemini.py::test_audio_input_from_base64": "urlopen() of a public recording",
         "test_agent_grok.py::test_image_input_from_pillow": "urlopen() of a public image",
-    }
+    },
+    "v0.2.5": {
+        "test_multimodal.py::test_image_base64_input": "its fixture urlopen()s a public image",
+        "test_tools.py::test_builtin_web_fetch_tool": "web_fetch of a public page",
+        # uvx resolves and downloads mcp-server-time from PyPI as it starts it; ferrule's
+        # own tests/compat/ailoy/v0_2 cases run a local MCP time server instead
+        "test_tools.py::test_mcp_tools": "uvx downloads mcp-server-time from PyPI",
+        "test_agent_async.py::test_mcp_tools": "uvx downloads mcp-server-time from PyPI",
+    },
 }
-
-CONFTEST = '''
-"""Written by ferrule's tests/compat/ailoy/replay_ailoy.py: the offline models by alias and
-one loopback server for every provider."""
-
-import json
-import os
-import re
-
-from ferrule_kit.messages import ToolCall
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI
-from ferrule_kit.testing.dialects import reply
-from ferrule_kit.testing.loopback import LoopbackServer
-
-ALIASES = {aliases!r}
-KEY = "sk-ailoy-replay-0123456789"
-KEY_VARIABLES = (
-    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CLAUDE_API_KEY", "GEMINI_API_KEY", "XAI_API_KEY"
-)
-TOOL_RESULT_MARKS = ('"role": "tool"', '"tool_result"', '"functionResponse"')
-
-
-def answer(request):
-    if request.path.endswith("/messages"):
-        dialect = ANTHROPIC
-    elif ":streamGenerateContent" in request.path:
-        dialect = GEMINI
-    else:
-        dialect = OPENAI
-    sent = json.dumps(request.json)
-    if '"calculator"' in sent and not any(mark in sent for mark in TOOL_RESULT_MARKS):
-        formula = re.search(r"formula: ([^\\\\\\"]+)", sent)
-        expression = formula.group(1) if formula else "1+1"
-        call = ToolCall("call_1", "calculator", {{"expression": expression}})
-        return reply(dialect, tool_calls=(call,))
-    return reply(dialect, "Answered by the loopback server.")
-
-
-def pytest_configure(config):
-    # before collection: Ailoy's files decide their skips from the environment on import
-    global SERVER
-    os.environ["FERRULE_MODEL_ALIASES"] = ",".join(f"{{k}}={{v}}" for k, v in ALIASES.items())
-    SERVER = LoopbackServer()
-    SERVER.start_in_thread()
-    SERVER.script(*[answer] * 1000)
-    for variable, suffix in (
-        ("OPENAI_BASE_URL", "/v1"),
-        ("XAI_BASE_URL", "/v1"),
-        ("ANTHROPIC_BASE_URL", ""),
-        ("GOOGLE_GEMINI_BASE_URL", ""),
-    ):
-        os.environ[variable] = SERVER.url + suffix
-    for variable in KEY_VARIABLES:
-        os.environ[variable] = KEY
-
-
-def pytest_unconfigure(config):
-    SERVER.stop_in_thread()
-    print(f"\\nloopback providers answered {{len(SERVER.requests)}} requests")
-    SERVER.check()  # every request well formed and answered
-'''
 
 
 def ailoy_aliases() -> dict[str, str]:
     # the aliases of this folder's conftest.py, read without importing pytest fixtures
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(HERE))
     try:
         from conftest import ALIASES  # type: ignore[import-not-found]
     finally:
@@ -139,7 +91,8 @@ def write_suite(tag: str, root: Path) -> list[str]:
     tests.mkdir()
     for name in files:
         (tests / name).write_text(re.sub(r"\bailoy\b", "ferrule", git_show(tag, f"{TESTS}/{name}")))
-    (tests / "conftest.py").write_text(CONFTEST.format(aliases=ailoy_aliases()))
+    # beside pytest.ini, not in tests/: Ailoy's own tests/conftest.py (0.2's --langmodel) stays
+    (root / "conftest.py").write_text((HERE / "replay_conftest.py").read_text())
     pyproject = tomllib.loads(git_show(tag, "bindings/python/pyproject.toml"))
     options = pyproject["tool"]["pytest"]["ini_options"]
     lines = ["[pytest]"]
@@ -166,11 +119,13 @@ def main(argv: list[str]) -> int:
         for case, reason in NEEDS_INTERNET.get(tag, {}).items():
             print(f"deselected (needs the internet: {reason}): {case}")
             deselect += ["--deselect", f"tests/{case}"]
-        targets = [a for a in extra if not a.startswith("-")] or [f"tests/{f}" for f in files]
-        options = [a for a in extra if a.startswith("-")]
+        targets = [a for a in extra if a.startswith("tests/")] or [f"tests/{f}" for f in files]
+        options = [a for a in extra if not a.startswith("tests/")]
         command = [sys.executable, "-m", "pytest", *targets, "-p", "no:cacheprovider", "-q"]
         command += ["-rA", *deselect, *options]
-        return subprocess.run(command, cwd=root).returncode
+        aliases = ",".join(f"{k}={v}" for k, v in ailoy_aliases().items())
+        environment = {**os.environ, "FERRULE_MODEL_ALIASES": aliases}
+        return subprocess.run(command, cwd=root, env=environment).returncode
 
 
 if __name__ == "__main__":
