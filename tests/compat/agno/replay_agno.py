@@ -131,6 +131,8 @@ EXCLUDED = {
     "cookbook/09_evals/": "Agno's evals (agno.eval): not in ferrule",
     "cookbook/10_reasoning/": "reasoning models and agents of providers ferrule does not ship",
     "cookbook/90_models/": "(the rest) providers ferrule does not ship",
+    "cookbook/90_models/anthropic/skills/": "Anthropic's hosted Agent Skills (a beta API); "
+    "they import file_download_helper, which the cookbook does not ship",
     "cookbook/91_tools/": "(the rest) third-party toolkits, almost all on the internet",
     "cookbook/92_integrations/": "third-party services",
     "cookbook/93_components/": "Agno's component registry: not in ferrule",
@@ -441,12 +443,16 @@ def git(*args: str) -> str:
 
 def selected_files(prefixes: tuple[str, ...]) -> list[str]:
     names = git("ls-tree", "-r", "--name-only", "HEAD", COOKBOOK).split("\n")
+
+    def chosen(name: str) -> bool:
+        # under a chosen prefix, and not under an excluded folder inside it
+        chosen_by = [p for p in prefixes if name.startswith(p)]
+        if not chosen_by:
+            return False
+        return not any(name.startswith(e) and len(e) > max(map(len, chosen_by)) for e in EXCLUDED)
+
     return sorted(
-        n
-        for n in names
-        if n.endswith(".py")
-        and not n.endswith("__init__.py")
-        and any(n.startswith(p) for p in prefixes)
+        n for n in names if n.endswith(".py") and not n.endswith("__init__.py") and chosen(n)
     )
 
 
@@ -533,6 +539,12 @@ def sources_at(rev: str, folder: Path) -> list[str]:
         capture_output=True,
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    # what a package's build put beside its code (SmolLM2's weights): linked, not in git
+    built = here("ls-files", "--others", "--ignored", "--exclude-standard", "--", *roots)
+    for name in built.split("\n"):
+        if name and "__pycache__" not in name and not (folder / name).exists():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).symlink_to(REPOSITORY / name)
     return [str(folder / root) for root in roots if (folder / root).is_dir()]
 
 

@@ -161,3 +161,88 @@ def test_requires_user_input_refuses_what_it_cannot_use():
         waiting.provide_user_input({"bcc": "x"})
     waiting.provide_user_input({"to_address": "ana@example.com"})
     assert not waiting.needs_user_input
+
+
+def test_toolkit_stop_after_tool_call_tools_end_the_run_with_the_result(wire):
+    """Agno's ``Toolkit(stop_after_tool_call_tools=[...])``: the named tool's result is the
+    run's content and the model is not asked again; the toolkit's other tools go on."""
+    from ferrule.models.openai import OpenAIChat
+    from ferrule.tools import Toolkit
+
+    class Counter(Toolkit):
+        def __init__(self) -> None:
+            self.counter = 0
+            super().__init__(
+                name="counter",
+                tools=[self.increment_and_stop, self.increment_continue],
+                stop_after_tool_call_tools=["increment_and_stop"],
+            )
+
+        def increment_and_stop(self) -> str:
+            """Add ten and stop."""
+            self.counter += 10
+            return f"Counter is {self.counter}; stop here."
+
+        def increment_continue(self) -> str:
+            """Add one."""
+            self.counter += 1
+            return f"Counter is {self.counter}."
+
+    toolkit = Counter()
+    flags = {t.name: (t.stop_after_tool_call, t.show_result) for t in toolkit.tools}
+    assert flags == {"increment_and_stop": (True, True), "increment_continue": (False, False)}
+    wire.calls("increment_continue")
+    wire.calls("increment_and_stop")
+    agent = Agent(model=OpenAIChat(id="gpt-4o-mini"), tools=[toolkit])
+    run = agent.run("Count up.")
+    assert toolkit.counter == 11
+    assert run.content == "Counter is 11; stop here."
+    assert len(wire.requests) == 2  # not asked again after the stopping tool
+
+
+def test_toolkit_refuses_a_stop_or_show_name_it_has_not():
+    import pytest
+    from ferrule.tools import Toolkit
+    from ferrule_kernel import InvalidInputError
+
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    for field in ("stop_after_tool_call_tools", "show_result_tools"):
+        with pytest.raises(InvalidInputError, match="names no tool of toolkit 'kit': pong"):
+            Toolkit(name="kit", tools=[ping], **{field: ["pong"]})
+
+
+def test_run_input_from_agnos_path_is_what_a_pre_hook_gets(wire):
+    """``from ferrule.run.agent import RunInput`` (Agno's path): a pre-hook gets one and
+    may change the input the model sees."""
+    from ferrule.models.openai import OpenAIChat
+    from ferrule.run.agent import RunInput
+
+    seen: list[object] = []
+
+    def tidy(run_input: RunInput) -> None:
+        seen.append(type(run_input))
+        run_input.input_content = run_input.input_content_string().strip().upper()
+
+    wire.says("Hello!")
+    agent = Agent(model=OpenAIChat(id="gpt-4o-mini"), pre_hooks=[tidy])
+    assert agent.run("   say hello   ").content == "Hello!"
+    assert seen == [RunInput]
+    assert wire.last["messages"][-1]["content"] == "SAY HELLO"
+
+
+def test_utils_log_is_a_logger_the_application_configures(caplog):
+    import logging
+
+    from ferrule.utils.log import log_info, log_warning, logger
+
+    assert isinstance(logger, logging.Logger) and logger.name == "ferrule"
+    with caplog.at_level(logging.INFO, logger="ferrule"):
+        log_info("loaded %d documents", 3)
+        log_warning("slow")
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("INFO", "loaded 3 documents"),
+        ("WARNING", "slow"),
+    ]

@@ -1,8 +1,11 @@
-"""Agno's ``agno.run.agent``: an agent run's output and the events of a streamed run
-(``from ferrule.run.agent import RunOutput, RunContentEvent``). Compare an event's
+"""Agno's ``agno.run.agent``: an agent run's output, the events of a streamed run
+(``from ferrule.run.agent import RunOutput, RunContentEvent``) and `RunInput`, the run's
+input as its pre-hooks see it (the kit's: guardrail plugins read it too). Compare an event's
 ``event`` with `RunEvent`'s names (``RunEvent.run_content``) or test its class."""
 
 from __future__ import annotations
+
+from ferrule_kit.guardrails import RunInput
 
 from ..agent.events import (
     RunCompletedEvent,
@@ -22,6 +25,7 @@ __all__ = [
     "RunContentEvent",
     "RunErrorEvent",
     "RunEvent",
+    "RunInput",
     "RunMetrics",
     "RunOutput",
     "RunOutputEvent",

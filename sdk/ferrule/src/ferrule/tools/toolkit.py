@@ -24,8 +24,10 @@ __all__ = ["Toolkit"]
 class Toolkit:
     """``tools``: functions (bound methods too) or `Tool`s. ``include_tools`` /
     ``exclude_tools`` pick among them by name; ``requires_confirmation_tools`` pause the run
-    before each of their calls for a human's decision. ``instructions`` go into the agent's
-    system message when ``add_instructions`` is true."""
+    before each of their calls for a human's decision; ``stop_after_tool_call_tools`` end
+    the run once they have run (their result the run's content) and ``show_result_tools``
+    show their result in the content, as `tool`'s flags of those names. ``instructions``
+    go into the agent's system message when ``add_instructions`` is true."""
 
     def __init__(
         self,
@@ -36,6 +38,8 @@ class Toolkit:
         include_tools: Collection[str] | None = None,
         exclude_tools: Collection[str] | None = None,
         requires_confirmation_tools: Collection[str] | None = None,
+        stop_after_tool_call_tools: Collection[str] | None = None,
+        show_result_tools: Collection[str] | None = None,
     ) -> None:
         self.name = name
         self.instructions = instructions
@@ -44,6 +48,9 @@ class Toolkit:
         self._include = set(include_tools) if include_tools is not None else None
         self._exclude = set(exclude_tools or ())
         self._confirm = set(requires_confirmation_tools or ())
+        self._stop = set(stop_after_tool_call_tools or ())
+        # Agno shows a stopping tool's result: the content is that result
+        self._show = set(show_result_tools or ()) | self._stop
         for tool in tools:
             self.register(tool)
         known = set(self.functions)
@@ -51,6 +58,8 @@ class Toolkit:
             ("include_tools", self._include or set()),
             ("exclude_tools", self._exclude),
             ("requires_confirmation_tools", self._confirm),
+            ("stop_after_tool_call_tools", self._stop),
+            ("show_result_tools", self._show),
         ):
             unknown = sorted(names - known)
             if unknown:
@@ -69,12 +78,23 @@ class Toolkit:
 
     @property
     def tools(self) -> list[Tool]:
-        """The toolkit's tools after ``include_tools`` / ``exclude_tools``."""
+        """The toolkit's tools after ``include_tools`` / ``exclude_tools``, with the flags
+        the toolkit sets by name."""
         return [
-            attrs.evolve(tool, requires_confirmation=True) if name in self._confirm else tool
+            self._flagged(name, tool)
             for name, tool in self.functions.items()
             if (self._include is None or name in self._include) and name not in self._exclude
         ]
+
+    def _flagged(self, name: str, tool: Tool) -> Tool:
+        if name not in self._confirm | self._stop | self._show:
+            return tool
+        return attrs.evolve(
+            tool,
+            requires_confirmation=tool.requires_confirmation or name in self._confirm,
+            stop_after_tool_call=tool.stop_after_tool_call or name in self._stop,
+            show_result=tool.show_result or name in self._show,
+        )
 
     async def list_tools(self) -> list[Tool]:
         return self.tools
