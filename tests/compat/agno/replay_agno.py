@@ -487,6 +487,8 @@ def not_run_reason(source: str) -> tuple[str, str] | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value.strip()
+            if re.match(r"^web_(search|fetch)_\d+$", value):
+                return "internet", f"the provider's server-side {value} tool"
             if re.match(r"^(https?|s3|gs)://", value):
                 host = urlparse(value).hostname or ""
                 if host not in LOCAL_HOSTS:

@@ -246,3 +246,45 @@ def test_utils_log_is_a_logger_the_application_configures(caplog):
         ("INFO", "loaded 3 documents"),
         ("WARNING", "slow"),
     ]
+
+
+def test_ollama_responses_talks_to_ollamas_responses_endpoint_without_openais_key(
+    wire, monkeypatch
+):
+    """``OllamaResponses`` (Agno's): the Responses wire at ``$OLLAMA_HOST/v1/responses``;
+    the OpenAI key in the environment is not sent to Ollama."""
+    from ferrule.models.ollama import OllamaResponses
+    from ferrule_openai.testing import responses_reply
+
+    monkeypatch.setenv("OLLAMA_HOST", wire.server.url.removeprefix("http://"))
+    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    # OpenAI's endpoint is OpenAI's own again: the wire stands in for Ollama alone
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    wire.replies(responses_reply("Hello from gpt-oss."))
+    run = Agent(model=OllamaResponses(id="gpt-oss:20b")).run("Say hello")
+    assert run.content == "Hello from gpt-oss."
+    [request] = wire.requests
+    assert request.path == "/v1/responses"
+    assert request.json["model"] == "gpt-oss:20b"
+    assert "authorization" not in request.headers
+
+
+def test_async_sqlite_db_is_the_sqlite_db_and_serves_an_async_agent(wire, tmp_path):
+    import asyncio
+
+    from ferrule.db.postgres import AsyncPostgresDb, PostgresDb
+    from ferrule.db.sqlite import AsyncSqliteDb, SqliteDb
+    from ferrule.models.openai import OpenAIChat
+
+    assert AsyncSqliteDb is SqliteDb and AsyncPostgresDb is PostgresDb
+    wire.says("Ottawa.")
+    agent = Agent(
+        model=OpenAIChat(id="gpt-4o-mini"), db=AsyncSqliteDb(db_file=str(tmp_path / "a.db"))
+    )
+
+    async def main() -> None:
+        run = await agent.arun("Capital of Canada?", session_id="s1")
+        stored = await agent.aget_run_output(run.run_id, session_id="s1")
+        assert stored is not None and stored.content == "Ottawa."
+
+    asyncio.run(main())

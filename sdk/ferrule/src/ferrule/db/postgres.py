@@ -36,3 +36,8 @@ class PostgresDb:
         if self.max_size is not None:
             attributes["max_size"] = self.max_size
         return attributes
+
+
+#: Agno's ``AsyncPostgresDb``: ferrule's storage is asynchronous underneath and serves sync and
+#: async agents alike, so the async spelling names the same class.
+AsyncPostgresDb = PostgresDb

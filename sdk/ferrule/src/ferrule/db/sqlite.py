@@ -46,3 +46,8 @@ class SqliteDb:
         if self.synchronous is not None:
             attributes["synchronous"] = self.synchronous
         return attributes
+
+
+#: Agno's ``AsyncSqliteDb``: ferrule's storage is asynchronous underneath and serves sync and
+#: async agents alike, so the async spelling names the same class.
+AsyncSqliteDb = SqliteDb

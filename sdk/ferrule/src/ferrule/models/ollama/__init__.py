@@ -1,7 +1,9 @@
-"""Ollama under Agno's module path: `chat.Ollama`."""
+"""Ollama under Agno's module paths: `chat.Ollama` (Chat Completions) and
+`responses.OllamaResponses` (the Responses API)."""
 
 from __future__ import annotations
 
 from .chat import Ollama
+from .responses import OllamaResponses
 
-__all__ = ["Ollama"]
+__all__ = ["Ollama", "OllamaResponses"]
