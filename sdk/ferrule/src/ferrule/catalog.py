@@ -43,6 +43,7 @@ COMPONENT_TYPES: dict[str, str] = {
     "test_language_model": "ferrule-testmodel",
     "minilm_embedder": "ferrule-minilm",
     "local_embedder": "ferrule-minilm",
+    "tvm_embedding_model": "ferrule-minilm",
     "openai_embedder": "ferrule-openai",
     "openai_compatible_embedder": "ferrule-openai",
     "gemini_embedder": "ferrule-gemini",
