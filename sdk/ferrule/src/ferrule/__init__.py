@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         UsageLimitExceeded,
         UsageLimits,
     )
+    from .agent.configs import KVCacheConfig
     from .embedding_model import EmbeddingModel
     from .knowledge import Knowledge
     from .mcp import MCPClient, MCPServer
@@ -68,6 +69,7 @@ __all__ = [
     "FerruleError",
     "FinishReason",
     "InvalidInputError",
+    "KVCacheConfig",
     "Knowledge",
     "KnowledgeConfig",
     "LangModel",
@@ -110,6 +112,7 @@ _LAZY = {
     "DocumentPolyfill": "ferrule.agent",
     "FinishReason": "ferrule.agent",
     "KnowledgeConfig": "ferrule.agent",
+    "KVCacheConfig": "ferrule.agent.configs",
     "LangModelInferConfig": "ferrule.agent",
     "MessageDelta": "ferrule.agent",
     "MessageDeltaOutput": "ferrule.agent",

@@ -22,7 +22,13 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.lmspec import resolve_model_alias
 
 from ._loop import Bridge, blocking, on_bridge_loop
-from .agent.langmodel import CacheProgress, component_name, routing_kernel
+from .agent.langmodel import (
+    CacheProgress,
+    check_device_id,
+    checksum_attributes,
+    component_name,
+    routing_kernel,
+)
 from .models import route_embedder
 from .shared_runtime import default_runtime
 
@@ -90,22 +96,22 @@ class EmbeddingModel:
         runtime: Any = None,
     ) -> EmbeddingModel:
         """A local embedding model (Ailoy's ``new_local``). ``device_id``: ferrule's local
-        embedders run on the CPU, so only None (or 0) is accepted. ``validate_checksum``:
-        accepted; MiniLM's weights are checked against pinned SHA-256s when its package
-        is built. ``progress_callback`` is told when the model is ready (its weights come
-        with its package: there is nothing to download)."""
-        if device_id not in (None, 0):
-            raise InvalidInputError(
-                "ferrule's local embedders run on the CPU: give no device_id",
-                field="device_id",
-            )
-        if validate_checksum is not None and not isinstance(validate_checksum, bool):
-            raise InvalidInputError("must be a bool", field="validate_checksum")
+        embedders run on the CPU, so only None (or 0) is accepted. ``validate_checksum``
+        (Ailoy's; None means True, as there): the weights files are checked against their
+        published SHA-256s before they load, and a damaged one is refused
+        (`EmbedderUnavailableError` naming it); False loads them unchecked. True for an
+        embedder without published checksums is refused. ``progress_callback`` is told
+        when the model is ready (its weights come with its package: there is nothing to
+        download)."""
+        check_device_id(device_id)
         if progress_callback is not None and not callable(progress_callback):
             raise InvalidInputError("must be callable", field="progress_callback")
         runtime = runtime if runtime is not None else default_runtime()
+        kernel = routing_kernel(runtime)
+        component_type, _ = embedder_definition(kernel, model_name)
+        checks = checksum_attributes(kernel, component_type, validate_checksum)
         bridge: Bridge = runtime.sync_bridge
-        model = await bridge.arun(cls.define(runtime, model_name))
+        model = await bridge.arun(cls.define(runtime, model_name, checks))
         if progress_callback is not None:
             progress_callback(CacheProgress("Initialized", 1, 1))
         return model
@@ -149,6 +155,20 @@ class EmbeddingModel:
         model.delete()
         if progress_callback is not None:
             progress_callback(CacheProgress(f"{model_name} ready", 1, 1))
+
+    @classmethod
+    def remove(cls, model_name: str, *, runtime: Any = None) -> None:
+        """Ailoy's ``remove``, which deletes a model's downloaded files. ferrule's local
+        embedders download nothing (their weights come with their package), so this is
+        refused, naming ``model_name``: uninstall the package to drop the weights. An
+        id no installed plugin serves is refused as `new_local` refuses it."""
+        runtime = runtime if runtime is not None else default_runtime()
+        component_type, _ = embedder_definition(routing_kernel(runtime), model_name)
+        raise InvalidInputError(
+            f"{model_name!r} runs on {component_type}, whose weights come with its package: "
+            "nothing was downloaded to remove (uninstall the package to drop them)",
+            field="model_name",
+        )
 
     @on_bridge_loop
     async def infer(self, text: str) -> list[float]:

@@ -368,11 +368,24 @@ class VectorStore:
 
     @on_bridge_loop
     async def aretrieve(
-        self, query: str | list[float], top_k: int = 5
+        self,
+        query: str | list[float] | None = None,
+        top_k: int = 5,
+        *,
+        query_embedding: list[float] | None = None,
     ) -> list[VectorStoreRetrieveResult]:
         """The ``top_k`` stored documents nearest to ``query``, nearest first: a query
-        vector (Ailoy 0.2's ``retrieve(query_embedding, top_k)``), or a text that this
-        store's embedding model embeds first (Ailoy 0.1's ``retrieve(query, top_k=5)``)."""
+        vector (Ailoy 0.2's ``retrieve(query_embedding, top_k)``, by position or as
+        ``query_embedding=``), or a text that this store's embedding model embeds first
+        (Ailoy 0.1's ``retrieve(query, top_k=5)``)."""
+        if query_embedding is not None:
+            if query is not None:
+                raise InvalidInputError(
+                    "give query or query_embedding, not both", field="query_embedding"
+                )
+            query = query_embedding
+        if query is None:
+            raise InvalidInputError("a query (text or vector) is required", field="query")
         if isinstance(query, str):
             if not query:
                 raise InvalidInputError("must be a non-empty string", field="query")

@@ -15,7 +15,13 @@ from typing import Any, Literal, get_args
 import attrs
 from ferrule_kernel import InvalidInputError
 
-__all__ = ["AgentConfig", "DocumentPolyfill", "KnowledgeConfig", "LangModelInferConfig"]
+__all__ = [
+    "AgentConfig",
+    "DocumentPolyfill",
+    "KVCacheConfig",
+    "KnowledgeConfig",
+    "LangModelInferConfig",
+]
 
 ThinkEffort = Literal["disable", "enable", "low", "medium", "high"]
 
@@ -168,6 +174,25 @@ class KnowledgeConfig:
     @classmethod
     def from_dict(cls, config: Mapping[str, Any]) -> KnowledgeConfig:
         return cls(**_fields(cls, config, ""))
+
+
+@attrs.frozen
+class KVCacheConfig:
+    """How a local model's KV cache is sized (Ailoy's ``LangModel.new_local(kv_cache=)``):
+    ``context_window_size`` tokens per sequence (llama.cpp's ``n_ctx``) and
+    ``prefill_chunk_size`` prompt tokens per decode step (its ``n_batch``). A
+    ``sliding_window_size`` is refused where it is given: llama.cpp takes a sliding window
+    from the model's own file, not from its caller."""
+
+    context_window_size: int | None = attrs.field(
+        default=None, validator=[_optional(int, "an integer"), _in_range(1, None)]
+    )
+    prefill_chunk_size: int | None = attrs.field(
+        default=None, validator=[_optional(int, "an integer"), _in_range(1, None)]
+    )
+    sliding_window_size: int | None = attrs.field(
+        default=None, validator=[_optional(int, "an integer"), _in_range(1, None)]
+    )
 
 
 def _inference(value: Any) -> LangModelInferConfig | None:

@@ -24,7 +24,7 @@ from .._loop import Bridge, blocking, blocking_iter
 from ..models import APIModel, LocalModel
 from ..runtime import new_kernel
 from ..shared_runtime import default_runtime
-from .configs import DocumentPolyfill, LangModelInferConfig
+from .configs import DocumentPolyfill, KVCacheConfig, LangModelInferConfig
 from .context import tool_description
 from .deltas import MessageDelta, MessageDeltaOutput, delta_of, messages_of
 from .results import MessageOutput
@@ -50,6 +50,70 @@ def routing_kernel(runtime: Any) -> Any:
         return kernel
     except TypeError:  # a runtime that cannot be weakly referenced: no cache
         return new_kernel()
+
+
+def takes_attribute(kernel: Any, component_type: str, name: str) -> bool:
+    """Whether ``component_type``'s attributes (on ``kernel``) have a field ``name``."""
+    kernel.load_plugins()
+    entry = kernel.registry.component_types.get(component_type)
+    if entry is None:
+        return False
+    fields = getattr(entry.named(entry.spec.attributes), "__attrs_attrs__", ())
+    return any(field.name == name for field in fields)
+
+
+def checksum_attributes(
+    kernel: Any, component_type: str, validate_checksum: bool | None
+) -> dict[str, Any]:
+    """Ailoy's ``validate_checksum`` as ``component_type``'s attribute: None is Ailoy's
+    default (check), where the component can check its files against published checksums;
+    True where it cannot is refused, naming the field; False asks nothing."""
+    if validate_checksum is not None and not isinstance(validate_checksum, bool):
+        raise InvalidInputError("must be a bool", field="validate_checksum")
+    if takes_attribute(kernel, component_type, "validate_checksum"):
+        return {"validate_checksum": validate_checksum is not False}
+    if validate_checksum:
+        raise InvalidInputError(
+            f"{component_type} has no published checksums to check its files against: "
+            "leave validate_checksum unset or False",
+            field="validate_checksum",
+        )
+    return {}
+
+
+def check_device_id(device_id: Any) -> None:
+    """Ailoy's ``device_id``: ferrule's local models run on this process's CPU (llama.cpp,
+    numpy), which is device 0 or none."""
+    if device_id not in (None, 0) or isinstance(device_id, bool):
+        raise InvalidInputError(
+            "ferrule's local models run on the CPU: give no device_id (or 0)", field="device_id"
+        )
+
+
+def kv_cache_attributes(kernel: Any, component_type: str, kv_cache: Any) -> dict[str, Any]:
+    """Ailoy's `KVCacheConfig` as a local model's attributes (llama.cpp's ``n_ctx`` and
+    ``n_batch``); a setting the component has no attribute for is refused, naming it."""
+    if kv_cache is None:
+        return {}
+    if not isinstance(kv_cache, KVCacheConfig):
+        raise InvalidInputError(
+            f"expected a KVCacheConfig, got {type(kv_cache).__name__}", field="kv_cache"
+        )
+    chosen: dict[str, Any] = {}
+    for setting, attribute in (
+        ("context_window_size", "n_ctx"),
+        ("prefill_chunk_size", "n_batch"),
+        ("sliding_window_size", None),
+    ):
+        value = getattr(kv_cache, setting)
+        if value is None:
+            continue
+        if attribute is None or not takes_attribute(kernel, component_type, attribute):
+            raise InvalidInputError(
+                f"{component_type} does not take this setting", field=f"kv_cache.{setting}"
+            )
+        chosen[attribute] = value
+    return chosen
 
 
 def component_name(prefix: str) -> str:
@@ -93,15 +157,40 @@ class LangModel:
     async def new_local(
         cls,
         model_id: str | None = None,
-        *,
-        runtime: Any = None,
+        device_id: int | None = None,
+        validate_checksum: bool | None = None,
+        kv_cache: KVCacheConfig | None = None,
         progress_callback: Callable[[CacheProgress], Any] | None = None,
+        *,
+        model_name: str | None = None,
+        runtime: Any = None,
         **options: Any,
     ) -> LangModel:
-        """A local model (``options``: its backend's attributes). ``progress_callback``
+        """A local model (``options``: its backend's attributes), with Ailoy's arguments:
+        ``model_name`` (Ailoy's keyword for ``model_id``); ``device_id`` (only None or 0:
+        the CPU); ``validate_checksum`` (None means check where the backend has published
+        checksums for its files, True where it has none is refused); ``kv_cache``
+        (`KVCacheConfig`: llama.cpp's ``n_ctx`` and ``n_batch``). ``progress_callback``
         (Ailoy's) is told what happens, as `CacheProgress`: on llama.cpp's backend, the
         bytes of each weights file as it downloads (``current`` of ``total`` bytes), then
         the file ready (step 1 of 2); then the model loaded (the last step)."""
+        if model_name is not None:
+            if model_id is not None:
+                raise InvalidInputError(
+                    "give model_id or model_name (Ailoy's), not both", field="model_name"
+                )
+            model_id = model_name
+        check_device_id(device_id)
+        runtime = runtime if runtime is not None else default_runtime()
+        if validate_checksum is not None or kv_cache is not None:
+            kernel = routing_kernel(runtime)
+            first = LocalModel(model_id, options) if model_id is not None else None
+            component_type = (first or LocalModel(options=options)).route(kernel).component_type
+            options = {
+                **options,
+                **checksum_attributes(kernel, component_type, validate_checksum),
+                **kv_cache_attributes(kernel, component_type, kv_cache),
+            }
         model = (
             LocalModel(model_id, options) if model_id is not None else LocalModel(options=options)
         )
@@ -109,7 +198,6 @@ class LangModel:
             return await cls.new(model, runtime=runtime)
         if not callable(progress_callback):
             raise InvalidInputError("must be callable", field="progress_callback")
-        runtime = runtime if runtime is not None else default_runtime()
         route = model.route(routing_kernel(runtime))
         steps = 2 if _fetches_weights(route) else 1
         if steps == 2:
@@ -147,17 +235,27 @@ class LangModel:
     def new_local_sync(
         cls,
         model_name: str,
+        device_id: int | None = None,
+        validate_checksum: bool | None = None,
+        kv_cache: KVCacheConfig | None = None,
         progress_callback: Callable[[CacheProgress], Any] | None = None,
         *,
         runtime: Any = None,
         **options: Any,
     ) -> LangModel:
-        """`new_local` for synchronous callers (Ailoy's ``new_local_sync``)."""
+        """`new_local` for synchronous callers (Ailoy's ``new_local_sync``, its arguments
+        in its order)."""
         runtime = runtime if runtime is not None else default_runtime()
         bridge: Bridge = runtime.sync_bridge
         return bridge.run(
             cls.new_local(
-                model_name, runtime=runtime, progress_callback=progress_callback, **options
+                model_name,
+                device_id,
+                validate_checksum,
+                kv_cache,
+                progress_callback,
+                runtime=runtime,
+                **options,
             )
         )
 

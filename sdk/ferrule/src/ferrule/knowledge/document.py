@@ -16,7 +16,7 @@ class Document:
     """One chunk found in a knowledge base, with Agno's names: ``content`` (its text),
     ``name`` (its document's), ``meta_data``, ``id`` (the chunk's), ``content_id`` (its
     document's, what `Knowledge.remove_content_by_id` takes) and the search's ``score``
-    (higher is nearer)."""
+    (higher is nearer). Ailoy 0.2 reads ``text`` and ``title``."""
 
     content: str
     id: str | None = None
@@ -33,6 +33,23 @@ class Document:
         if self.meta_data:
             out["meta_data"] = self.meta_data
         out["content"] = self.content
+        return out
+
+    @property
+    def text(self) -> str:
+        """Ailoy 0.2's name of `content`."""
+        return self.content
+
+    @property
+    def title(self) -> str | None:
+        """Ailoy 0.2's name of `name`."""
+        return self.name
+
+    def to_ailoy(self) -> dict[str, Any]:
+        """Ailoy 0.2's shape of a document: ``id``, ``text`` and ``title`` when it has one."""
+        out: dict[str, Any] = {"id": self.id, "text": self.content}
+        if self.name is not None:
+            out["title"] = self.name
         return out
 
 

@@ -39,6 +39,7 @@ from typing import Any
 from ferrule_kernel import InvalidInputError
 
 from .._loop import Bridge, blocking, on_bridge_loop
+from ..tools import Tool
 from .document import ContentResult, Document, MessageReferences
 from .embedder import MiniLMEmbedder
 from .ingest import CONTENT_ARGUMENTS, Chunking, Progress, Read, insert, read_content
@@ -47,6 +48,11 @@ from .search import check_search, search
 from .vectordb import SearchType, SearchTypeName, SqliteVecDb, search_type_name
 
 __all__ = ["Knowledge", "Progress", "ReadLimits"]
+
+
+#: Ailoy 0.2's knowledge tool's name (`Knowledge.as_tool`), and its documents per search.
+AILOY_TOOL = "retrieve-from-knowledge"
+AILOY_TOP_K = 1
 
 
 class Knowledge:
@@ -387,6 +393,48 @@ class Knowledge:
         documents = await self.asearch(query, max_results, filters)
         return MessageReferences(
             query, [d.to_dict() for d in documents], round(time.perf_counter() - started, 4)
+        )
+
+    # -- Ailoy 0.2 ---------------------------------------------------------------------------
+
+    @on_bridge_loop
+    async def retrieve(self, query: str, config: Any = None) -> list[Document]:
+        """Ailoy 0.2's ``await knowledge.retrieve(query, KnowledgeConfig(top_k=...))``: the
+        ``top_k`` documents nearest ``query``, best first (``text``, ``title``, ``id``).
+        Without a config, or a ``top_k`` of None, one document, as Ailoy's default
+        `KnowledgeConfig` asks."""
+        top_k = getattr(config, "top_k", None) if config is not None else None
+        if config is not None and not hasattr(config, "top_k"):
+            raise InvalidInputError(
+                f"expected a KnowledgeConfig, got {type(config).__name__}", field="config"
+            )
+        return await self.asearch(query, AILOY_TOP_K if top_k is None else top_k)
+
+    def as_tool(self) -> Tool:
+        """This knowledge as a tool a model may call (Ailoy 0.2's): ``retrieve-from-knowledge`` with a
+        ``query``, answering the nearest documents as Ailoy shapes them (``id``,
+        ``text``, ``title``), one by default as there."""
+
+        async def retrieve(arguments: dict[str, Any], context: Any) -> list[dict[str, Any]]:
+            query = arguments.get("query")
+            if not isinstance(query, str) or not query.strip():
+                raise InvalidInputError("must be a non-empty string", field="query")
+            return [document.to_ailoy() for document in await self.retrieve(query)]
+
+        return Tool(
+            AILOY_TOOL,
+            "Retrieve the relevant context from knowledge base.",
+            {
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "description": "The input query to search for the relevant context.",
+                    }
+                },
+                "required": ["query"],
+            },
+            retrieve,
         )
 
     # -- removing ----------------------------------------------------------------------------
