@@ -24,9 +24,18 @@ attention is off: its CPU kernel splits the keys of a lone query across threads 
 a request's tokens are the same alone and among others (tested for 1 to 8 at once); with a
 unified KV cache they were not.
 
-A slot keeps its tokens when its request ends; a new request takes the free slot that
-shares the longest prefix with its prompt and reads only the rest, as ``Llama.generate``
-does for one sequence (an agent's next turn repeats the conversation so far).
+Prompts are read alone for that reason too: llama.cpp splits a batch over several KV
+streams into micro-batches of equal token counts per sequence, so a prompt packed with
+other sequences' tokens is cut where it is not when read alone, and its attention rows
+are then computed by other kernels (measured: greedy replies changed at 8 at once).
+
+A slot keeps its tokens when its request ends. A new request takes the lowest free slot
+(consecutive sequence ids decode in one pass over the weights, a gap costs another) and
+reads only what that slot does not already hold of its prompt, as ``Llama.generate`` does
+for one sequence (an agent's next turn repeats the conversation so far); where another
+slot holds a longer start of it (concurrent requests share a system prompt), that slot's
+KV stream is copied in first (llama.cpp copies whole streams; exact, so outputs stay the
+same).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +56,9 @@ from .formats import StreamParser
 from .stops import StopMatcher
 
 log = get_logger("ferrule.llamacpp")
+
+#: The fewest prompt tokens another slot's KV stream must save to be copied (see _admit).
+_MIN_COPY = 16
 
 _END = object()
 
@@ -114,6 +127,29 @@ class _Slot:
         self.sequence: Sequence | None = None
 
 
+class StepStats:
+    """Time in ``llama_decode``: decode steps by how many sequences they held, and prompt
+    reads (each prompt chunk is a call of its own)."""
+
+    def __init__(self) -> None:
+        #: sequences decoded together -> [steps, seconds].
+        self.decode: dict[int, list[float]] = {}
+        #: Prompt chunks read: [calls, tokens, seconds].
+        self.prompt = [0, 0, 0.0]
+        #: Prompt starts copied from another slot's KV stream (see BatchDecoder._admit).
+        self.copies = 0
+
+    def record(self, sequences: int, prompt_tokens: int, seconds: float) -> None:
+        if prompt_tokens:
+            self.prompt[0] += 1
+            self.prompt[1] += prompt_tokens
+            self.prompt[2] += seconds
+        else:
+            entry = self.decode.setdefault(sequences, [0, 0.0])
+            entry[0] += 1
+            entry[1] += seconds
+
+
 def _common_prefix(a: list[int], b: list[int]) -> int:
     n = 0
     for x, y in zip(a, b, strict=False):
@@ -173,6 +209,8 @@ class BatchDecoder:
         self.generated_tokens = 0
         #: The most sequences one decode step has held.
         self.peak_batch = 0
+        #: Time in llama_decode per step, by what the step held.
+        self.stats = StepStats()
         self._thread = threading.Thread(
             target=self._loop, name=f"ferrule-llamacpp {model_id}", daemon=True
         )
@@ -289,15 +327,35 @@ class BatchDecoder:
             if not free:
                 return
             sequence = self._waiting.popleft()
-            # The free slot sharing the longest prefix with the prompt (the lowest id among
-            # equals: sequences with adjacent ids decode in one pass, see llama.cpp's
-            # split_equal); at least the prompt's last token is read again, for its logits.
-            slot = max(free, key=lambda s: (_common_prefix(s.cached, sequence.prompt), -s.seq_id))
-            keep = min(_common_prefix(slot.cached, sequence.prompt), len(sequence.prompt) - 1)
-            self._forget(slot, keep)
+            prompt = sequence.prompt
+            # The lowest free id: llama.cpp decodes consecutive sequence ids in one pass
+            # over the weights, a gap costs another (its split_equal).
+            slot = free[0]
+            keep = _common_prefix(slot.cached, prompt)
+            # The slot (busy or free) holding the longest start of this prompt: an agent's
+            # next turn repeats its conversation, concurrent requests share a system prompt.
+            # Its whole KV stream is copied (llama.cpp copies streams, not cells), so it
+            # must save enough prompt to pay for copying n_ctx tokens' worth.
+            source = max(self._slots, key=lambda s: (_common_prefix(s.cached, prompt), -s.seq_id))
+            shared = _common_prefix(source.cached, prompt)
+            if source is not slot and shared - keep >= max(_MIN_COPY, self.n_ctx // 64):
+                self._copy(source, slot, shared)
+                keep = shared
+            # At least the prompt's last token is read again, for its logits.
+            self._forget(slot, min(keep, len(prompt) - 1))
             slot.sequence = sequence
             sequence.slot = slot
             self._running.append(sequence)
+
+    def _copy(self, source: _Slot, target: _Slot, tokens: int) -> None:
+        """Give ``target`` the first ``tokens`` tokens ``source`` holds (the copy is made
+        at the start of the next llama_decode, before that step's rows are read)."""
+        import llama_cpp
+
+        llama_cpp.llama_memory_seq_cp(self._memory, source.seq_id, target.seq_id, -1, -1)
+        target.cached = source.cached[:]
+        self._forget(target, tokens)
+        self.stats.copies += 1
 
     def _forget(self, slot: _Slot, keep: int) -> None:
         """Drop the slot's cached tokens from position ``keep`` on."""
@@ -340,8 +398,11 @@ class BatchDecoder:
         """A decode failed: end these requests with the error and clear their slots."""
         for sequence in sequences:
             slot = sequence.slot
-            if slot is not None:
-                self._forget(slot, 0)
+            if slot is not None:  # what the failed batch left in its stream goes too
+                import llama_cpp
+
+                llama_cpp.llama_memory_seq_rm(self._memory, slot.seq_id, -1, -1)
+                slot.cached.clear()
             self._release(sequence)
             sequence.job.fail(
                 ModelError(f"llama.cpp failed to decode ({why})", model=self.model_id)
@@ -355,7 +416,9 @@ class BatchDecoder:
             assert slot is not None and sequence.next_token is not None
             rows.append((sequence.next_token, len(slot.cached), slot.seq_id, True))
         self.peak_batch = max(self.peak_batch, len(rows))
+        started = time.perf_counter()
         status = self._decode(rows)
+        self.stats.record(len(rows), 0, time.perf_counter() - started)
         if status != 0:
             self._failed(generating, f"status {status}")
             return
@@ -374,7 +437,9 @@ class BatchDecoder:
         rows = [
             (t, start + i, slot.seq_id, last and i == len(chunk) - 1) for i, t in enumerate(chunk)
         ]
+        started = time.perf_counter()
         status = self._decode(rows)
+        self.stats.record(0, len(rows), time.perf_counter() - started)
         if status != 0:
             self._failed([sequence], f"status {status}")
             return len(chunk)
