@@ -25,6 +25,13 @@ export const KERNEL_API = "/ferrule/v1";
 
 export type JsonObject = { [key: string]: unknown };
 
+/** A JSON.stringify replacer: a typed array (`Float32Array`, ...) is sent as a list of its
+ * numbers (JSON.stringify alone writes it as an object keyed "0", "1", ...): Ailoy's code
+ * passes embeddings as Float32Array. */
+function typedArraysAsLists(_key: string, value: unknown): unknown {
+  return ArrayBuffer.isView(value) && !(value instanceof DataView) ? Array.from(value as unknown as ArrayLike<number>) : value;
+}
+
 export interface StartRuntimeOptions {
   /** A running server (`http://127.0.0.1:8080`); without it `ferrule serve` is started. */
   url?: string;
@@ -394,7 +401,9 @@ export class Runtime {
     return true;
   }
 
-  async callMethod(name: string, method: string, inputs: JsonObject = {}, options: RequestOptions = {}): Promise<any> {
+  /** Call a component method. `inputs` is an object, or what a method of another runtime's
+   * protocol takes: a list (Ailoy 0.1's `insert_many`) or null (its `clear`). */
+  async callMethod(name: string, method: string, inputs: JsonObject | unknown[] | null = {}, options: RequestOptions = {}): Promise<any> {
     return this.request("call_method", { name, method, inputs }, options);
   }
 
@@ -465,7 +474,8 @@ export class Runtime {
     } catch (error) {
       throw this.#failed(error, options.signal);
     }
-    return answer.output ?? {};
+    // an output may be null (Ailoy 0.1's get_by_id of an unknown id): kept, not made {}
+    return answer !== null && typeof answer === "object" && "output" in answer ? answer.output : {};
   }
 
   async get(what: string): Promise<any> {
@@ -498,7 +508,7 @@ export class Runtime {
     await this.start();
     let data: string;
     try {
-      data = JSON.stringify(body);
+      data = JSON.stringify(body, typedArraysAsLists);
     } catch (error) {
       throw InvalidInputError.forField(
         `inputs must be JSON-compatible to cross the network: ${(error as Error).message}`,

@@ -1,12 +1,13 @@
 // Ailoy 0.1 `bindings/js-node/tests/runtime.spec.ts`, case by case (named after each `it`),
-// on `new Runtime()`: a `ferrule serve` of its own. Ailoy's component types are ferrule's
-// aliases (tvm_language_model); its vector store and embedding cases use the Node
-// client's VectorStore / EmbeddingModel (ferrule's stores speak the vector-store contract,
-// not Ailoy 0.1's insert_many / get_by_id / retrieve methods).
+// on `new Runtime()`: a `ferrule serve` of its own, through Ailoy's raw component protocol.
+// Ailoy's component types and methods are ferrule's components': tvm_language_model
+// (llama.cpp, the offline SmolLM2 by alias), tvm_embedding_model (MiniLM), faiss_vector_store
+// and chromadb_vector_store (their insert_many / get_by_id / retrieve / remove / clear,
+// ferrule_kit.ailoy_vectors, on a real Chroma server), http_request's status_code.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { EmbeddingModel, Runtime, UnknownComponentError, VectorStore } from "ferrule";
+import { InvalidInputError, Runtime, UnknownComponentError } from "ferrule";
 
 import { startChroma, startLoopback, TEST_KEY, useOfflineAliases } from "./support.mjs";
 
@@ -17,6 +18,8 @@ before(async () => {
   useOfflineAliases();
   loopback = await startLoopback();
   chroma = await startChroma(); // before the runtime starts: its server inherits the URL
+  // the Chroma url the case sends crosses the network: the host allows localhost for it
+  process.env.FERRULE_HTTP_REQUEST_ALLOW = "127.0.0.1,localhost";
   rt = new Runtime();
   await rt.start();
 });
@@ -76,65 +79,81 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
   });
 
   test("run-embedding-model", async () => {
-    // Ailoy: tvm_embedding_model "em0" infers a [1024] BGE-M3 vector; here bge-m3 is the
-    // offline MiniLM by alias, keeping bge-m3's 1024 dimensions (MiniLM's 384, then zeros).
-    const model = await EmbeddingModel.newLocal("BAAI/bge-m3", { runtime: rt });
-    const embedding = await model.infer("What is BGE-M3?");
-    assert.ok(embedding instanceof Float32Array);
-    assert.deepEqual([embedding.length, model.dimension], [1024, 1024]);
-    const norm = Math.hypot(...embedding);
-    assert.ok(norm > 0.5, `a real embedding, norm ${norm}`);
-    // similar texts are nearer than unrelated ones
-    const [same, other] = await model.inferMany(["What is BGE M3?", "Bananas are yellow."]);
-    const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
-    assert.ok(dot(embedding, same) > dot(embedding, other));
+    // Ailoy: tvm_embedding_model (BGE-M3) infers a [1024] vector. Here BAAI/bge-m3 is the
+    // offline MiniLM by alias, at MiniLM's own 384 dimensions (see the todo case below).
+    assert.equal(await rt.define("tvm_embedding_model", "em0", {}), true);
+    const resp = await rt.callMethod("em0", "infer", { prompt: "What is BGE-M3?" });
+    const embedding = resp.embedding;
+    assert.equal(embedding.length, 384);
+    assert.ok(Math.abs(Math.hypot(...embedding) - 1) < 1e-5, "a unit vector");
+    const near = (await rt.callMethod("em0", "infer", { prompt: "What is BGE M3?" })).embedding;
+    const far = (await rt.callMethod("em0", "infer", { prompt: "Bananas are yellow." })).embedding;
+    const dot = (a, b) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+    assert.ok(dot(embedding, near) > dot(embedding, far));
+    await rt.delete("em0");
   });
 
-  /** Ailoy's vector store case: insert two, get one, retrieve both nearest first, remove, clear. */
-  const vectorStoreCase = async (vs, cosine) => {
-    const inputs = [
+  test("run-embedding-model: bge-m3's 1024 dimensions", { todo: "no offline embedder has 1024 dimensions (BAAI/bge-m3 runs on MiniLM by alias: 384)" }, async () => {
+    assert.equal(await rt.define("tvm_embedding_model", "em1", {}), true);
+    try {
+      assert.equal((await rt.callMethod("em1", "infer", { prompt: "x" })).embedding.length, 1024);
+    } finally {
+      await rt.delete("em1");
+    }
+  });
+
+  /** Ailoy's vector-store case on component vs0, by Ailoy's own methods. */
+  const vectorStoreCase = async () => {
+    const insertInputs = [
       { embedding: randomVector(10), document: "doc1", metadata: { value: 1 } },
       { embedding: randomVector(10), document: "doc2", metadata: null },
     ];
-    const ids = await vs.addVectors(inputs);
-    assert.equal(ids.length, 2);
-    const got = await vs.getById(ids[0]);
-    assert.equal(got.id, ids[0]);
-    assert.equal(got.document, "doc1");
-    assert.deepEqual(got.metadata, { value: 1 });
-    const results = await vs.retrieve(inputs[0].embedding, 2);
-    assert.equal(results.length, 2);
-    for (const [i, result] of results.entries()) {
-      assert.equal(result.id, ids[i]);
-      assert.equal(result.document, inputs[i].document);
-      assert.deepEqual(result.metadata, inputs[i].metadata ?? undefined);
-      assert.ok(result.distance >= results[0].distance); // nearest first
-      if (cosine) {
-        const similarity = 1 - result.distance;
-        assert.ok(similarity >= -1e-6 && similarity <= 1 + 1e-6, `similarity ${similarity}`);
-      }
+    const resp1 = await rt.callMethod("vs0", "insert_many", insertInputs); // a bare list, Float32Arrays
+    assert.ok("ids" in resp1);
+    const vectorIds = resp1.ids;
+
+    const resp2 = await rt.callMethod("vs0", "get_by_id", { id: vectorIds[0] });
+    assert.equal(resp2.id, vectorIds[0]);
+    assert.equal(resp2.document, insertInputs[0].document);
+    assert.deepEqual(resp2.metadata, insertInputs[0].metadata);
+
+    const resp3 = await rt.callMethod("vs0", "retrieve", { query_embedding: insertInputs[0].embedding, top_k: 2 });
+    assert.equal(resp3.results.length, 2);
+    for (const [i, result] of resp3.results.entries()) {
+      assert.equal(result.id, vectorIds[i]);
+      assert.equal(result.document, insertInputs[i].document);
+      assert.deepEqual(result.metadata, insertInputs[i].metadata);
+      assert.ok(result.similarity <= resp3.results[0].similarity); // nearest first
+      const similarity = Number(result.similarity.toFixed(6));
+      assert.ok(similarity >= 0 && similarity <= 1, `similarity ${similarity}`);
     }
-    assert.ok(Math.abs(results[0].distance) < 1e-5, "the query's own vector is at distance 0");
-    await vs.removeVector(ids[0]);
-    assert.equal(await vs.getById(ids[0]), null);
-    assert.equal(await vs.count(), 1);
-    await vs.clear();
-    assert.equal(await vs.count(), 0);
-    await vs.delete();
-    await assert.rejects(vs.count(), UnknownComponentError);
+
+    assert.equal(await rt.callMethod("vs0", "remove", { id: vectorIds[0] }), true);
+    assert.equal(await rt.callMethod("vs0", "get_by_id", { id: vectorIds[0] }), null);
+    assert.equal(await rt.callMethod("vs0", "clear", null), true);
+    assert.equal((await rt.callMethod("vs0", "count", {})).count, 0); // ferrule's view of the same store
+    assert.equal(await rt.delete("vs0"), true);
+    await assert.rejects(rt.callMethod("vs0", "count", {}), UnknownComponentError);
   };
 
   test("run-faiss-vector-store", async () => {
     assert.equal(await rt.define("faiss_vector_store", "vs0", { dimension: 10 }), true);
-    assert.equal(await rt.delete("vs0"), true);
-    await vectorStoreCase(await VectorStore.newFaiss(10, { runtime: rt }), true);
+    await vectorStoreCase();
   });
 
   test("run-chromadb-vector-store", async (t) => {
     if (chroma === null) return t.skip("the ferrule-chroma plugin is not installed");
-    assert.equal(await rt.define("chromadb_vector_store", "vs0", { collection: "ailoy_vs0" }), true);
-    assert.equal(await rt.delete("vs0"), true);
-    await vectorStoreCase(await VectorStore.newChroma(chroma.url, "ailoy_vs0", { runtime: rt }), false); // L2
+    // Ailoy's case names http://localhost:8000; this server listens on a free port. The url
+    // crosses the network to ferrule serve, so it must pass the address policy of
+    // http_request: FERRULE_HTTP_REQUEST_ALLOW=localhost (set before the server started).
+    const url = chroma.url.replace("127.0.0.1", "localhost");
+    assert.equal(await rt.define("chromadb_vector_store", "vs0", { url }), true);
+    await vectorStoreCase();
+    // a url the host does not allow is refused, naming the field
+    const refused = await rt.define("chromadb_vector_store", "vs1", { url: "http://10.0.0.1:8000" }).catch((error) => error);
+    assert.ok(refused instanceof InvalidInputError, String(refused));
+    assert.match(refused.message, /FERRULE_HTTP_REQUEST_ALLOW/);
+    assert.deepEqual(refused.errors.map((e) => e.path), ["$.url"]);
   });
 
   test("run-split-text", async () => {
@@ -154,20 +173,21 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
   test("run-language-model", async () => {
     const named = new Runtime("inproc://language_model"); // Ailoy's spelling: a server of its own
     try {
+      await named.start();
       assert.equal(await named.define("tvm_language_model", "lm0", { model: "Qwen/Qwen3-0.6B" }), true);
       let text = "";
-      let finish;
+      let last;
       for await (const resp of named.callIterMethod("lm0", "infer", {
         messages: [{ role: "user", content: [{ type: "text", text: "Who is the president of US in 2021?" }] }],
         tools: [],
-        max_tokens: 24,
       })) {
         assert.ok("message" in resp);
-        if (resp.finish_reason) finish = resp.finish_reason;
+        if (resp.finish_reason) assert.equal(resp.finish_reason, "stop");
         else assert.ok("content" in resp.message);
         for (const part of resp.message.content ?? []) text += part.text ?? "";
+        last = resp;
       }
-      assert.ok(["stop", "length"].includes(finish), finish);
+      assert.equal(last.finish_reason, "stop");
       assert.ok(text.trim().length > 0, "the offline model answered");
     } finally {
       await named.stop();
@@ -175,6 +195,7 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
   });
 
   test("run-http-request", async () => {
+    // Ailoy asks api.frankfurter.dev; the same request goes to a loopback server here.
     const rates = { amount: 1.0, base: "USD", date: "2026-11-26", rates: { KRW: 1391.5 } };
     await loopback.script({ json: rates });
     const resp = await rt.call("http_request", {
@@ -182,10 +203,9 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
       method: "GET",
       headers: {},
     });
-    // Ailoy names it status_code; ferrule's http_request answers `status`.
-    assert.equal(resp.status, 200);
-    const contentType = Object.entries(resp.headers).find(([k]) => k.toLowerCase() === "content-type")[1];
-    assert.ok(contentType.startsWith("application/json"));
+    assert.equal(resp.status_code, 200);
+    assert.equal(typeof resp.headers["Content-Type"], "string");
+    assert.ok(resp.headers["Content-Type"].startsWith("application/json"));
     const body = JSON.parse(resp.body);
     assert.equal(body.amount, 1.0);
     assert.equal(body.base, "USD");
