@@ -194,3 +194,30 @@ def test_vectorstore_retrieve_query_embedding(runtime: ai.Runtime, emb: ai.Embed
     with pytest.raises(ai.InvalidInputError) as error:
         store.retrieve([0.0] * emb.dimension, 1, query_embedding=query)
     assert [e["path"] for e in error.value.errors] == ["query_embedding"]
+
+
+async def test_agent_takes_ailoys_arguments(runtime: ai.Runtime) -> None:
+    """Ailoy 0.2's ``Agent(lm, [tools])`` (the tools second, by position) and
+    ``remove_tools(tool_names=)`` / ``remove_tool(tool_name=)``; an unknown name is refused
+    naming the argument."""
+
+    def one() -> int:
+        """One."""
+        return 1
+
+    def two() -> int:
+        """Two."""
+        return 2
+
+    lm = await ai.LangModel.new_local("SmolLM2-135M-Instruct", runtime=runtime)
+    try:
+        agent = ai.Agent(lm, [ai.Tool.new_py_function(one), ai.Tool.new_py_function(two)])
+        assert agent.model is lm and [t.name for t in agent.tools] == ["one", "two"]
+        agent.remove_tool(tool_name="one")
+        with pytest.raises(ai.InvalidInputError) as error:
+            agent.remove_tools(tool_names=["one"])
+        assert [e["path"] for e in error.value.errors] == ["tool_names"]
+        agent.remove_tools(tool_names=["two"])
+        assert agent.tools == []
+    finally:
+        await lm.adelete()

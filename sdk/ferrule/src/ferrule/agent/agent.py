@@ -260,6 +260,8 @@ class Agent(RunCalls[OutputT]):
         tool_hooks: Sequence[Any] | None = None,
         debug_mode: bool = False,
     ) -> None:
+        if isinstance(runtime, LangModel) and isinstance(model, list) and tools is None:
+            runtime, model, tools = None, runtime, model  # Ailoy 0.2's Agent(lm, [tools])
         # the options, checked as one object (each refused naming itself)
         given = locals()
         settings = AgentSettings(**{name: given[name] for name in SETTINGS})

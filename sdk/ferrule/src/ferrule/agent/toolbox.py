@@ -68,19 +68,21 @@ class AgentTools:
         for tool in tools:
             self.add_tool(tool)
 
-    def remove_tools(self, names: Sequence[str]) -> None:
+    def remove_tools(self, tool_names: Sequence[str]) -> None:
         """Remove the tools of these names (an MCP server's are removed with
-        `remove_mcp_server`)."""
-        unknown = set(names) - {t.name for t in self.entries if isinstance(t, Tool)}
+        `remove_mcp_server`); Ailoy 0.2's argument names."""
+        unknown = set(tool_names) - {t.name for t in self.entries if isinstance(t, Tool)}
         if unknown:
             raise InvalidInputError(
-                f"no tool named {', '.join(sorted(map(repr, unknown)))}", field="names"
+                f"no tool named {', '.join(sorted(map(repr, unknown)))}", field="tool_names"
             )
-        self.entries = [t for t in self.entries if not (isinstance(t, Tool) and t.name in names)]
+        self.entries = [
+            t for t in self.entries if not (isinstance(t, Tool) and t.name in tool_names)
+        ]
 
-    def remove_tool(self, name: str) -> None:
+    def remove_tool(self, tool_name: str) -> None:
         """Remove the tool of this name (`remove_tools` of one)."""
-        self.remove_tools([name])
+        self.remove_tools([tool_name])
 
     def clear_tools(self) -> None:
         """Remove every tool (an MCP server stays connected until `delete`)."""
