@@ -1,7 +1,9 @@
 """The layering holds: `lint-imports` keeps every contract of ``.importlinter``.
 
 plugins -> the app (ferrule) -> the kit (ferrule_kit) -> the kernel (ferrule_kernel), never
-back, and no plugin imports another; a back arrow anywhere fails this test.
+back, and no plugin imports another; inside the app, the knowledge package never imports the
+agent package, and the agent package's modules import one way (its ``agent-package-order``
+contract, drawn in docs/architecture.md). A back arrow anywhere fails this test.
 """
 
 from __future__ import annotations

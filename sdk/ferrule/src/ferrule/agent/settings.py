@@ -138,7 +138,7 @@ class AgentSettings:
         default=None, validator=_optional(dict, "a dict of metadata filters")
     )
     enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=_flag)
-    #: Agno's function searching in the knowledge's place (see `knowledge._Knowledge`).
+    #: Agno's function searching in the knowledge's place (see `knowledge.AgentKnowledge`).
     knowledge_retriever: Any = attrs.field(default=None, validator=_function)
     #: The model may change the session's state through an ``update_session_state`` tool.
     enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
