@@ -223,6 +223,27 @@ def _cache_file(group: str) -> str:
     return os.path.join(base, "ferrule", f"entry-points-{name:08x}.marshal")
 
 
+#: What a cache file read found, by group: its key and the provider index stored with the
+#: entry points (`provider_index`), for `save_provider_index` to compare and write.
+_READ: dict[str, tuple[str, dict[tuple[str, str], str]]] = {}
+
+
+def _cache_enabled() -> bool:
+    return os.environ.get("FERRULE_DISCOVERY_CACHE", "1") not in ("0", "false", "no")
+
+
+def _write_cache(path: str, key: str, records: list[EntryPointRecord], index: Any) -> None:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            rows = [(r.name, r.value, r.distribution, r.version) for r in records]
+            marshal.dump((key, rows, index), f)
+        os.replace(tmp, path)
+    except OSError:  # a read-only home is fine: we just scan every time
+        pass
+
+
 def find_entry_points(group: str) -> list[EntryPointRecord]:
     """The entry points of ``group``, from the discovery cache when the installed
     distributions are unchanged (``FERRULE_DISCOVERY_CACHE=0`` turns the cache off).
@@ -231,29 +252,52 @@ def find_entry_points(group: str) -> list[EntryPointRecord]:
     rest of a cold start; listing the metadata folders costs a fraction of it. The cache
     (marshal: no import cost) holds its full key: another key is a miss.
     """
-    if os.environ.get("FERRULE_DISCOVERY_CACHE", "1") in ("0", "false", "no"):
+    _READ.pop(group, None)
+    if not _cache_enabled():
         return _scan_entry_points(group)
     key, cacheable = _cache_key(group)
     path = _cache_file(group)
     try:
         with open(path, "rb") as f:
-            cached_key, records = marshal.load(f)
+            cached_key, records, *rest = marshal.load(f)
         if cached_key == key:
+            index = rest[0] if rest and isinstance(rest[0], dict) else {}
+            _READ[group] = (key, index)
             return [EntryPointRecord(*record) for record in records]
     except (OSError, ValueError, EOFError, TypeError):
         pass
     found = _scan_entry_points(group)
-    if not cacheable:
-        return found
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            marshal.dump((key, [(r.name, r.value, r.distribution, r.version) for r in found]), f)
-        os.replace(tmp, path)
-    except OSError:  # a read-only home is fine: we just scan every time
-        pass
+    if cacheable:
+        _write_cache(path, key, found, {})
+        _READ[group] = (key, {})
     return found
+
+
+def provider_index(group: str) -> dict[tuple[str, str], str]:
+    """Which entry point provided each name (``("operator", name)`` or
+    ``("component_type", name_or_alias)`` -> entry-point name) when the plugins of the
+    same installed distributions were last all loaded, as `find_entry_points` last read it
+    from the cache; empty without one.
+
+    A hint, never the answer: a `Kernel` asked for a name it holds imports that one plugin
+    only, and still takes the description from the plugin's own hook.
+    """
+    read = _READ.get(group)
+    return read[1] if read is not None else {}
+
+
+def save_provider_index(
+    group: str, records: list[EntryPointRecord], index: dict[tuple[str, str], str]
+) -> None:
+    """Store ``index`` (see `provider_index`) beside the entry points ``records`` that
+    `find_entry_points` read or cached for the current key; nothing when it holds this
+    index already, or when nothing was cached (the cache off, a folder changed just now)."""
+    read = _READ.get(group)
+    if read is None or read[1] == index:
+        return
+    key = read[0]
+    _write_cache(_cache_file(group), key, records, index)
+    _READ[group] = (key, index)
 
 
 class _PluginManager(pluggy.PluginManager):
@@ -284,10 +328,13 @@ def new_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def load_entry_point_plugins(pm: pluggy.PluginManager, group: str) -> list[PluginInfo]:
-    """Import and register every entry point of ``group``; failures are recorded, not raised."""
+def load_entry_point_plugins(
+    pm: pluggy.PluginManager, group: str, records: list[EntryPointRecord] | None = None
+) -> list[PluginInfo]:
+    """Import and register every entry point of ``group`` (``records`` when the caller
+    found them already); failures are recorded, not raised."""
     infos = []
-    for ep in find_entry_points(group):
+    for ep in find_entry_points(group) if records is None else records:
         info = PluginInfo(
             name=ep.name, module=ep.value, distribution=ep.distribution, version=ep.version
         )
@@ -326,12 +373,15 @@ def plugin_info_for(plugin: object, name: str) -> PluginInfo:
     return PluginInfo(name=name, module=module)
 
 
-def _collect(
+def collect(
     pm: pluggy.PluginManager,
     hook_name: str,
     expected: type,
     infos: dict[str, PluginInfo],
 ) -> Iterable[tuple[PluginInfo, Any]]:
+    """What each plugin's registration hook ``hook_name`` returns, one plugin at a time:
+    a plugin whose hook raises, or returns anything but ``expected`` descriptions, gets its
+    ``infos`` entry's ``error`` and adds nothing."""
     for impl in getattr(pm.hook, hook_name).get_hookimpls():
         info = infos[impl.plugin_name]
         try:
@@ -360,7 +410,7 @@ def build_registry(pm: pluggy.PluginManager, entry_point_infos: list[PluginInfo]
         if name not in infos:
             infos[name] = plugin_info_for(plugin, name)
     operators: dict[str, Entry] = {}
-    for info, spec in _collect(pm, "ferrule_register_operators", OperatorSpec, infos):
+    for info, spec in collect(pm, "ferrule_register_operators", OperatorSpec, infos):
         if spec.name in operators:
             _conflict(info, "operator", spec.name, operators[spec.name])
             continue
@@ -368,7 +418,7 @@ def build_registry(pm: pluggy.PluginManager, entry_point_infos: list[PluginInfo]
         info.operators.append(spec.name)
     component_types: dict[str, Entry] = {}
     names = []
-    for info, spec in _collect(pm, "ferrule_register_component_types", ComponentTypeSpec, infos):
+    for info, spec in collect(pm, "ferrule_register_component_types", ComponentTypeSpec, infos):
         if spec.name in component_types:
             _conflict(info, "component type", spec.name, component_types[spec.name])
             continue
@@ -387,6 +437,48 @@ def build_registry(pm: pluggy.PluginManager, entry_point_infos: list[PluginInfo]
         component_types=component_types,
         component_type_names=names,
     )
+
+
+def provider_index_of(
+    registry: Registry, entry_points: list[PluginInfo]
+) -> dict[tuple[str, str], str]:
+    """The `provider_index` of a registry built from the plugins ``entry_points`` (and
+    perhaps others, registered directly, whose names it leaves out)."""
+    names = {info.name for info in entry_points}
+    index = {("operator", n): e.plugin.name for n, e in registry.operators.items()}
+    index.update(
+        (("component_type", n), e.plugin.name) for n, e in registry.component_types.items()
+    )
+    return {key: name for key, name in index.items() if name in names}
+
+
+def load_provider(
+    record: EntryPointRecord, hook_name: str, expected: type, name: str
+) -> Entry | None:
+    """The entry of ``name`` (an operator, or a component type by name or alias) as the
+    plugin of ``record`` alone registers it: its module imported and its registration hook
+    ``hook_name`` called as `build_registry` calls it, on a plugin manager of its own (so
+    the caller's keeps the order of a full discovery). None when the plugin fails to
+    import or to register, or registers no ``name`` now: the caller then discovers every
+    plugin, which reports why."""
+    info = PluginInfo(
+        name=record.name,
+        module=record.value,
+        distribution=record.distribution,
+        version=record.version,
+    )
+    try:
+        plugin = record.load()
+        pm = new_plugin_manager()
+        pm.register(plugin, name=record.name)
+    except BaseException as exc:
+        if interrupts_request(exc):
+            raise
+        return None
+    for _, spec in collect(pm, hook_name, expected, {record.name: info}):
+        if spec.name == name or name in getattr(spec, "aliases", ()):
+            return Entry(spec, info)
+    return None
 
 
 def call_kind(fn: Callable[..., Any]) -> str:
@@ -408,10 +500,15 @@ __all__ = [
     "Registry",
     "build_registry",
     "call_kind",
+    "collect",
     "discover_plugins",
     "find_entry_points",
     "hookimpl",
     "import_target",
     "load_entry_point_plugins",
+    "load_provider",
     "new_plugin_manager",
+    "provider_index",
+    "provider_index_of",
+    "save_provider_index",
 ]

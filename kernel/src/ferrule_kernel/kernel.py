@@ -71,7 +71,11 @@ class Kernel:
 
     Plugins come from the entry-point group ``ferrule`` (unless ``load_entry_points``
     is False) and from ``plugins`` given here or to `register`. Discovery runs once, on
-    first use. ``install_hint`` (see `InstallHint`) completes the message of an unknown
+    first use; until it has, a request naming an operator or component type imports only
+    the plugin that provided it when the same installed plugins were last all loaded
+    (`discovery.provider_index`), if it still registers it and no plugin given here does.
+    Anything else (listing, an unknown name, `load_plugins`, `registry`, a placement)
+    discovers them all. ``install_hint`` (see `InstallHint`) completes the message of an unknown
     operator or component type with what to install; without it the message lists what
     is installed only.
     """
@@ -90,7 +94,10 @@ class Kernel:
         self._load_entry_points = load_entry_points
         self._group = entry_point_group
         self._entry_point_infos: list[discovery.PluginInfo] | None = None
+        self._entry_points: list[discovery.EntryPointRecord] | None = None
         self._registry: discovery.Registry | None = None
+        # entries loaded from their plugin alone, before discovery (see the class docstring)
+        self._provided: dict[tuple[str, str], discovery.Entry] = {}
         self._components: dict[str, Component] = {}
         self._pending: set[str] = set()
         self._deleted: set[str] = set()
@@ -112,16 +119,64 @@ class Kernel:
     def registry(self) -> discovery.Registry:
         if self._registry is None:
             if self._entry_point_infos is None:
-                self._entry_point_infos = (
-                    discovery.load_entry_point_plugins(self.plugin_manager, self._group)
-                    if self._load_entry_points
-                    else []
-                )
+                if self._load_entry_points:
+                    self._entry_points = self._found_entry_points()
+                    self._entry_point_infos = discovery.load_entry_point_plugins(
+                        self.plugin_manager, self._group, self._entry_points
+                    )
+                else:
+                    self._entry_point_infos = []
             for info in self._entry_point_infos:
                 info.operators.clear()
                 info.component_types.clear()
-            self._registry = discovery.build_registry(self.plugin_manager, self._entry_point_infos)
+            registry = discovery.build_registry(self.plugin_manager, self._entry_point_infos)
+            self._registry, self._provided = registry, {}
+            if self._entry_points is not None:
+                index = discovery.provider_index_of(registry, self._entry_point_infos)
+                discovery.save_provider_index(self._group, self._entry_points, index)
         return self._registry
+
+    def _found_entry_points(self) -> list[discovery.EntryPointRecord]:
+        if self._entry_points is None:
+            self._entry_points = discovery.find_entry_points(self._group)
+        return self._entry_points
+
+    def _lookup(self, kind: str, name: str) -> discovery.Entry | None:
+        """The entry of operator or component type (``kind``) ``name``, or None: before
+        discovery, from its plugin alone when that is known (see the class docstring)."""
+        if self._entry_point_infos is None and self._load_entry_points:
+            entry = self._provided.get((kind, name)) or self._load_provider(kind, name)
+            if entry is not None:
+                return entry
+        registry = self.registry
+        return (registry.operators if kind == "operator" else registry.component_types).get(name)
+
+    def _load_provider(self, kind: str, name: str) -> discovery.Entry | None:
+        hook, expected = (
+            ("ferrule_register_operators", OperatorSpec)
+            if kind == "operator"
+            else ("ferrule_register_component_types", ComponentTypeSpec)
+        )
+        records = self._found_entry_points()  # reads the index with them, once
+        provider = discovery.provider_index(self._group).get((kind, name))
+        record = next((r for r in records if r.name == provider), None)
+        if record is None or self._given_plugins_register(hook, expected, name):
+            return None
+        entry = discovery.load_provider(record, hook, expected, name)
+        if entry is not None:
+            self._provided[(kind, name)] = entry
+        return entry
+
+    def _given_plugins_register(self, hook: str, expected: type, name: str) -> bool:
+        """Whether a plugin given to this kernel (registered before any entry point, so
+        first to register a name) registers ``name``, or fails to say: discovery decides."""
+        infos = {
+            n: discovery.plugin_info_for(p, n) for n, p in self.plugin_manager.list_name_plugin()
+        }
+        specs = list(discovery.collect(self.plugin_manager, hook, expected, infos))
+        if any(info.error is not None for info in infos.values()):
+            return True
+        return any(spec.name == name or name in getattr(spec, "aliases", ()) for _, spec in specs)
 
     def plugins(self) -> list[dict[str, Any]]:
         """Every plugin seen, with what it registers, or why it is broken."""
@@ -181,7 +236,7 @@ class Kernel:
             raise InvalidInputError(
                 f"operator: expected string, got {type_name(name)}", field="operator"
             )
-        entry = self.registry.operators.get(name)
+        entry = self._lookup("operator", name)
         if entry is None:
             raise UnknownOperatorError(
                 f"unknown operator {name!r}.{self._hint('operator', name)} "
@@ -196,7 +251,7 @@ class Kernel:
             raise InvalidInputError(
                 f"component_type: expected string, got {type_name(name)}", field="component_type"
             )
-        entry = self.registry.component_types.get(name)
+        entry = self._lookup("component_type", name)
         if entry is None:
             raise UnknownComponentTypeError(
                 f"unknown component type {name!r}.{self._hint('component_type', name)} "
@@ -263,13 +318,15 @@ class Kernel:
         ``trusted``: the request comes from code in this process, not over the network
         (see `ferrule_kernel.trust`); only then may its input name code or server files.
         """
-        if isinstance(target, str) and target not in self.registry.operators and "." in target:
+        entry = self._lookup("operator", target) if isinstance(target, str) else None
+        if entry is None and isinstance(target, str) and "." in target:
             name, _, method = target.rpartition(".")
             if name in self._components or name in self._deleted:
                 return self.prepare_method(
                     name, method, inputs, streaming=streaming, trusted=trusted
                 )
-        entry = self._operator(target)
+        if entry is None:
+            entry = self._operator(target)
         spec: OperatorSpec = entry.spec  # type: ignore[assignment]
         self._check_streaming(f"operator {target!r}", spec.streaming, streaming)
         return self._prepare(
@@ -432,6 +489,7 @@ class Kernel:
             raise InvalidInputError(
                 f"placement.kind: expected string, got {type_name(kind)}", field="placement.kind"
             )
+        self.load_plugins()  # the placing plugins answer through the plugin manager
         try:
             factory: Callable[[Any], Any] | None = self.plugin_manager.hook.ferrule_place_component(
                 component_type=spec.name,
