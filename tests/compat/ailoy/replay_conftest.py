@@ -16,15 +16,22 @@ It also stands in for DuckDuckGo's HTML endpoint (``$FERRULE_DUCKDUCKGO_URL``), 
 results page of `SEARCH_RESULTS` results for the query it is sent (`search_page`), so
 Ailoy's web-search case runs the real search tool, its request and its page reading.
 
+When Ailoy's ``test_vectorstore.py`` runs, a real Chroma server (ferrule-chroma's
+`ChromaServer`) is started where that file looks for one, ``localhost:8000``, unless the
+port is taken (then the file finds whatever holds it, or skips its Chroma case as Ailoy's
+does).
+
 At the end every request must have been well formed and answered.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
 import re
+import socket
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -50,6 +57,22 @@ BASE_URL_VARIABLES = (
 )
 SEARCH_RESULTS = 6
 SERVER = LoopbackServer()
+#: Where Ailoy's vector-store tests look for Chroma.
+CHROMA_PORT = 8000
+_stack = contextlib.ExitStack()
+
+
+def port_taken(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def start_chroma() -> None:
+    if port_taken(CHROMA_PORT):
+        return
+    from ferrule_chroma.testing import ChromaServer
+
+    _stack.enter_context(ChromaServer(port=CHROMA_PORT))
 
 
 def _text(content: Any) -> str:
@@ -202,9 +225,12 @@ def pytest_configure(config: pytest.Config) -> None:
     for variable in KEY_VARIABLES:
         os.environ[variable] = KEY
     os.environ["FERRULE_DUCKDUCKGO_URL"] = SERVER.url
+    if any("test_vectorstore" in str(arg) for arg in config.args):
+        start_chroma()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _stack.close()
     SERVER.stop_in_thread()
     print(f"\nloopback providers answered {len(SERVER.requests)} requests")
     SERVER.check()  # every request well formed and answered

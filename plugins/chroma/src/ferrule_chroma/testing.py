@@ -34,10 +34,13 @@ def _free_port() -> int:
 
 
 class ChromaServer:
-    """A Chroma server on ``127.0.0.1``: ``url`` once started (``with`` or `start`)."""
+    """A Chroma server on ``127.0.0.1``: ``url`` once started (``with`` or `start`), on
+    ``port`` (default: a free one; a fixed one for programs that expect Chroma at a known
+    address, as Ailoy's tests expect localhost:8000)."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, port: int | None = None) -> None:
         self._given = Path(path) if path is not None else None
+        self._port = port
         self._folder: str | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -48,7 +51,7 @@ class ChromaServer:
         if self._given is None:
             self._folder = tempfile.mkdtemp(prefix="ferrule-chroma-")
         data = self._given or Path(self._folder or "")
-        self.port = _free_port()
+        self.port = self._port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         data.mkdir(parents=True, exist_ok=True)
         self._log = open(data / "chroma.log", "wb")
