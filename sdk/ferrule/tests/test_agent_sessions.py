@@ -157,6 +157,11 @@ async def test_sessions_on_an_async_runtime(tmp_path):
         assert (await agent.aget_last_run_output("async")).run_id == output.run_id
         assert texts(await agent.aget_chat_history("async")) == [("user", "hi"), ("assistant", "a")]
         assert (await agent.aget_session("async")).runs[0].content == "a"
+        # a sync twin names the agent's async method (not the collaborator doing the work)
+        with pytest.raises(TypeError, match=r"this Agent's runtime .* await Agent\.aget_session"):
+            agent.get_session("async")
+        with pytest.raises(TypeError, match=r"await Agent\.aget_relevant_docs_from_knowledge"):
+            agent.get_relevant_docs_from_knowledge("q")
         with pytest.raises(TypeError, match="adelete"):
             agent.delete()
         await agent.adelete()
