@@ -127,15 +127,20 @@ async function startChroma(python, root) {
     ["-c", "from chromadb.cli.cli import app; app()", "run", "--path", data, "--host", "127.0.0.1", "--port", String(CHROMA_PORT)],
     { stdio: "ignore", env: { ...process.env, ANONYMIZED_TELEMETRY: "False" } },
   );
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`chroma run exited ${child.exitCode} (is port ${CHROMA_PORT} taken?)`);
+    if (Date.now() > deadline) {
+      child.kill("SIGTERM");
+      throw new Error(`Chroma did not answer on port ${CHROMA_PORT} in 120 s`);
+    }
     try {
       if ((await fetch(`http://127.0.0.1:${CHROMA_PORT}/api/v2/heartbeat`)).ok) break;
     } catch {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
+  console.log(`Chroma answers on localhost:${CHROMA_PORT}`);
   return {
     stop: () =>
       new Promise((r) => {
