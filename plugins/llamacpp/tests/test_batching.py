@@ -203,3 +203,37 @@ def test_ferrule_batch_decodes_its_runs_together(tmp_path: Path, smollm2_gguf: P
     assert all(line["output"].strip() for line in lines)
     rates = re.findall(r"([\d.]+) tokens/s", done.stderr)
     assert rates and float(rates[-1]) > 0, done.stderr
+
+
+async def test_a_request_copies_the_start_it_shares_with_another_slot(
+    rt: Runtime, smollm2_gguf: Path
+) -> None:
+    """Requests that share a long system prompt: one that lands in an empty slot gets the
+    shared start copied from the slot holding it and reads only the rest, and its reply is
+    the one it gets alone."""
+    await rt.adefine("llamacpp_language_model", "sharing", {"parallel": 3, "n_ctx": 512})
+    decoder = rt.kernel.component("sharing").decoder
+    system = "You are a careful assistant who answers briefly and plainly. " * 8
+
+    def request(question: str) -> dict[str, Any]:
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": question}]
+        return {"messages": messages, "temperature": 0.0, "max_tokens": 10}
+
+    first = await stream(rt, "sharing", request("Name a colour."))
+    assert decoder.slot_tokens()[1:] == [0, 0]
+    read_before = decoder.stats.prompt[1]
+    # Two at once: one takes slot 0 (the shared start cached there), the other slot 1,
+    # which gets that start copied in.
+    both = await asyncio.gather(
+        stream(rt, "sharing", request("Name a colour.")),
+        stream(rt, "sharing", request("Name a fruit.")),
+    )
+    assert decoder.stats.copies == 1
+    assert all(tokens > 80 for tokens in decoder.slot_tokens()[:2])
+    # Nothing but the new ends of the two prompts was read (each at least its last token).
+    assert decoder.stats.prompt[1] - read_before < 30
+    assert both[0] == first
+    await asyncio.to_thread(decoder.clear_cache)
+    alone = await stream(rt, "sharing", request("Name a fruit."))
+    assert both[1] == alone
+    await rt.adelete("sharing")

@@ -26,8 +26,8 @@ unified KV cache they were not.
 
 Prompts are read alone for that reason too: llama.cpp splits a batch over several KV
 streams into micro-batches of equal token counts per sequence, so a prompt packed with
-other sequences' tokens is cut where it is not when read alone, and its attention rows
-are then computed by other kernels (measured: greedy replies changed at 8 at once).
+other sequences' tokens is cut where it is not when read alone (tried: greedy replies
+changed at 8 at once).
 
 A slot keeps its tokens when its request ends. A new request takes the lowest free slot
 (consecutive sequence ids decode in one pass over the weights, a gap costs another) and
