@@ -3,9 +3,9 @@
 One server process (``python -m ferrule.cli serve``); the clients, in this process, define
 two components of the same GGUF over the network (``AsyncRuntime(url=...)``): **one at a
 time** (``parallel: 1``, requests wait in line: the backend before batching) and
-**batched** (``parallel: 8``). For 1, 2, 4 and 8 concurrent streams, each stream sends
-``BENCH_BATCHING_REQUESTS`` requests one after another (``infer``, greedy, its own prompt,
-``max_tokens`` ``BENCH_BATCHING_TOKENS``), to one component and then the other.
+**batched** (``parallel: 8``). For 1, 2, 4 and 8 concurrent streams, each stream sends its
+requests one after another (``infer``, greedy, its own prompt, a fixed ``max_tokens``), to
+one component and then the other.
 
 - aggregate tokens/s: output tokens of all streams (from each reply's usage) / wall time;
 - time to first token: request sent -> first non-empty text delta, p50 and p99 over all
@@ -13,14 +13,18 @@ time** (``parallel: 1``, requests wait in line: the backend before batching) and
 - ratios: aggregate tokens/s against one stream on the same component, and TTFT against
   one request alone (1 stream) on it, in the same run.
 
-Models: the shipped SmolLM2-135M-Instruct Q4_1, and the same model converted to Q8_0 by
-llama.cpp's own quantizer (``llama_model_quantize``, into a temporary folder): 1.6x the
-bytes, and a type llama.cpp multiplies several tokens at once with its tiled matrix kernel
-(tinyBLAS), where Q4_1 takes one dot product per token and row. No larger GGUF can be had
-here without a download.
+Then, in this process, the decoder's own step timings (``BatchDecoder.stats``): how long
+one ``llama_decode`` of 1, 2, 4 and 8 generating sequences takes, and how fast prompts are
+read, which is what caps the curve on 2 cores.
 
-    python bench/bench_batching.py   # BENCH_BATCHING_REQUESTS=4 BENCH_BATCHING_TOKENS=48
-                                     # BENCH_BATCHING_Q8=0: the shipped model only
+Models: the shipped SmolLM2-135M-Instruct Q4_1, and a larger GGUF built here once (cached
+under ``bench/data/models/``, git-ignored): a llama of about 0.5B parameters with random
+weights and SmolLM2's tokenizer and chat template, quantized to Q4_0 by llama.cpp's
+quantizer (``gguf`` writes it). Its text is noise; its cost per token is a real model's.
+
+    python bench/bench_batching.py   # BENCH_BATCHING_REQUESTS=3 BENCH_BATCHING_TOKENS=48
+                                     # (the shipped model's workload)
+                                     # BENCH_BATCHING_LARGE=0: the shipped model only
 """
 
 from __future__ import annotations
@@ -30,16 +34,21 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _common import write_section
+from ferrule_llamacpp.backend import available_cores
 
-REQUESTS = int(os.environ.get("BENCH_BATCHING_REQUESTS", "4"))
+#: Requests each stream sends one after another, and their max_tokens: on the shipped model,
+#: and on the larger one (about 4x slower per token: fewer, to keep the run to minutes).
+REQUESTS = int(os.environ.get("BENCH_BATCHING_REQUESTS", "3"))
 TOKENS = int(os.environ.get("BENCH_BATCHING_TOKENS", "48"))
+LARGE_REQUESTS, LARGE_TOKENS = 1, 32
+#: llama.cpp threads of the served components (0: every core, the component's default).
+THREADS = int(os.environ.get("BENCH_BATCHING_THREADS", "0"))
 STREAMS = (1, 2, 4, 8)
 TOPICS = [
     "the sea", "a dragon", "bread", "the moon", "a city at night", "winter", "a robot",
@@ -49,7 +58,7 @@ TOPICS = [
 
 
 def prompt(stream: int, request: int) -> str:
-    topic = TOPICS[(stream * REQUESTS + request) % len(TOPICS)]
+    topic = TOPICS[(stream * 3 + request) % len(TOPICS)]
     return f"Write a few sentences about {topic}. (request {stream}.{request})"
 
 
@@ -69,14 +78,17 @@ def start_server(model_folder: str) -> tuple[subprocess.Popen[str], str]:
     return process, line.split("listening on ")[1].split()[0]
 
 
-async def one_stream(rt, component: str, stream: int) -> tuple[list[float], int]:
+async def one_stream(
+    rt, component: str, stream: int, workload: tuple[int, int]
+) -> tuple[list[float], int]:
     """TTFTs and output tokens of one stream's requests, sent one after another."""
     ttfts, tokens = [], 0
-    for request in range(REQUESTS):
+    requests, max_tokens = workload
+    for request in range(requests):
         inputs = {
             "messages": [{"role": "user", "content": prompt(stream, request)}],
             "temperature": 0.0,
-            "max_tokens": TOKENS,
+            "max_tokens": max_tokens,
         }
         sent = time.perf_counter()
         first = None
@@ -95,9 +107,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def measure(rt, component: str, streams: int) -> dict[str, float]:
+async def measure(rt, component: str, streams: int, workload: tuple[int, int]) -> dict[str, float]:
     started = time.perf_counter()
-    results = await asyncio.gather(*(one_stream(rt, component, s) for s in range(streams)))
+    results = await asyncio.gather(
+        *(one_stream(rt, component, s, workload) for s in range(streams))
+    )
     wall = time.perf_counter() - started
     ttfts = [t for ts, _ in results for t in ts]
     tokens = sum(n for _, n in results)
@@ -109,34 +123,108 @@ async def measure(rt, component: str, streams: int) -> dict[str, float]:
     }
 
 
-def q8_copy(source: str, folder: str) -> str:
-    """The GGUF converted to Q8_0 by llama.cpp's quantizer."""
+#: The larger model's shape: a llama of about half a billion parameters (hidden 1280, 24
+#: layers, 20 query and 4 key/value heads of 64, feed-forward 3456, SmolLM2's 49,152-token
+#: vocabulary, tied embeddings), between SmolLM2-360M and Qwen2.5-0.5B.
+LARGE_SHAPE = {"n_embd": 1280, "n_layer": 24, "n_head": 20, "n_head_kv": 4, "n_ff": 3456}
+#: Where the built model is kept between runs (git-ignored: never commit weights).
+MODEL_CACHE = Path(__file__).parent / "data" / "models"
+
+
+LARGE_TITLE = "random llama 0.5B Q4_0 (built here)"
+
+
+def random_llama(tokenizer_gguf: str) -> str:
+    """A llama-architecture GGUF of LARGE_SHAPE with random weights (normal, std 0.02;
+    norms 1) and the tokenizer and chat template of ``tokenizer_gguf``, quantized to Q4_0
+    by llama.cpp's quantizer; built once, then reused from MODEL_CACHE. Its text is noise,
+    its cost per token is that of a real model of this shape."""
+    import gguf
     import llama_cpp
+    import numpy as np
     from llama_cpp._logger import set_verbose
 
-    set_verbose(False)  # the quantizer's line per tensor
-    target = os.path.join(folder, "SmolLM2-135M-Instruct.Q8_0.gguf")
+    shape = LARGE_SHAPE
+    name = "random-llama-{n_embd}x{n_layer}".format(**shape)
+    target = MODEL_CACHE / f"{name}.Q4_0.gguf"
+    if target.exists():
+        return str(target)
+    MODEL_CACHE.mkdir(parents=True, exist_ok=True)
+    source = gguf.GGUFReader(tokenizer_gguf)
+    n_vocab = len(source.fields["tokenizer.ggml.tokens"].data)
+    d, n_ff, n_head, n_head_kv = shape["n_embd"], shape["n_ff"], shape["n_head"], shape["n_head_kv"]
+    head = d // n_head
+    f16 = MODEL_CACHE / f"{name}.F16.gguf"
+    writer = gguf.GGUFWriter(f16, "llama")
+    writer.add_name(f"{name} (random weights, ferrule bench)")
+    writer.add_block_count(shape["n_layer"])
+    writer.add_context_length(8192)
+    writer.add_embedding_length(d)
+    writer.add_feed_forward_length(n_ff)
+    writer.add_head_count(n_head)
+    writer.add_head_count_kv(n_head_kv)
+    writer.add_rope_dimension_count(head)
+    writer.add_rope_freq_base(100000.0)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_vocab_size(n_vocab)
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+    for key, field in source.fields.items():
+        if key.startswith("tokenizer."):
+            sub_type = field.types[1] if len(field.types) > 1 else None
+            writer.add_key_value(key, field.contents(), field.types[0], sub_type)
+    rng = np.random.default_rng(0)
+
+    def weight(
+        rows: int, cols: int
+    ) -> np.ndarray:  # llama.cpp's [cols, rows] is numpy's (rows, cols)
+        return (rng.standard_normal((rows, cols), dtype=np.float32) * 0.02).astype(np.float16)
+
+    writer.add_tensor("token_embd.weight", weight(n_vocab, d))
+    writer.add_tensor("output_norm.weight", np.ones(d, dtype=np.float32))
+    for layer in range(shape["n_layer"]):
+        block = f"blk.{layer}"
+        writer.add_tensor(f"{block}.attn_norm.weight", np.ones(d, dtype=np.float32))
+        writer.add_tensor(f"{block}.attn_q.weight", weight(d, d))
+        writer.add_tensor(f"{block}.attn_k.weight", weight(n_head_kv * head, d))
+        writer.add_tensor(f"{block}.attn_v.weight", weight(n_head_kv * head, d))
+        writer.add_tensor(f"{block}.attn_output.weight", weight(d, d))
+        writer.add_tensor(f"{block}.ffn_norm.weight", np.ones(d, dtype=np.float32))
+        writer.add_tensor(f"{block}.ffn_gate.weight", weight(n_ff, d))
+        writer.add_tensor(f"{block}.ffn_up.weight", weight(n_ff, d))
+        writer.add_tensor(f"{block}.ffn_down.weight", weight(d, n_ff))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    set_verbose(False)
     params = llama_cpp.llama_model_quantize_default_params()
-    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
-    params.allow_requantize = True
-    if llama_cpp.llama_model_quantize(source.encode(), target.encode(), params) != 0:
+    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_0
+    partial = target.with_suffix(".partial")
+    status = llama_cpp.llama_model_quantize(str(f16).encode(), str(partial).encode(), params)
+    f16.unlink()
+    if status != 0:
         raise SystemExit("llama_model_quantize failed")
-    return target
+    partial.rename(target)
+    return str(target)
 
 
-async def bench_model(url: str, path: str) -> dict[str, dict[int, dict[str, float]]]:
+async def bench_model(
+    url: str, path: str, workload: tuple[int, int]
+) -> dict[str, dict[int, dict[str, float]]]:
     from ferrule import AsyncRuntime
 
     async with AsyncRuntime(url=url) as rt:
         configs = {"one at a time": 1, "batched": 8}
         for name, parallel in configs.items():
             attributes = {"model": path, "parallel": parallel, "n_ctx": 1024}
+            if THREADS:
+                attributes["n_threads"] = THREADS
             await rt.define("llamacpp_language_model", name.replace(" ", "_"), attributes)
         table: dict[str, dict[int, dict[str, float]]] = {name: {} for name in configs}
-        await measure(rt, "batched", 2)  # warm-up: page the weights in
+        await measure(rt, "batched", 2, (1, 8))  # warm-up: page the weights in
         for streams in STREAMS:
             for name in configs:  # interleaved, so load changes hit both alike
-                result = await measure(rt, name.replace(" ", "_"), streams)
+                result = await measure(rt, name.replace(" ", "_"), streams, workload)
                 table[name][streams] = result
                 print(
                     f"{Path(path).stem} {name} x{streams}: {result['tps']:.1f} tok/s, "
@@ -147,6 +235,38 @@ async def bench_model(url: str, path: str) -> dict[str, dict[int, dict[str, floa
         for name in configs:
             await rt.delete(name.replace(" ", "_"))
     return table
+
+
+async def step_costs(path: str, threads: int) -> tuple[dict[int, float], float]:
+    """Milliseconds per ``llama_decode`` of n generating sequences (the decoder's own
+    timings, n requests sent at once in this process), and prompt tokens read per second."""
+    from ferrule import AsyncRuntime
+
+    async with AsyncRuntime() as rt:
+        attributes = {"model": path, "parallel": 8, "n_ctx": 1024, "n_threads": threads}
+        await rt.define("llamacpp_language_model", "steps", attributes)
+        stats = rt.kernel.component("steps").decoder.stats
+
+        async def run(index: int) -> None:
+            inputs = {
+                "messages": [{"role": "user", "content": prompt(index, 0)}],
+                "temperature": 0.0,
+                "max_tokens": 16,
+            }
+            async for _ in rt.call_iter_method("steps", "infer", inputs):
+                pass
+
+        await run(0)  # warm-up
+        step_ms = {}
+        for n in STREAMS:
+            steps, seconds = stats.decode.get(n, [0, 0.0])
+            await asyncio.gather(*(run(i) for i in range(n)))
+            steps_after, seconds_after = stats.decode.get(n, [0, 0.0])
+            if steps_after > steps:
+                step_ms[n] = (seconds_after - seconds) / (steps_after - steps) * 1e3
+        _, tokens, seconds = stats.prompt
+        await rt.delete("steps")
+    return step_ms, tokens / seconds
 
 
 def section(title: str, table: dict[str, dict[int, dict[str, float]]]) -> str:
@@ -166,77 +286,101 @@ def section(title: str, table: dict[str, dict[int, dict[str, float]]]) -> str:
     return "\n".join(rows)
 
 
+def report(
+    tables: dict[str, dict[str, dict[int, dict[str, float]]]],
+    costs: dict[tuple[str, int], tuple[dict[int, float], float]],
+    load_before: tuple[float, float, float],
+    load_after: tuple[float, float, float],
+) -> str:
+    summary = "; ".join(
+        f"{title}: **{t['batched'][4]['tps'] / t['batched'][1]['tps']:.2f}x** one stream's "
+        f"tokens/s at 4 streams, p99 TTFT **{t['batched'][4]['p99'] / t['batched'][1]['p50']:.2f}x** "
+        "one request's"
+        for title, t in tables.items()
+    )
+    versus = "; ".join(
+        f"{title}: tokens/s **{t['batched'][4]['tps'] / t['one at a time'][4]['tps']:.2f}x** / "
+        f"**{t['batched'][8]['tps'] / t['one at a time'][8]['tps']:.2f}x**, TTFT p99 "
+        f"**{t['one at a time'][4]['p99'] / t['batched'][4]['p99']:.1f}x** / "
+        f"**{t['one at a time'][8]['p99'] / t['batched'][8]['p99']:.1f}x** shorter"
+        for title, t in tables.items()
+    )
+    steps = [
+        "| model | threads | " + " | ".join(f"{n} seq" for n in STREAMS) + " | prompt tokens/s |",
+        "|---|---|" + "---|" * (len(STREAMS) + 1),
+    ]
+    for (title, threads), (step_ms, prompt_rate) in costs.items():
+        one = step_ms.get(1)
+        cells = [
+            f"{step_ms[n]:.1f} ms ({n * 1e3 / step_ms[n]:.0f} tok/s"
+            + (f", {n * one / step_ms[n]:.2f}x" if one else "")
+            + ")"
+            if n in step_ms
+            else "n/a"
+            for n in STREAMS
+        ]
+        steps.append(f"| {title} | {threads} | " + " | ".join(cells) + f" | {prompt_rate:.0f} |")
+    return (
+        f"""
+One `ferrule serve` process; clients in another process over loopback
+(`AsyncRuntime(url=...)`, `infer` streamed). Each stream sends requests one after another
+(its own prompt, greedy, {REQUESTS} of `max_tokens` {TOKENS} on the shipped model,
+{LARGE_REQUESTS} of {LARGE_TOKENS} on the larger one; the tokens counted are those each
+reply's usage reports: the random model may end a reply early, its end token being as
+likely as any other); "one at a time" is the component with `parallel: 1` (requests wait
+in line, as before batching), "batched" the same GGUF with `parallel: 8`; rounds
+interleaved. Threads: {THREADS or f"every core ({available_cores()})"}. Load average (1, 5, 15 min) before
+{" / ".join(f"{x:.1f}" for x in load_before)}, after {" / ".join(f"{x:.1f}" for x in load_after)}
+(other jobs shared the machine: absolute numbers move with it, the interleaved ratios less).
+
+Target at 4 streams: >= 2x the aggregate tokens/s of one stream, p99 time to first token
+<= 2x a single request's (p50 at 1 stream). {summary}. Batched against one at a time at 4 /
+8 streams: {versus}.
+
+What one step costs (the decoder's own timings of `llama_decode`, n requests sent at once in
+one process, with 1 thread and with every core; in brackets the tokens/s of that step and its gain over one
+sequence):
+
+"""
+        + "\n".join(steps)
+        + "\n\n"
+        + "\n\n".join(section(title, table) for title, table in tables.items())
+        + """
+
+`python bench/bench_batching.py` (BENCH_BATCHING_REQUESTS, BENCH_BATCHING_TOKENS,
+BENCH_BATCHING_LARGE=0 for the shipped model only).
+"""
+    )
+
+
 def main() -> None:
     import ferrule_smollm2
 
     shipped = str(ferrule_smollm2.gguf_path())
+    models = {"SmolLM2-135M-Instruct Q4_1 (shipped)": ("SmolLM2-135M-Instruct", (REQUESTS, TOKENS))}
+    if os.environ.get("BENCH_BATCHING_LARGE", "1") == "1":
+        models[LARGE_TITLE] = (random_llama(shipped), (LARGE_REQUESTS, LARGE_TOKENS))
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as folder:
-        models = {"SmolLM2-135M-Instruct Q4_1 (shipped)": "SmolLM2-135M-Instruct"}
-        if os.environ.get("BENCH_BATCHING_Q8", "1") == "1":
-            models["SmolLM2-135M-Instruct Q8_0 (converted here)"] = q8_copy(shipped, folder)
-        process, url = start_server(folder)
+    process, url = start_server(str(MODEL_CACHE))
+    try:
+        tables = {
+            title: asyncio.run(bench_model(url, path, workload))
+            for title, (path, workload) in models.items()
+        }
+    finally:
+        process.send_signal(signal.SIGTERM)
         try:
-            tables = {title: asyncio.run(bench_model(url, path)) for title, path in models.items()}
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    # 1 thread and every core, interleaved: on a shared machine llama.cpp's threads wait
+    # for each other at every operation of the graph.
+    costs: dict[tuple[str, int], tuple[dict[int, float], float]] = {}
+    for title, (path, _) in models.items():
+        for threads in sorted({1, available_cores()}):
+            costs[title, threads] = asyncio.run(step_costs(path, threads))
     load_after = os.getloadavg()
-    ratio4 = {
-        title: (
-            t["batched"][4]["tps"] / t["batched"][1]["tps"],
-            t["batched"][4]["p99"] / t["batched"][1]["p50"],
-        )
-        for title, t in tables.items()
-    }
-    versus = "; ".join(
-        f"{title}: batched / one at a time at 4 and 8 streams, tokens/s "
-        f"**{t['batched'][4]['tps'] / t['one at a time'][4]['tps']:.2f}x** / "
-        f"**{t['batched'][8]['tps'] / t['one at a time'][8]['tps']:.2f}x**, TTFT p50 "
-        f"**{t['one at a time'][4]['p50'] / t['batched'][4]['p50']:.1f}x** / "
-        f"**{t['one at a time'][8]['p50'] / t['batched'][8]['p50']:.1f}x** shorter"
-        for title, t in tables.items()
-    )
-    summary = "; ".join(
-        f"{title}: **{tps:.2f}x** one stream's tokens/s at 4 streams, p99 TTFT **{ttft:.2f}x** one request's"
-        for title, (tps, ttft) in ratio4.items()
-    )
-    body = (
-        f"""
-One `ferrule serve` process; clients in another process over
-loopback (`AsyncRuntime(url=...)`, `infer` streamed). Each stream sends {REQUESTS} requests
-one after another (its own prompt, greedy, at most {TOKENS} tokens); "one at a time" is
-the component with `parallel: 1` (requests wait in line, as before batching), "batched"
-the same GGUF with `parallel: 8`; rounds interleaved. Threads: every core (llama.cpp's
-default here). Load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f}
-(other jobs shared the machine).
-
-Target at 4 streams: >= 2x the aggregate tokens/s of one stream, p99 time to first token
-<= 2x a single request's (p50 at 1 stream). {summary}. Against the same streams served
-one at a time (the backend before batching): {versus}.
-
-What caps it here: llama.cpp itself. Measured apart (`llama_decode` alone, 2 threads, a
-quiet moment of this machine), one decode step of 1, 2, 4, 8 sequences took 10.3, 19.4,
-35.8, 56.0 ms with the shipped Q4_1 (97, 103, 112, 143 tokens/s: 4 sequences give 1.15x
-one) and 10.6, 19.9, 27.4, 41.3 ms with Q8_0 (1.55x at 4, 2.06x at 8); prompts read at
-about 250 (Q4_1) and 450 (Q8_0) tokens/s. For a model this small on 2 cores the CPU
-kernels are bound by arithmetic, not by reading the weights, so decoding sequences
-together saves the weight reads and the per-step overhead but not the multiply-adds; Q4_1
-is multiplied one dot product per token and row, Q8_0 through llama.cpp's tiled kernel
-(tinyBLAS), hence its larger gain. A new request's time to first token is its prompt's
-read plus the step it waits for, both growing with the number of sequences. Where reading
-the weights dominates (larger models, more cores) the same code gains more.
-
-"""
-        + "\n\n".join(section(title, table) for title, table in tables.items())
-        + """
-
-`python bench/bench_batching.py` (BENCH_BATCHING_REQUESTS, BENCH_BATCHING_TOKENS).
-"""
-    )
+    body = report(tables, costs, load_before, load_after)
     path = write_section("batching", "Continuous batching on llama.cpp (ferrule serve)", body)
     print(body)
     print(f"wrote {path}")
