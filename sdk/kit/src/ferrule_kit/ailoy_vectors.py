@@ -74,9 +74,14 @@ class InsertManyInput:
     items: list[InsertInput]
 
 
+def _not_empty(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
+    if not value:
+        raise InvalidInputError("must not be empty", field=attribute.name)
+
+
 @attrs.frozen
 class IdInput:
-    id: str
+    id: str = attrs.field(validator=_not_empty)
 
 
 @attrs.frozen
@@ -141,8 +146,6 @@ class AiloyVectorStoreMethods:
         return {"ids": self._add(inputs.items, one=False)}
 
     def get_by_id(self, inputs: IdInput) -> dict[str, Any] | None:
-        if not inputs.id:
-            raise InvalidInputError("must not be empty", field="id")
         found = self.get(GetInput([inputs.id], include_vectors=True))["chunks"]
         if not found:
             return None
@@ -176,8 +179,6 @@ class AiloyVectorStoreMethods:
         }
 
     def remove(self, inputs: IdInput) -> bool:
-        if not inputs.id:
-            raise InvalidInputError("must not be empty", field="id")
         self.delete(DeleteInput(ids=[inputs.id]))
         return True
 

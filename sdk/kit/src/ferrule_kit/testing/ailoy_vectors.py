@@ -146,3 +146,10 @@ class AiloyVectorStoreConformance:
         with pytest.raises(InvalidInputError) as no_id:
             await store.call(vs, "remove", {})
         assert [e["path"] for e in no_id.value.errors] == ["$.id"]
+        with pytest.raises(InvalidInputError) as empty_id:
+            await store.call(vs, "get_by_id", {"id": ""})
+        assert [e["path"] for e in empty_id.value.errors] == ["$.id"]
+        with pytest.raises(DimensionMismatchError) as one:
+            await store.call(vs, "insert", {"embedding": [1.0], "document": "x"})
+        assert [e["path"] for e in one.value.errors] == ["$.embedding"]
+        assert (await store.call(vs, "count", {}))["count"] == 0
