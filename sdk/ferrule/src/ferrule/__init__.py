@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         UsageLimitExceeded,
         UsageLimits,
     )
-    from .agent.configs import KVCacheConfig
+    from .agent.configs import Grammar, KVCacheConfig
     from .embedding_model import EmbeddingModel
     from .knowledge import Knowledge
     from .mcp import MCPClient, MCPServer
@@ -68,6 +68,7 @@ __all__ = [
     "FallbackModel",
     "FerruleError",
     "FinishReason",
+    "Grammar",
     "InvalidInputError",
     "KVCacheConfig",
     "Knowledge",
@@ -112,6 +113,7 @@ _LAZY = {
     "DocumentPolyfill": "ferrule.agent",
     "FinishReason": "ferrule.agent",
     "KnowledgeConfig": "ferrule.agent",
+    "Grammar": "ferrule.agent.configs",
     "KVCacheConfig": "ferrule.agent.configs",
     "LangModelInferConfig": "ferrule.agent",
     "MessageDelta": "ferrule.agent",

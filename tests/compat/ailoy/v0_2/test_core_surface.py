@@ -6,6 +6,7 @@ checked for what it does: ``validate_checksum`` / ``device_id`` / ``kv_cache`` /
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -221,3 +222,47 @@ async def test_agent_takes_ailoys_arguments(runtime: ai.Runtime) -> None:
         assert agent.tools == []
     finally:
         await lm.adelete()
+
+
+YES_OR_NO = {
+    "type": "object",
+    "properties": {"answer": {"enum": ["yes", "no"]}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+
+
+async def test_infer_config_grammar(runtime: ai.Runtime) -> None:
+    """``LangModelInferConfig.grammar`` (Ailoy's): ``Grammar.JSONSchema`` constrains the
+    reply to the schema (llama.cpp's grammar from ``output_schema``), ``Grammar.JSON`` to
+    a JSON object; ``Grammar.Plain`` asks nothing."""
+    lm = await ai.LangModel.new_local("SmolLM2-135M-Instruct", runtime=runtime)
+    try:
+        config = ai.LangModelInferConfig(
+            grammar=ai.Grammar.JSONSchema(json.dumps(YES_OR_NO)), max_tokens=32
+        )
+        out = await lm.infer("Is the sea wet? Answer in JSON.", config=config)
+        assert json.loads(out.message.text)["answer"] in ("yes", "no")
+        config.grammar = ai.Grammar.JSON()
+        out = await lm.infer("Describe the sea as JSON.", config=config)
+        assert out.finish_reason == ai.FinishReason.Length() or isinstance(
+            json.loads(out.message.text), dict
+        )
+        assert out.message.text.lstrip().startswith("{")
+        assert ai.LangModelInferConfig(grammar=ai.Grammar.Plain()).infer_options() == {}
+    finally:
+        await lm.adelete()
+
+
+def test_infer_config_grammar_refusals() -> None:
+    """A regular expression or a context-free grammar is refused where it is set (ferrule
+    constrains by JSON schema only), and so is a schema that is not JSON."""
+    config = ai.LangModelInferConfig()
+    for grammar in (ai.Grammar.Regex("[a-z]+"), ai.Grammar.CFG('root ::= "a"'), "json"):
+        with pytest.raises(ai.InvalidInputError) as error:
+            config.grammar = grammar
+        assert [e["path"] for e in error.value.errors] == ["grammar"]
+    assert config.grammar is None
+    with pytest.raises(ai.InvalidInputError) as error:
+        ai.Grammar.JSONSchema("{not json")
+    assert [e["path"] for e in error.value.errors] == ["schema"]

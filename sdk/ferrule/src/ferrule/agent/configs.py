@@ -9,15 +9,18 @@ a bad one is an `InvalidInputError` naming its field.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 import attrs
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.lm import ANY_JSON_OBJECT
 
 __all__ = [
     "AgentConfig",
     "DocumentPolyfill",
+    "Grammar",
     "KVCacheConfig",
     "KnowledgeConfig",
     "LangModelInferConfig",
@@ -127,12 +130,66 @@ def _polyfill(value: Any) -> DocumentPolyfill | None:
     )
 
 
+def _schema_text(_instance: Any, attribute: Any, value: Any) -> None:
+    try:
+        schema = json.loads(value) if isinstance(value, str) else None
+    except ValueError as exc:
+        raise InvalidInputError(f"not JSON: {exc}", field=attribute.name) from None
+    if not isinstance(schema, dict):
+        raise InvalidInputError("expected a JSON schema object, as text", field=attribute.name)
+
+
+class Grammar:
+    """What shape a reply must have (Ailoy's ``LangModelInferConfig.grammar``):
+    ``Grammar.Plain()`` (any text), ``Grammar.JSON()`` (a JSON object: ferrule's JSON
+    mode) or ``Grammar.JSONSchema(schema)`` (JSON valid against ``schema``, given as JSON
+    text: ferrule's ``output_schema``). ``Grammar.Regex`` and ``Grammar.CFG`` exist for
+    Ailoy's code to name, and a config given one is refused: ferrule constrains replies
+    by JSON schema only."""
+
+    @attrs.frozen
+    class Plain:
+        pass
+
+    @attrs.frozen
+    class JSON:
+        pass
+
+    @attrs.frozen
+    class JSONSchema:
+        schema: str = attrs.field(validator=_schema_text)
+
+    @attrs.frozen
+    class Regex:
+        regex: str
+
+    @attrs.frozen
+    class CFG:
+        cfg: str
+
+
+def _grammar(_instance: Any, attribute: Any, value: Any) -> None:
+    if value is None or isinstance(value, (Grammar.Plain, Grammar.JSON, Grammar.JSONSchema)):
+        return
+    if isinstance(value, (Grammar.Regex, Grammar.CFG)):
+        raise InvalidInputError(
+            "ferrule constrains a reply by JSON schema only (Grammar.JSON or "
+            "Grammar.JSONSchema); a regular expression or a grammar is not taken",
+            field=attribute.name,
+        )
+    raise InvalidInputError(
+        f"expected a Grammar (Plain, JSON or JSONSchema), got {type(value).__name__}",
+        field=attribute.name,
+    )
+
+
 @attrs.define
 class LangModelInferConfig:
     """How a model infers: ``think_effort`` (``disable``, ``enable``, or ``low`` /
     ``medium`` / ``high`` where the provider takes an effort), ``temperature`` (0 to 2),
     ``top_p`` (0 to 1), ``max_tokens`` (at least 1) and ``document_polyfill`` (a
-    `DocumentPolyfill`, or ``"Qwen3"``). None leaves the model's default."""
+    `DocumentPolyfill`, or ``"Qwen3"``) and ``grammar`` (a `Grammar`: the reply's shape,
+    as ``output_schema``). None leaves the model's default."""
 
     document_polyfill: DocumentPolyfill | None = attrs.field(default=None, converter=_polyfill)
     think_effort: ThinkEffort | None = attrs.field(default=None, validator=_think_effort)
@@ -145,6 +202,7 @@ class LangModelInferConfig:
     max_tokens: int | None = attrs.field(
         default=None, validator=[_optional(int, "an integer"), _in_range(1, None)]
     )
+    grammar: Any = attrs.field(default=None, validator=_grammar)
 
     @classmethod
     def from_dict(cls, config: Mapping[str, Any]) -> LangModelInferConfig:
@@ -160,6 +218,10 @@ class LangModelInferConfig:
             value = getattr(self, name)
             if value is not None:
                 options[name] = value
+        if isinstance(self.grammar, Grammar.JSON):
+            options["output_schema"] = dict(ANY_JSON_OBJECT)
+        elif isinstance(self.grammar, Grammar.JSONSchema):
+            options["output_schema"] = json.loads(self.grammar.schema)
         return options
 
 
@@ -176,7 +238,7 @@ class KnowledgeConfig:
         return cls(**_fields(cls, config, ""))
 
 
-@attrs.frozen
+@attrs.define
 class KVCacheConfig:
     """How a local model's KV cache is sized (Ailoy's ``LangModel.new_local(kv_cache=)``):
     ``context_window_size`` tokens per sequence (llama.cpp's ``n_ctx``) and
