@@ -203,7 +203,8 @@ def main() -> None:
 
 `python -c "{FERRULE_COLD}"` with every plugin of the repository installed, against bare
 `python -c pass` and `python -c "import llm"` in the same environment; {COLD_RUNS} runs of each,
-interleaved, after one warm-up run (which also fills ferrule's discovery cache).
+interleaved, after one warm-up run (which also fills ferrule's discovery cache and its
+provider index, so the first call imports only ferrule-echo's plugin module).
 
 {cold_text}
 
