@@ -67,3 +67,14 @@ def test_bad_requests_get_a_typed_error_naming_the_field(
     assert got == status
     assert answer["error"]["kind"] == "invalid_input"
     assert field in json.dumps(answer["error"])
+
+
+def test_a_cache_dir_from_the_network_is_refused(url: str, tmp_path: Any) -> None:
+    # The server's own $HF_HUB_CACHE is where it writes; a client names no folder.
+    status, [answer] = post(
+        url, {"model": "Qwen/Qwen3-0.6B", "options": {"cache_dir": str(tmp_path)}}
+    )
+    assert status == 422
+    assert answer["error"]["kind"] == "invalid_input"
+    assert "cache_dir" in json.dumps(answer["error"])
+    assert list(tmp_path.iterdir()) == []
