@@ -46,7 +46,7 @@ from ferrule_llamacpp.backend import available_cores
 #: and on the larger one (about 4x slower per token: fewer, to keep the run to minutes).
 REQUESTS = int(os.environ.get("BENCH_BATCHING_REQUESTS", "3"))
 TOKENS = int(os.environ.get("BENCH_BATCHING_TOKENS", "48"))
-LARGE_REQUESTS, LARGE_TOKENS = 1, 32
+LARGE_REQUESTS, LARGE_TOKENS = 1, 16
 #: llama.cpp threads of the served components (0: every core, the component's default).
 THREADS = int(os.environ.get("BENCH_BATCHING_THREADS", "0"))
 STREAMS = (1, 2, 4, 8)
@@ -237,9 +237,10 @@ async def bench_model(
     return table
 
 
-async def step_costs(path: str, threads: int) -> tuple[dict[int, float], float]:
-    """Milliseconds per ``llama_decode`` of n generating sequences (the decoder's own
-    timings, n requests sent at once in this process), and prompt tokens read per second."""
+async def step_costs(path: str, threads: int) -> tuple[dict[int, tuple[float, float]], float]:
+    """Milliseconds per ``llama_decode`` of n generating sequences, wall and CPU (the
+    decoder's own timings, n requests sent at once in this process), and prompt tokens
+    read per CPU second."""
     from ferrule import AsyncRuntime
 
     async with AsyncRuntime() as rt:
@@ -251,7 +252,7 @@ async def step_costs(path: str, threads: int) -> tuple[dict[int, float], float]:
             inputs = {
                 "messages": [{"role": "user", "content": prompt(index, 0)}],
                 "temperature": 0.0,
-                "max_tokens": 16,
+                "max_tokens": 8,
             }
             async for _ in rt.call_iter_method("steps", "infer", inputs):
                 pass
@@ -259,14 +260,15 @@ async def step_costs(path: str, threads: int) -> tuple[dict[int, float], float]:
         await run(0)  # warm-up
         step_ms = {}
         for n in STREAMS:
-            steps, seconds = stats.decode.get(n, [0, 0.0])
+            steps, wall, cpu = stats.decode.get(n, [0, 0.0, 0.0])
             await asyncio.gather(*(run(i) for i in range(n)))
-            steps_after, seconds_after = stats.decode.get(n, [0, 0.0])
+            steps_after, wall_after, cpu_after = stats.decode.get(n, [0, 0.0, 0.0])
             if steps_after > steps:
-                step_ms[n] = (seconds_after - seconds) / (steps_after - steps) * 1e3
-        _, tokens, seconds = stats.prompt
+                count = steps_after - steps
+                step_ms[n] = ((wall_after - wall) / count * 1e3, (cpu_after - cpu) / count * 1e3)
+        _, tokens, _, cpu = stats.prompt
         await rt.delete("steps")
-    return step_ms, tokens / seconds
+    return step_ms, tokens / cpu
 
 
 def section(title: str, table: dict[str, dict[int, dict[str, float]]]) -> str:
@@ -288,7 +290,7 @@ def section(title: str, table: dict[str, dict[int, dict[str, float]]]) -> str:
 
 def report(
     tables: dict[str, dict[str, dict[int, dict[str, float]]]],
-    costs: dict[tuple[str, int], tuple[dict[int, float], float]],
+    costs: dict[tuple[str, int], tuple[dict[int, tuple[float, float]], float]],
     load_before: tuple[float, float, float],
     load_after: tuple[float, float, float],
 ) -> str:
@@ -306,19 +308,22 @@ def report(
         for title, t in tables.items()
     )
     steps = [
-        "| model | threads | " + " | ".join(f"{n} seq" for n in STREAMS) + " | prompt tokens/s |",
+        "| model | threads | "
+        + " | ".join(f"{n} seq" for n in STREAMS)
+        + " | prompt tokens per CPU s |",
         "|---|---|" + "---|" * (len(STREAMS) + 1),
     ]
     for (title, threads), (step_ms, prompt_rate) in costs.items():
         one = step_ms.get(1)
-        cells = [
-            f"{step_ms[n]:.1f} ms ({n * 1e3 / step_ms[n]:.0f} tok/s"
-            + (f", {n * one / step_ms[n]:.2f}x" if one else "")
-            + ")"
-            if n in step_ms
-            else "n/a"
-            for n in STREAMS
-        ]
+        cells = []
+        for n in STREAMS:
+            if n not in step_ms:
+                cells.append("n/a")
+                continue
+            wall, cpu = step_ms[n]
+            # The gain over one sequence, in work: (n / cpu) / (1 / cpu at 1).
+            gain = f", {n * one[1] / cpu:.2f}x" if one else ""
+            cells.append(f"{wall:.1f} / {cpu:.1f} ms{gain}")
         steps.append(f"| {title} | {threads} | " + " | ".join(cells) + f" | {prompt_rate:.0f} |")
     return (
         f"""
@@ -337,9 +342,11 @@ Target at 4 streams: >= 2x the aggregate tokens/s of one stream, p99 time to fir
 <= 2x a single request's (p50 at 1 stream). {summary}. Batched against one at a time at 4 /
 8 streams: {versus}.
 
-What one step costs (the decoder's own timings of `llama_decode`, n requests sent at once in
-one process, with 1 thread and with every core; in brackets the tokens/s of that step and its gain over one
-sequence):
+What one step costs: the decoder's own timings of `llama_decode` (`BatchDecoder.stats`), n
+requests sent at once in one process, with 1 thread and with every core: wall / CPU
+milliseconds per step of n sequences (CPU: the calling thread's, which with 1 thread is the
+step's whole work, whatever the neighbours do), and the gain in tokens per CPU second over
+one sequence:
 
 """
         + "\n".join(steps)

@@ -129,25 +129,34 @@ class _Slot:
 
 class StepStats:
     """Time in ``llama_decode``: decode steps by how many sequences they held, and prompt
-    reads (each prompt chunk is a call of its own)."""
+    reads (each prompt chunk is a call of its own). Wall seconds, and the worker thread's
+    CPU seconds: with one thread llama.cpp computes on the calling thread, so that is the
+    step's work whatever else the machine runs."""
 
     def __init__(self) -> None:
-        #: sequences decoded together -> [steps, seconds].
+        #: sequences decoded together -> [steps, seconds, CPU seconds].
         self.decode: dict[int, list[float]] = {}
-        #: Prompt chunks read: [calls, tokens, seconds].
-        self.prompt = [0, 0, 0.0]
+        #: Prompt chunks read: [calls, tokens, seconds, CPU seconds].
+        self.prompt = [0, 0, 0.0, 0.0]
         #: Prompt starts copied from another slot's KV stream (see BatchDecoder._admit).
         self.copies = 0
 
-    def record(self, sequences: int, prompt_tokens: int, seconds: float) -> None:
+    def timed(self, decode: Callable[[], int], sequences: int, prompt_tokens: int) -> int:
+        """Run ``decode`` (a llama_decode), count its time, return its status."""
+        wall, cpu = time.perf_counter(), time.thread_time()
+        status = decode()
+        wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
         if prompt_tokens:
             self.prompt[0] += 1
             self.prompt[1] += prompt_tokens
-            self.prompt[2] += seconds
+            self.prompt[2] += wall
+            self.prompt[3] += cpu
         else:
-            entry = self.decode.setdefault(sequences, [0, 0.0])
+            entry = self.decode.setdefault(sequences, [0, 0.0, 0.0])
             entry[0] += 1
-            entry[1] += seconds
+            entry[1] += wall
+            entry[2] += cpu
+        return status
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -416,9 +425,7 @@ class BatchDecoder:
             assert slot is not None and sequence.next_token is not None
             rows.append((sequence.next_token, len(slot.cached), slot.seq_id, True))
         self.peak_batch = max(self.peak_batch, len(rows))
-        started = time.perf_counter()
-        status = self._decode(rows)
-        self.stats.record(len(rows), 0, time.perf_counter() - started)
+        status = self.stats.timed(lambda: self._decode(rows), len(rows), 0)
         if status != 0:
             self._failed(generating, f"status {status}")
             return
@@ -437,9 +444,7 @@ class BatchDecoder:
         rows = [
             (t, start + i, slot.seq_id, last and i == len(chunk) - 1) for i, t in enumerate(chunk)
         ]
-        started = time.perf_counter()
-        status = self._decode(rows)
-        self.stats.record(0, len(rows), time.perf_counter() - started)
+        status = self.stats.timed(lambda: self._decode(rows), 0, len(rows))
         if status != 0:
             self._failed([sequence], f"status {status}")
             return len(chunk)
