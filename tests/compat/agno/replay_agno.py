@@ -216,6 +216,8 @@ INTERNET_TOOLS = {
     "agno.tools.daytona",
 }
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
+#: Folders given more time than ``--timeout``: their model runs on this machine's CPU.
+SLOW_FOLDERS = {"cookbook/90_models/llama_cpp/": 300.0}
 
 #: Where Agno's cookbook expects its PostgreSQL (its docker-compose's pgvector container).
 POSTGRES_PORT = 5532
@@ -552,6 +554,9 @@ def sources_at(rev: str, folder: Path) -> list[str]:
 
 def run_file(path: str, timeout: float, python_path: list[str]) -> Outcome:
     source = git("show", f"HEAD:{path}")
+    for folder, seconds in SLOW_FOLDERS.items():
+        if path.startswith(folder):
+            timeout = max(timeout, seconds)
     reason = not_run_reason(source)
     if reason is not None:
         return Outcome(path, reason[0], reason[1])

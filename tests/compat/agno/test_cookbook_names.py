@@ -118,6 +118,8 @@ def test_requires_user_input_pauses_for_the_fields_the_user_gives(wire, tmp_path
     assert run.is_paused and sent == []
     [requirement] = run.active_requirements
     assert requirement.needs_user_input and not requirement.needs_confirmation
+    assert requirement.tool_execution.tool_name == "send_email"
+    assert requirement.tool_execution.tool_args["subject"] == "Hello"
     assert run.tools_requiring_user_input == [requirement]
     schema = requirement.user_input_schema
     assert schema is not None and all(isinstance(f, UserInputField) for f in schema)
@@ -191,6 +193,9 @@ def test_toolkit_stop_after_tool_call_tools_end_the_run_with_the_result(wire):
     toolkit = Counter()
     flags = {t.name: (t.stop_after_tool_call, t.show_result) for t in toolkit.tools}
     assert flags == {"increment_and_stop": (True, True), "increment_continue": (False, False)}
+    # the registered functions carry them, as the cookbook checks
+    assert toolkit.functions["increment_and_stop"].stop_after_tool_call is True
+    assert toolkit.functions["increment_continue"].stop_after_tool_call is False
     wire.calls("increment_continue")
     wire.calls("increment_and_stop")
     agent = Agent(model=OpenAIChat(id="gpt-4o-mini"), tools=[toolkit])

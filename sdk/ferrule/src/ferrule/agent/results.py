@@ -12,6 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.messages import Message, ToolCall
+from ferrule_kit.storage import ToolExecution
 
 from ..knowledge.document import MessageReferences
 from ..tools.function import UserInputField
@@ -120,6 +121,13 @@ class ToolConfirmation:
             and self.user_input_schema is None
             and self.confirmed is None
         )
+
+    @property
+    def tool_execution(self) -> ToolExecution:
+        """The waiting call as Agno's requirement shows it (``tool_execution.tool_name``,
+        ``tool_args``, and the caller's ``result`` for an external execution)."""
+        call = self.tool_call
+        return ToolExecution(call.id, call.name, call.arguments, self.result)
 
     @property
     def needs_user_input(self) -> bool:

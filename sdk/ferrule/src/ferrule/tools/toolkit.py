@@ -74,14 +74,14 @@ class Toolkit:
         tool = function if isinstance(function, Tool) else Tool.from_function(function, name=name)
         if name is not None and tool.name != name:
             tool = attrs.evolve(tool, name=name)
-        self.functions[tool.name] = tool
+        self.functions[tool.name] = self._flagged(tool.name, tool)
 
     @property
     def tools(self) -> list[Tool]:
-        """The toolkit's tools after ``include_tools`` / ``exclude_tools``, with the flags
-        the toolkit sets by name."""
+        """The toolkit's tools after ``include_tools`` / ``exclude_tools`` (each with the
+        flags the toolkit sets by name, as `functions` holds them)."""
         return [
-            self._flagged(name, tool)
+            tool
             for name, tool in self.functions.items()
             if (self._include is None or name in self._include) and name not in self._exclude
         ]
