@@ -186,6 +186,20 @@ def test_a_plugin_given_to_the_kernel_keeps_the_names_it_registers(two_plugins):
     assert call(kernel, "alpha") == {"by": "idx_a", "text": "x"}
 
 
+def test_a_plugin_registered_after_a_request_comes_after_the_discovered_ones(two_plugins):
+    # as when that request discovered every plugin: the entry points keep their names
+    kernel = Kernel(entry_point_group=GROUP)
+    assert call(kernel, "beta") == {"by": "idx_b", "text": "x"}
+    kernel.register(GivenPlugin(), name="given")
+    assert call(kernel, "beta") == {"by": "idx_b", "text": "x"}
+    names = [n for n, _ in kernel.plugin_manager.list_name_plugin()]
+    assert sorted(names[:2]) == ["idx_a", "idx_b"] and names[2] == "given"
+    assert (
+        "'beta' is already provided by 'idx_b'"
+        in {p["name"]: p for p in kernel.plugins()}["given"]["error"]
+    )
+
+
 def test_without_the_cache_every_plugin_is_discovered(two_plugins, monkeypatch):
     monkeypatch.setenv("FERRULE_DISCOVERY_CACHE", "0")
     kernel = Kernel(entry_point_group=GROUP)

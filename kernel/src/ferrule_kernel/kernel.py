@@ -108,6 +108,8 @@ class Kernel:
 
     def register(self, plugin: object, name: str | None = None) -> None:
         """Register a plugin object (a module or any object with hook implementations)."""
+        if self._provided:  # a request came first: it would have discovered every plugin
+            self.load_plugins()
         self.plugin_manager.register(plugin, name=name)
         self._registry = None
 
