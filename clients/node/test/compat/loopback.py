@@ -5,18 +5,19 @@ one JSON line on stdout, so the Node tests script the same replies the Python te
 Commands: ``{"op": "script", "replies": [...]}``, each reply ``{"dialect", "text"}``,
 ``{"dialect", "tool_calls": [{"id", "name", "arguments"}]}``, ``{"json": ..., "status"}`` or
 ``{"html": "..."}``;
-``{"op": "auto"}`` makes it answer every later request by itself (`answered`: the
-provider's wire by the request's path, a call of the ``calculator`` tool while one is offered
-and no tool result came back yet, else a short text; Frankfurter's rates at ``/v1/latest``),
-for the replay of Ailoy's own files;
-``{"op": "requests"}`` answers ``{"requests": [{"method", "path", "query", "headers", "body"}]}``
+``{"op": "auto"}`` makes it answer every later request by itself, as the Python replay of
+Ailoy's files does (`answered`), for the replay of Ailoy's Node files;
+``{"op": "check"}`` answers an error unless every request so far was well formed and
+answered; ``{"op": "requests"}`` answers ``{"requests": [{"method", "path", "query", "headers", "body"}]}``
 (``body`` as JSON when it is JSON, else as text); ``{"op": "clear"}`` forgets them."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import re
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ferrule_kit.messages import ToolCall
@@ -36,31 +37,17 @@ def scripted(spec: dict[str, Any]) -> Reply:
     return reply(DIALECTS[spec["dialect"]], spec.get("text", "ok"), calls)
 
 
-TOOL_RESULT_MARKS = (
-    '"role": "tool"',
-    '"tool_result"',
-    '"functionResponse"',
-    '"function_call_output"',
-)
-
-
-def answered(request: RecordedRequest) -> Reply:
-    if request.path.endswith("/latest"):
-        rates = {"KRW": 1380.5, "EUR": 0.92, "USD": 1.0}
-        base = request.query.get("base", "USD")
-        return Reply.json({"amount": 1.0, "base": base, "date": "2026-11-27", "rates": rates})
-    if request.path.endswith("/messages"):
-        dialect = ANTHROPIC
-    elif ":streamGenerateContent" in request.path or ":generateContent" in request.path:
-        dialect = GEMINI
-    else:
-        dialect = OPENAI
-    sent = json.dumps(request.json)
-    if '"calculator"' in sent and not any(mark in sent for mark in TOOL_RESULT_MARKS):
-        formula = re.search(r"formula: ([^\\\"]+)", sent)
-        expression = formula.group(1) if formula else "1+1"
-        return reply(dialect, "", (ToolCall("call_1", "calculator", {"expression": expression}),))
-    return reply(dialect, "Answered by the loopback server.")
+def answered() -> Callable[[RecordedRequest], Reply]:
+    """The stand-in model of the Python replay of Ailoy's files (its replay_conftest.py,
+    loaded by path: a module of that folder, never installed): it calls the offered tool that
+    matches the user's words, answers a tool's result, and serves DuckDuckGo's results page."""
+    path = Path(__file__).resolve().parents[4] / "tests/compat/ailoy/replay_conftest.py"
+    spec = importlib.util.spec_from_file_location("ailoy_replay_conftest", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    answer: Callable[[RecordedRequest], Reply] = module.answer
+    return answer
 
 
 def recorded(request: RecordedRequest) -> dict[str, Any]:
@@ -86,8 +73,14 @@ def main() -> None:
                 server.script(*(scripted(spec) for spec in command["replies"]))
                 answer: dict[str, Any] = {"ok": True}
             elif command["op"] == "auto":
-                server.script(*[answered] * 100_000)
+                server.script(*[answered()] * 100_000)
                 answer = {"ok": True}
+            elif command["op"] == "check":
+                try:
+                    server.check()
+                    answer = {"ok": True}
+                except AssertionError as failed:
+                    answer = {"error": str(failed)}
             elif command["op"] == "requests":
                 answer = {"requests": [recorded(r) for r in server.requests]}
             elif command["op"] == "clear":

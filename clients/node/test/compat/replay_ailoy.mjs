@@ -14,9 +14,11 @@
 // Around them, as Ailoy's tests expect, all local:
 // - $FERRULE_MODEL_ALIASES: the Qwen3 ids to the offline SmolLM2, BAAI/bge-m3 to the
 //   offline MiniLM (support.mjs's aliases);
-// - one loopback server (loopback.py, answering by itself) for OpenAI, Anthropic, Gemini
-//   and xAI, with their keys set (Ailoy's files skip a provider without its key), and for
-//   the Frankfurter and DuckDuckGo endpoints of the tools;
+// - one loopback server (loopback.py) for OpenAI, Anthropic, Gemini and xAI, with their
+//   keys set (Ailoy's files skip a provider without its key), answering as the Python
+//   replay's stand-in model does (it calls the offered tool that matches the user's words,
+//   so the tools really run, and answers their results), and serving DuckDuckGo's results
+//   page; at the end every request must have been well formed and answered;
 // - a real Chroma server on localhost:8000, where Ailoy's files look for it;
 // - `ferrule serve` is started by the client itself (`new Runtime()`, `startRuntime()`).
 //
@@ -222,6 +224,7 @@ async function main(argv) {
     }
     const requests = await loopback.requests();
     console.log(`loopback providers answered ${requests.length} requests`);
+    await loopback.check(); // every request well formed and answered
     return status;
   } finally {
     for (const service of services.reverse()) await service.stop();

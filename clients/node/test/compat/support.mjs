@@ -60,6 +60,8 @@ export async function startLoopback() {
     clear: () => ask({ op: "clear" }),
     /** From now on the server answers every request by itself (loopback.py's `answered`). */
     auto: () => ask({ op: "auto" }),
+    /** Throws unless every request so far was well formed and answered. */
+    check: () => ask({ op: "check" }),
     stop: () =>
       new Promise((resolve) => {
         child.once("exit", resolve);
