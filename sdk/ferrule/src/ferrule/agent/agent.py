@@ -43,7 +43,7 @@ from .settings import SETTINGS, AgentSettings, agent_id_for, copied_settings
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
-from .toolbox import AgentTools
+from .toolbox import AgentTools, tool_entries
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
@@ -268,6 +268,10 @@ class Agent(RunCalls[OutputT]):
         self.settings = settings
         if model is None:  # Agent(lm) or Agent(model)
             runtime, model = None, runtime
+        if model is None:  # Agno's default: OpenAI's Responses API
+            from ..models.openai.responses import OpenAIResponses
+
+            model = OpenAIResponses(id="gpt-5.4")
         runtime, self._slots = model_slots(runtime, model)
         self._fallback = model if isinstance(model, FallbackModel) else None
         self.runtime = runtime
@@ -390,6 +394,8 @@ class Agent(RunCalls[OutputT]):
     @property
     def tools(self) -> list[Tool | Toolset]:
         return list(self._toolbox.entries)
+
+    _tools = property(tool_entries)  # Ailoy 0.1's tests read agent._tools
 
     add_tool = Delegated(_tools_of, AgentTools.add_tool)
     add_tools = Delegated(_tools_of, AgentTools.add_tools)
