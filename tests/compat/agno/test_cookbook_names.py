@@ -293,3 +293,17 @@ def test_async_sqlite_db_is_the_sqlite_db_and_serves_an_async_agent(wire, tmp_pa
         assert stored is not None and stored.content == "Ottawa."
 
     asyncio.run(main())
+
+
+def test_an_agent_without_a_model_uses_agnos_default(wire):
+    """``Agent()`` with no model, as several cookbook files write it: Agno's default, an
+    ``OpenAIResponses(id="gpt-5.4")``, on OpenAI's endpoint with its key."""
+    from ferrule.models.openai import OpenAIResponses
+    from ferrule_openai.testing import responses_reply
+
+    wire.replies(responses_reply("Hi."))
+    agent = Agent(instructions="Be brief.")
+    assert isinstance(agent.model, OpenAIResponses) and agent.model.id == "gpt-5.4"
+    assert agent.run("Hello").content == "Hi."
+    [request] = wire.requests
+    assert request.path == "/v1/responses" and request.json["model"] == "gpt-5.4"

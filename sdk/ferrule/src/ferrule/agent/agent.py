@@ -268,6 +268,10 @@ class Agent(RunCalls[OutputT]):
         self.settings = settings
         if model is None:  # Agent(lm) or Agent(model)
             runtime, model = None, runtime
+        if model is None:  # Agno's default: OpenAI's Responses API
+            from ..models.openai.responses import OpenAIResponses
+
+            model = OpenAIResponses(id="gpt-5.4")
         runtime, self._slots = model_slots(runtime, model)
         self._fallback = model if isinstance(model, FallbackModel) else None
         self.runtime = runtime
