@@ -216,6 +216,8 @@ INTERNET_TOOLS = {
     "agno.tools.daytona",
 }
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
+#: Model keywords that turn on a provider's own web search or cloud (Vertex AI).
+SERVER_SIDE_SEARCH = {"search", "grounding", "search_parameters", "vertexai_search", "vertexai"}
 #: Folders given more time than ``--timeout``: their model runs on this machine's CPU.
 SLOW_FOLDERS = {"cookbook/90_models/llama_cpp/": 300.0}
 
@@ -487,6 +489,9 @@ def not_run_reason(source: str) -> tuple[str, str] | None:
             if module == toolkit or module.startswith(toolkit + "."):
                 return "internet", f"toolkit {toolkit}"
     for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in SERVER_SIDE_SEARCH:
+            if not (isinstance(node.value, ast.Constant) and not node.value.value):
+                return "internet", f"the provider's server-side {node.arg}="
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value.strip()
             if re.match(r"^web_(search|fetch)_\d+$", value):
