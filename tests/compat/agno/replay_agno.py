@@ -639,7 +639,12 @@ def postgres_for(files: list[str]) -> Iterator[str | None]:
     import psycopg
     from ferrule_kit.testing.postgres import start_postgres
 
-    server = start_postgres(port=POSTGRES_PORT)
+    try:
+        server = start_postgres(port=POSTGRES_PORT)
+    except RuntimeError as exc:  # another replay, or Agno's own container, holds the port
+        raise SystemExit(
+            f"the cookbook's PostgreSQL needs 127.0.0.1:{POSTGRES_PORT}: {exc}"
+        ) from None
     try:
         with psycopg.connect(server.dsn(), autocommit=True) as conn:
             conn.execute("CREATE ROLE ai LOGIN SUPERUSER PASSWORD 'ai'")
