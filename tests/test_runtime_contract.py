@@ -38,7 +38,7 @@ from ferrule_kernel import (
     UnknownOperatorError,
     hookimpl,
 )
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 from ferrule_kit.errors import ModelError
 
 pytestmark = pytest.mark.timeout(60)
@@ -213,7 +213,7 @@ class ContractPlugin:
 
 
 def contract_kernel() -> Kernel:
-    kernel = Kernel(plugins=[_builtin])
+    kernel = Kernel(plugins=[kit_plugin])
     # a fixed name: error messages name the plugin, and must match across both kernels
     kernel.register(ContractPlugin(), name="contract")
     return kernel

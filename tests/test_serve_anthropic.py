@@ -21,7 +21,7 @@ from ferrule.server import ServerThread
 from ferrule_document import DocumentPart
 from ferrule_image import ImagePart
 from ferrule_kernel import Kernel, hookimpl
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 from ferrule_kit.lm import InferInput
 from ferrule_kit.lmspec import ModelRoute
 from hypothesis import HealthCheck, event, given, settings
@@ -64,7 +64,7 @@ class ScriptedModels:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Kernel]]:
-    kernel = Kernel(plugins=[_builtin, ScriptedModels()])
+    kernel = Kernel(plugins=[kit_plugin, ScriptedModels()])
     with ServerThread(kernel, token=TOKEN, max_body_size=MAX_BODY) as url:
         yield url, kernel
 

@@ -21,7 +21,7 @@ from ferrule.models import route_embedder
 from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule_kernel import Kernel, hookimpl
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 from ferrule_kit.embedding import EmbeddingUsage, EmbedInput, EmbedOutput, embedder_type
 from ferrule_kit.errors import RateLimitError, UnknownModelError
 from ferrule_kit.lmspec import ModelRoute
@@ -80,7 +80,7 @@ class EmbeddersPlugin:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Kernel]]:
-    kernel = Kernel(plugins=[_builtin, EmbeddersPlugin()])
+    kernel = Kernel(plugins=[kit_plugin, EmbeddersPlugin()])
     with ServerThread(kernel, token=TOKEN) as url:
         yield url, kernel
 

@@ -23,7 +23,7 @@ from ferrule import Runtime
 from ferrule.server import ServerThread
 from ferrule_image import ImagePart
 from ferrule_kernel import Kernel, hookimpl
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 from ferrule_kit.errors import ModelError, UnsupportedContentError
 from ferrule_kit.lm import InferInput, finish, text_delta
 from ferrule_kit.lmspec import ModelRoute, language_model_type
@@ -163,7 +163,7 @@ class ServeModelsPlugin:
 def server() -> Iterator[tuple[str, Kernel]]:
     mp = pytest.MonkeyPatch()
     mp.setenv("FERRULE_TEST_API_KEY", ENV_KEY)
-    kernel = Kernel(plugins=[_builtin, ServeModelsPlugin()])
+    kernel = Kernel(plugins=[kit_plugin, ServeModelsPlugin()])
     with ServerThread(kernel, token=TOKEN, max_body_size=MAX_BODY, models=["careless-gpt"]) as url:
         yield url, kernel
     mp.undo()
@@ -443,7 +443,7 @@ def test_tool_choice_and_json_mode_reach_an_upstream_openai_api_as_sent(client):
                 }
                 return ModelRoute("openai_language_model", attributes)
 
-        kernel = Kernel(plugins=[_builtin, Upstream()])
+        kernel = Kernel(plugins=[kit_plugin, Upstream()])
         kernel.load_plugins()
         with ServerThread(kernel, models=["upstream-gpt"]) as url:  # the operator's: a URL
             near = openai.OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0)

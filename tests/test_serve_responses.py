@@ -23,7 +23,7 @@ import pytest
 from ferrule.server import ServerThread
 from ferrule.server.responses_wire import responses_request_from_openai
 from ferrule_kernel import Kernel, hookimpl
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 from ferrule_kit.lm import InferInput, Usage, finish, reasoning_delta, text_delta
 from ferrule_kit.lmspec import ModelRoute, language_model_type
 from ferrule_kit.messages import Message
@@ -89,7 +89,7 @@ class ResponsesModelsPlugin:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Kernel]]:
-    kernel = Kernel(plugins=[_builtin, ResponsesModelsPlugin()])
+    kernel = Kernel(plugins=[kit_plugin, ResponsesModelsPlugin()])
     with ServerThread(kernel, token=TOKEN) as url:
         yield url, kernel
 

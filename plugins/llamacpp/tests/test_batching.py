@@ -178,10 +178,10 @@ def test_ferrule_batch_decodes_its_runs_together(tmp_path: Path, smollm2_gguf: P
     """``ferrule batch --concurrency N`` on a local model: N sequences decoded at once (the
     model's ``parallel``), and the progress line gives tokens/s."""
     from ferrule.cli.batch import _BatchModel
-    from ferrule.cli.chat import _ModelId
+    from ferrule.cli.chat import ModelId
 
     with Runtime() as runtime:
-        route = _BatchModel(_ModelId("SmolLM2-135M-Instruct", None, {}), 3).route(runtime.kernel)
+        route = _BatchModel(ModelId("SmolLM2-135M-Instruct", None, {}), 3).route(runtime.kernel)
     assert route.attributes["parallel"] == 3
 
     prompts = ["Name a colour.", "Name a fruit.", "Name a city.", "Name an animal."]

@@ -23,7 +23,7 @@ naming the async one). `_Pump` reads a stream ahead on the loop for a synchronou
 The loop serves every request of its Runtime, so nothing one plugin does may stop it: a
 `SystemExit` or `KeyboardInterrupt` a callback lets out of the loop is logged and the loop
 runs on, and a plugin that blocks the loop (an async plugin calling blocking code) is
-reported by `_Watchdog`, by name, once it has held the loop for
+reported by `Watchdog`, by name, once it has held the loop for
 ``FERRULE_LOOP_STALL_SECONDS`` (1 by default; 0 turns the watchdog off).
 """
 
@@ -174,7 +174,7 @@ class LoopThread(Bridge):
     def __init__(self, on_start: Callable[[], None] | None = None) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._watchdog: _Watchdog | None = None
+        self._watchdog: Watchdog | None = None
         self._lock = threading.Lock()
         self._stopping = False
         self._on_start = on_start
@@ -209,7 +209,7 @@ class LoopThread(Bridge):
                 thread.start()
                 ready.wait()
                 self._loop, self._thread = loop, thread
-                self._watchdog = _Watchdog.start(loop, thread)
+                self._watchdog = Watchdog.start(loop, thread)
                 if self._on_start is not None:
                     self._on_start()
             return self._loop
@@ -328,7 +328,7 @@ async def _cancel_all() -> None:
         await asyncio.wait(tasks, timeout=5)
 
 
-class _Watchdog:
+class Watchdog:
     """Reports a loop that runs nothing else for ``after`` seconds, naming what holds it.
 
     A callback on the loop stamps the time every ``after / 2`` seconds; a thread checks
@@ -343,7 +343,7 @@ class _Watchdog:
         self.stopped = threading.Event()
 
     @classmethod
-    def start(cls, loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> _Watchdog | None:
+    def start(cls, loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> Watchdog | None:
         try:
             after = float(os.environ.get(STALL_VARIABLE) or 1.0)
         except ValueError:

@@ -50,7 +50,7 @@ Item = dict[str, Any]
 def new_kernel() -> Kernel:
     """A kernel of this process with ferrule's built-in operators and the catalog's hints
     (each in-process runtime's, ``ferrule serve``'s, and a remote agent's routing one)."""
-    from ferrule_kit import _builtin
+    from ferrule_kit import kit_plugin
     from ferrule_kit.parts import registry
 
     from .catalog import install_hint
@@ -58,7 +58,7 @@ def new_kernel() -> Kernel:
     # The catalog says what to install for an unknown operator or component type (the
     # kernel) and for an unknown part type on the wire (the process-wide part registry).
     registry.install_hint = install_hint
-    return Kernel(plugins=[_builtin], install_hint=install_hint)
+    return Kernel(plugins=[kit_plugin], install_hint=install_hint)
 
 
 # -- engines: a transport and the loop its requests run on -----------------------------

@@ -3,7 +3,7 @@
 The kernel's hooks (``ferrule_kernel.hookspecs``) register what a plugin provides; these
 ask questions whose answer belongs to one plugin (which component type serves a model
 id, ...) and register the content part types of ``ferrule_kit.parts``. They are added to
-a plugin manager by ``ferrule_kit._builtin`` (an implementation of the kernel's
+a plugin manager by ``ferrule_kit.kit_plugin`` (an implementation of the kernel's
 ``ferrule_add_hookspecs``), which the ``ferrule`` top layer registers on every kernel it
 makes and the part-type registry on its own. Plugins implement them with
 ``@ferrule_kernel.hookimpl``.

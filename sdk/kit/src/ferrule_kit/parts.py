@@ -319,10 +319,10 @@ class PartRegistry:
     def _load_plugins(self) -> None:
         from ferrule_kernel import discover_plugins
 
-        from . import _builtin
+        from . import kit_plugin
 
         pm, infos = discover_plugins(self._group)
-        pm.register(_builtin)  # adds this layer's hook specifications
+        pm.register(kit_plugin)  # adds this layer's hook specifications
         sources = {info.name: info.distribution or info.name for info in infos}
         for info in infos:
             if info.error:

@@ -21,7 +21,7 @@ from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message, TextPart, converter
 
 from .._loop import Bridge, blocking, blocking_iter
-from ..models import APIModel, LocalModel
+from ..models import APIModel, LocalModel, fetches_weights, prepare_model_inputs
 from ..runtime import new_kernel
 from ..shared_runtime import default_runtime
 from .configs import DocumentPolyfill, KVCacheConfig, LangModelInferConfig
@@ -199,10 +199,10 @@ class LangModel:
         if not callable(progress_callback):
             raise InvalidInputError("must be callable", field="progress_callback")
         route = model.route(routing_kernel(runtime))
-        steps = 2 if _fetches_weights(route) else 1
+        steps = 2 if fetches_weights(route) else 1
         if steps == 2:
             bridge: Bridge = runtime.sync_bridge
-            async for event in bridge.astream(_preparing(runtime, _model_inputs(route))):
+            async for event in bridge.astream(_preparing(runtime, prepare_model_inputs(route))):
                 progress_callback(_progress(event, steps))
         lm = await cls.new(model, runtime=runtime)
         progress_callback(CacheProgress("Initialized", steps, steps))
@@ -273,13 +273,13 @@ class LangModel:
         ``options`` are the backend's attributes (``cache_dir``)."""
         runtime = runtime if runtime is not None else default_runtime()
         route = LocalModel(model_name, options).route(routing_kernel(runtime))
-        if not _fetches_weights(route):
+        if not fetches_weights(route):
             raise InvalidInputError(
                 f"{model_name!r} runs on {route.component_type}, whose files are found when "
                 "it is defined: there is nothing to download first",
                 field="model_name",
             )
-        for event in runtime.iter("prepare_model", _model_inputs(route)):
+        for event in runtime.iter("prepare_model", prepare_model_inputs(route)):
             if progress_callback is not None:
                 progress_callback(_progress(event, 1))
 
@@ -288,7 +288,7 @@ class LangModel:
         """Remove a local model's downloaded weights (Ailoy's ``remove``)."""
         runtime = runtime if runtime is not None else default_runtime()
         route = LocalModel(model_name, options).route(routing_kernel(runtime))
-        runtime.call("remove_model", _model_inputs(route))
+        runtime.call("remove_model", prepare_model_inputs(route))
 
     @classmethod
     def new_stream_api(
@@ -405,24 +405,6 @@ _API_SPECS = {
     "Gemini": "gemini",
     "Grok": "xai",
 }
-
-
-def _fetches_weights(route: ModelRoute) -> bool:
-    # llama.cpp's backend is the one whose weights its `prepare_model` operator fetches
-    # (with byte progress): other backends' files are theirs to find when defined.
-    return (
-        route.component_type == "llamacpp_language_model"
-        and "model" in route.attributes
-        and route.attributes.get("download") is not False
-    )
-
-
-def _model_inputs(route: ModelRoute) -> dict[str, Any]:
-    """The model-management operators' inputs for a llama.cpp route."""
-    inputs = {"model": route.attributes["model"]}
-    if route.attributes.get("cache_dir") is not None:
-        inputs["cache_dir"] = route.attributes["cache_dir"]
-    return inputs
 
 
 def _progress(event: dict[str, Any], steps: int) -> CacheProgress:

@@ -52,12 +52,12 @@ def _batch(args: argparse.Namespace) -> int:
     from ..agent.langmodel import LangModel
     from ..batch import run_file
     from ..runtime import Runtime
-    from .chat import _model, _ModelId
-    from .kernel import _fail, _read_input
+    from .chat import ModelId, chosen_model
+    from .kernel import fail, read_input
 
     async def run(rt: Runtime) -> dict[str, int]:
-        placement = None if args.placement is None else _read_input(args.placement)
-        model = _BatchModel(_ModelId(_model(args), args.provider, {}), args.concurrency)
+        placement = None if args.placement is None else read_input(args.placement)
+        model = _BatchModel(ModelId(chosen_model(args), args.provider, {}), args.concurrency)
         lm = await LangModel.new(model, runtime=rt, placement=placement)
         options = {} if args.system is None else {"system_message": args.system}
         return await run_file(
@@ -73,7 +73,7 @@ def _batch(args: argparse.Namespace) -> int:
         with Runtime() as rt:
             counts = asyncio.run(run(rt))
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

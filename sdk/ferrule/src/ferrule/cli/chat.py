@@ -122,7 +122,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-class _ModelId:
+class ModelId:
     """A model named on the command line; the agent routes it (`ferrule.models.route_model`:
     the named provider's API model, an API model known by its prefix, or a local model)."""
 
@@ -244,7 +244,7 @@ def _question(args: argparse.Namespace) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
-def _model(args: argparse.Namespace) -> str:
+def chosen_model(args: argparse.Namespace) -> str:
     """``-m`` (through config.toml's aliases), else config.toml's default, else the
     offline default."""
     from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
@@ -306,7 +306,7 @@ def _chat(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     errors = Console(stderr=True, highlight=False)
     try:
-        model_id = _model(args)
+        model_id = chosen_model(args)
     except FerruleError as exc:
         _print_error(errors, exc)
         return 2
@@ -318,7 +318,7 @@ def _chat(args: argparse.Namespace) -> int:
     interactive = question is None
     with Runtime() as rt:
         try:
-            model = _ModelId(model_id, args.provider, parse_options(args.option))
+            model = ModelId(model_id, args.provider, parse_options(args.option))
             agent = Agent(
                 rt,
                 model,

@@ -41,7 +41,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "target", metavar="OPERATOR", help="an operator, or COMPONENT.METHOD (needs --url)"
         )
         _input_argument(parser)
-        _server_arguments(parser, required=False)
+        server_arguments(parser, required=False)
         parser.set_defaults(func=func)
 
     define = subparsers.add_parser(
@@ -58,12 +58,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help='where the server runs it, e.g. \'{"kind": "ray", "replicas": 2, "num_gpus": 1}\' '
         "(a placement plugin on the server, e.g. ferrule-ray; docs/deployment.md)",
     )
-    _server_arguments(define, required=True)
+    server_arguments(define, required=True)
     define.set_defaults(func=_define)
 
     delete = subparsers.add_parser("delete", help="delete a component from a ferrule server")
     delete.add_argument("name")
-    _server_arguments(delete, required=True)
+    server_arguments(delete, required=True)
     delete.set_defaults(func=_delete)
 
 
@@ -75,7 +75,8 @@ def _input_argument(parser: argparse.ArgumentParser, help_text: str | None = Non
     )
 
 
-def _server_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+def server_arguments(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """``--url`` and ``--token``: the ``ferrule serve`` a command talks to."""
     where = "the ferrule serve to use" if required else "run on this ferrule serve instead"
     parser.add_argument("--url", help=f"{where} (default ${URL_VARIABLE})")
     parser.add_argument(
@@ -97,7 +98,9 @@ def stdin_is_piped() -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
-def _read_input(text: str | None) -> Any:
+def read_input(text: str | None) -> Any:
+    """A JSON argument (``-`` or, when none is given, piped stdin), refused as a
+    `FerruleError` naming where it is not JSON."""
     if text is None:
         text = sys.stdin.read() if stdin_is_piped() else "{}"
     elif text == "-":
@@ -110,21 +113,24 @@ def _read_input(text: str | None) -> Any:
         ) from None
 
 
-def _fail(exc: FerruleError) -> int:
+def fail(exc: FerruleError) -> int:
+    """A command's failure on stderr; the exit status 1."""
     print(f"error ({exc.kind}): {exc.message}", file=sys.stderr)
     return 1
 
 
-def _server(args: argparse.Namespace) -> tuple[str | None, str | None]:
+def server_address(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """(url, token) from the arguments, else the environment; url None: no server."""
     return args.url or os.environ.get(URL_VARIABLE) or None, (
         args.token or os.environ.get(TOKEN_VARIABLE) or None
     )
 
 
-def _runtime(args: argparse.Namespace) -> Any:
+def runtime_for(args: argparse.Namespace) -> Any:
+    """The `Runtime` a command runs on: the server's when one is named, else its own."""
     from ..runtime import Runtime
 
-    url, token = _server(args)
+    url, token = server_address(args)
     if url is None:
         return Runtime()
     return Runtime(url=url, token=token)
@@ -136,7 +142,7 @@ def _method(args: argparse.Namespace) -> tuple[str, str] | None:
     component, dot, method = args.target.rpartition(".")
     if not dot:
         return None
-    if _server(args)[0] is None:
+    if server_address(args)[0] is None:
         raise FerruleError(
             f"{args.target!r} names a method of component {component!r}: components live on "
             f"a ferrule server (`ferrule serve`, then `ferrule define TYPE {component} "
@@ -147,24 +153,24 @@ def _method(args: argparse.Namespace) -> tuple[str, str] | None:
 
 def _call(args: argparse.Namespace) -> int:
     try:
-        inputs = _read_input(args.input)
+        inputs = read_input(args.input)
         method = _method(args)
-        with _runtime(args) as rt:
+        with runtime_for(args) as rt:
             if method is None:
                 result = rt.call(args.target, inputs)
             else:
                 result = rt.call_method(*method, inputs)
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     print(json.dumps(result, ensure_ascii=False, indent=2))
     return 0
 
 
 def _iter(args: argparse.Namespace) -> int:
     try:
-        inputs = _read_input(args.input)
+        inputs = read_input(args.input)
         method = _method(args)
-        with _runtime(args) as rt:
+        with runtime_for(args) as rt:
             items = (
                 rt.call_iter(args.target, inputs)
                 if method is None
@@ -173,7 +179,7 @@ def _iter(args: argparse.Namespace) -> int:
             for item in items:
                 print(json.dumps(item, ensure_ascii=False), flush=True)
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     return 0
 
 
@@ -194,7 +200,7 @@ def _send(args: argparse.Namespace, request: str, body: dict[str, Any]) -> None:
 
     from ..remote import KernelClient
 
-    url, token = _server(args)
+    url, token = server_address(args)
 
     async def send() -> None:
         client = KernelClient(url, token)  # type: ignore[arg-type]
@@ -207,27 +213,27 @@ def _send(args: argparse.Namespace, request: str, body: dict[str, Any]) -> None:
 
 
 def _define(args: argparse.Namespace) -> int:
-    if _server(args)[0] is None:
+    if server_address(args)[0] is None:
         return _no_server("define")
     try:
-        attributes = _read_input(args.input)
+        attributes = read_input(args.input)
         body = {"component_type": args.component_type, "name": args.name, "attrs": attributes}
         if args.placement is not None:
-            body["placement"] = _read_input(args.placement)
+            body["placement"] = read_input(args.placement)
         _send(args, "define", body)
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     print(f"defined {args.name} ({args.component_type})")
     return 0
 
 
 def _delete(args: argparse.Namespace) -> int:
-    if _server(args)[0] is None:
+    if server_address(args)[0] is None:
         return _no_server("delete")
     try:
         _send(args, "delete", {"name": args.name})
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     print(f"deleted {args.name}")
     return 0
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from ferrule_kernel import FerruleError
 
-from .kernel import _fail, _runtime, _server, _server_arguments
+from .kernel import fail, runtime_for, server_address, server_arguments
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -105,7 +105,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         parser.add_argument(
             "--table", default="knowledge", help="the collection (default: knowledge)"
         )
-        _server_arguments(parser, required=False)
+        server_arguments(parser, required=False)
         parser.add_argument(
             "--embedder",
             default="minilm",
@@ -135,7 +135,7 @@ def _knowledge(args: argparse.Namespace, runtime: Any, **options: Any) -> Any:
         vector_db: Any = PgVector(
             table_name=args.table, db_url=args.db_url, search_type=search_type
         )
-    elif _server(args)[0] is not None:  # the store lives on the server: a file of its own
+    elif server_address(args)[0] is not None:  # the store lives on the server: a file of its own
         vector_db = SqliteVecDb(table_name=args.table, store=args.db, search_type=search_type)
     else:
         vector_db = SqliteVecDb(table_name=args.table, db_file=args.db, search_type=search_type)
@@ -171,7 +171,7 @@ def _add(args: argparse.Namespace) -> int:
         bar.update(task, completed=done, total=total)
 
     try:
-        with _runtime(args) as rt, bar:
+        with runtime_for(args) as rt, bar:
             overlap = args.chunk_overlap
             if overlap is None:
                 overlap = min(100, max(args.chunk_size, 0) // 10)
@@ -189,7 +189,7 @@ def _add(args: argparse.Namespace) -> int:
                 follow_symlinks=args.follow_symlinks,
             )
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     for failure in result.failed:
         console.print(f"failed: {failure.message}", markup=False, highlight=False, soft_wrap=True)
     failed = f"; {len(result.failed)} failed" if result.failed else ""
@@ -202,11 +202,11 @@ def _add(args: argparse.Namespace) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     try:
-        with _runtime(args) as rt:
+        with runtime_for(args) as rt:
             knowledge = _knowledge(args, rt)
             found = knowledge.search(args.query, max_results=args.top_k, filters=args.filter)
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     if args.json:
         rows = [{**d.to_dict(), "score": d.score, "content_id": d.content_id} for d in found]
         print(json.dumps(rows, indent=2, ensure_ascii=False))

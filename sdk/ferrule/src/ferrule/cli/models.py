@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from ferrule_kernel import FerruleError
+
+from .kernel import fail
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -59,16 +60,11 @@ def _size(size: int | None) -> str:
     return f"{size / 1e9:.2f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
 
 
-def _fail(exc: FerruleError) -> int:
-    print(f"error ({exc.kind}): {exc.message}", file=sys.stderr)
-    return 1
-
-
 def _list(args: argparse.Namespace) -> int:
     try:
         result = _call("list_local_models", _cache(args, {"all": args.all}))
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -97,7 +93,7 @@ def _download(args: argparse.Namespace) -> int:
     try:
         result = _call("download_model", _cache(args, {"model": args.model}))
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     print(f"{result['model']}: {result['path']} ({_size(result['size_bytes'])})")
     return 0
 
@@ -106,7 +102,7 @@ def _remove(args: argparse.Namespace) -> int:
     try:
         result = _call("remove_model", _cache(args, {"model": args.model}))
     except FerruleError as exc:
-        return _fail(exc)
+        return fail(exc)
     if result["removed"]:
         print(f"{result['model']}: removed, {_size(result['freed_bytes'])} freed")
     else:

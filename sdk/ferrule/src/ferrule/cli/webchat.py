@@ -143,7 +143,7 @@ def _serve(args: argparse.Namespace, model_id: str) -> int:
 
     from ..runtime import Runtime
     from ..server import check_bind
-    from .chat import _ModelId, parse_options
+    from .chat import ModelId, parse_options
     from .sessions import sqlite_db
 
     token: str | None = None
@@ -158,7 +158,7 @@ def _serve(args: argparse.Namespace, model_id: str) -> int:
         try:
             options = parse_options(args.option)
             models = {
-                label: _ModelId(model, args.provider, options)
+                label: ModelId(model, args.provider, options)
                 for label, model in installed_models(rt, model_id).items()
             }
             limit = {}

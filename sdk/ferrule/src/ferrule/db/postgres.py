@@ -12,6 +12,12 @@ import attrs
 _DRIVER = re.compile(r"^(postgres(?:ql)?)\+[a-z0-9_]+://")
 
 
+def libpq_url(db_url: str) -> str:
+    """``db_url`` as libpq takes it: an Agno URL's SQLAlchemy driver suffix dropped
+    (``postgresql+psycopg://`` is ``postgresql://``)."""
+    return _DRIVER.sub(r"\1://", db_url)
+
+
 @attrs.frozen
 class PostgresDb:
     """``PostgresDb(db_url="postgresql://user:pass@host:5432/db")`` (Agno's
@@ -30,7 +36,7 @@ class PostgresDb:
     def attributes(self, runtime: Any) -> dict[str, Any]:
         attributes: dict[str, Any] = {}
         if self.db_url is not None:
-            attributes["dsn"] = _DRIVER.sub(r"\1://", self.db_url)
+            attributes["dsn"] = libpq_url(self.db_url)
         if self.db_schema is not None:
             attributes["schema"] = self.db_schema
         if self.max_size is not None:

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 import attrs
 from ferrule_kernel import InvalidInputError
 
-from ..db.postgres import _DRIVER
+from ..db.postgres import libpq_url
 from ..vectordb.search import SearchType, SearchTypeName
 
 __all__ = ["PgVector", "SearchType", "SearchTypeName", "SqliteVecDb", "VectorDb"]
@@ -116,7 +116,7 @@ class PgVector:
     def attributes(self, runtime: Any) -> dict[str, Any]:
         attributes: dict[str, Any] = {"collection": self.table_name}
         if self.db_url is not None:
-            attributes["dsn"] = _DRIVER.sub(r"\1://", self.db_url)
+            attributes["dsn"] = libpq_url(self.db_url)
         if self.schema is not None:
             attributes["schema"] = self.schema
         return attributes

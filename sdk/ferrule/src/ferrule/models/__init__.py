@@ -89,6 +89,25 @@ def model_infer_options(model: object) -> dict[str, Any]:
     return dict(model.infer_options) if isinstance(model, APIModel) else {}
 
 
+def fetches_weights(route: ModelRoute) -> bool:
+    """Whether ``route``'s weights are fetched by its ``prepare_model`` operator (with byte
+    progress) before it is defined: llama.cpp's, the one backend that does; other backends'
+    files are theirs to find when defined."""
+    return (
+        route.component_type == "llamacpp_language_model"
+        and "model" in route.attributes
+        and route.attributes.get("download") is not False
+    )
+
+
+def prepare_model_inputs(route: ModelRoute) -> dict[str, Any]:
+    """The model-management operators' inputs (``prepare_model``...) for a llama.cpp route."""
+    inputs = {"model": route.attributes["model"]}
+    if route.attributes.get("cache_dir") is not None:
+        inputs["cache_dir"] = route.attributes["cache_dir"]
+    return inputs
+
+
 def route_model(
     kernel: Kernel,
     model_id: str,

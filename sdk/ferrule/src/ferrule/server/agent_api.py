@@ -26,11 +26,10 @@ from ferrule_kit.messages import converter
 
 from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS
 from ..agent.context import as_message
-from ..agent.langmodel import _fetches_weights, _model_inputs
 from ..embedding_model import embedder_definition
-from ..models import APIModel, LocalModel
+from ..models import APIModel, LocalModel, fetches_weights, prepare_model_inputs
 from ..remote import KERNEL_API
-from .kernel_api import KernelRoutes
+from .kernel_api import KernelRoutes, output_response
 
 #: The fields of each request's JSON body.
 DEFINE_MODEL_FIELDS = frozenset({"name", "model", "local", "provider", "api_key", "options"})
@@ -81,7 +80,7 @@ class AgentRoutes:
         route: ModelRoute = await asyncio.to_thread(model.route, self.kernel)
         self.routes.gate.redact.add_from(route.attributes)  # an API key never comes back
         await self.kernel.define(route.component_type, name, route.attributes)
-        return KernelRoutes._output({"component_type": route.component_type})
+        return output_response({"component_type": route.component_type})
 
     async def prepare_local_model(
         self, body: dict[str, Any], request: web.Request
@@ -94,9 +93,9 @@ class AgentRoutes:
         model_id = _string(body, "model") if "model" in body else DEFAULT_LOCAL_MODEL
         model = LocalModel(model_id, _options(body))
         route: ModelRoute = await asyncio.to_thread(model.route, self.kernel)
-        if not _fetches_weights(route):
+        if not fetches_weights(route):
             return await self.routes.stream(request, _no_items())
-        prepared = self.kernel.prepare("prepare_model", _model_inputs(route), streaming=True)
+        prepared = self.kernel.prepare("prepare_model", prepare_model_inputs(route), streaming=True)
         items = cast(AsyncGenerator[dict[str, Any], None], prepared.stream())
         return await self.routes.stream(request, items)
 
@@ -114,9 +113,7 @@ class AgentRoutes:
         except BaseException:
             await self.kernel.delete(name)
             raise
-        return KernelRoutes._output(
-            {"component_type": component_type, "dimension": info["dimension"]}
-        )
+        return output_response({"component_type": component_type, "dimension": info["dimension"]})
 
     async def agent_step(self, body: dict[str, Any], request: web.Request) -> web.StreamResponse:
         inputs: dict[str, Any] = _options(body)

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 from aiohttp import web
 from ferrule_kernel import FerruleError, Kernel, get_logger
 from ferrule_kernel.errors import interrupts_request
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 
-from .._loop import _Watchdog
+from .._loop import Watchdog
 from ..remote import KERNEL_API, RemoteError
 from ..runtime import new_kernel
 from .agent_api import AgentRoutes
@@ -86,8 +86,8 @@ def check_bind(host: str, token: str | None) -> None:
 
 def _ensure_sdk_hooks(kernel: Kernel) -> None:
     # The model route hooks are the sdk's: a host's bare Kernel may not have them yet.
-    if not kernel.plugin_manager.is_registered(_builtin):
-        kernel.register(_builtin)
+    if not kernel.plugin_manager.is_registered(kit_plugin):
+        kernel.register(kit_plugin)
 
 
 def add_routes(
@@ -252,7 +252,7 @@ async def serve(
     await runner.setup()
     # An async plugin running blocking code stalls every request: name it in the log, as
     # the Runtime does for its loop.
-    watchdog = _Watchdog.start(asyncio.get_running_loop(), threading.current_thread())
+    watchdog = Watchdog.start(asyncio.get_running_loop(), threading.current_thread())
     try:
         site = web.TCPSite(runner, host, port)
         await site.start()

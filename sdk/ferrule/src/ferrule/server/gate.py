@@ -303,7 +303,7 @@ class Gate:
                 host=_hostname(host),
             )
         origin = request.headers.get(hdrs.ORIGIN)
-        if origin is not None and not (self._origin_allowed(origin) or _same_origin(origin, host)):
+        if origin is not None and not (self._origin_allowed(origin) or same_origin(origin, host)):
             raise CrossOriginError(
                 f"requests from web pages of {origin!r} are refused; if that origin may use "
                 f"this server, start it with --allowed-origin {_origin(origin)}",
@@ -438,7 +438,7 @@ class Gate:
         )
 
 
-def _same_origin(origin: str, host: str | None) -> bool:
+def same_origin(origin: str, host: str | None) -> bool:
     """A page the server itself served (what a host app mounting these routes may do)."""
     if host is None:
         return False

@@ -117,10 +117,6 @@ class KernelRoutes:
             headers=headers,
         )
 
-    @staticmethod
-    def _output(output: dict[str, Any]) -> web.Response:
-        return web.Response(body=dumps({"output": output}), content_type="application/json")
-
     async def define(self, body: dict[str, Any], request: web.Request) -> web.Response:
         await self.kernel.define(
             _field(body, "component_type"),
@@ -128,21 +124,21 @@ class KernelRoutes:
             _field(body, "attrs"),
             placement=_field(body, "placement"),
         )
-        return self._output({})
+        return output_response({})
 
     async def delete(self, body: dict[str, Any], request: web.Request) -> web.Response:
         await self.kernel.delete(_field(body, "name"))
-        return self._output({})
+        return output_response({})
 
     async def call(self, body: dict[str, Any], request: web.Request) -> web.Response:
         prepared = self.kernel.prepare(_field(body, "operator"), _inputs(body))
-        return self._output(await prepared.run())
+        return output_response(await prepared.run())
 
     async def call_method(self, body: dict[str, Any], request: web.Request) -> web.Response:
         prepared = self.kernel.prepare_method(
             _field(body, "name"), _field(body, "method"), _inputs(body)
         )
-        return self._output(await prepared.run())
+        return output_response(await prepared.run())
 
     async def iter(self, body: dict[str, Any], request: web.Request) -> web.StreamResponse:
         # Resolve and validate first, so those errors get a status of their own, as
@@ -203,3 +199,8 @@ def _field(body: dict[str, Any], key: str) -> Any:
 def _inputs(body: dict[str, Any]) -> Any:
     inputs = body.get("inputs")
     return {} if inputs is None else inputs
+
+
+def output_response(output: dict[str, Any]) -> web.Response:
+    """A request's answer as the kernel API gives it: ``{"output": ...}``."""
+    return web.Response(body=dumps({"output": output}), content_type="application/json")

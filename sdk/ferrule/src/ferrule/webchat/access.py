@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from ..server.gate import Hosts, _same_origin
+from ..server.gate import Hosts, same_origin
 
 #: The cookie the token is traded for.
 COOKIE = "ferrule_webchat"
@@ -116,7 +116,7 @@ class AccessGate:
         if origin is not None and not (
             "*" in self.origins
             or origin.strip().lower().rstrip("/") in self.origins
-            or _same_origin(origin, host)
+            or same_origin(origin, host)
         ):
             return (403, f"requests from web pages of {origin!r} are refused\n", [])
         if self.token is None:
