@@ -22,7 +22,7 @@ under ``bench/data/models/``, git-ignored): a llama of about 0.5B parameters wit
 weights and SmolLM2's tokenizer and chat template, quantized to Q4_0 by llama.cpp's
 quantizer (``gguf`` writes it). Its text is noise; its cost per token is a real model's.
 
-    python bench/bench_batching.py   # BENCH_BATCHING_REQUESTS=3 BENCH_BATCHING_TOKENS=48
+    python bench/bench_batching.py   # BENCH_BATCHING_REQUESTS=3 BENCH_BATCHING_TOKENS=32
                                      # (the shipped model's workload)
                                      # BENCH_BATCHING_LARGE=0: the shipped model only
 """
@@ -30,8 +30,11 @@ quantizer (``gguf`` writes it). Its text is noise; its cost per token is a real 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import math
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -45,8 +48,8 @@ from ferrule_llamacpp.backend import available_cores
 #: Requests each stream sends one after another, and their max_tokens: on the shipped model,
 #: and on the larger one (about 4x slower per token: fewer, to keep the run to minutes).
 REQUESTS = int(os.environ.get("BENCH_BATCHING_REQUESTS", "3"))
-TOKENS = int(os.environ.get("BENCH_BATCHING_TOKENS", "48"))
-LARGE_REQUESTS, LARGE_TOKENS = 1, 16
+TOKENS = int(os.environ.get("BENCH_BATCHING_TOKENS", "32"))
+LARGE_REQUESTS, LARGE_TOKENS = 2, 24
 #: llama.cpp threads of the served components (0: every core, the component's default).
 THREADS = int(os.environ.get("BENCH_BATCHING_THREADS", "0"))
 STREAMS = (1, 2, 4, 8)
@@ -57,9 +60,14 @@ TOPICS = [
 ]  # fmt: skip
 
 
-def prompt(stream: int, request: int) -> str:
+#: Numbers each round, so that no prompt repeats one of an earlier round: requests share
+#: the chat template's system prompt and first words, never a whole prompt cached before.
+ROUNDS = itertools.count()
+
+
+def prompt(stream: int, request: int, round_id: int) -> str:
     topic = TOPICS[(stream * 3 + request) % len(TOPICS)]
-    return f"Write a few sentences about {topic}. (request {stream}.{request})"
+    return f"Write a few sentences about {topic}. (request {round_id}.{stream}.{request})"
 
 
 def start_server(model_folder: str) -> tuple[subprocess.Popen[str], str]:
@@ -79,14 +87,14 @@ def start_server(model_folder: str) -> tuple[subprocess.Popen[str], str]:
 
 
 async def one_stream(
-    rt, component: str, stream: int, workload: tuple[int, int]
+    rt, component: str, stream: int, workload: tuple[int, int], round_id: int
 ) -> tuple[list[float], int]:
     """TTFTs and output tokens of one stream's requests, sent one after another."""
     ttfts, tokens = [], 0
     requests, max_tokens = workload
     for request in range(requests):
         inputs = {
-            "messages": [{"role": "user", "content": prompt(stream, request)}],
+            "messages": [{"role": "user", "content": prompt(stream, request, round_id)}],
             "temperature": 0.0,
             "max_tokens": max_tokens,
         }
@@ -102,23 +110,25 @@ async def one_stream(
     return ttfts, tokens
 
 
-def percentile(values: list[float], q: float) -> float:
+def p99(values: list[float]) -> float:
+    """Nearest rank (the largest of fewer than 100)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+    return ordered[math.ceil(0.99 * len(ordered)) - 1]
 
 
 async def measure(rt, component: str, streams: int, workload: tuple[int, int]) -> dict[str, float]:
+    round_id = next(ROUNDS)
     started = time.perf_counter()
     results = await asyncio.gather(
-        *(one_stream(rt, component, s, workload) for s in range(streams))
+        *(one_stream(rt, component, s, workload, round_id) for s in range(streams))
     )
     wall = time.perf_counter() - started
     ttfts = [t for ts, _ in results for t in ts]
     tokens = sum(n for _, n in results)
     return {
         "tps": tokens / wall,
-        "p50": percentile(ttfts, 0.5),
-        "p99": percentile(ttfts, 0.99),
+        "p50": statistics.median(ttfts),
+        "p99": p99(ttfts),
         "tokens": tokens,
     }
 
@@ -250,7 +260,7 @@ async def step_costs(path: str, threads: int) -> tuple[dict[int, tuple[float, fl
 
         async def run(index: int) -> None:
             inputs = {
-                "messages": [{"role": "user", "content": prompt(index, 0)}],
+                "messages": [{"role": "user", "content": prompt(index, 0, next(ROUNDS))}],
                 "temperature": 0.0,
                 "max_tokens": 8,
             }
