@@ -123,10 +123,25 @@ export class LangModel {
 
 export type Embedding = Float32Array;
 
+/** An embedder component on a runtime and how many `EmbeddingModel`s use it. */
+interface SharedEmbedder {
+  component: string;
+  dimension: number;
+  users: number;
+}
+
+/**
+ * The embedder components of each runtime, by model id: `EmbeddingModel.newLocal` of an id
+ * already defined there shares that component (one copy of the weights in the server,
+ * one load: embedding is stateless), and the last `delete()` deletes it.
+ */
+const embedders = new WeakMap<Runtime, Map<string, Promise<SharedEmbedder>>>();
+
 /**
  * An embedding model the server runs (Ailoy 0.2's `EmbeddingModel`): the embedder
  * component its id routes to (`define_embedder`; an aliased id such as Ailoy's
  * `BAAI/bge-m3` keeps its own model's dimension, 1024, so stores sized for it work).
+ * Models of the same id on the same runtime share one component.
  */
 export class EmbeddingModel {
   readonly rt: Runtime;
@@ -135,6 +150,7 @@ export class EmbeddingModel {
   readonly component: string;
   /** How many numbers each embedding has. */
   readonly dimension: number;
+  #deleted = false;
 
   private constructor(rt: Runtime, model: string, component: string, dimension: number) {
     this.rt = rt;
@@ -146,10 +162,21 @@ export class EmbeddingModel {
   static async newLocal(modelName: string, config: { runtime?: Runtime } = {}): Promise<EmbeddingModel> {
     if (typeof modelName !== "string" || !modelName) throw InvalidInputError.forField("name the model", "modelName");
     const rt = config.runtime ?? defaultRuntime();
-    const component = `embedding-model-${randomUUID().slice(0, 12)}`;
-    const { dimension } = (await rt.request("define_embedder", { name: component, model: modelName })) as { dimension: number };
-    rt.adopt(component);
-    return new EmbeddingModel(rt, modelName, component, dimension);
+    let shared = embedders.get(rt);
+    if (shared === undefined) embedders.set(rt, (shared = new Map()));
+    let defined = shared.get(modelName);
+    if (defined === undefined) {
+      const component = `embedding-model-${randomUUID().slice(0, 12)}`;
+      defined = rt.request("define_embedder", { name: component, model: modelName }).then(({ dimension }: { dimension: number }) => {
+        rt.adopt(component);
+        return { component, dimension, users: 0 };
+      });
+      shared.set(modelName, defined);
+      defined.catch(() => shared.delete(modelName)); // a later newLocal tries again
+    }
+    const embedder = await defined;
+    embedder.users++;
+    return new EmbeddingModel(rt, modelName, embedder.component, embedder.dimension);
   }
 
   async infer(text: string): Promise<Embedding> {
@@ -161,8 +188,15 @@ export class EmbeddingModel {
     return vectors.map((vector) => Float32Array.from(vector));
   }
 
-  /** Delete the embedder's component. */
+  /** Let go of the embedder (its component is deleted with the last model using it). Idempotent. */
   async delete(): Promise<void> {
+    if (this.#deleted) return;
+    this.#deleted = true;
+    const shared = embedders.get(this.rt);
+    const defined = shared?.get(this.model);
+    const embedder = defined === undefined ? undefined : await defined;
+    if (embedder === undefined || embedder.component !== this.component || --embedder.users > 0) return;
+    shared?.delete(this.model);
     await this.rt.delete(this.component);
   }
 }

@@ -118,3 +118,24 @@ for (const cfg of configs) {
     });
   });
 }
+
+// Ailoy's files make one EmbeddingModel per test file, or per model config (agent.test.ts's
+// Using Knowledge, four at once): models of one id on one runtime share one embedder
+// component, and the last delete() removes it.
+test("EmbeddingModel.newLocal: one embedder per model id, deleted with its last model", async () => {
+  const [first, second] = await Promise.all([ailoy.EmbeddingModel.newLocal("BAAI/bge-m3"), ailoy.EmbeddingModel.newLocal("BAAI/bge-m3")]);
+  assert.equal(first.component, model.component);
+  assert.equal(second.component, model.component);
+  assert.equal(first.dimension, 1024);
+  await first.delete();
+  await first.delete(); // idempotent: it lets go once
+  assert.equal((await second.infer("still here")).length, 1024);
+  await second.delete();
+  assert.equal((await model.infer("and here")).length, 1024);
+  await model.delete(); // the last one: the component goes
+  await assert.rejects(ailoy.defaultRuntime().callMethod(model.component, "embed", { texts: ["x"] }), ailoy.UnknownComponentError);
+  const fresh = await ailoy.EmbeddingModel.newLocal("BAAI/bge-m3");
+  assert.notEqual(fresh.component, model.component);
+  assert.equal((await fresh.infer("a new one")).length, 1024);
+  await fresh.delete();
+});
