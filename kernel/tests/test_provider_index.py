@@ -184,6 +184,11 @@ def test_a_plugin_given_to_the_kernel_keeps_the_names_it_registers(two_plugins):
     kernel = Kernel(plugins=[GivenPlugin()], entry_point_group=GROUP)
     assert call(kernel, "beta") == {"by": "given"}
     assert call(kernel, "alpha") == {"by": "idx_a", "text": "x"}
+    kernel.load_plugins()
+    # that kernel's discovery left the index of the entry points alone as it was
+    forget_imports()
+    assert call(Kernel(entry_point_group=GROUP), "beta") == {"by": "idx_b", "text": "x"}
+    assert loaded() == ["idx_b"]
 
 
 def test_a_plugin_registered_after_a_request_comes_after_the_discovered_ones(two_plugins):

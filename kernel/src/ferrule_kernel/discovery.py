@@ -441,15 +441,16 @@ def build_registry(pm: pluggy.PluginManager, entry_point_infos: list[PluginInfo]
 
 def provider_index_of(
     registry: Registry, entry_points: list[PluginInfo]
-) -> dict[tuple[str, str], str]:
-    """The `provider_index` of a registry built from the plugins ``entry_points`` (and
-    perhaps others, registered directly, whose names it leaves out)."""
+) -> dict[tuple[str, str], str] | None:
+    """The `provider_index` of a registry built from the plugins ``entry_points``; None
+    when a plugin registered otherwise provides a name (one kernel's own plugin, which
+    would hide an entry point's name from every other program's index)."""
     names = {info.name for info in entry_points}
     index = {("operator", n): e.plugin.name for n, e in registry.operators.items()}
     index.update(
         (("component_type", n), e.plugin.name) for n, e in registry.component_types.items()
     )
-    return {key: name for key, name in index.items() if name in names}
+    return index if all(name in names for name in index.values()) else None
 
 
 def load_provider(

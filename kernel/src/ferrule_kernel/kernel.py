@@ -135,7 +135,8 @@ class Kernel:
             self._registry, self._provided = registry, {}
             if self._entry_points is not None:
                 index = discovery.provider_index_of(registry, self._entry_point_infos)
-                discovery.save_provider_index(self._group, self._entry_points, index)
+                if index is not None:
+                    discovery.save_provider_index(self._group, self._entry_points, index)
         return self._registry
 
     def _found_entry_points(self) -> list[discovery.EntryPointRecord]:
