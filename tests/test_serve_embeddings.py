@@ -201,6 +201,40 @@ def test_dimensions_and_token_ids_reach_an_openai_embedder(monkeypatch):
         upstream.stop_in_thread()
 
 
+def test_dimensions_reach_a_gemini_embedder_as_output_dimensionality(monkeypatch):
+    """Gemini's embedder takes ``dimensions`` and sends it as ``outputDimensionality``
+    (one component per size); the model's own size sends none."""
+    pytest.importorskip("ferrule_gemini", reason="the Gemini provider plugin is not installed")
+    from ferrule_kit.testing.loopback import LoopbackServer, Reply
+
+    def vectors(request) -> Reply:
+        sizes = [item.get("outputDimensionality", 3072) for item in request.json["requests"]]
+        return Reply.json({"embeddings": [{"values": [0.5] * size} for size in sizes]})
+
+    upstream = LoopbackServer()
+    upstream.start_in_thread()
+    try:
+        monkeypatch.setenv("GEMINI_BASE_URL", f"{upstream.url}/v1beta")
+        monkeypatch.setenv("GEMINI_API_KEY", "AIzaSyUPSTREAM-0123456789abcdef")
+        with ServerThread(new_kernel()) as url:
+            near = openai.OpenAI(base_url=f"{url}/v1", api_key="none", max_retries=0)
+            upstream.script(vectors, vectors)
+            model = "gemini-embedding-001"
+            sized = near.embeddings.create(model=model, input=["hi", "there"], dimensions=8)
+            assert [len(d.embedding) for d in sized.data] == [8, 8]
+            assert sized.data[0].embedding == pytest.approx([8**-0.5] * 8)  # unit length
+            full = near.embeddings.create(model=model, input="hi", dimensions=3072)
+            assert len(full.data[0].embedding) == 3072
+        sent = [r.json["requests"] for r in upstream.requests]
+        assert [item["outputDimensionality"] for item in sent[0]] == [8, 8]
+        assert [item["content"]["parts"][0]["text"] for item in sent[0]] == ["hi", "there"]
+        assert "outputDimensionality" not in sent[1][0]
+        assert upstream.requests[0].path.endswith("/models/gemini-embedding-001:batchEmbedContents")
+        upstream.check()
+    finally:
+        upstream.stop_in_thread()
+
+
 def test_unknown_model_is_404(client):
     with pytest.raises(openai.NotFoundError) as info:
         client.embeddings.create(model="no-such-embedder", input="Hi")

@@ -165,10 +165,12 @@ async def test_task_types_batches_and_order(server) -> None:
     assert docs["usage"] == {"input_tokens": 0}
 
 
-async def test_output_dimensionality_is_sent_and_vectors_are_unit_length(server) -> None:
+async def test_dimensions_are_sent_as_output_dimensionality_and_vectors_are_unit_length(
+    server,
+) -> None:
     server.script(answer())
     async with AsyncRuntime() as rt:
-        await define(rt, server, model="gemini-embedding-001", output_dimensionality=768)
+        await define(rt, server, model="gemini-embedding-001", dimensions=768)
         assert (await rt.call_method("emb", "info", {}))["dimension"] == 768  # no request
         out = await rt.call_method("emb", "embed", {"texts": ["x"]})
     assert server.requests[0].json["requests"][0]["outputDimensionality"] == 768

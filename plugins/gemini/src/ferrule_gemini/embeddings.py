@@ -5,7 +5,7 @@ Wire (``POST {base_url}/models/{model}:batchEmbedContents``, the key in ``x-goog
     {"requests": [{"model": "models/gemini-embedding-001",
                    "content": {"parts": [{"text": "..."}]},
                    "taskType": "RETRIEVAL_DOCUMENT",      # RETRIEVAL_QUERY for queries
-                   "outputDimensionality": 768}, ...]}     # only when asked for
+                   "outputDimensionality": 768}, ...]}     # only when asked for (dimensions)
     -> {"embeddings": [{"values": [0.01, ...]}, ...]}      # in request order
 
 ``batchEmbedContents`` takes up to 100 requests; larger inputs are split. (``embedContent``
@@ -38,7 +38,7 @@ from . import wire
 from .plugin import API_KEY_VARIABLES
 
 TASK_TYPES = {"document": "RETRIEVAL_DOCUMENT", "query": "RETRIEVAL_QUERY"}
-#: Dimensions when ``output_dimensionality`` is not asked for.
+#: Dimensions when ``dimensions`` is not asked for.
 KNOWN_DIMENSIONS = {"gemini-embedding-001": 3072, "text-embedding-004": 768, "embedding-001": 768}
 MAX_REQUESTS = 100
 
@@ -49,9 +49,11 @@ class GeminiEmbedderAttributes(ProviderAttributes):
     comes from here, ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``."""
 
     model: str = "gemini-embedding-001"
-    #: Shorter vectors (gemini-embedding-001: 768, 1536 or 3072 recommended). Gemini
-    #: normalises only full-length vectors; this component returns every one unit length.
-    output_dimensionality: int | None = attrs.field(default=None, validator=in_range(1, 65536))
+    #: Shorter vectors (gemini-embedding-001: 768, 1536 or 3072 recommended), sent as
+    #: Gemini's ``outputDimensionality``; named as OpenAI's embedder and ``ferrule serve``'s
+    #: ``/v1/embeddings`` name it. Gemini normalises only full-length vectors; this
+    #: component returns every one unit length.
+    dimensions: int | None = attrs.field(default=None, validator=in_range(1, 65536))
     max_batch: int = attrs.field(default=MAX_REQUESTS, validator=in_range(1, MAX_REQUESTS))
     read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
 
@@ -75,7 +77,7 @@ class GeminiEmbedder:
             retry=RetryPolicy(max_attempts=attributes.max_retries + 1),
             parse_error=wire.parse_error,
         )
-        self.dimension: int | None = attributes.output_dimensionality or KNOWN_DIMENSIONS.get(
+        self.dimension: int | None = attributes.dimensions or KNOWN_DIMENSIONS.get(
             self.model.removeprefix("models/")
         )
 
@@ -90,8 +92,8 @@ class GeminiEmbedder:
                 "content": {"parts": [{"text": text}]},
                 "taskType": task_type,
             }
-            if self.attributes.output_dimensionality is not None:
-                request["outputDimensionality"] = self.attributes.output_dimensionality
+            if self.attributes.dimensions is not None:
+                request["outputDimensionality"] = self.attributes.dimensions
             requests.append(request)
         reply = await self.client.request_json(
             f"/{self.model}:batchEmbedContents", {"requests": requests}

@@ -11,7 +11,7 @@ contract's ``input_type``; OpenAI's API has no query/document distinction), or t
 by default), passed to embedders that take their tokenizer's ids (``embed_tokens``:
 OpenAI's) and refused, naming the model, by the others. ``dimensions`` is the model's own
 (accepted), or asked of an embedder that takes a ``dimensions`` attribute (OpenAI's
-text-embedding-3 models: one component per size), else refused naming the model.
+text-embedding-3 models, Gemini's: one component per size), else refused naming the model.
 ``encoding_format`` ``"base64"`` sends each vector as little-endian float32, base64
 encoded, as OpenAI does.
 """

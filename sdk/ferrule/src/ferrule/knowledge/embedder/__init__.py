@@ -88,7 +88,7 @@ class GeminiEmbedder:
     def attributes(self, runtime: Any) -> dict[str, Any]:
         attributes: dict[str, Any] = {"model": self.id}
         for key, value in (
-            ("output_dimensionality", self.dimensions),
+            ("dimensions", self.dimensions),
             ("api_key", self.api_key),
             ("base_url", self.base_url),
             ("max_batch", self.batch_size),
