@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import ferrule_kit._builtin
+import ferrule_kit.kit_plugin
 import pytest
 from ferrule import APIModel, Runtime
 from ferrule_anthropic import plugin
@@ -28,7 +28,7 @@ GUIDE_IDS = [
 
 @pytest.fixture
 def kernel() -> Kernel:
-    return Kernel(plugins=[ferrule_kit._builtin, plugin], load_entry_points=False)
+    return Kernel(plugins=[ferrule_kit.kit_plugin, plugin], load_entry_points=False)
 
 
 @pytest.mark.parametrize("model_id", [*GUIDE_IDS, "claude-sonnet-4-6", "claude-opus-5"])

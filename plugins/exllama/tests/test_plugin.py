@@ -21,7 +21,7 @@ import pytest
 
 SCRIPT_PRELUDE = """
 import json, sys
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 from ferrule.models import LocalModel
 from ferrule_kernel import Kernel
 from ferrule_exllama import plugin
@@ -30,7 +30,7 @@ from ferrule_exllama import plugin
 def kernel():
     # This plugin alone: other installed plugins (ferrule-llamacpp answers the same ids)
     # must not decide what these tests see.
-    return Kernel(plugins=[_builtin, plugin], load_entry_points=False)
+    return Kernel(plugins=[kit_plugin, plugin], load_entry_points=False)
 """
 
 

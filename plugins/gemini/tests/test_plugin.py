@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import ferrule_kit._builtin
+import ferrule_kit.kit_plugin
 import pytest
 from ferrule import APIModel, Runtime
 from ferrule_gemini import plugin
@@ -25,7 +25,7 @@ GUIDE_IDS = [
 
 @pytest.fixture
 def kernel() -> Kernel:
-    return Kernel(plugins=[ferrule_kit._builtin, plugin], load_entry_points=False)
+    return Kernel(plugins=[ferrule_kit.kit_plugin, plugin], load_entry_points=False)
 
 
 @pytest.mark.parametrize("model_id", [*GUIDE_IDS, "gemini-3.5-flash", "models/gemini-2.5-flash"])

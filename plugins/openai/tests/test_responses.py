@@ -485,9 +485,9 @@ async def test_server_sending_only_the_completed_response(define, runtime, serve
 
 
 def test_provider_openai_responses_routes_to_the_component():
-    from ferrule_kit import _builtin
+    from ferrule_kit import kit_plugin
 
-    kernel = Kernel(plugins=[_builtin])
+    kernel = Kernel(plugins=[kit_plugin])
     route = APIModel("gpt-5", provider="openai-responses").route(kernel)
     assert route.component_type == "openai_responses_language_model"
     assert APIModel("gpt-5").route(kernel).component_type == "openai_language_model"

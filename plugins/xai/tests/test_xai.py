@@ -310,9 +310,9 @@ GUIDE_IDS = [
 
 @pytest.fixture(scope="module")
 def kernel():
-    from ferrule_kit import _builtin
+    from ferrule_kit import kit_plugin
 
-    return Kernel(plugins=[_builtin])
+    return Kernel(plugins=[kit_plugin])
 
 
 @pytest.mark.parametrize("model_id", [*GUIDE_IDS, "grok-4.3"])

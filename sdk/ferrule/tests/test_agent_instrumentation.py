@@ -10,7 +10,7 @@ import pluggy
 import pytest
 from ferrule import Agent, Runtime
 from ferrule_kernel import Kernel, hookimpl
-from ferrule_kit import _builtin, hookspecs
+from ferrule_kit import hookspecs, kit_plugin
 from ferrule_kit.instrumentation import instrumentation_of
 from ferrule_testmodel import TestModel
 
@@ -75,7 +75,7 @@ TURNS = [{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}, "id": "c
 
 
 def runtime_with(*plugins: object) -> Runtime:
-    return Runtime(kernel=Kernel(plugins=[_builtin, *plugins]))
+    return Runtime(kernel=Kernel(plugins=[kit_plugin, *plugins]))
 
 
 def test_hook_instrumentation_none_without_an_instrumenting_plugin():

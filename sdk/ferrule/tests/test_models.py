@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from ferrule import APIModel, LocalModel
 from ferrule_kernel import Kernel, hookimpl
-from ferrule_kit import _builtin
+from ferrule_kit import kit_plugin
 from ferrule_kit.errors import UnknownModelError
 from ferrule_kit.lmspec import ModelRoute
 
 
 def kernel(*plugins: object) -> Kernel:
-    # _builtin adds the kit's hook specifications, as every kernel the top layer makes has
-    return Kernel(plugins=[_builtin, *plugins], load_entry_points=False)
+    # kit_plugin adds the kit's hook specifications, as every kernel the top layer makes has
+    return Kernel(plugins=[kit_plugin, *plugins], load_entry_points=False)
 
 
 class Acme:

@@ -72,9 +72,9 @@ class SpeakerPlugin:
 
 
 def make_runtime() -> Runtime:
-    from ferrule_kit import _builtin
+    from ferrule_kit import kit_plugin
 
-    return Runtime(kernel=Kernel(plugins=[_builtin, SpeakerPlugin()]))
+    return Runtime(kernel=Kernel(plugins=[kit_plugin, SpeakerPlugin()]))
 
 
 def test_seed_echo_example():
@@ -287,9 +287,9 @@ def test_a_named_runtime_takes_no_kernel_nor_url():
 
 
 async def test_async_runtime_runs_on_the_callers_loop():
-    from ferrule_kit import _builtin
+    from ferrule_kit import kit_plugin
 
-    async with AsyncRuntime(kernel=Kernel(plugins=[_builtin, SpeakerPlugin()])) as rt:
+    async with AsyncRuntime(kernel=Kernel(plugins=[kit_plugin, SpeakerPlugin()])) as rt:
         await rt.define("speaker", "s", {})
         assert await rt.call_method("s", "say", {"text": "a"}) == {"text": "a"}
         assert rt.kernel.component("s").loop_thread is threading.current_thread()
