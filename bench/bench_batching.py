@@ -50,6 +50,8 @@ from ferrule_llamacpp.backend import available_cores
 REQUESTS = int(os.environ.get("BENCH_BATCHING_REQUESTS", "3"))
 TOKENS = int(os.environ.get("BENCH_BATCHING_TOKENS", "32"))
 LARGE_REQUESTS, LARGE_TOKENS = 2, 24
+#: Tokens of a bench prompt (SmolLM2's template) that requests share, and those after them.
+PROMPT_SHARED, PROMPT_END = 29, 20
 #: llama.cpp threads of the served components (0: every core, the component's default).
 THREADS = int(os.environ.get("BENCH_BATCHING_THREADS", "0"))
 STREAMS = (1, 2, 4, 8)
@@ -298,6 +300,41 @@ def section(title: str, table: dict[str, dict[int, dict[str, float]]]) -> str:
     return "\n".join(rows)
 
 
+def reading(
+    tables: dict[str, dict[str, dict[int, dict[str, float]]]],
+    costs: dict[tuple[str, int], tuple[dict[int, tuple[float, float]], float]],
+) -> str:
+    """What caps the curve, from the step costs at 1 thread (the CPU time of a step is the
+    same whatever the neighbours run)."""
+    gains, reads = [], []
+    for title in tables:
+        step_ms, prompt_rate = costs[title, 1]
+        cpu = {n: c for n, (_, c) in step_ms.items()}
+        gain = ", ".join(f"{n * cpu[1] / cpu[n]:.2f}x at {n}" for n in STREAMS[1:] if n in cpu)
+        gains.append(f"{title}: {gain}")
+        reads.append(f"{1e3 * PROMPT_END / prompt_rate:.0f} ms ({title})")
+    return f"""
+What caps it. Decoding n sequences in one step gives, in tokens per CPU second over one
+sequence, {"; ".join(gains)}. That bounds what n streams can gain over one where the decoder
+has the cores to itself: where it is under 2x at 4, no scheduling meets the tokens/s
+target. The 135M Q4_1 model gains little: its CPU kernels are bound by arithmetic (a dot
+product per row and token, so a step of 4 sequences costs nearly 4 of one); the 0.5B
+model reads its weights (290 MB) once per step however many sequences the step holds, so
+batching saves more. The served rounds add what the crowd did to the server's share of
+the cores.
+
+Time to first token. Requests that come together are admitted in the same step, each gets
+the start its prompt shares with the others (the chat template's system prompt and the
+first words, {PROMPT_SHARED} tokens here) copied from a slot that holds it, and reads only
+its own end (about {PROMPT_END} tokens); those reads are separate `llama_decode` calls, one
+after another, before the step's decode (packing them into one call changed greedy replies:
+see `ferrule_llamacpp.batching`), and each request's first token is sampled as soon as its
+own read ends. The last of 4 waits for 4 reads, one read being {", ".join(reads)} of CPU:
+p99 stays within 2x one request's only where a request's time to first token is mostly
+something else (the HTTP round trip, the wait for the step in progress).
+"""
+
+
 def report(
     tables: dict[str, dict[str, dict[int, dict[str, float]]]],
     costs: dict[tuple[str, int], tuple[dict[int, tuple[float, float]], float]],
@@ -331,10 +368,14 @@ def report(
                 cells.append("n/a")
                 continue
             wall, cpu = step_ms[n]
+            if threads > 1:  # the calling thread's CPU time is only part of the work
+                cells.append(f"{wall:.1f} ms")
+                continue
             # The gain over one sequence, in work: (n / cpu) / (1 / cpu at 1).
             gain = f", {n * one[1] / cpu:.2f}x" if one else ""
             cells.append(f"{wall:.1f} / {cpu:.1f} ms{gain}")
-        steps.append(f"| {title} | {threads} | " + " | ".join(cells) + f" | {prompt_rate:.0f} |")
+        rate = f"{prompt_rate:.0f}" if threads == 1 else "n/a"
+        steps.append(f"| {title} | {threads} | " + " | ".join(cells) + f" | {rate} |")
     return (
         f"""
 One `ferrule serve` process; clients in another process over loopback
@@ -353,14 +394,17 @@ Target at 4 streams: >= 2x the aggregate tokens/s of one stream, p99 time to fir
 8 streams: {versus}.
 
 What one step costs: the decoder's own timings of `llama_decode` (`BatchDecoder.stats`), n
-requests sent at once in one process, with 1 thread and with every core: wall / CPU
-milliseconds per step of n sequences (CPU: the calling thread's, which with 1 thread is the
-step's whole work, whatever the neighbours do), and the gain in tokens per CPU second over
-one sequence:
+requests sent at once in one process: with 1 thread, wall / CPU milliseconds per step of n
+sequences (llama.cpp computes on the calling thread, so its CPU time is the step's work,
+whatever the neighbours do) and the gain in tokens per CPU second over one sequence; with
+every core, wall milliseconds (its threads wait for each other at every operation, and a
+thread the crowd has preempted stalls the others):
 
 """
         + "\n".join(steps)
-        + "\n\n"
+        + "\n"
+        + reading(tables, costs)
+        + "\n"
         + "\n\n".join(section(title, table) for title, table in tables.items())
         + """
 
