@@ -136,6 +136,75 @@ def test_system_prompt_stop_sequences_and_max_tokens(client, server):
     assert (cut.content[0].text, cut.stop_reason) == ("hello there", "max_tokens")
 
 
+def test_the_stop_sequence_that_ended_the_reply(client, server):
+    """As Anthropic answers: ``stop_reason: "stop_sequence"`` and the string that matched
+    (the one that cut the reply earliest), in a reply and at the end of a stream."""
+    stops = ["friend", "there", "goodbye"]
+    stopped = client.messages.create(
+        model="test", max_tokens=100, messages=USER, stop_sequences=stops
+    )
+    assert stopped.content[0].text == "hello "
+    assert (stopped.stop_reason, stopped.stop_sequence) == ("stop_sequence", "there")
+    with client.messages.stream(
+        model="test", max_tokens=100, messages=USER, stop_sequences=stops
+    ) as stream:
+        final = stream.get_final_message()
+    assert (final.content[0].text, final.stop_reason, final.stop_sequence) == (
+        "hello ",
+        "stop_sequence",
+        "there",
+    )
+    url, _ = server
+    body = {"model": "test", "max_tokens": 100, "messages": USER, "stream": True}
+    status, _, payload = raw(url, "/v1/messages", {**body, "stop_sequences": ["friend"]})
+    assert status == 200
+    [delta] = [data for name, data in events(payload) if name == "message_delta"]
+    assert delta["delta"] == {"stop_reason": "stop_sequence", "stop_sequence": "friend"}
+    unmatched = client.messages.create(
+        model="test", max_tokens=100, messages=USER, stop_sequences=["goodbye"]
+    )
+    assert (unmatched.stop_reason, unmatched.stop_sequence) == ("end_turn", None)
+
+
+def test_the_stop_sequence_anthropic_names_comes_through(monkeypatch):
+    """Served by ferrule-anthropic: the stop string Anthropic's upstream reply names is
+    the one ferrule's reply names."""
+    pytest.importorskip(
+        "ferrule_anthropic", reason="the Anthropic provider plugin is not installed"
+    )
+    from ferrule.runtime import new_kernel
+    from ferrule_anthropic.testing import message_events, stream_reply
+    from ferrule_kit.testing.loopback import LoopbackServer
+
+    upstream = LoopbackServer()
+    upstream.start_in_thread()
+    try:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", upstream.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-upstream-0123456789")
+        upstream.script(
+            stream_reply(
+                message_events(text=["1, 2, "], stop_reason="stop_sequence", stop_sequence="3")
+            )
+        )
+        with ServerThread(new_kernel()) as url:
+            near = anthropic.Anthropic(base_url=url, api_key="none", max_retries=0)
+            reply = near.messages.create(
+                model="claude-sonnet-4-6",
+                max_tokens=50,
+                messages=[{"role": "user", "content": "Count to five."}],
+                stop_sequences=["3", "4"],
+            )
+        assert (reply.content[0].text, reply.stop_reason, reply.stop_sequence) == (
+            "1, 2, ",
+            "stop_sequence",
+            "3",
+        )
+        assert upstream.requests[0].json["stop_sequences"] == ["3", "4"]
+        upstream.check()
+    finally:
+        upstream.stop_in_thread()
+
+
 def test_thinking_blocks_come_back_and_go_back(client, server):
     _, kernel = server
     reply = client.messages.create(

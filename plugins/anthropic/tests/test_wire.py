@@ -579,6 +579,16 @@ def test_stop_reasons_map(reason, ours):
     assert items[-1]["finish_reason"] == ours
 
 
+def test_the_matched_stop_sequence_is_reported():
+    """Anthropic names the stop string that ended the reply; the last item carries it (the
+    LM contract's ``stop_sequence``), and nothing when the reply ended otherwise."""
+    matched = message_events(text=["Count: 1, 2, "], stop_reason="stop_sequence", stop_sequence="3")
+    items, _ = feed_all(matched)
+    assert (items[-1]["finish_reason"], items[-1]["stop_sequence"]) == ("stop", "3")
+    items, _ = feed_all(message_events(text=["Done."]))
+    assert items[-1]["finish_reason"] == "stop" and "stop_sequence" not in items[-1]
+
+
 def test_error_event_mid_stream_raises_one_typed_error():
     translator = wire.StreamTranslator()
     translator.feed("message_start", start()[1])

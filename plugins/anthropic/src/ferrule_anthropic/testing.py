@@ -77,6 +77,7 @@ def message_events(
     redacted: Sequence[str] = (),
     tool_calls: Sequence[tuple[str, str, Any]] = (),
     stop_reason: str | None = None,
+    stop_sequence: str | None = None,
     input_tokens: int = 12,
     output_tokens: int | None = None,
     model: str = "claude-loopback",
@@ -85,7 +86,8 @@ def message_events(
     """The named events of one streamed reply, in Anthropic's order: thinking (its deltas,
     then its signature), redacted thinking, text, then each tool call (``(id, name,
     input)``, the input JSON cut into fragments by ``split_json``); ``message_delta``
-    carries the stop reason and the cumulative output tokens, ``message_stop`` ends it."""
+    carries the stop reason (and ``stop_sequence``, the stop string that matched) and the
+    cumulative output tokens, ``message_stop`` ends it."""
     events: list[Event] = [
         (
             "message_start",
@@ -176,7 +178,7 @@ def message_events(
         (
             "message_delta",
             {
-                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "delta": {"stop_reason": stop_reason, "stop_sequence": stop_sequence},
                 "usage": {"output_tokens": output_tokens},
             },
         )

@@ -413,6 +413,7 @@ class StreamTranslator:
         self.input_tokens = 0
         self.output_tokens = 0
         self.stop_reason: str | None = None
+        self.stop_sequence: str | None = None  # the stop string that matched, if one did
         self.finished = False
         self._tool_index: dict[int, int] = {}  # content block index -> tool-call ordinal
         self._blocks: set[int] = set()  # every content block index started
@@ -489,15 +490,18 @@ class StreamTranslator:
         return []
 
     def _on_message_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        reason = (data.get("delta") or {}).get("stop_reason")
-        if reason is not None:
-            self.stop_reason = reason
+        delta = data.get("delta") or {}
+        if delta.get("stop_reason") is not None:
+            self.stop_reason = delta["stop_reason"]
+        if isinstance(delta.get("stop_sequence"), str):
+            self.stop_sequence = delta["stop_sequence"]
         self._take_usage(data.get("usage") or {})
         return []
 
     def _on_message_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         self.finished = True
-        return [finish(self.finish_reason, self.usage)]
+        matched = self.stop_sequence if self.stop_reason == "stop_sequence" else None
+        return [finish(self.finish_reason, self.usage, stop_sequence=matched)]
 
     def _on_error(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         raise stream_error(data.get("error"))

@@ -228,10 +228,11 @@ class TestLanguageModel:
         calls = list(turn.tool_calls)
         reason: FinishReason = "tool_calls" if calls else "stop"
 
+        matched: str | None = None  # the stop string that ends the text earliest
         for stop in inputs.stop:
             at = text.find(stop)
             if at >= 0:
-                text, calls, reason = text[:at], [], "stop"
+                text, calls, reason, matched = text[:at], [], "stop", stop
 
         budget = inputs.max_tokens
         if budget is not None:
@@ -282,7 +283,10 @@ class TestLanguageModel:
         if turn.error is not None:
             raise ModelError(turn.error, provider="test")
         await pace()
-        yield finish(turn.finish_reason or reason, usage)
+        finish_reason = turn.finish_reason or reason
+        yield finish(
+            finish_reason, usage, stop_sequence=matched if finish_reason == "stop" else None
+        )
 
 
 def _forced_tool(inputs: InferInput) -> ToolDescription:

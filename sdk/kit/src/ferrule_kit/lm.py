@@ -9,12 +9,16 @@ A backend is a component type (see `ferrule_kit.lmspec.language_model_type`) who
                  "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
                                  "function": {"name": "f", "arguments": "<JSON fragment>"}}]},
      "finish_reason": null | "stop" | "length" | "tool_calls" | "content_filter",
-     "usage": {"input_tokens": 12, "output_tokens": 34}}      # on the last item only
+     "usage": {"input_tokens": 12, "output_tokens": 34},      # on the last item only
+     "stop_sequence": "###"}                                  # the last item, if one matched
 
 ``content`` always holds exactly one text part (empty when the item carries none), so
 ``resp["message"]["content"][0]["text"]`` works on every item, as the runtime seed
 uses it; ``reasoning`` and ``tool_calls`` appear only when they carry something. The
-last item, and only it, has a ``finish_reason``; it carries the run's total ``usage``.
+last item, and only it, has a ``finish_reason``; it carries the run's total ``usage``,
+and ``stop_sequence``, the one of `InferInput.stop` that ended the reply (``finish_reason``
+``"stop"``, the string itself cut off), where the backend knows which matched; without
+it a ``"stop"`` may be the model's own end or a stop string.
 A backend that fails raises a `ferrule_kernel.FerruleError` subclass (see
 `ferrule_kit.errors`), which ends the stream with that one typed error.
 
@@ -230,13 +234,18 @@ def tool_call_delta(
     }
 
 
-def finish(reason: FinishReason, usage: Usage | None = None) -> dict[str, Any]:
+def finish(
+    reason: FinishReason, usage: Usage | None = None, *, stop_sequence: str | None = None
+) -> dict[str, Any]:
+    """The last item; ``stop_sequence``: the stop string that ended the reply, if known."""
     item: dict[str, Any] = {
         "message": {"role": "assistant", "content": [{"type": "text", "text": ""}]},
         "finish_reason": reason,
     }
     if usage is not None:
         item["usage"] = usage.to_dict()
+    if stop_sequence is not None:
+        item["stop_sequence"] = stop_sequence
     return item
 
 

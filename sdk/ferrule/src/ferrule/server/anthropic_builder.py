@@ -6,8 +6,9 @@ Content blocks follow the model's stream: ``thinking`` (its ``signature`` empty 
 model gave none, as a local model does; a redacted one is sent back as
 ``redacted_thinking``), ``text``, then each ``tool_use``; a block stops when the next one
 starts or the stream ends. Stop reasons: ``end_turn``, ``max_tokens``, ``tool_use``,
-``refusal`` (a content filter). A stop sequence ends the reply as ``end_turn``: the LM
-contract does not say which stop string ended it.
+``refusal`` (a content filter), and ``stop_sequence`` with the string in ``stop_sequence``
+where the backend says which stop string ended the reply (the LM contract's
+``stop_sequence``); a backend that does not say ends it as ``end_turn``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class MessageBuilder:
         self.model = model
         self.content: list[dict[str, Any]] = []
         self.stop_reason: str | None = None
+        self.stop_sequence: str | None = None
         self.usage: dict[str, Any] = {}
         self._open: dict[str, Any] | None = None  # the block being streamed
         self._call_index: int | None = None  # the LM contract's index of the open call
@@ -50,7 +52,7 @@ class MessageBuilder:
             "model": self.model,
             "content": copy.deepcopy(self.content),
             "stop_reason": self.stop_reason,
-            "stop_sequence": None,
+            "stop_sequence": self.stop_sequence,
             "usage": {
                 "input_tokens": self.usage.get("input_tokens", 0),
                 "output_tokens": self.usage.get("output_tokens", 0),
@@ -126,6 +128,8 @@ class MessageBuilder:
             self.usage = item["usage"]
         if item.get("finish_reason") is not None:
             self.stop_reason = _STOP_REASONS.get(item["finish_reason"], "end_turn")
+            if item["finish_reason"] == "stop" and isinstance(item.get("stop_sequence"), str):
+                self.stop_reason, self.stop_sequence = "stop_sequence", item["stop_sequence"]
         return events
 
     def _reasoning(self, text: str, signature: str | None) -> list[tuple[str, dict[str, Any]]]:
@@ -157,7 +161,7 @@ class MessageBuilder:
         usage = self.message()["usage"]
         delta = {
             "type": "message_delta",
-            "delta": {"stop_reason": self.stop_reason, "stop_sequence": None},
+            "delta": {"stop_reason": self.stop_reason, "stop_sequence": self.stop_sequence},
             "usage": usage,
         }
         return [*events, ("message_delta", delta), ("message_stop", {"type": "message_stop"})]
