@@ -13,6 +13,7 @@ import functools
 import inspect
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, overload
 
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
@@ -43,7 +44,7 @@ from .settings import SETTINGS, AgentSettings, agent_id_for, copied_settings
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
-from .toolbox import AgentTools, tool_entries
+from .toolbox import AgentTools
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
@@ -55,22 +56,8 @@ if TYPE_CHECKING:
 log = get_logger("ferrule.agent")
 
 # Where `Agent`'s delegated methods find their collaborators (`delegation.Delegated`).
-
-
-def _tools_of(agent: Agent[Any]) -> AgentTools:
-    return agent._toolbox
-
-
-def _sessions_of(agent: Agent[Any]) -> AgentSessions:
-    return agent._sessions
-
-
-def _knowledge_of(agent: Agent[Any]) -> AgentKnowledge:
-    return agent._knowledge
-
-
-def _console_of(agent: Agent[Any]) -> AgentConsole:
-    return agent._console
+_tools_of, _sessions_of = attrgetter("_toolbox"), attrgetter("_sessions")
+_knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
 
 
 class Agent(RunCalls[OutputT]):
@@ -395,7 +382,9 @@ class Agent(RunCalls[OutputT]):
     def tools(self) -> list[Tool | Toolset]:
         return list(self._toolbox.entries)
 
-    _tools = property(tool_entries)  # Ailoy 0.1's tests read agent._tools
+    @property
+    def _tools(self) -> list[Tool | Toolset]:  # the list itself: Ailoy 0.1's tests read it
+        return self._toolbox.entries
 
     add_tool = Delegated(_tools_of, AgentTools.add_tool)
     add_tools = Delegated(_tools_of, AgentTools.add_tools)

@@ -21,12 +21,6 @@ from .context import call_by_name, update_session_state_tool
 log = get_logger("ferrule.agent")
 
 
-def tool_entries(agent: Any) -> list[Tool | Toolset]:
-    """An agent's tool list itself, as ``agent._tools`` (Ailoy 0.1's tests read it)."""
-    entries: list[Tool | Toolset] = agent._toolbox.entries
-    return entries
-
-
 class AgentTools:
     """The tools of an `Agent` (see the module docstring): ``tools`` as the agent was given
     them (a list, or Agno's function making each run's tools), on the agent's bridge."""
