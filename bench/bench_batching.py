@@ -306,6 +306,10 @@ def reading(
 ) -> str:
     """What caps the curve, from the step costs at 1 thread (the CPU time of a step is the
     same whatever the neighbours run)."""
+    served = "; ".join(
+        f"{title}: {t['batched'][4]['tps'] / t['batched'][1]['tps']:.2f}x at 4 streams"
+        for title, t in tables.items()
+    )
     gains, reads = [], []
     for title in tables:
         step_ms, prompt_rate = costs[title, 1]
@@ -320,8 +324,11 @@ has the cores to itself: where it is under 2x at 4, no scheduling meets the toke
 target. The 135M Q4_1 model gains little: its CPU kernels are bound by arithmetic (a dot
 product per row and token, so a step of 4 sequences costs nearly 4 of one); the 0.5B
 model reads its weights (290 MB) once per step however many sequences the step holds, so
-batching saves more. The served rounds add what the crowd did to the server's share of
-the cores.
+batching saves more. The served rounds fall short of even that ({served}): there the
+decode thread shares the 2 cores with the server's event loop, which writes every token
+to its stream (and with the GIL, which the worker takes back after each llama.cpp call),
+with the client process and with the crowd; that cost grows with the streams and was not
+measured apart here.
 
 Time to first token. Requests that come together are admitted in the same step, each gets
 the start its prompt shares with the others (the chat template's system prompt and the
@@ -396,7 +403,7 @@ Target at 4 streams: >= 2x the aggregate tokens/s of one stream, p99 time to fir
 What one step costs: the decoder's own timings of `llama_decode` (`BatchDecoder.stats`), n
 requests sent at once in one process: with 1 thread, wall / CPU milliseconds per step of n
 sequences (llama.cpp computes on the calling thread, so its CPU time is the step's work,
-whatever the neighbours do) and the gain in tokens per CPU second over one sequence; with
+whoever else gets the cores; the neighbours still cool the caches) and the gain in tokens per CPU second over one sequence; with
 every core, wall milliseconds (its threads wait for each other at every operation, and a
 thread the crowd has preempted stalls the others):
 
