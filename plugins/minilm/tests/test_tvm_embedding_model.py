@@ -1,7 +1,8 @@
 """Ailoy 0.1's `tvm_embedding_model` on this plugin's embedder: Ailoy's attributes and
 ``infer``, the same vectors as ``embed``, its model id resolved through
 ``$FERRULE_MODEL_ALIASES`` and refused (naming ``model``) when it stands for another model.
-MiniLM's vectors keep MiniLM's 384 dimensions: bge-m3's 1024 are not imitated."""
+An aliased id keeps its own model's width (bge-m3's 1024: MiniLM's 384 values, then zeros,
+as `ferrule.EmbeddingModel` gives); MiniLM's own id gets MiniLM's 384."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ def rt(monkeypatch: pytest.MonkeyPatch) -> Iterator[Runtime]:
 def test_infer_is_embed_of_one_prompt(rt: Runtime) -> None:
     rt.define("tvm_embedding_model", "em0", {})  # Ailoy's default model: BAAI/bge-m3
     vector = rt.call_method("em0", "infer", {"prompt": "What is BGE-M3?"})["embedding"]
-    assert len(vector) == 384 == rt.call_method("em0", "info", {})["dimension"]
+    assert len(vector) == 1024 == rt.call_method("em0", "info", {})["dimension"]
     assert math.hypot(*vector) == pytest.approx(1.0, abs=1e-5)
+    assert any(vector[:384]) and not any(vector[384:])  # MiniLM's values, then zeros
     same = rt.call_method("em0", "embed", {"texts": ["What is BGE-M3?"]})["vectors"][0]
     assert vector == same
     near = rt.call_method("em0", "infer", {"prompt": "What is BGE M3?"})["embedding"]
@@ -38,6 +40,7 @@ def test_infer_is_embed_of_one_prompt(rt: Runtime) -> None:
 
 def test_the_model_must_stand_for_minilm(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     rt.define("tvm_embedding_model", "own", {"model": "sentence-transformers/all-MiniLM-L6-v2"})
+    assert rt.call_method("own", "info", {})["dimension"] == 384  # not an alias: its own
     with pytest.raises(InvalidInputError, match="FERRULE_MODEL_ALIASES") as other:
         rt.define("tvm_embedding_model", "other", {"model": "intfloat/e5-large"})
     assert [e["path"] for e in other.value.errors] == ["model"]

@@ -9,7 +9,12 @@ from typing import Any
 
 import numpy as np
 from ferrule_kernel import get_logger
-from ferrule_kit.ailoy_embedding import AiloyEmbedderMethods, AiloyEmbeddingAttributes, check_model
+from ferrule_kit.ailoy_embedding import (
+    AiloyEmbedderMethods,
+    AiloyEmbeddingAttributes,
+    aliased_dimension,
+    check_model,
+)
 from ferrule_kit.embedding import (
     EmbedderInfo,
     EmbedderUnavailableError,
@@ -105,7 +110,9 @@ def create(attributes: MiniLMAttributes) -> MiniLMEmbedder:
 
 
 def create_for_ailoy(attributes: AiloyEmbeddingAttributes) -> MiniLMEmbedder:
-    """Ailoy 0.1's ``tvm_embedding_model``: MiniLM at its own 384 dimensions, when the
-    model id is MiniLM's (after ``$FERRULE_MODEL_ALIASES``)."""
+    """Ailoy 0.1's ``tvm_embedding_model``, when the model id is MiniLM's (after
+    ``$FERRULE_MODEL_ALIASES``): at the width of the id's own model when it is an alias
+    (bge-m3's 1024, zeros after MiniLM's 384), else MiniLM's 384."""
     check_model(attributes, MODEL_IDS)
-    return MiniLMEmbedder(MiniLMAttributes())
+    dimension = aliased_dimension(attributes.model) or DIMENSION
+    return MiniLMEmbedder(MiniLMAttributes(dimension=dimension))

@@ -49,8 +49,9 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
         ),
         ailoy_embedding_model_type(
             "ferrule_minilm.embedder:create_for_ailoy",
-            description="Ailoy 0.1's embedding model on all-MiniLM-L6-v2 (384 dimensions): "
-            "its model id must be MiniLM's, or stand for it in FERRULE_MODEL_ALIASES.",
+            description="Ailoy 0.1's embedding model on all-MiniLM-L6-v2: its model id must "
+            "be MiniLM's (384 dimensions), or stand for it in FERRULE_MODEL_ALIASES (the "
+            "id's own width: bge-m3's 1024, zeros after MiniLM's 384).",
         ),
     ]
 

@@ -7,9 +7,10 @@ shared one when none is named), embedding one text at a time.
 The model id reaches the installed embedder plugins through `ferrule.models.route_embedder`,
 after ``$FERRULE_MODEL_ALIASES``: ``BAAI/bge-m3=all-MiniLM-L6-v2`` runs Ailoy's code on
 the offline MiniLM. An aliased id keeps the dimension its own model has
-(`MODEL_DIMENSIONS`: bge-m3's vectors are 1024 wide, and Ailoy's code sizes its stores so,
-``VectorStore.new_faiss(1024)``): the stand-in is asked for vectors that wide (MiniLM pads
-zeros after its 384 values, which changes no distance). `ferrule.vector_store.VectorStore`
+(`ferrule_kit.ailoy_embedding.aliased_dimension`: bge-m3's vectors are 1024 wide, and
+Ailoy's code sizes its stores so, ``VectorStore.new_faiss(1024)``): the stand-in is asked
+for vectors that wide (MiniLM pads zeros after its 384 values, which changes no distance),
+as Ailoy 0.1's ``tvm_embedding_model`` is. `ferrule.vector_store.VectorStore`
 (Ailoy 0.1's) embeds through this class too.
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lmspec import resolve_model_alias
+from ferrule_kit.ailoy_embedding import MODEL_DIMENSIONS, aliased_dimension
 
 from ._loop import Bridge, blocking, on_bridge_loop
 from .agent.langmodel import (
@@ -34,20 +35,18 @@ from .shared_runtime import default_runtime
 
 __all__ = ["MODEL_DIMENSIONS", "EmbeddingModel", "embedder_definition"]
 
-#: The dimension of each embedding model Ailoy names, kept when its id is an alias.
-MODEL_DIMENSIONS = {"BAAI/bge-m3": 1024}
-
 
 def embedder_definition(kernel: Any, model_name: str) -> tuple[str, dict[str, Any]]:
     """The component type and attributes that serve ``model_name`` on ``kernel``: its
-    route's, with an aliased id's own dimension (`MODEL_DIMENSIONS`). Also `ferrule
+    route's, with an aliased id's own dimension (`aliased_dimension`). Also `ferrule
     serve`'s ``define_embedder`` (the Node client's EmbeddingModel)."""
     if not isinstance(model_name, str) or not model_name:
         raise InvalidInputError("must be a non-empty model id", field="model_name")
     route = route_embedder(kernel, model_name)
     chosen = {**route.attributes}
-    if resolve_model_alias(model_name) != model_name and model_name in MODEL_DIMENSIONS:
-        chosen["dimension"] = MODEL_DIMENSIONS[model_name]
+    dimension = aliased_dimension(model_name)
+    if dimension is not None:
+        chosen["dimension"] = dimension
     return route.component_type, chosen
 
 

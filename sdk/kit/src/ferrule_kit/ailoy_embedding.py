@@ -9,7 +9,9 @@ one text, and its ``embed`` and ``info`` are there too (one component, both prot
 
 The ``model`` attribute is resolved through ``$FERRULE_MODEL_ALIASES`` and must name the
 model the plugin runs (`check_model`): ``BAAI/bge-m3=all-MiniLM-L6-v2`` runs Ailoy's code
-on the offline MiniLM, whose vectors have its own dimension (384), not bge-m3's 1024.
+on the offline MiniLM. An aliased id keeps the width Ailoy's code sizes its stores for
+(`aliased_dimension`: bge-m3's 1024): MiniLM then pads zeros after its own 384 values, which
+changes no cosine, inner product or distance. `ferrule.EmbeddingModel` follows the same rule.
 """
 
 from __future__ import annotations
@@ -23,10 +25,20 @@ from ferrule_kernel import InvalidInputError
 from .embedding import EmbedInput
 from .lmspec import MODEL_ALIASES_VARIABLE, resolve_model_alias
 
-__all__ = ["AiloyEmbedderMethods", "AiloyEmbeddingAttributes", "PromptInput", "check_model"]
+__all__ = [
+    "MODEL_DIMENSIONS",
+    "AiloyEmbedderMethods",
+    "AiloyEmbeddingAttributes",
+    "PromptInput",
+    "aliased_dimension",
+    "check_model",
+]
 
 #: Ailoy 0.1's default (and only) embedding model.
 DEFAULT_MODEL = "BAAI/bge-m3"
+
+#: The width of each embedding model Ailoy names (see `aliased_dimension`).
+MODEL_DIMENSIONS = {"BAAI/bge-m3": 1024}
 
 
 def _prompt(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
@@ -75,6 +87,15 @@ def check_model(attributes: AiloyEmbeddingAttributes, runs: Collection[str]) -> 
             field="model",
         )
     return resolved
+
+
+def aliased_dimension(model_id: str) -> int | None:
+    """The width Ailoy's code expects of ``model_id`` (`MODEL_DIMENSIONS`) when
+    ``$FERRULE_MODEL_ALIASES`` runs it on another model, which is then asked for vectors
+    that wide; None when the id is not aliased or its width is not known (the model's own)."""
+    if model_id in MODEL_DIMENSIONS and resolve_model_alias(model_id) != model_id:
+        return MODEL_DIMENSIONS[model_id]
+    return None
 
 
 class AiloyEmbedderMethods:
