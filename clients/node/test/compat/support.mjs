@@ -52,7 +52,8 @@ export async function startLoopback() {
   process.env.FERRULE_FRANKFURTER_URL = `${url}/v1/latest`;
   process.env.FERRULE_DUCKDUCKGO_URL = url;
   // The http_request operator reaches public addresses only, unless the host allows more.
-  process.env.FERRULE_HTTP_REQUEST_ALLOW = "127.0.0.1";
+  // (localhost too: Ailoy's Chroma case names http://localhost:8000, which may resolve to ::1)
+  process.env.FERRULE_HTTP_REQUEST_ALLOW = "127.0.0.1,localhost";
   return {
     url,
     script: (...replies) => ask({ op: "script", replies }),
