@@ -319,16 +319,14 @@ def reading(
         reads.append(f"{1e3 * PROMPT_END / prompt_rate:.0f} ms ({title})")
     return f"""
 What caps it. Decoding n sequences in one step gives, in tokens per CPU second over one
-sequence, {"; ".join(gains)}. That bounds what n streams can gain over one where the decoder
-has the cores to itself: where it is under 2x at 4, no scheduling meets the tokens/s
-target. The 135M Q4_1 model gains little: its CPU kernels are bound by arithmetic (a dot
-product per row and token, so a step of 4 sequences costs nearly 4 of one); the 0.5B
-model reads its weights (290 MB) once per step however many sequences the step holds, so
-batching saves more. The served rounds fall short of even that ({served}): there the
-decode thread shares the 2 cores with the server's event loop, which writes every token
-to its stream (and with the GIL, which the worker takes back after each llama.cpp call),
-with the client process and with the crowd; that cost grows with the streams and was not
-measured apart here.
+sequence (1 thread), {"; ".join(gains)}: that is what sharing a step saves. The 135M Q4_1
+model saves little: its CPU kernels are bound by arithmetic (a dot product per row and
+token, so a step of 4 sequences costs nearly 4 of one); the 0.5B model reads its weights
+(290 MB) once per step however many sequences the step holds, so a step of 4 costs about
+half of 4 single steps. The served ratios ({served}) also count that one stream leaves the
+decoder idle between its requests and while its prompt is read, which other streams fill;
+on a busy machine they lose what the server's event loop (a write per token and stream),
+the client and the neighbours take from the 2 cores.
 
 Time to first token. Requests that come together are admitted in the same step, each gets
 the start its prompt shares with the others (the chat template's system prompt and the
