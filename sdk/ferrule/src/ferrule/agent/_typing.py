@@ -81,6 +81,11 @@ class AgentOptions(TypedDict, total=False):
     enable_agentic_state: bool
     knowledge_retriever: Any
     markdown: bool
+    add_datetime_to_context: bool
+    timezone_identifier: str | None
+    add_name_to_context: bool
+    expected_output: str | None
+    additional_context: str | None
     use_json_mode: bool
     stream: bool | None
     stream_events: bool | None

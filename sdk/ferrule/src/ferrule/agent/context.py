@@ -5,6 +5,7 @@ step's `DEFAULT_STEP_INSTRUCTIONS`), and the decisions that resume a paused run
 
 from __future__ import annotations
 
+import datetime
 import functools
 import inspect
 import json
@@ -213,6 +214,25 @@ def _instructions(agent: Any, state: dict[str, Any], run_context: RunContext | N
     return [str(i) for i in instructions]
 
 
+def _additional_information(agent: Any, markdown: bool) -> list[str]:
+    """The lines of Agno's ``<additional_information>``: the markdown instruction (unless
+    JSON is asked for), the current time and the agent's name, as the agent adds them."""
+    lines: list[str] = []
+    if agent.markdown and markdown:
+        lines.append("Use markdown to format your answers.")
+    if agent.add_datetime_to_context:
+        zone = None
+        if agent.timezone_identifier is not None:
+            import zoneinfo  # checked by the settings; only imported when a zone is named
+
+            zone = zoneinfo.ZoneInfo(agent.timezone_identifier)
+        now = datetime.datetime.now(zone).astimezone(zone)
+        lines.append(f"The current time is {now.strftime('%Y-%m-%d %H:%M:%S %Z')}.")
+    if agent.name is not None and agent.add_name_to_context:
+        lines.append(f"Your name is: {agent.name}.")
+    return lines
+
+
 def system_text(
     agent: Any,
     state: dict[str, Any],
@@ -256,11 +276,14 @@ def system_text(
                 "Reply with one JSON object that follows this JSON schema, and nothing "
                 f"else:\n<json_schema>\n{schema}\n</json_schema>"
             )
-        elif agent.markdown and output is None:
-            pieces.append(
-                "<additional_information>\n- Use markdown to format your answers.\n"
-                "</additional_information>"
-            )
+        information = _additional_information(agent, markdown=output is None)
+        if information:
+            lines = "\n".join(f"- {line}" for line in information)
+            pieces.append(f"<additional_information>\n{lines}\n</additional_information>")
+        if agent.expected_output is not None:
+            pieces.append(f"<expected_output>\n{agent.expected_output.strip()}\n</expected_output>")
+        if agent.additional_context is not None:
+            pieces.append(agent.additional_context)
     if memories:
         lines = "\n".join(f"- {m.memory}" for m in memories)
         pieces.append(

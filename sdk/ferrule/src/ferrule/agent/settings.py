@@ -96,6 +96,22 @@ def _function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise _refuse(attribute, "a function", value)
 
 
+def _timezone(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, or an IANA time zone name the system knows (``"Europe/Paris"``)."""
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise _refuse(attribute, "an IANA time zone name", value)
+    import zoneinfo  # only when a zone is named
+
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise InvalidInputError(
+            f"not a time zone this system knows: {value!r}", field=attribute.name
+        ) from None
+
+
 _text = _optional(str, "a string")
 _state = _optional(dict, "a dict")
 
@@ -144,6 +160,15 @@ class AgentSettings:
     enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
     #: Agno's instruction to answer in markdown, added to the system message.
     markdown: bool = attrs.field(default=False, validator=_flag)
+    #: Agno's context lines: the current time (in ``timezone_identifier``, else the local
+    #: zone) and the agent's name, in the system message's ``<additional_information>``.
+    add_datetime_to_context: bool = attrs.field(default=False, validator=_flag)
+    timezone_identifier: str | None = attrs.field(default=None, validator=_timezone)
+    add_name_to_context: bool = attrs.field(default=False, validator=_flag)
+    #: What the answer should look like (``<expected_output>``), and text added as is at
+    #: the end of the system message.
+    expected_output: str | None = attrs.field(default=None, validator=_text)
+    additional_context: str | None = attrs.field(default=None, validator=_text)
     #: Ask for the ``output_schema`` in the provider's JSON mode, the schema described in
     #: the system message, rather than as the provider's structured-output schema.
     use_json_mode: bool = attrs.field(default=False, validator=_flag)
