@@ -26,6 +26,9 @@ class _SharedOptions(TypedDict, total=False):
 
     tool_call_limit: int | None
     files: Sequence[Any]
+    images: Sequence[Any] | None
+    audio: Sequence[Any] | None
+    videos: Sequence[Any] | None
     session_id: str | None
     user_id: str | None
     usage_limits: UsageLimits | None

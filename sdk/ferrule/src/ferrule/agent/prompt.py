@@ -18,6 +18,8 @@ from ferrule_kernel import InvalidInputError, field_errors
 from ferrule_kit.messages import ContentPart, TextPart
 from ferrule_kit.parts import class_name, registry
 
+from ..media import Media
+
 _WHAT = "a string, a content part or an object a content plugin converts (a Pillow image, a path)"
 
 
@@ -27,6 +29,8 @@ def _part(item: Any, field: str) -> ContentPart | None:
         return TextPart(item)
     if isinstance(item, TextPart) or registry.is_part(item):
         return item
+    if isinstance(item, Media):  # Agno's Image, Audio, File
+        return item.to_part(field)
     try:
         part = registry.adapt(item)
     except InvalidInputError as exc:  # the object could not be made a part: say which one

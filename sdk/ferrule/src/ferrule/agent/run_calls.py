@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message
 
+from ..media import media_files
 from .configs import AgentConfig
 from .context import Decisions
 from .deltas import MessageDeltaOutput
@@ -90,6 +91,9 @@ class RunCalls(ABC, Generic[OutputT]):
         output_schema: Any = None,
         tool_call_limit: int | None = None,
         files: Sequence[Any] = (),
+        images: Sequence[Any] | None = None,
+        audio: Sequence[Any] | None = None,
+        videos: Sequence[Any] | None = None,
         session_id: str | None = None,
         user_id: str | None = None,
         usage_limits: UsageLimits | None = None,
@@ -113,7 +117,7 @@ class RunCalls(ABC, Generic[OutputT]):
             reasoning,
             output_schema,
             tool_call_limit,
-            files,
+            media_files(files, images, audio, videos),
             session_id,
             user_id,
             usage_limits,
@@ -215,6 +219,9 @@ class RunCalls(ABC, Generic[OutputT]):
         session_state: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         files: Sequence[Any] = (),
+        images: Sequence[Any] | None = None,
+        audio: Sequence[Any] | None = None,
+        videos: Sequence[Any] | None = None,
         reasoning: Reasoning | None = None,
         output_schema: Any = None,
         tool_call_limit: int | None = None,
@@ -224,7 +231,8 @@ class RunCalls(ABC, Generic[OutputT]):
         yield_run_output: bool = False,
     ) -> Any:
         """Run on ``input``: a string, a `Message` or message dict, a list of them, parts,
-        a pydantic model or a dict (sent as JSON); ``files`` go after a prompt.
+        a pydantic model or a dict (sent as JSON); ``files`` go after a prompt, then
+        ``images`` / ``audio`` / ``videos`` (Agno's `ferrule.media` objects).
 
         - ``stream=False``, or unset with an input that is not a list of messages: run to
           the end and return the `RunOutput` (a failed run raises its typed error).
@@ -249,7 +257,7 @@ class RunCalls(ABC, Generic[OutputT]):
             input,
             stream,
             stream_events,
-            files,
+            media_files(files, images, audio, videos),
             session_id,
             user_id,
             session_state,
@@ -329,6 +337,9 @@ class RunCalls(ABC, Generic[OutputT]):
         session_state: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         files: Sequence[Any] = (),
+        images: Sequence[Any] | None = None,
+        audio: Sequence[Any] | None = None,
+        videos: Sequence[Any] | None = None,
         reasoning: Reasoning | None = None,
         output_schema: Any = None,
         tool_call_limit: int | None = None,
@@ -343,7 +354,7 @@ class RunCalls(ABC, Generic[OutputT]):
             input,
             stream,
             stream_events,
-            files,
+            media_files(files, images, audio, videos),
             session_id,
             user_id,
             session_state,
