@@ -44,6 +44,18 @@ def test_datetime_in_named_zone_and_name(wire):
     assert abs(sent - before.replace(tzinfo=None, microsecond=0)) < datetime.timedelta(hours=1)
 
 
+def test_datetime_format(wire):
+    wire.says("It is this year.")
+    Agent(
+        model=OpenAIChat(id="gpt-4o"),
+        add_datetime_to_context=True,
+        timezone_identifier="UTC",
+        datetime_format="year %Y",
+    ).run("Which year is it?")
+    year = datetime.datetime.now(datetime.timezone.utc).year
+    assert f"- The current time is year {year}." in system_of(wire.last)
+
+
 def test_name_left_out_unless_asked(wire):
     wire.says("Hello.")
     Agent(model=OpenAIChat(id="gpt-4o"), name="Ada", description="A helper.").run("Hi")
@@ -84,6 +96,7 @@ def test_system_message_given_leaves_context_out(wire):
         ("timezone_identifier", "Mars/Olympus_Mons"),
         ("timezone_identifier", 9),
         ("add_datetime_to_context", "yes"),
+        ("datetime_format", 12),
         ("add_name_to_context", 1),
         ("expected_output", ["a list"]),
         ("additional_context", 3.5),

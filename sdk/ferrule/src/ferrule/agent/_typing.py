@@ -86,6 +86,7 @@ class AgentOptions(TypedDict, total=False):
     markdown: bool
     add_datetime_to_context: bool
     timezone_identifier: str | None
+    datetime_format: str | None
     add_name_to_context: bool
     expected_output: str | None
     additional_context: str | None

@@ -230,6 +230,7 @@ class Agent(RunCalls[OutputT]):
         markdown: bool = False,
         add_datetime_to_context: bool = False,
         timezone_identifier: str | None = None,
+        datetime_format: str | None = None,
         add_name_to_context: bool = False,
         expected_output: str | None = None,
         additional_context: str | None = None,

@@ -227,7 +227,8 @@ def _additional_information(agent: Any, markdown: bool) -> list[str]:
 
             zone = zoneinfo.ZoneInfo(agent.timezone_identifier)
         now = datetime.datetime.now(zone).astimezone(zone)
-        lines.append(f"The current time is {now.strftime('%Y-%m-%d %H:%M:%S %Z')}.")
+        stamp = now.strftime(agent.datetime_format or "%Y-%m-%d %H:%M:%S %Z")
+        lines.append(f"The current time is {stamp}.")
     if agent.name is not None and agent.add_name_to_context:
         lines.append(f"Your name is: {agent.name}.")
     return lines

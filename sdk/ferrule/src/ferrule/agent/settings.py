@@ -161,9 +161,11 @@ class AgentSettings:
     #: Agno's instruction to answer in markdown, added to the system message.
     markdown: bool = attrs.field(default=False, validator=_flag)
     #: Agno's context lines: the current time (in ``timezone_identifier``, else the local
-    #: zone) and the agent's name, in the system message's ``<additional_information>``.
+    #: zone, as ``datetime_format`` says) and the agent's name, in the system message's ``<additional_information>``.
     add_datetime_to_context: bool = attrs.field(default=False, validator=_flag)
     timezone_identifier: str | None = attrs.field(default=None, validator=_timezone)
+    #: The time's ``strftime`` format (default ``"%Y-%m-%d %H:%M:%S %Z"``).
+    datetime_format: str | None = attrs.field(default=None, validator=_text)
     add_name_to_context: bool = attrs.field(default=False, validator=_flag)
     #: What the answer should look like (``<expected_output>``), and text added as is at
     #: the end of the system message.
