@@ -871,3 +871,47 @@ def test_sigterm_stops_the_server_while_a_plugin_call_is_stuck(tmp_path, operato
     finally:
         process.kill()
         process.wait(timeout=20)
+
+
+def test_stop_on_stdin_eof_stops_the_server_when_its_parent_goes():
+    """``--stop-on-stdin-eof``: the parent's end of the stdin pipe closing (as the OS does
+    when a parent is killed) stops the server as SIGTERM does; input before it is dropped."""
+    environment = {k: v for k, v in os.environ.items() if k != "FERRULE_TOKEN"}
+    command = [sys.executable, "-m", "ferrule.cli", "serve", "--port", "0", "--stop-on-stdin-eof"]
+    process = subprocess.Popen(
+        command,
+        env=environment,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = process.stdout.readline().split("listening on ")[1].split()[0]
+        assert process.stdin is not None
+        process.stdin.write("anything the parent writes\n")
+        process.stdin.flush()
+        with Runtime(url=url) as rt:  # still serving
+            assert rt.call("echo", {"text": "x"}) == {"text": "x"}
+        process.stdin.close()
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+
+
+def test_without_the_flag_stdin_ending_does_not_stop_the_server():
+    environment = {k: v for k, v in os.environ.items() if k != "FERRULE_TOKEN"}
+    command = [sys.executable, "-m", "ferrule.cli", "serve", "--port", "0"]
+    process = subprocess.Popen(
+        command, env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdin is not None
+        process.stdin.close()  # stdin ends at once: a server without the flag never reads it
+        url = process.stdout.readline().split("listening on ")[1].split()[0]
+        with Runtime(url=url) as rt:
+            assert rt.call("echo", {"text": "x"}) == {"text": "x"}
+        assert process.poll() is None
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)

@@ -19,6 +19,7 @@ import {
   RequestCancelledError,
   errorFromDict,
 } from "./errors.js";
+import { NDArray, ndarrayOutputs } from "./ndarray.js";
 
 /** Where the kernel's requests live, below the server's URL. */
 export const KERNEL_API = "/ferrule/v1";
@@ -110,9 +111,10 @@ class ServerProcess implements OwnedServer {
       child.kill("SIGTERM");
     };
     process.once("exit", this.onExit);
-    // The server never keeps this process alive: forgetting `stop()` ends it at exit.
+    // The server never keeps this process alive: forgetting `stop()` ends it at exit, and
+    // a killed process (no exit handler runs) closes the stdin pipe the server watches.
     child.unref();
-    for (const stream of [child.stdout, child.stderr]) {
+    for (const stream of [child.stdin, child.stdout, child.stderr]) {
       (stream as unknown as { unref?: () => void } | null)?.unref?.();
     }
   }
@@ -120,11 +122,11 @@ class ServerProcess implements OwnedServer {
   static async start(options: StartRuntimeOptions): Promise<ServerProcess> {
     const [program, ...prefix] = serveCommand(options);
     const token = randomBytes(32).toString("base64url");
-    const args = [...prefix, "serve", "--host", "127.0.0.1", "--port", "0"];
+    const args = [...prefix, "serve", "--host", "127.0.0.1", "--port", "0", "--stop-on-stdin-eof"];
     args.push(...(options.serveArgs ?? []));
     // The token goes by environment, never on the command line (`ps` shows arguments).
     const env = { ...(options.env ?? process.env), FERRULE_TOKEN: token };
-    const child = spawn(program as string, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(program as string, args, { env, stdio: ["pipe", "pipe", "pipe"] });
     const timeoutMs = options.startTimeoutMs ?? 120_000;
     let output = "";
     const url = await new Promise<string>((resolve, reject) => {
@@ -322,6 +324,8 @@ export class Runtime {
   #server: OwnedServer | undefined;
   #starting: Promise<void> | undefined;
   #components: string[] = [];
+  /** The component type of each component this runtime defined (see `ndarrayOutputs`). */
+  #types = new Map<string, string>();
   #stopped = false;
 
   constructor(url?: string, token?: string, server?: OwnedServer) {
@@ -387,11 +391,11 @@ export class Runtime {
     return this.stream("iter", { operator, inputs }, options);
   }
 
-  /** Define a component `name` of `componentType` with `attrs`; `stop()` deletes it. */
   /** Define a component `name` of `componentType` with `attrs` (resolves `true`, as Ailoy's does); `stop()` deletes it. */
   async define(componentType: string, name: string, attrs: JsonObject = {}, options: RequestOptions = {}): Promise<true> {
     await this.request("define", { component_type: componentType, name, attrs }, options);
     this.#components.push(name);
+    this.#types.set(name, componentType);
     return true;
   }
 
@@ -404,7 +408,13 @@ export class Runtime {
   /** Call a component method. `inputs` is an object, or what a method of another runtime's
    * protocol takes: a list (Ailoy 0.1's `insert_many`) or null (its `clear`). */
   async callMethod(name: string, method: string, inputs: JsonObject | unknown[] | null = {}, options: RequestOptions = {}): Promise<any> {
-    return this.request("call_method", { name, method, inputs }, options);
+    const output = await this.request("call_method", { name, method, inputs }, options);
+    // Ailoy 0.1's protocol answers some fields as NDArrays (a tvm_embedding_model's embedding)
+    const fields = ndarrayOutputs[this.#types.get(name) ?? ""]?.[method] ?? [];
+    for (const field of fields) {
+      if (Array.isArray(output?.[field])) output[field] = NDArray.float32(output[field]);
+    }
+    return output;
   }
 
   /** Stream a component method's outputs: `for await (const resp of rt.callIterMethod(...))`. */
@@ -457,6 +467,7 @@ export class Runtime {
   #forget(name: string): void {
     const index = this.#components.indexOf(name);
     if (index >= 0) this.#components.splice(index, 1);
+    this.#types.delete(name);
   }
 
   #checkRunning(): void {

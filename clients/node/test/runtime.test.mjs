@@ -277,4 +277,38 @@ describe("the started server's lifetime", () => {
     }
     assert.equal(up, false, "the server outlived the process that started it");
   });
+
+  test("a process killed (no exit handler runs) stops it too: the server watches its stdin", async () => {
+    const script = `
+      import { startRuntime } from "ferrule";
+      const rt = await startRuntime();
+      console.log(rt.url);
+      setInterval(() => {}, 1000); // alive until killed
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: new URL(".", import.meta.url),
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const url = await new Promise((resolve) => {
+      let output = "";
+      child.stdout.on("data", (chunk) => {
+        output += chunk;
+        if (output.includes("\n")) resolve(output.trim());
+      });
+    });
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await fetch(`${url}/health`)).ok, true);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    let up = true;
+    for (let i = 0; i < 100 && up; i++) {
+      try {
+        await fetch(`${url}/health`);
+        await new Promise((r) => setTimeout(r, 100));
+      } catch {
+        up = false;
+      }
+    }
+    assert.equal(up, false, "the server outlived the killed process that started it");
+  });
 });

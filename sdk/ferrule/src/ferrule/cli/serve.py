@@ -105,6 +105,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="also register this plugin object, as Kernel(plugins=[...]) does (repeatable; "
         "for tests and development)",
     )
+    parser.add_argument(
+        "--stop-on-stdin-eof",
+        action="store_true",
+        help="stop as on SIGTERM when standard input ends: a parent that starts the server "
+        "with a pipe for its stdin takes it down however the parent ends, killed included",
+    )
     parser.set_defaults(func=_serve)
 
 
@@ -167,6 +173,8 @@ def _serve(args: argparse.Namespace) -> int:
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
     previous = _stop_on_signals(loop, stop, grace)
+    if args.stop_on_stdin_eof:
+        _stop_at_stdin_eof()
     try:
         run_serving(
             loop,
@@ -239,6 +247,22 @@ def _stop_on_signals(
         watchdog.start()
 
     return {signum: signal.signal(signum, handle) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _stop_at_stdin_eof() -> None:
+    """Raise SIGTERM (its handler stops the server cleanly) once stdin ends: the OS closes a
+    parent's end of the pipe when the parent exits, even killed, where an exit handler of
+    the parent's own never runs. What the parent writes is read and dropped."""
+
+    def watch() -> None:
+        try:
+            while os.read(sys.stdin.fileno(), 65536):
+                pass
+        except (OSError, ValueError):  # no stdin at all: ended too
+            pass
+        signal.raise_signal(signal.SIGTERM)
+
+    threading.Thread(target=watch, name="ferrule-serve-stdin", daemon=True).start()
 
 
 def _leave(code: int) -> None:
