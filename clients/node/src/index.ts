@@ -53,3 +53,5 @@ export type {
 export { ImageContent, AudioContent } from "./content.js";
 export type { AudioPart, ContentPart, ImagePart, TextPart } from "./content.js";
 export * from "./errors.js";
+export { NDArray } from "./ndarray.js";
+export type { NDArrayData, NDArrayDtype } from "./ndarray.js";

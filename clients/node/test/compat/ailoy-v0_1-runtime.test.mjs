@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { InvalidInputError, Runtime, UnknownComponentError } from "ferrule";
+import { InvalidInputError, NDArray, Runtime, UnknownComponentError } from "ferrule";
 
 import { startChroma, startLoopback, TEST_KEY, useOfflineAliases } from "./support.mjs";
 
@@ -79,19 +79,40 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
   });
 
   test("run-embedding-model", async () => {
-    // Ailoy: tvm_embedding_model (BGE-M3) infers a [1024] vector. Here BAAI/bge-m3 is the
-    // offline MiniLM by alias, at bge-m3's width: MiniLM's 384 values, then zeros.
+    // Ailoy: tvm_embedding_model (BGE-M3) infers an NDArray of shape [1024]. Here BAAI/bge-m3
+    // is the offline MiniLM by alias, at bge-m3's width: MiniLM's 384 values, then zeros.
     assert.equal(await rt.define("tvm_embedding_model", "em0", {}), true);
     const resp = await rt.callMethod("em0", "infer", { prompt: "What is BGE-M3?" });
-    const embedding = resp.embedding;
-    assert.equal(embedding.length, 1024);
+    const arr = resp.embedding;
+    assert.ok(arr instanceof NDArray);
+    assert.deepEqual(arr.getShape(), [1024]);
+    assert.equal(arr.getDtype(), "float32");
+    const embedding = Array.from(arr.getData());
     assert.ok(embedding.slice(0, 384).some((x) => x !== 0) && embedding.slice(384).every((x) => x === 0));
     assert.ok(Math.abs(Math.hypot(...embedding) - 1) < 1e-5, "a unit vector");
-    const near = (await rt.callMethod("em0", "infer", { prompt: "What is BGE M3?" })).embedding;
-    const far = (await rt.callMethod("em0", "infer", { prompt: "Bananas are yellow." })).embedding;
+    const near = (await rt.callMethod("em0", "infer", { prompt: "What is BGE M3?" })).embedding.getData();
+    const far = (await rt.callMethod("em0", "infer", { prompt: "Bananas are yellow." })).embedding.getData();
     const dot = (a, b) => a.reduce((sum, x, i) => sum + x * b[i], 0);
     assert.ok(dot(embedding, near) > dot(embedding, far));
+    // sent back (Ailoy's VectorStore inserts what the model gave), an NDArray is its values
+    assert.equal(await rt.define("faiss_vector_store", "vs_em", { dimension: 1024 }), true);
+    const { ids } = await rt.callMethod("vs_em", "insert_many", [{ embedding: arr, document: "bge", metadata: null }]);
+    const found = await rt.callMethod("vs_em", "retrieve", { query_embedding: arr, top_k: 1 });
+    assert.deepEqual(found.results.map((r) => [r.id, r.document]), [[ids[0], "bge"]]);
+    await rt.delete("vs_em");
     await rt.delete("em0");
+  });
+
+  test("NDArray: Ailoy 0.1's typed array with a shape, checked", () => {
+    const arr = new NDArray({ shape: [2, 2], dtype: "int32", data: Int32Array.from([1, 2, 3, 4]) });
+    assert.deepEqual([arr.getShape(), arr.getDtype(), Array.from(arr.getData())], [[2, 2], "int32", [1, 2, 3, 4]]);
+    assert.equal(JSON.stringify({ a: arr }), '{"a":[1,2,3,4]}');
+    const refused = (arg, field) =>
+      assert.throws(() => new NDArray(arg), (e) => e instanceof InvalidInputError && e.field === field);
+    refused({ shape: [3], dtype: "int32", data: Int32Array.from([1, 2]) }, "data");
+    refused({ shape: [2], dtype: "float32", data: Int32Array.from([1, 2]) }, "data");
+    refused({ shape: [2], dtype: "float16", data: Int32Array.from([1, 2]) }, "dtype");
+    refused({ shape: [-1], dtype: "int32", data: Int32Array.from([]) }, "shape");
   });
 
   /** Ailoy's vector-store case on component vs0, by Ailoy's own methods. */
