@@ -24,6 +24,19 @@ import { TOKEN, collect, serveWithToken } from "./helpers.mjs";
 
 const hi = (text) => ({ messages: [{ role: "user", content: [{ type: "text", text }] }] });
 
+/** Whether `url` still answers after up to 10 s of asking (false as soon as it does not). */
+async function stillServing(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`${url}/health`);
+    } catch {
+      return false;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
 describe("startRuntime() starts its own server", () => {
   let rt;
   before(async () => {
@@ -266,16 +279,7 @@ describe("the started server's lifetime", () => {
     const url = output.trim();
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     // SIGTERM was sent at exit; the server shuts down within its grace
-    let up = true;
-    for (let i = 0; i < 100 && up; i++) {
-      try {
-        await fetch(`${url}/health`);
-        await new Promise((r) => setTimeout(r, 100));
-      } catch {
-        up = false;
-      }
-    }
-    assert.equal(up, false, "the server outlived the process that started it");
+    assert.equal(await stillServing(url), false, "the server outlived the process that started it");
   });
 
   test("a process killed (no exit handler runs) stops it too: the server watches its stdin", async () => {
@@ -300,15 +304,6 @@ describe("the started server's lifetime", () => {
     assert.equal((await fetch(`${url}/health`)).ok, true);
     child.kill("SIGKILL");
     await new Promise((resolve) => child.once("exit", resolve));
-    let up = true;
-    for (let i = 0; i < 100 && up; i++) {
-      try {
-        await fetch(`${url}/health`);
-        await new Promise((r) => setTimeout(r, 100));
-      } catch {
-        up = false;
-      }
-    }
-    assert.equal(up, false, "the server outlived the killed process that started it");
+    assert.equal(await stillServing(url), false, "the server outlived the killed process that started it");
   });
 });
