@@ -289,15 +289,15 @@ class Kernel:
         entry: discovery.Entry,
         fn: Callable[..., Any],
         kind: str,
-        spec: Any,
+        spec: OperatorSpec | MethodSpec,
         label: str,
         inputs: Any,
         trusted: bool,
     ) -> Prepared:
         conv = entry.named(spec.converter)
-        array_input = getattr(spec, "array_input", None)  # (a MethodSpec's opt-in)
-        if array_input is not None and type(inputs) is list:
-            inputs = {array_input: inputs}
+        method = spec if isinstance(spec, MethodSpec) else None  # (a method's opt-ins)
+        if method is not None and method.array_input is not None and type(inputs) is list:
+            inputs = {method.array_input: inputs}
         with validating(trusted):
             arg = structure_input(inputs, entry.named(spec.inputs), target=label, conv=conv)
         return Prepared(
@@ -310,7 +310,7 @@ class Kernel:
             spec.streaming,
             conv,
             entry.named(spec.outputs),
-            getattr(spec, "value_output", False),
+            method is not None and method.value_output,
         )
 
     def prepare(
