@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.lmspec import ailoy_api_model_type, api_model_route, language_model_type
 
 COMPONENT_TYPE = "anthropic_language_model"
 PROVIDERS = frozenset({"anthropic", "claude"})
@@ -17,15 +17,14 @@ API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 @hookimpl
 def ferrule_register_component_types() -> list[ComponentTypeSpec]:
-    return [
-        language_model_type(
-            COMPONENT_TYPE,
-            "ferrule_anthropic.model:create",
-            "ferrule_anthropic.attributes:AnthropicAttributes",
-            aliases=("claude_language_model",),
-            description="Claude models through Anthropic's Messages API (streamed).",
-        )
-    ]
+    model = language_model_type(
+        COMPONENT_TYPE,
+        "ferrule_anthropic.model:create",
+        "ferrule_anthropic.attributes:AnthropicAttributes",
+        aliases=("claude_language_model",),
+        description="Claude models through Anthropic's Messages API (streamed).",
+    )
+    return [model, ailoy_api_model_type("claude", model)]
 
 
 @hookimpl

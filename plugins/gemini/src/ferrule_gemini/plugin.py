@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.lmspec import ailoy_api_model_type, api_model_route, language_model_type
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -22,13 +22,15 @@ API_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 @hookimpl
 def ferrule_register_component_types() -> list[ComponentTypeSpec]:
+    model = language_model_type(
+        COMPONENT_TYPE,
+        "ferrule_gemini.model:create",
+        "ferrule_gemini.attributes:GeminiAttributes",
+        description="Google Gemini models through the Gemini API (streamed).",
+    )
     return [
-        language_model_type(
-            COMPONENT_TYPE,
-            "ferrule_gemini.model:create",
-            "ferrule_gemini.attributes:GeminiAttributes",
-            description="Google Gemini models through the Gemini API (streamed).",
-        ),
+        model,
+        ailoy_api_model_type("gemini", model),
         *embedder_types(),
     ]
 

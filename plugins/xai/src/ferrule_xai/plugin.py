@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.lmspec import ailoy_api_model_type, api_model_route, language_model_type
 
 COMPONENT_TYPE = "xai_language_model"
 PROVIDERS = frozenset({"xai", "grok"})
@@ -37,15 +37,14 @@ MODEL_PREFIX = "grok-"
 
 @hookimpl
 def ferrule_register_component_types() -> list[ComponentTypeSpec]:
-    return [
-        language_model_type(
-            COMPONENT_TYPE,
-            "ferrule_xai.model:create",
-            "ferrule_xai.attributes:XAIAttributes",
-            aliases=("grok_language_model",),
-            description="xAI Grok models through xAI's OpenAI-compatible Chat Completions API (streamed).",
-        )
-    ]
+    model = language_model_type(
+        COMPONENT_TYPE,
+        "ferrule_xai.model:create",
+        "ferrule_xai.attributes:XAIAttributes",
+        aliases=("grok_language_model",),
+        description="xAI Grok models through xAI's OpenAI-compatible Chat Completions API (streamed).",
+    )
+    return [model, ailoy_api_model_type("grok", model, drops_text_with_tool_calls=True)]
 
 
 @hookimpl

@@ -41,6 +41,11 @@ COMPONENT_TYPES: dict[str, str] = {
     "local_language_model": _LOCAL_BACKENDS,
     "tvm_language_model": _LOCAL_BACKENDS,
     "test_language_model": "ferrule-testmodel",
+    # Ailoy 0.1's raw API-model types (ferrule_kit.ailoy_models), one per provider plugin
+    "openai": "ferrule-openai",
+    "gemini": "ferrule-gemini",
+    "claude": "ferrule-anthropic",
+    "grok": "ferrule-xai",
     "minilm_embedder": "ferrule-minilm",
     "local_embedder": "ferrule-minilm",
     "tvm_embedding_model": "ferrule-minilm",

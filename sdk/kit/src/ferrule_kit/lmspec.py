@@ -123,3 +123,47 @@ def language_model_type(
         description=description,
         converter=converter,
     )
+
+
+@attrs.frozen
+class AiloyAPIModelFactory:
+    """The factory of an Ailoy 0.1 API-model type (`ailoy_api_model_type`): it builds the
+    provider's own language model (``factory`` given ``attributes``, as its own type names
+    them) and wraps it in `ferrule_kit.ailoy_models.AiloyAPIModel`, both imported only when
+    one is defined. Returns a coroutine, which the kernel awaits."""
+
+    component_type: str
+    factory: Target
+    attributes: type | str
+    #: Grok's rule in Ailoy 0.1: a reply that calls tools carries no text.
+    drops_text_with_tool_calls: bool = False
+
+    def __call__(self, attributes: Any) -> Any:
+        from .ailoy_models import create
+
+        return create(self, attributes)
+
+
+def ailoy_api_model_type(
+    name: str, over: ComponentTypeSpec, *, drops_text_with_tool_calls: bool = False
+) -> ComponentTypeSpec:
+    """Describe Ailoy 0.1's raw API-model type ``name`` (``openai``, ``gemini``, ``claude``,
+    ``grok``) over a provider plugin's own language-model type ``over``: ``define`` takes
+    Ailoy's ``{api_key, model}`` (`ferrule_kit.ailoy_models.AiloyAPIModelAttributes`), and
+    ``infer`` answers with ONE item, the reply in OpenAI's wire shape (see
+    `ferrule_kit.ailoy_models`). ``drops_text_with_tool_calls``: Grok's rule (Ailoy's)."""
+    return ComponentTypeSpec(
+        name=name,
+        factory=AiloyAPIModelFactory(
+            name, over.factory, over.attributes, drops_text_with_tool_calls
+        ),
+        attributes="ferrule_kit.ailoy_models:AiloyAPIModelAttributes",
+        methods=(
+            infer_method(
+                "Ailoy 0.1: the whole reply as one item, {message, finish_reason}, the message "
+                "in OpenAI's wire shape (content a string)."
+            ),
+        ),
+        description=f"Ailoy 0.1's {name!r} type: {over.name} answering as Ailoy's did "
+        "(define {api_key, model}; infer yields the whole reply as one item).",
+    )
