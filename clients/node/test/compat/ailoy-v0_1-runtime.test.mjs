@@ -3,7 +3,8 @@
 // Ailoy's component types and methods are ferrule's components': tvm_language_model
 // (llama.cpp, the offline SmolLM2 by alias), tvm_embedding_model (MiniLM at bge-m3's width), faiss_vector_store
 // and chromadb_vector_store (their insert_many / get_by_id / retrieve / remove / clear,
-// ferrule_kit.ailoy_vectors, on a real Chroma server), http_request's status_code.
+// ferrule_kit.ailoy_vectors, on a real Chroma server), http_request's status_code, and the
+// "openai" API-model type (ferrule_kit.ailoy_models: one item, content a string).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
@@ -228,26 +229,60 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
   });
 
   test("run-openai-infer", async () => {
-    // Ailoy's component type "openai" is ferrule's openai_language_model.
-    await loopback.script({ dialect: "openai", text: "Joe Biden" });
-    assert.equal(await rt.define("openai_language_model", "oai", { api_key: TEST_KEY, model: "gpt-4o" }), true);
-    let text = "";
-    let finish;
-    let role;
-    for await (const resp of rt.callIterMethod("oai", "infer", {
-      messages: [{ role: "user", content: [{ type: "text", text: "Who is the president of US in 2021? Just answer in two words." }] }],
+    // Ailoy's own calls: the "openai" type (ferrule_kit.ailoy_models over ferrule-openai's
+    // model), on a runtime of its own; OPENAI_BASE_URL points it at the loopback server.
+    await loopback.script({ dialect: "openai", text: "Joe Biden." });
+    const own = new Runtime("inproc://openai");
+    await own.start();
+    assert.equal(await own.define("openai", "oai", { api_key: TEST_KEY, model: "gpt-4o" }), true);
+    const items = [];
+    for await (const resp of own.callIterMethod("oai", "infer", {
+      messages: [{ role: "user", content: "Who is the president of US in 2021? Just answer in two words." }],
     })) {
-      role = resp.message.role ?? role;
-      finish = resp.finish_reason ?? finish;
-      for (const part of resp.message.content ?? []) text += part.text ?? "";
+      items.push(resp);
+      assert.equal(resp.finish_reason, "stop");
+      assert.equal(resp.message.role, "assistant");
+      assert.equal(typeof resp.message.content, "string"); // chai's `contain` on it: a substring
+      assert.ok(resp.message.content.includes("Joe Biden"));
     }
-    assert.equal(finish, "stop");
-    assert.equal(role ?? "assistant", "assistant");
-    assert.ok(text.includes("Joe Biden"));
+    assert.equal(items.length, 1); // not streamed: the whole reply, once
     const sent = (await loopback.requests()).at(-1);
     assert.equal(sent.path, "/v1/chat/completions");
     assert.equal(sent.body.model, "gpt-4o");
-    await rt.delete("oai");
+    assert.equal(sent.headers.authorization, `Bearer ${TEST_KEY}`);
+    await own.stop();
+  });
+
+  test("run-openai-infer: a tool call, and Ailoy's required fields", async () => {
+    const call = { id: "call_1", name: "get_weather", arguments: { city: "Seoul" } };
+    await loopback.script({ dialect: "openai", tool_calls: [call] });
+    await rt.define("openai", "oai-tools", { api_key: TEST_KEY, model: "gpt-4o" });
+    const tools = [
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          description: "The weather in a city.",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      },
+    ];
+    const items = [];
+    for await (const resp of rt.callIterMethod("oai-tools", "infer", { messages: [{ role: "user", content: "Weather in Seoul?" }], tools })) {
+      items.push(resp);
+    }
+    assert.equal(items.length, 1);
+    assert.equal(items[0].finish_reason, "tool_calls");
+    assert.equal(items[0].message.content, undefined);
+    assert.deepEqual(items[0].message.tool_calls, [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: { city: "Seoul" } } }]);
+    await assert.rejects(rt.define("openai", "no-key", { model: "gpt-4o" }), (err) => err instanceof InvalidInputError && /api_key/.test(err.message));
+    await assert.rejects(
+      (async () => {
+        for await (const _ of rt.callIterMethod("oai-tools", "infer", {})) void _;
+      })(),
+      (err) => err instanceof InvalidInputError && /messages/.test(err.message),
+    );
+    await rt.delete("oai-tools");
   });
 });
 
