@@ -10,10 +10,11 @@ from ferrule import Runtime
 from ferrule.testing import AgentConformance
 from ferrule_kit.testing import Capabilities, LanguageModelConformance, LanguageModelUnderTest
 
-# SmolLM2 is a text chat model: no tools, no reasoning, no media (refused with a typed
-# error, which the suite checks); output_schema is enforced by a grammar.
+# SmolLM2 takes tools in its function-calling format (its calls are one JSON list, so
+# several at once); no reasoning, no media (refused with a typed error, which the suite
+# checks); output_schema is enforced by a grammar.
 CAPABILITIES = Capabilities(
-    tools=False, parallel_tool_calls=False, reasoning=False, output_schema=True
+    tools=True, parallel_tool_calls=True, reasoning=False, output_schema=True
 )
 
 

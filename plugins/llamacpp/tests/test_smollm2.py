@@ -11,7 +11,7 @@ import pytest
 from ferrule import LocalModel, Runtime
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.errors import ModelError, UnsupportedContentError
-from ferrule_kit.lm import MessageAccumulator
+from ferrule_kit.lm import MessageAccumulator, parse_infer_input
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
 from ferrule_kit.testing import check_stream
 from ferrule_llamacpp import weights
@@ -144,10 +144,103 @@ async def test_cancelling_while_the_prompt_is_read_aborts_it(rt: Runtime, lm: st
     assert run(rt, lm, max_tokens=2)[-1]["finish_reason"] in ("length", "stop"), "still serves"
 
 
-def test_tools_are_refused_with_a_typed_error(rt: Runtime, lm: str) -> None:
-    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+
+
+def test_tools_are_offered_in_smollm2s_function_calling_format(rt: Runtime, lm: str) -> None:
+    """The tools go into the system turn as one JSON list, after the caller's system
+    message; an earlier call is the assistant's ``<tool_call>[...]``, its result a
+    ``<tool_response>`` user turn; all rendered by SmolLM2's own template (ChatML)."""
+    model = rt.kernel.component(lm)
+    request = parse_infer_input(
+        {
+            "messages": [
+                {"role": "system", "content": "Answer briefly."},
+                {"role": "user", "content": "Weather in Oslo?"},
+                {
+                    "role": "assistant",
+                    "content": [],
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": {"city": "Oslo"}},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 3}'},
+            ],
+            "tools": [WEATHER],
+        }
+    )
+    prompt = model._format.turn(request).prompt
+    system, rest = prompt.split("<|im_end|>\n", 1)
+    assert system.startswith("<|im_start|>system\nAnswer briefly.\n\nYou are an expert in")
+    tools = system[system.index("<tools>") + 7 : system.index("</tools>")]
+    assert json.loads(tools) == [WEATHER]
+    assert rest == (
+        "<|im_start|>user\nWeather in Oslo?<|im_end|>\n"
+        '<|im_start|>assistant\n<tool_call>[\n{"name": "get_weather", "arguments": '
+        '{"city": "Oslo"}}\n]</tool_call><|im_end|>\n'
+        '<|im_start|>user\n<tool_response>\n{"temp": 3}\n</tool_response><|im_end|>\n'
+        "<|im_start|>assistant\n"
+    )
+
+
+def test_smollm2s_call_list_is_parsed_into_tool_calls(rt: Runtime, lm: str) -> None:
+    """What SmolLM2 writes for calls (a JSON list in ``<tool_call>``) becomes tool calls;
+    ``[]`` is no call."""
+    turn = rt.kernel.component(lm)._format.turn(
+        parse_infer_input({"messages": QUESTION, "tools": [WEATHER]})
+    )
+    acc = MessageAccumulator()
+    output = 'Checking.\n<tool_call>[\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n]'
+    for chunk in (output[:14], output[14:40], output[40:], "</tool_call>"):
+        for item in turn.parser.feed(chunk):
+            acc.add(item)
+    for item in turn.parser.close():
+        acc.add(item)
+    assert acc.message().text == "Checking."
+    assert [(c.name, c.arguments) for c in acc.tool_calls()] == [("get_weather", {"city": "Oslo"})]
+    assert turn.parser.saw_tool_calls
+
+
+def test_a_request_with_tools_runs_to_a_reply(rt: Runtime, lm: str) -> None:
+    """The 135M model rarely calls a tool, but a request offering tools is served: a text
+    reply, or well-formed calls with finish_reason "tool_calls"."""
+    items = run(rt, lm, tools=[WEATHER], max_tokens=48, temperature=0.0)
+    acc = MessageAccumulator()
+    for item in items:
+        acc.add(item)
+    calls = acc.tool_calls()  # raises on a malformed call
+    if items[-1]["finish_reason"] == "tool_calls":
+        assert calls
+    else:
+        assert acc.message().text.strip()
+
+
+def test_other_chat_templates_refuse_tools_with_a_typed_error(rt: Runtime, lm: str) -> None:
+    """A chat model with no known tool-call format refuses tools rather than guess one."""
+    from ferrule_llamacpp.attributes import LlamaCppAttributes
+    from ferrule_llamacpp.formats import ChatTemplateFormat
+
+    model = rt.kernel.component(lm)
+    plain = ChatTemplateFormat(
+        LlamaCppAttributes(model="SmolLM2-135M-Instruct"),
+        model.model,
+        model.model.metadata(),
+        "SmolLM2-135M-Instruct",
+        {},
+    )
     with pytest.raises(InvalidInputError) as info:
-        run(rt, lm, tools=[tool])
+        plain.turn(parse_infer_input({"messages": QUESTION, "tools": [WEATHER]}))
     assert info.value.errors[0]["path"] == "$.tools"
     assert "Qwen3" in info.value.message
 

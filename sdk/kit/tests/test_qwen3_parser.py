@@ -15,8 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 
-def parse(chunks, *, reasoning: bool) -> tuple[MessageAccumulator, Qwen3StreamParser]:
-    parser = Qwen3StreamParser(reasoning)
+def parse(
+    chunks, *, reasoning: bool, call_lists: bool = False
+) -> tuple[MessageAccumulator, Qwen3StreamParser]:
+    parser = Qwen3StreamParser(reasoning, call_lists=call_lists)
     acc = MessageAccumulator()
     for chunk in chunks:
         for item in parser.feed(chunk):
@@ -114,6 +116,45 @@ def test_json_that_is_not_a_call_is_an_invalid_tool_call(body):
         acc.tool_calls()
     assert info.value.details["name"] == ""
     assert info.value.details["arguments"] == f"<tool_call>{body}</tool_call>"
+
+
+def test_with_call_lists_a_block_holding_a_list_is_one_call_per_item():
+    output = (
+        "Both.\n<tool_call>[\n"
+        '{"name": "get_weather", "arguments": {"city": "Paris"}},\n'
+        '{"name": "now"}\n]</tool_call>'
+    )
+    acc, parser = parse([output], reasoning=False, call_lists=True)
+    message = acc.message()
+    assert message.text == "Both."
+    assert [(c.name, c.arguments) for c in message.tool_calls] == [
+        ("get_weather", {"city": "Paris"}),
+        ("now", {}),
+    ]
+    assert [acc.calls[i].name for i in sorted(acc.calls)] == ["get_weather", "now"]
+    assert parser.saw_tool_calls
+
+
+def test_with_call_lists_an_empty_list_is_no_call():
+    acc, parser = parse(["<tool_call>[]</tool_call>"], reasoning=False, call_lists=True)
+    assert acc.message().tool_calls == [] and acc.message().text == ""
+    assert not parser.saw_tool_calls
+
+
+@pytest.mark.parametrize("call_lists", [False, True])
+def test_a_list_with_anything_but_calls_is_one_invalid_call(call_lists):
+    body = '[{"name": "f", "arguments": {}}, 1]'
+    acc, _ = parse([f"<tool_call>{body}</tool_call>"], reasoning=False, call_lists=call_lists)
+    with pytest.raises(InvalidToolCallError) as info:
+        acc.tool_calls()
+    assert info.value.details["arguments"] == f"<tool_call>{body}</tool_call>"
+
+
+def test_without_call_lists_a_list_of_calls_stays_invalid():
+    body = '[{"name": "f", "arguments": {}}]'
+    acc, _ = parse([f"<tool_call>{body}</tool_call>"], reasoning=False)
+    with pytest.raises(InvalidToolCallError):
+        acc.tool_calls()
 
 
 def test_unterminated_think_stays_reasoning():

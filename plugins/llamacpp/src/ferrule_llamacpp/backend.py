@@ -27,7 +27,13 @@ from ferrule_kit.tool_choice import honour_tool_choice
 from . import weights
 from .attributes import LlamaCppAttributes
 from .batching import _END, BatchDecoder, Job, Sequence
-from .formats import QWEN3_ARCHITECTURES, ChatTemplateFormat, Qwen3Format
+from .formats import (
+    QWEN3_ARCHITECTURES,
+    SMOLLM2_BASENAMES,
+    ChatTemplateFormat,
+    Qwen3Format,
+    SmolLM2Format,
+)
 from .stops import StopMatcher
 
 log = get_logger("ferrule.llamacpp")
@@ -89,9 +95,12 @@ class LlamaCppLanguageModel:
             else:
                 entry = weights.lookup(attributes.model)
                 generation = entry.generation if entry is not None else {}
-                self._format = ChatTemplateFormat(
-                    attributes, self.model, metadata, self.model_id, generation
+                family = (
+                    SmolLM2Format
+                    if metadata.get("general.basename", "").lower() in SMOLLM2_BASENAMES
+                    else ChatTemplateFormat
                 )
+                self._format = family(attributes, self.model, metadata, self.model_id, generation)
             self._decoder = BatchDecoder(
                 self.model,
                 model_id=self.model_id,

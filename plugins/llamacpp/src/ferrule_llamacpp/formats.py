@@ -2,6 +2,9 @@
 
 - Qwen3 (GGUF architecture ``qwen3`` / ``qwen3moe``): the sdk's one Qwen3 chat format,
   `ferrule_kit.qwen3` — thinking on/off, tools, ``<tool_call>`` parsing, Qwen's sampling.
+- SmolLM2 (GGUF ``general.basename`` ``smollm2``): its own chat template, with SmolLM2's
+  function-calling format around it — the tools as a JSON list in ``<tools>`` in the system
+  turn, calls as a JSON list in ``<tool_call>``, results as ``<tool_response>`` user turns.
 - Any other chat model: its own Jinja chat template from the GGUF metadata
   (``tokenizer.chat_template``), rendered by llama-cpp-python's `Jinja2ChatFormatter`;
   text chat only (parts with a text form, such as documents, become text). Tools are refused: such templates have no tool-call format that
@@ -10,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 import attrs
@@ -23,6 +27,24 @@ from ferrule_kit.policy import ContentPolicy
 from .attributes import LlamaCppAttributes
 
 QWEN3_ARCHITECTURES = frozenset({"qwen3", "qwen3moe"})
+#: GGUF ``general.basename``s of models that take `SmolLM2Format`'s tool calls.
+SMOLLM2_BASENAMES = frozenset({"smollm2"})
+
+#: The system turn of SmolLM2's published tool format (Ollama's ``smollm2`` template): the
+#: tools as one JSON list; the calls asked for as one JSON list, ``[]`` for none.
+SMOLLM2_TOOLS_PROMPT = (
+    "You are an expert in composing functions. You are given a question and a set of "
+    "possible functions.\nBased on the question, you will need to make one or more "
+    "function/tool calls to achieve the purpose.\nIf none of the functions can be used, "
+    "point it out and refuse to answer.\nIf the given question lacks the parameters "
+    "required by the function, also point it out.\nYou have access to the following "
+    "tools:\n<tools>{tools}</tools>\nThe output MUST strictly adhere to the following "
+    "format, and NO other text MUST be included.\nThe example format is as follows. Please "
+    "make sure the parameter type is correct. If no function call is needed, please make "
+    "the tool calls an empty list '[]'.\n<tool_call>[\n"
+    '{{"name": "func_name1", "arguments": {{"argument1": "value1", "argument2": "value2"}}}},'
+    "\n(more tool calls as required)\n]</tool_call>"
+)
 
 #: The generation settings a model's defaults may give, in the order they are shown.
 GENERATION_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty", "max_tokens")
@@ -86,6 +108,10 @@ class Turn:
     stops: list[str]
     sampling: dict[str, Any]
     parser: StreamParser
+
+
+def _tojson(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 class TextParser:
@@ -181,7 +207,7 @@ class ChatTemplateFormat:
             bos_token=token_text(llm.token_bos()),
         )
 
-    def _messages(self, request: InferInput) -> list[Any]:
+    def _messages(self, request: InferInput) -> list[dict[str, str]]:
         out = []
         content = ContentPolicy(self._model, TEXT)  # text, and parts with a text form
         for index, message in enumerate(request.messages):
@@ -189,21 +215,27 @@ class ChatTemplateFormat:
             if message.role == "tool" or message.tool_calls:
                 raise InvalidInputError(
                     f"{self._model} has no tool-call format in ferrule-llamacpp; tool calls and "
-                    "results need a Qwen3 model",
+                    "results need a Qwen3 or SmolLM2 model",
                     field=f"$.messages[{index}]",
                 )
             out.append({"role": message.role, "content": text})
         return out
 
+    def _parser(self) -> StreamParser:
+        return TextParser()
+
     def turn(self, request: InferInput) -> Turn:
         if request.tools:
             raise InvalidInputError(
                 f"{self._model} has no tool-call format in ferrule-llamacpp; tools need a "
-                "Qwen3 model (e.g. Qwen/Qwen3-0.6B)",
+                "Qwen3 or SmolLM2 model (e.g. Qwen/Qwen3-0.6B)",
                 field="$.tools",
             )
+        return self._turn(self._messages(request), request)
+
+    def _turn(self, messages: list[dict[str, str]], request: InferInput) -> Turn:
         try:
-            rendered = self._formatter(messages=self._messages(request))
+            rendered = self._formatter(messages=messages)
         except ValueError as exc:  # the template's raise_exception(...)
             raise InvalidInputError(
                 f"the chat template refused the messages: {exc}", field="$.messages"
@@ -214,5 +246,58 @@ class ChatTemplateFormat:
             prompt=rendered.prompt,
             stops=[],
             sampling=_sampling(self.defaults, self._attributes, request),
-            parser=TextParser(),
+            parser=self._parser(),
         )
+
+
+class SmolLM2Format(ChatTemplateFormat):
+    """SmolLM2: its chat template, with its function-calling format written into the
+    messages the template renders (the template itself knows no tools)."""
+
+    def _messages(self, request: InferInput) -> list[dict[str, str]]:
+        out = []
+        content = ContentPolicy(self._model, TEXT)
+        for index, message in enumerate(request.messages):
+            text = message_text(message, f"$.messages[{index}]", content)
+            if message.role == "tool":
+                out.append(
+                    {"role": "user", "content": f"<tool_response>\n{text}\n</tool_response>"}
+                )
+                continue
+            if message.tool_calls:
+                calls = ",\n".join(
+                    _tojson({"name": call.name, "arguments": call.arguments})
+                    for call in message.tool_calls
+                )
+                text += ("\n" if text else "") + f"<tool_call>[\n{calls}\n]</tool_call>"
+            out.append({"role": message.role, "content": text})
+        if request.tools:
+            tools = _tojson(
+                [
+                    {
+                        "type": tool.type,
+                        "function": {
+                            "name": tool.function.name,
+                            "description": tool.function.description,
+                            "parameters": tool.function.parameters,
+                        },
+                    }
+                    for tool in request.tools
+                ]
+            )
+            instruction = SMOLLM2_TOOLS_PROMPT.format(tools=tools)
+            # A system message of the caller's stays, ahead of the instruction (as Qwen's
+            # template keeps it ahead of its tools block), so nothing it says is lost.
+            if out and out[0]["role"] == "system":
+                out[0] = {"role": "system", "content": out[0]["content"] + "\n\n" + instruction}
+            else:
+                out.insert(0, {"role": "system", "content": instruction})
+        return out
+
+    def _parser(self) -> StreamParser:
+        from ferrule_kit.qwen3 import Qwen3StreamParser
+
+        return Qwen3StreamParser(reasoning=False, call_lists=True)
+
+    def turn(self, request: InferInput) -> Turn:
+        return self._turn(self._messages(request), request)

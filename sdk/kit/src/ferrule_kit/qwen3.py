@@ -197,6 +197,9 @@ class Qwen3StreamParser:
       *invalid* tool call: best-effort name (or ``""``) and the raw block, tags included,
       as its arguments — never valid JSON — so `MessageAccumulator.tool_calls()` raises
       `InvalidToolCallError` naming it, with the model's text in its details.
+      With ``call_lists=True`` a block may also hold a JSON list of such objects, one
+      call each (SmolLM2 writes its calls so; ``[]`` is no call); a list with anything
+      else in it is one invalid tool call, as above.
     - Newlines that only format the tags are dropped, as the template's re-rendering
       strips them: after ``<think>``, before ``</think>``, after ``</think>`` and
       ``</tool_call>``, and before ``<tool_call>``.
@@ -209,8 +212,9 @@ class Qwen3StreamParser:
       otherwise an invalid tool call.
     """
 
-    def __init__(self, reasoning: bool) -> None:
+    def __init__(self, reasoning: bool, *, call_lists: bool = False) -> None:
         self._mode = _START if reasoning else _TEXT
+        self._call_lists = call_lists
         self._partial = ""  # a possible tag prefix (< 12 chars), or the START lookahead
         self._newlines = 0  # trailing newlines held until we know a tag does not follow
         self._strip_leading = True  # drop newlines at the start of a section
@@ -245,7 +249,7 @@ class Qwen3StreamParser:
                     self._partial = data[len(data) - keep :]
                     break
                 self._call_body.append(data[:end])
-                out.append(self._finish_call(closed=True))
+                out.extend(self._finish_block(closed=True))
                 data = data[end + len(TOOL_CALL_CLOSE) :]
                 self._enter(_TEXT)
             else:
@@ -267,7 +271,7 @@ class Qwen3StreamParser:
         partial, self._partial = self._partial, ""
         if self._mode == _TOOL_CALL:
             self._call_body.append(partial)
-            out.append(self._finish_call(closed=False))
+            out.extend(self._finish_block(closed=False))
             self._enter(_TEXT)
         else:
             if self._mode == _START:
@@ -301,17 +305,17 @@ class Qwen3StreamParser:
         self._delta("\n" * self._newlines + body, out)
         self._newlines = len(segment) - len(body)
 
-    def _finish_call(self, *, closed: bool) -> dict[str, Any]:
+    def _finish_block(self, *, closed: bool) -> list[dict[str, Any]]:
         body = "".join(self._call_body)
         self._call_body = []
-        index, self._calls = self._calls, self._calls + 1
         try:
-            call = json.loads(body)
+            parsed = json.loads(body)
         except json.JSONDecodeError:
-            call = None
-        if isinstance(call, dict) and isinstance(call.get("name"), str):
-            arguments = json.dumps(call.get("arguments", {}), ensure_ascii=False)
-            return tool_call_delta(index, id=_new_call_id(), name=call["name"], arguments=arguments)
+            parsed = None
+        if _is_call(parsed):
+            return [self._call(parsed)]
+        if self._call_lists and isinstance(parsed, list) and all(map(_is_call, parsed)):
+            return [self._call(call) for call in parsed]
         match = _NAME.search(body)
         name = ""
         if match:
@@ -320,4 +324,18 @@ class Qwen3StreamParser:
             except json.JSONDecodeError:
                 name = match.group(1)
         raw = TOOL_CALL_OPEN + body + (TOOL_CALL_CLOSE if closed else "")
-        return tool_call_delta(index, id=_new_call_id(), name=name, arguments=raw)
+        return [self._delta_of_call(name, raw)]
+
+    def _call(self, call: dict[str, Any]) -> dict[str, Any]:
+        return self._delta_of_call(
+            call["name"], json.dumps(call.get("arguments", {}), ensure_ascii=False)
+        )
+
+    def _delta_of_call(self, name: str, arguments: str) -> dict[str, Any]:
+        index, self._calls = self._calls, self._calls + 1
+        return tool_call_delta(index, id=_new_call_id(), name=name, arguments=arguments)
+
+
+def _is_call(value: Any) -> bool:
+    """A JSON object with a string ``"name"``: what a tool-call block holds."""
+    return isinstance(value, dict) and isinstance(value.get("name"), str)
