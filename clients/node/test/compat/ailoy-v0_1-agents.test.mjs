@@ -1,7 +1,7 @@
 // Ailoy 0.1 `bindings/js-node/tests/agent-{local,openai,claude,gemini,grok}.spec.ts`, case
-// by case (named after each `it`). Local: Qwen3-8B is the offline SmolLM2 by alias; it has
-// no tool-call format, so each tool case also runs its tool through an agent on the
-// scripted test model (plugins/testmodel) that calls it: the tool was added under Ailoy's
+// by case (named after each `it`). Local: Qwen3-8B is the offline SmolLM2 by alias; it is
+// given the tools (in SmolLM2's tool format) and answers, but at 135M it rarely calls one,
+// so each tool case also runs its tool through an agent on the scripted test model (plugins/testmodel) that calls it: the tool was added under Ailoy's
 // name, ran here or on the server, and its result reached the model. Providers: one
 // loopback server speaking each provider's wire (loopback.py).
 import assert from "node:assert/strict";
@@ -57,15 +57,17 @@ describe("Local Agent (Ailoy 0.1 agent-local.spec.ts)", () => {
     await agent.delete();
   });
 
-  const refusesTools = async (query) => {
+  /** The offline model takes the tools and answers, with no error response. */
+  const answers = async (query) => {
     const out = await printed(agent, query);
-    assert.match(out, /\[error\].*has no tool-call format/s);
+    assert.ok(out.trim());
+    assert.doesNotMatch(out, /\[error\]/);
   };
 
   test("Tool Call: calculator tools", async () => {
     agent.addToolsFromPreset("calculator");
     assert.deepEqual(agent.tools.map((t) => t.name), ["calculator"]);
-    await refusesTools(`Please calculate this formula: ${FORMULA}`);
+    await answers(`Please calculate this formula: ${FORMULA}`);
 
     const calc = await scripted("calculator", { expression: FORMULA }, "It is 3.");
     calc.addToolsFromPreset("calculator");
@@ -78,7 +80,7 @@ describe("Local Agent (Ailoy 0.1 agent-local.spec.ts)", () => {
   test("Tool Call: frankfurter tools", async () => {
     agent.addToolsFromPreset("frankfurter");
     assert.deepEqual(agent.tools.map((t) => t.name), ["frankfurter"]);
-    await refusesTools("I want to buy 100 U.S. Dollar and 100 EUR with my Korean Won. How much do I need to take?");
+    await answers("I want to buy 100 U.S. Dollar and 100 EUR with my Korean Won. How much do I need to take?");
 
     const rates = { amount: 1.0, base: "KRW", date: "2026-11-26", rates: { USD: 0.00068, EUR: 0.00065 } };
     await loopback.clear();
@@ -116,7 +118,7 @@ describe("Local Agent (Ailoy 0.1 agent-local.spec.ts)", () => {
     };
     agent.addJSFunctionTool(temperature, desc);
     assert.deepEqual(agent.tools.map((t) => t.name), ["get_current_temperature"]);
-    await refusesTools("Hello, how is the current weather in my city Seoul?");
+    await answers("Hello, how is the current weather in my city Seoul?");
 
     const weather = await scripted("get_current_temperature", { location: "Seoul, Korea", unit: "celsius" }, "25 degrees.");
     weather.addJSFunctionTool(temperature, desc);
