@@ -226,6 +226,17 @@ def test_a_request_with_tools_runs_to_a_reply(rt: Runtime, lm: str) -> None:
         assert acc.message().text.strip()
 
 
+def test_a_forced_tool_choice_makes_it_call_the_tool(rt: Runtime, lm: str) -> None:
+    """``tool_choice: "required"`` constrains the reply to one call of an offered tool."""
+    items = run(rt, lm, tools=[WEATHER], tool_choice="required", max_tokens=64)
+    acc = MessageAccumulator()
+    for item in items:
+        acc.add(item)
+    (call,) = acc.tool_calls()
+    assert call.name == "get_weather" and isinstance(call.arguments, dict)
+    assert items[-1]["finish_reason"] == "tool_calls"
+
+
 def test_other_chat_templates_refuse_tools_with_a_typed_error(rt: Runtime, lm: str) -> None:
     """A chat model with no known tool-call format refuses tools rather than guess one."""
     from ferrule_llamacpp.attributes import LlamaCppAttributes

@@ -66,8 +66,8 @@ const TAGS = {
 /**
  * Cases that need the internet, and why: a download inside the test itself (answered here by
  * offline_media.mjs), a program fetched from a registry at run time, or a model that calls
- * tools (Qwen3's weights come from the Hugging Face hub; the offline SmolLM2 they are aliased
- * to has no tool-call format, and the server says so).
+ * tools where the case asserts the call's outcome (Qwen3's weights come from the Hugging Face
+ * hub; the offline SmolLM2 they are aliased to takes tools but at 135M rarely calls one).
  */
 const NEEDS_INTERNET = {
   "v0.1.0": {
@@ -81,7 +81,6 @@ const NEEDS_INTERNET = {
   "v0.2.5": {
     "agent.test.ts (the file)": "fetch() of a public image at the file's top level, before any case (a local PNG here)",
     "Tool Calling: MCP Tools (time)": "`uvx mcp-server-time` fetches the server from PyPI",
-    "Agent test: Local > Tool Calling: *": "a model that calls tools: needs Qwen3-0.6B's weights",
   },
 };
 
