@@ -217,6 +217,46 @@ async def test_knowledge_with_polyfill(api_agent, knowledge) -> None:
     assert "<documents>" not in json.dumps(server.requests[1].json)
 
 
+async def test_knowledge_with_polyfill_qwen3() -> None:
+    """Ailoy's case as it runs there: on the local model (Qwen3-4B, the offline SmolLM2 by
+    alias), through its module's one agent, which still holds the tools the earlier cases
+    added (terminal, web search, web fetch, a Python function), with a FAISS store of
+    1024-wide bge-m3 embeddings: the run answers (the tools are offered in SmolLM2's
+    format, not refused) and ends."""
+
+    async def tool_temperature(location: str, unit: Literal["Celsius", "Fahrenheit"] = "Celsius"):
+        """
+        Get temperature of the provided location
+        Args:
+            location: The city name
+            unit: The unit of temperature
+        """
+        return 35 if unit == "Celsius" else 95
+
+    agent = ai.Agent(ai.LangModel.new_local_sync("Qwen/Qwen3-4B"))
+    agent.add_tools(
+        [
+            ai.Tool.new_builtin("terminal"),
+            ai.Tool.new_builtin("web_search_duckduckgo"),
+            ai.Tool.new_builtin("web_fetch"),
+            ai.Tool.new_py_function(tool_temperature),
+        ]
+    )
+    vs = ai.VectorStore.new_faiss(1024)
+    emb = await ai.EmbeddingModel.new_local("BAAI/bge-m3")
+    doc0 = "Ailoy is an awesome AI agent framework supporting Rust, Python, Nodejs and WebAssembly."
+    vs.add_vector(ai.VectorStoreAddInput(embedding=await emb.infer(doc0), document=doc0))
+    agent.set_knowledge(ai.Knowledge.new_vector_store(vs, emb))
+    # A reply cap keeps the 135M model's answer short; Ailoy's config is otherwise this one.
+    config = ai.AgentConfig.from_dict(
+        {"inference": {"document_polyfill": "Qwen3", "max_tokens": 48, "temperature": 0.0}}
+    )
+    results, reasons = await run_delta(agent, "What is Ailoy?", config=config)
+    assert reasons[-1] in (ai.FinishReason.Stop(), ai.FinishReason.Length())
+    assert results[-1].contents and results[-1].contents[0].text.strip()
+    agent.remove_knowledge()
+
+
 @pytest.mark.parametrize("loopback_provider", ["openai"], indirect=True)
 def test_run_sync_and_run_delta_sync(api_agent) -> None:
     """Ailoy's synchronous twins: the same outputs, read with ``for``."""
