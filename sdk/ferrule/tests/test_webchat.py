@@ -397,7 +397,7 @@ def test_the_offline_model_answers_and_refuses_an_image(page, screenshots, tmp_p
     from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
 
     choose(page, "#model", DEFAULT_LOCAL_MODEL)
-    page.uncheck("#tools label:has-text('add') input")  # SmolLM2 has no tool-call format
+    page.uncheck("#tools label:has-text('add') input")  # a plain answer: no tools offered
     ask(page, "Say hello in one short sentence.")
     wait_until_idle(page)
     page.wait_for_function(
