@@ -30,8 +30,9 @@ QWEN3_ARCHITECTURES = frozenset({"qwen3", "qwen3moe"})
 #: GGUF ``general.basename``s of models that take `SmolLM2Format`'s tool calls.
 SMOLLM2_BASENAMES = frozenset({"smollm2"})
 
-#: The system turn of SmolLM2's published tool format (Ollama's ``smollm2`` template): the
-#: tools as one JSON list; the calls asked for as one JSON list, ``[]`` for none.
+#: The system turn of SmolLM2-Instruct's function-calling format (its model card: tuned on
+#: Argilla's Synth-APIGen data; the instruction as Ollama's ``smollm2`` template gives it):
+#: the tools as one JSON list; the calls asked for as one JSON list, ``[]`` for none.
 SMOLLM2_TOOLS_PROMPT = (
     "You are an expert in composing functions. You are given a question and a set of "
     "possible functions.\nBased on the question, you will need to make one or more "
