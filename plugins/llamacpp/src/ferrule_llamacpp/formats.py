@@ -234,7 +234,7 @@ class ChatTemplateFormat:
             )
         return self._turn(self._messages(request), request)
 
-    def _turn(self, messages: list[dict[str, str]], request: InferInput) -> Turn:
+    def _turn(self, messages: list[Any], request: InferInput) -> Turn:
         try:
             rendered = self._formatter(messages=messages)
         except ValueError as exc:  # the template's raise_exception(...)
