@@ -237,6 +237,51 @@ def test_a_forced_tool_choice_makes_it_call_the_tool(rt: Runtime, lm: str) -> No
     assert items[-1]["finish_reason"] == "tool_calls"
 
 
+CALLED = [
+    {"role": "system", "content": "Answer briefly."},
+    {"role": "user", "content": "Weather in Oslo?"},
+    {
+        "role": "assistant",
+        "content": [],
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": {"city": "Oslo"}},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 3}'},
+]
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"messages": QUESTION},
+        {"messages": [{"role": "system", "content": "Answer briefly."}, *QUESTION]},
+        {"messages": CALLED, "tools": [WEATHER]},
+        {"messages": QUESTION, "tools": [WEATHER], "tool_choice": "none"},
+        {"messages": QUESTION, "tools": [WEATHER], "tool_choice": "required"},
+    ],
+    ids=["plain", "system", "tools-and-a-call", "tool-choice-none", "forced-call"],
+)
+def test_count_tokens_is_what_infer_reads_and_decodes_nothing(
+    rt: Runtime, lm: str, inputs: dict
+) -> None:
+    model = rt.kernel.component(lm)
+    before = model.generated_tokens
+    counted = rt.call_method(lm, "count_tokens", inputs)
+    assert model.generated_tokens == before
+    usage = run(rt, lm, **inputs, max_tokens=1, temperature=0.0)[-1]["usage"]
+    assert counted == {"input_tokens": usage["input_tokens"]}
+    plain = rt.call_method(lm, "count_tokens", {"messages": inputs["messages"]})
+    if inputs.get("tools") and inputs.get("tool_choice") != "none":  # the tools are read
+        assert counted["input_tokens"] > plain["input_tokens"]
+    else:
+        assert counted == plain
+
+
 def test_other_chat_templates_refuse_tools_with_a_typed_error(rt: Runtime, lm: str) -> None:
     """A chat model with no known tool-call format refuses tools rather than guess one."""
     from ferrule_llamacpp.attributes import LlamaCppAttributes

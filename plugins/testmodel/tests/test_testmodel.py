@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 
 import jsonschema
 import pytest
@@ -219,6 +220,28 @@ def test_echo_after_tool_results(rt):
     assert acc.message().text == "Tool results: 3"
     # every message counts: 5 user words, the call (1 + its argument words), 1 result word
     assert acc.usage["input_tokens"] == 5 + 1 + count_tokens(json.dumps({"a": 1})) + 1
+
+
+def test_count_tokens_is_infers_input_count_and_runs_no_turn(rt):
+    rt.define("test_language_model", "lm", {"turns": [{"text": "the one scripted turn"}]})
+    messages = [
+        {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+        USER,
+        {
+            "role": "assistant",
+            "content": [],
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "3"}]},
+    ]
+    counted = rt.call_method("lm", "count_tokens", {"messages": messages})
+    assert counted == {"input_tokens": 2 + 5 + 1 + count_tokens(json.dumps({"a": 1})) + 1}
+    assert rt.kernel.component("lm").requests == deque()  # nothing generated
+    acc = fold(infer(rt, "lm", messages=messages))  # the script's turn is still there
+    assert acc.message().text == "the one scripted turn"
+    assert acc.usage["input_tokens"] == counted["input_tokens"]
 
 
 def test_usage_and_finish_reason_overrides(rt):

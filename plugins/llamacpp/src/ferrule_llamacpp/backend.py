@@ -22,7 +22,7 @@ from typing import Any
 from ferrule_kernel import InvalidInputError, get_logger
 from ferrule_kit.errors import ModelError
 from ferrule_kit.lm import InferInput
-from ferrule_kit.tool_choice import honour_tool_choice
+from ferrule_kit.tool_choice import constrained_inputs, honour_tool_choice
 
 from . import weights
 from .attributes import LlamaCppAttributes
@@ -33,6 +33,7 @@ from .formats import (
     ChatTemplateFormat,
     Qwen3Format,
     SmolLM2Format,
+    Turn,
 )
 from .stops import StopMatcher
 
@@ -155,6 +156,13 @@ class LlamaCppLanguageModel:
         finally:
             job.cancelled.set()
 
+    async def count_tokens(self, inputs: InferInput) -> dict[str, int]:
+        """The prompt tokens ``infer`` would read for ``inputs`` (its usage's
+        ``input_tokens``): the turn rendered and tokenized as ``infer`` does, nothing decoded."""
+        request = constrained_inputs(inputs)  # what honour_tool_choice hands to infer
+        prompt = await asyncio.to_thread(lambda: self._tokens(self._format.turn(request)))
+        return {"input_tokens": len(prompt)}
+
     def wait_idle(self) -> None:
         """Block until every request submitted so far has ended."""
         self._decoder.wait_idle()
@@ -168,9 +176,15 @@ class LlamaCppLanguageModel:
 
     # -- a request, ready to decode ----------------------------------------------------------
 
+    def _tokens(self, turn: Turn) -> list[int]:
+        """The prompt's tokens (special tokens parsed, no BOS added: the template writes
+        its own)."""
+        tokens: list[int] = self.model.tokenize(turn.prompt.encode("utf-8"), False, True)
+        return tokens
+
     def _sequence(self, request: InferInput, job: Job) -> Sequence:
         turn = self._format.turn(request)
-        prompt = self.model.tokenize(turn.prompt.encode("utf-8"), False, True)
+        prompt = self._tokens(turn)
         room = self.n_ctx - len(prompt)
         if room <= 0:
             raise InvalidInputError(

@@ -26,6 +26,7 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             description="A GGUF model on llama.cpp (CPU): Qwen3 with tools and thinking, "
             "other chat models through their own chat template. Decodes up to `parallel` "
             "requests at once in shared batches (default 4); more wait in line, in order.",
+            counts_tokens=True,
         )
     ]
 

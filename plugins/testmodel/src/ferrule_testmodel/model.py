@@ -87,6 +87,13 @@ def _message_tokens(message: Message) -> int:
     return count
 
 
+def input_tokens(inputs: InferInput) -> int:
+    """The test model's prompt count: the words of every message's text and reasoning, and
+    for each tool call one token plus its arguments' JSON words (tools and settings are
+    not counted)."""
+    return sum(_message_tokens(m) for m in inputs.messages)
+
+
 def _arguments_json(call: ScriptedToolCall) -> str:
     if isinstance(call.arguments, str):
         return call.arguments
@@ -217,6 +224,11 @@ class TestLanguageModel:
             text=text, reasoning=f"The user wrote {words} word{plural}; I repeat them."
         )
 
+    async def count_tokens(self, inputs: InferInput) -> dict[str, int]:
+        """`input_tokens`: what ``infer`` reports for ``inputs`` unless a scripted turn
+        sets its own ``usage``. Neither recorded in `requests` nor a turn of the script."""
+        return {"input_tokens": input_tokens(inputs)}
+
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
         self.requests.append(inputs)
         turn = await self._turn(inputs)
@@ -253,7 +265,7 @@ class TestLanguageModel:
         output_tokens = count_tokens(reasoning) + count_tokens(text)
         output_tokens += sum(count_tokens(_arguments_json(c)) for c in calls)
         usage = turn.usage or Usage(
-            input_tokens=sum(_message_tokens(m) for m in inputs.messages),
+            input_tokens=input_tokens(inputs),
             output_tokens=output_tokens,
             reasoning_tokens=count_tokens(reasoning) if reasoning else None,
         )

@@ -22,6 +22,7 @@ def ferrule_register_component_types() -> list[Any]:
             # the attributes take text as a string or its exact pieces (a union the wire
             # converter lacks)
             converter="ferrule_testmodel.script:converter",
+            counts_tokens=True,
         )
     ]
 

@@ -24,7 +24,14 @@ A backend that fails raises a `ferrule_kernel.FerruleError` subclass (see
 
 Use the delta builders below rather than writing the dicts by hand, and
 `MessageAccumulator` to fold a stream back into one `Message`.
+
 `ferrule_kit.testing.LanguageModelConformance` checks a backend against all of this.
+
+A backend that can count a prompt's tokens exactly without generating (its own tokenizer,
+a provider's free count endpoint) also has ``count_tokens``: the same `InferInput`, one
+`TokenCount` back, equal to the ``input_tokens`` its ``infer`` would report for that input.
+It declares it with ``language_model_type(..., counts_tokens=True)``; callers check the
+component type's methods and, where it is missing, run ``infer`` for one token instead.
 """
 
 from __future__ import annotations
@@ -175,6 +182,15 @@ class InferInput:
     def effort(self) -> ReasoningEffort | None:
         """The effort level asked for; None when reasoning is off or on at the default."""
         return None if isinstance(self.reasoning, bool) else self.reasoning
+
+
+@attrs.frozen
+class TokenCount:
+    """What the optional ``count_tokens`` method answers (``{"input_tokens": 12}``): the
+    input tokens an ``infer`` of the same input would read, and report in its usage,
+    counted without generating."""
+
+    input_tokens: int = attrs.field(validator=in_range(0))
 
 
 @attrs.frozen

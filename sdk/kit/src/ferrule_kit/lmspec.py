@@ -88,6 +88,7 @@ def api_model_route(
 
 
 INFER_INPUT = "ferrule_kit.lm:InferInput"
+TOKEN_COUNT = "ferrule_kit.lm:TokenCount"
 WIRE_CONVERTER = "ferrule_kit.messages:converter"
 
 
@@ -103,6 +104,22 @@ def infer_method(description: str = "Generate a reply, streamed as message delta
     )
 
 
+def count_tokens_method(
+    description: str = "The input tokens an infer of the same input would read, without "
+    "generating: {input_tokens}.",
+) -> MethodSpec:
+    """The optional ``count_tokens`` method: ``infer``'s input, one `ferrule_kit.lm.TokenCount`
+    back (see `language_model_type`'s ``counts_tokens``)."""
+    return MethodSpec(
+        "count_tokens",
+        INFER_INPUT,
+        blocking=False,
+        description=description,
+        converter=WIRE_CONVERTER,
+        outputs=TOKEN_COUNT,
+    )
+
+
 def language_model_type(
     name: str,
     factory: Target,
@@ -111,14 +128,18 @@ def language_model_type(
     aliases: tuple[str, ...] = (),
     description: str = "",
     converter: object = WIRE_CONVERTER,
+    counts_tokens: bool = False,
 ) -> ComponentTypeSpec:
     """Describe a language-model component type: ``infer`` plus the given attributes class
-    (a class, or its ``"module:attr"`` to keep the hook module light)."""
+    (a class, or its ``"module:attr"`` to keep the hook module light). ``counts_tokens``:
+    its instances also have ``count_tokens`` (`count_tokens_method`), exact and free of
+    generation; without it, callers that need a count run ``infer`` for one token."""
+    methods = (infer_method(), count_tokens_method()) if counts_tokens else (infer_method(),)
     return ComponentTypeSpec(
         name=name,
         factory=factory,
         attributes=attributes,
-        methods=(infer_method(),),
+        methods=methods,
         aliases=aliases,
         description=description,
         converter=converter,

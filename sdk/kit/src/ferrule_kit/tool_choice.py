@@ -26,7 +26,12 @@ import attrs
 
 from .lm import FinishReason, InferInput, finish, reasoning_delta, text_delta, tool_call_delta
 
-__all__ = ["ForcedCallParser", "forced_call_schema", "honour_tool_choice"]
+__all__ = [
+    "ForcedCallParser",
+    "constrained_inputs",
+    "forced_call_schema",
+    "honour_tool_choice",
+]
 
 #: The start of a forced call's JSON, up to its arguments (grammars allow whitespace).
 _HEADER = re.compile(r'\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\s*:\s*')
@@ -97,6 +102,18 @@ class ForcedCallParser:
         return [tool_call_delta(0, arguments=rest)] if rest else []
 
 
+def constrained_inputs(inputs: InferInput) -> InferInput:
+    """``inputs`` as `honour_tool_choice` hands them to the backend's own ``infer``: with
+    ``"none"``, no tools; with a forced call, its schema as ``output_schema``. A backend's
+    ``count_tokens`` renders these, so it counts the prompt ``infer`` reads."""
+    if inputs.tool_choice == "none":
+        return attrs.evolve(inputs, tools=[], tool_choice="auto")
+    schema = forced_call_schema(inputs)
+    if schema is None:
+        return inputs
+    return attrs.evolve(inputs, output_schema=schema, tool_choice="auto")
+
+
 Infer = TypeVar("Infer", bound=Callable[..., AsyncIterator[dict[str, Any]]])
 _Items = AsyncGenerator[dict[str, Any], None]  # what an async generator ``infer`` returns
 
@@ -107,16 +124,14 @@ def honour_tool_choice(infer: Infer) -> Infer:
 
     @functools.wraps(infer)
     async def wrapper(self: Any, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
-        if inputs.tool_choice == "none":
-            inputs = attrs.evolve(inputs, tools=[], tool_choice="auto")
-        schema = forced_call_schema(inputs)
-        if schema is None:
-            async with contextlib.aclosing(cast(_Items, infer(self, inputs))) as items:
+        forced = inputs.tool_choice not in ("auto", "none")
+        constrained = constrained_inputs(inputs)
+        if not forced:
+            async with contextlib.aclosing(cast(_Items, infer(self, constrained))) as items:
                 async for item in items:
                     yield item
             return
         parser = ForcedCallParser()
-        constrained = attrs.evolve(inputs, output_schema=schema, tool_choice="auto")
         # closed with this stream: a client that leaves stops the generation
         async with contextlib.aclosing(cast(_Items, infer(self, constrained))) as items:
             async for item in items:
