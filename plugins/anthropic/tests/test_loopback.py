@@ -8,7 +8,14 @@ import json
 
 import pytest
 from ferrule import AsyncRuntime
-from ferrule_anthropic.testing import error_reply, event_bytes, message_events, stream_reply
+from ferrule_anthropic.testing import (
+    count_reply,
+    error_reply,
+    event_bytes,
+    message_events,
+    request_problems,
+    stream_reply,
+)
 from ferrule_kernel import configure_logging
 from ferrule_kit.errors import (
     AuthenticationError,
@@ -378,6 +385,57 @@ async def test_terminal_failures_are_not_retried(server, claude, reply, cls, wor
     _, error = await run_until_error(claude, {"messages": [USER]})
     assert isinstance(error, cls) and words in error.message
     assert len(server.requests) == 1
+
+
+# -- count_tokens ------------------------------------------------------------------------
+
+
+async def test_count_tokens_asks_anthropics_count_endpoint_with_infers_body(server, claude):
+    """The body ``infer`` would send (system, tools, tool choice, thinking), less what the
+    count endpoint refuses; Anthropic's count is the answer, and nothing is generated."""
+    rt, name = claude
+    inputs = {
+        "messages": [{"role": "system", "content": "Be brief."}, USER],
+        "tools": [WEATHER],
+        "reasoning": "low",
+        "stop": ["###"],
+    }
+    server.script(count_reply(37))
+    assert await rt.call_method(name, "count_tokens", inputs) == {"input_tokens": 37}
+    (sent,) = server.requests  # the validator checked it as Anthropic would
+    assert sent.path == "/v1/messages/count_tokens"
+    server.script(stream_reply(message_events(text=["Hi."])))
+    await run(claude, inputs)
+    messages_body = server.requests[1].json
+    assert server.requests[1].path == "/v1/messages"
+    unsent = {"max_tokens", "stream", "stop_sequences"}
+    assert unsent <= set(messages_body)
+    assert sent.json == {k: v for k, v in messages_body.items() if k not in unsent}
+    assert sent.json["thinking"]["type"] == "enabled" and sent.json["tools"]
+
+
+async def test_a_count_tokens_failure_is_the_providers_typed_error(server, claude):
+    rt, name = claude
+    server.script(error_reply(404, "not_found_error", "model: claude-nope"))
+    with pytest.raises(ModelNotFoundError, match="claude-nope"):
+        await rt.call_method(name, "count_tokens", {"messages": [USER]})
+    server.script(Reply.json({"tokens": 3}))
+    with pytest.raises(ProviderProtocolError, match="input_tokens"):
+        await rt.call_method(name, "count_tokens", {"messages": [USER]})
+
+
+def test_the_validator_refuses_a_count_with_generation_settings():
+    headers = {
+        "x-api-key": "k",
+        "anthropic-version": "2023-06-01",
+        "content-type": "application/json",
+    }
+    body = {"model": "claude-x", "messages": [{"role": "user", "content": "Hi"}]}
+    assert request_problems(body, headers, counting=True) == []
+    assert request_problems({**body, "max_tokens": 5, "stream": True}, headers, counting=True) == [
+        "body: unknown field(s) ['max_tokens', 'stream']"
+    ]
+    assert "max_tokens: required integer >= 1" in request_problems(body, headers)
 
 
 async def test_a_retired_model_reaches_the_user_as_the_providers_error(server):

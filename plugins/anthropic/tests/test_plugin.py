@@ -62,7 +62,7 @@ def test_the_installed_plugin_registers_its_type_and_alias():
         entry["aliases"] == ["claude_language_model"]
         and entry["distribution"] == "ferrule-anthropic"
     )
-    assert [m["name"] for m in entry["methods"]] == ["infer"]
+    assert [m["name"] for m in entry["methods"]] == ["infer", "count_tokens"]
     assert "api_key" in entry["attributes_schema"]["properties"]
 
 

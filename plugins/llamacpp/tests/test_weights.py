@@ -66,7 +66,7 @@ def test_component_type_and_its_aliases_are_registered() -> None:
             t for t in rt.kernel.component_types() if t["name"] == "llamacpp_language_model"
         ]
     assert set(entry["aliases"]) == {"local_language_model", "tvm_language_model"}
-    assert [m["name"] for m in entry["methods"]] == ["infer"]
+    assert [m["name"] for m in entry["methods"]] == ["infer", "count_tokens"]
 
 
 def test_missing_weights_without_download_name_the_file_and_where_to_put_it(tmp_path: Path) -> None:

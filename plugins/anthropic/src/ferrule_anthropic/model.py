@@ -35,9 +35,17 @@ class AnthropicLanguageModel(SSELanguageModel):
             model=attributes.model, url=wire.messages_url(attributes.base_url), client=client
         )
         self.max_tokens = attributes.max_tokens
+        self.count_url = wire.count_tokens_url(attributes.base_url)
 
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
         return wire.build_request(inputs, model=self.model, max_tokens=self.max_tokens)
+
+    async def count_tokens(self, inputs: InferInput) -> dict[str, int]:
+        """Anthropic's own count (``POST /v1/messages/count_tokens``, free: nothing is
+        generated) of the request ``infer`` would send."""
+        body = wire.build_count_request(inputs, model=self.model, max_tokens=self.max_tokens)
+        reply = await self.client.request_json(self.count_url, body)
+        return {"input_tokens": wire.counted_tokens(reply)}
 
     async def translate(
         self, events: AsyncIterator[SSEEvent]

@@ -23,6 +23,7 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
         "ferrule_anthropic.attributes:AnthropicAttributes",
         aliases=("claude_language_model",),
         description="Claude models through Anthropic's Messages API (streamed).",
+        counts_tokens=True,
     )
     return [model, ailoy_api_model_type("claude", model)]
 

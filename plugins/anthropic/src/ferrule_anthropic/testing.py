@@ -2,13 +2,14 @@
 way the API checks it, and replies in Anthropic's streaming wire format.
 
 `request_problems` lists everything wrong with a ``POST /v1/messages`` request (headers
-and JSON body) per Anthropic's documentation (protocols.md §3.3): required fields, block
-shapes per role, tool_use / tool_result pairing, thinking rules. `validator` makes it a
+and JSON body; a ``POST /v1/messages/count_tokens`` one with ``counting=True``) per
+Anthropic's documentation (protocols.md §3.3): required fields, block shapes per role,
+tool_use / tool_result pairing, thinking rules. `validator` makes it a
 `ferrule_kit.testing.loopback` validator, so a malformed request is answered 400 and fails the
 test. `message_events` builds the named events of a reply (text, thinking with its
 signature, redacted thinking, tool calls with their input split in fragments, stop reason,
-usage) and `stream_reply` turns events into a scripted SSE reply. Use them to test your
-own code against a loopback Anthropic.
+usage), `stream_reply` turns events into a scripted SSE reply and `count_reply` answers a
+count. Use them to test your own code against a loopback Anthropic.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ferrule_kit.testing.loopback import Action, Pause, RecordedRequest, Reply, 
 
 ANTHROPIC_VERSION = "2023-06-01"
 MESSAGES_PATH = "/v1/messages"
+COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 BODY_KEYS = frozenset(
     {
         "model",
@@ -42,6 +44,10 @@ BODY_KEYS = frozenset(
         "service_tier",
         "stream",
     }
+)
+#: What ``POST /v1/messages/count_tokens`` takes: no max_tokens, stream or sampling.
+COUNT_BODY_KEYS = frozenset(
+    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
 )
 IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
@@ -216,6 +222,11 @@ def error_reply(
         status=status,
         headers={"request-id": "req_loopback", **(headers or {})},
     )
+
+
+def count_reply(input_tokens: int) -> Reply:
+    """A ``count_tokens`` reply: ``{"input_tokens": N}``."""
+    return Reply.json({"input_tokens": input_tokens}, headers={"request-id": "req_loopback"})
 
 
 # -- requests --------------------------------------------------------------------------
@@ -457,9 +468,13 @@ def _output_config_problems(config: Any) -> list[str]:
 
 
 def request_problems(
-    body: Any, headers: Mapping[str, str] | Iterable[tuple[str, str]]
+    body: Any,
+    headers: Mapping[str, str] | Iterable[tuple[str, str]],
+    *,
+    counting: bool = False,
 ) -> list[str]:
-    """Everything Anthropic would refuse in this request (empty when it is valid)."""
+    """Everything Anthropic would refuse in this request (empty when it is valid);
+    ``counting``: a ``POST /v1/messages/count_tokens`` request."""
     headers = {
         k.lower(): v for k, v in (headers.items() if isinstance(headers, Mapping) else headers)
     }
@@ -472,16 +487,17 @@ def request_problems(
         out.append("header content-type: must be application/json")
     if not isinstance(body, dict):
         return [*out, "body: must be a JSON object"]
-    unknown = set(body) - BODY_KEYS
+    unknown = set(body) - (COUNT_BODY_KEYS if counting else BODY_KEYS)
     if unknown:
         out.append(f"body: unknown field(s) {sorted(unknown)}")
     if not isinstance(body.get("model"), str) or not body["model"]:
         out.append("model: required string")
     max_tokens = body.get("max_tokens")
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        out.append("max_tokens: required integer >= 1")
-    if body.get("stream") is not True:
-        out.append("stream: ferrule always streams; expected true")
+    if not counting:  # a count takes neither (an unknown field there, above)
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+            out.append("max_tokens: required integer >= 1")
+        if body.get("stream") is not True:
+            out.append("stream: ferrule always streams; expected true")
     system = body.get("system")
     if system is not None and not isinstance(system, str):
         if not isinstance(system, list) or any(
@@ -509,11 +525,14 @@ def request_problems(
 
 
 def validator(record: RecordedRequest) -> list[str]:
-    """`request_problems` as a `ferrule_kit.testing.loopback` validator."""
-    if record.method != "POST" or record.path != MESSAGES_PATH:
-        return [f"{record.method} {record.path}: expected POST {MESSAGES_PATH}"]
+    """`request_problems` as a `ferrule_kit.testing.loopback` validator, for Messages and
+    count_tokens requests."""
+    if record.method != "POST" or record.path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
+        return [
+            f"{record.method} {record.path}: expected POST {MESSAGES_PATH} or {COUNT_TOKENS_PATH}"
+        ]
     try:
         body = record.json
     except ValueError as exc:
         return [f"body: not JSON ({exc})"]
-    return request_problems(body, record.headers)
+    return request_problems(body, record.headers, counting=record.path == COUNT_TOKENS_PATH)

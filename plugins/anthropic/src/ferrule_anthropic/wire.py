@@ -1,7 +1,7 @@
 """Anthropic Messages API wire translation: pure functions, no I/O.
 
 `build_request` turns an `InferInput` into the JSON body of ``POST /v1/messages`` with
-``stream: true``; `StreamTranslator` turns the named SSE events of the reply into
+``stream: true`` (`build_count_request`: of ``POST /v1/messages/count_tokens``); `StreamTranslator` turns the named SSE events of the reply into
 ferrule's stream items (`ferrule_kit.lm` delta builders). Both are used by the component in
 `ferrule_anthropic.model` and tested on their own.
 
@@ -97,6 +97,10 @@ def default_base_url() -> str:
 def messages_url(base_url: str | None) -> str:
     base = (base_url or default_base_url()).rstrip("/")
     return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
+
+
+def count_tokens_url(base_url: str | None) -> str:
+    return f"{messages_url(base_url)}/count_tokens"
 
 
 def request_headers(api_key: str) -> dict[str, str]:
@@ -315,6 +319,32 @@ def build_request(
         output_config = body.setdefault("output_config", {})
         output_config["format"] = {"type": "json_schema", "schema": inputs.output_schema}
     return body
+
+
+#: What ``POST /v1/messages/count_tokens`` takes of a Messages body: the prompt and what
+#: shapes it (it refuses ``max_tokens``, ``stream`` and the sampling settings).
+COUNTED_KEYS = frozenset(
+    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
+)
+
+
+def build_count_request(
+    inputs: InferInput, *, model: str, max_tokens: int = DEFAULT_MAX_TOKENS
+) -> dict[str, Any]:
+    """The ``POST /v1/messages/count_tokens`` body for ``inputs``: `build_request`'s, less
+    what the count endpoint refuses, so it counts the prompt ``infer`` would send."""
+    body = build_request(inputs, model=model, max_tokens=max_tokens)
+    return {key: value for key, value in body.items() if key in COUNTED_KEYS}
+
+
+def counted_tokens(reply: Any) -> int:
+    """``input_tokens`` of a count_tokens reply."""
+    count = reply.get("input_tokens") if isinstance(reply, dict) else None
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise ProviderProtocolError(
+            "Anthropic's count_tokens reply carries no input_tokens count", provider=PROVIDER
+        )
+    return count
 
 
 def _tool_choice(inputs: InferInput) -> dict[str, Any]:
