@@ -58,6 +58,7 @@ class ScriptedModels:
             ),
             "weather-stream": scripted({"tool_calls": [WEATHER_CALL], "chunk_size": 4}),
             "signed": scripted({"reasoning": "Deep thought.", "text": "42"}),
+            "counted": scripted({"text": "the only turn"}),
             "failing": scripted(*[{"text": "partial answer", "error": "backend exploded"}] * 4),
         }.get(model_id)
 
@@ -376,13 +377,96 @@ def test_images_and_documents_reach_the_backend(client, server):
     assert base64.b64decode(document.data) == b"The notes."
 
 
-def test_count_tokens(client, server):
+def test_count_tokens_asks_the_models_own_count_and_generates_nothing(client, server):
     _, kernel = server
-    counted = client.messages.count_tokens(
-        model="test", messages=USER, system="Be brief.", tools=[WEATHER_TOOL]
-    )
+    request = {"messages": USER, "system": "Be brief.", "tools": [WEATHER_TOOL]}
+    counted = client.messages.count_tokens(model="counted", **request)
     assert counted.input_tokens == 5  # the test model's count: words of every message
-    assert seen(kernel, "test").max_tokens == 1
+    model = kernel.component("chat:counted")
+    assert not model.requests  # no infer: the script's one turn is still there
+    reply = client.messages.create(model="counted", max_tokens=50, **request)
+    assert reply.content[0].text == "the only turn"
+    assert reply.usage.input_tokens == counted.input_tokens
+
+
+def test_count_tokens_on_the_offline_model_is_its_tokenizers_and_decodes_nothing(client, server):
+    """llama.cpp counts the prompt it would read (system prompt and tools included): the
+    count a real run reports, with no token generated for it."""
+    pytest.importorskip("ferrule_llamacpp", reason="the llama.cpp backend is not installed")
+    pytest.importorskip("ferrule_smollm2", reason="the SmolLM2 weights package is not installed")
+    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+
+    _, kernel = server
+    request = {"messages": USER, "system": "Be brief.", "tools": [WEATHER_TOOL]}
+    client.messages.count_tokens(model=DEFAULT_LOCAL_MODEL, messages=USER)  # defines it
+    model = kernel.component(f"chat:{DEFAULT_LOCAL_MODEL}")
+    generated = model.generated_tokens
+    counted = client.messages.count_tokens(model=DEFAULT_LOCAL_MODEL, **request)
+    bare = client.messages.count_tokens(model=DEFAULT_LOCAL_MODEL, messages=USER)
+    assert model.generated_tokens == generated
+    assert counted.input_tokens > bare.input_tokens > 0
+    reply = client.messages.create(model=DEFAULT_LOCAL_MODEL, max_tokens=1, **request)
+    assert reply.usage.input_tokens == counted.input_tokens
+    assert model.generated_tokens == generated + 1  # the run's one token, and only it
+
+
+def test_count_tokens_on_anthropic_is_anthropics_count_endpoint(monkeypatch):
+    """Served by ferrule-anthropic: the upstream gets a count_tokens request (free), not a
+    Messages one (billed), and its count is the answer."""
+    pytest.importorskip(
+        "ferrule_anthropic", reason="the Anthropic provider plugin is not installed"
+    )
+    from ferrule.runtime import new_kernel
+    from ferrule_anthropic.testing import count_reply, validator
+    from ferrule_kit.testing.loopback import LoopbackServer
+
+    upstream = LoopbackServer(validate=validator)
+    upstream.start_in_thread()
+    try:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", upstream.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-upstream-0123456789")
+        upstream.script(count_reply(123))
+        with ServerThread(new_kernel()) as url:
+            near = anthropic.Anthropic(base_url=url, api_key="none", max_retries=0)
+            counted = near.messages.count_tokens(
+                model="claude-sonnet-4-6", messages=USER, system="Be brief.", tools=[WEATHER_TOOL]
+            )
+        assert counted.input_tokens == 123
+        upstream.check()
+        (sent,) = upstream.requests
+        assert sent.path == "/v1/messages/count_tokens"
+        assert (sent.json["system"], sent.json["tools"][0]["name"]) == ("Be brief.", "get_weather")
+    finally:
+        upstream.stop_in_thread()
+
+
+def test_count_tokens_without_the_method_runs_one_token(monkeypatch):
+    """A model whose type has no count_tokens (ferrule-openai: Chat Completions has no
+    count endpoint) is counted as before: one generation call for one token, its usage's
+    prompt tokens the answer."""
+    pytest.importorskip("ferrule_openai", reason="the OpenAI provider plugin is not installed")
+    from ferrule.runtime import new_kernel
+    from ferrule_kit.testing import chat_completions
+    from ferrule_kit.testing.conformance import ScriptedTurn
+    from ferrule_kit.testing.loopback import LoopbackServer
+
+    upstream = LoopbackServer(validate=chat_completions.validator())
+    upstream.start_in_thread()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{upstream.url}/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-upstream-0123456789")
+        usage = {"prompt_tokens": 17, "completion_tokens": 1, "total_tokens": 18}
+        upstream.script(chat_completions.reply(ScriptedTurn(text=("Hi",)), usage=usage))
+        with ServerThread(new_kernel()) as url:
+            near = anthropic.Anthropic(base_url=url, api_key="none", max_retries=0)
+            counted = near.messages.count_tokens(model="gpt-4o", messages=USER)
+        assert counted.input_tokens == 17
+        upstream.check()
+        (sent,) = upstream.requests
+        assert sent.path == "/v1/chat/completions"
+        assert sent.json.get("max_completion_tokens", sent.json.get("max_tokens")) == 1
+    finally:
+        upstream.stop_in_thread()
 
 
 # -- auth, the gate and errors ----------------------------------------------------------
@@ -476,6 +560,9 @@ def test_a_wrong_method_is_405_in_anthropics_shape(server):
 def test_an_unknown_model_is_404(client):
     with pytest.raises(anthropic.NotFoundError, match="does not exist") as info:
         client.messages.create(model="no-such-model", max_tokens=10, messages=USER)
+    assert info.value.body["error"]["type"] == "not_found_error"
+    with pytest.raises(anthropic.NotFoundError, match="does not exist") as info:
+        client.messages.count_tokens(model="no-such-model", messages=USER)
     assert info.value.body["error"]["type"] == "not_found_error"
 
 

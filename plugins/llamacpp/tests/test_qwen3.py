@@ -94,6 +94,28 @@ def test_tools_are_rendered_into_the_prompt(rt: Runtime, lm: str, vocab: Llama) 
     assert items[-1]["usage"]["input_tokens"] > prompt_tokens(vocab)
 
 
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"reasoning": False},
+        {"reasoning": True},
+        {"reasoning": True, "tools": [WEATHER]},
+        # a forced call is a grammar, answered without thinking: its prompt has no think turn
+        {"reasoning": True, "tools": [WEATHER], "tool_choice": "required"},
+    ],
+    ids=["plain", "thinking", "tools", "forced-call"],
+)
+def test_count_tokens_is_what_infer_reads_and_decodes_nothing(
+    rt: Runtime, lm: str, inputs: dict
+) -> None:
+    model = rt.kernel.component(lm)
+    before = model.generated_tokens
+    counted = rt.call_method(lm, "count_tokens", {"messages": MESSAGES, **inputs})
+    assert model.generated_tokens == before
+    usage = run(rt, lm, max_tokens=1, **inputs)[-1]["usage"]
+    assert counted == {"input_tokens": usage["input_tokens"]}
+
+
 def test_streams_in_many_items(rt: Runtime, lm: str) -> None:
     items = run(rt, lm, max_tokens=40)
     assert len(items) > 10

@@ -13,13 +13,15 @@ each block ``content_block_start``, its ``content_block_delta`` events and
 before answering, so a model that fails at once gets an error status; a failure after
 that is an ``error`` event.
 
-``count_tokens`` asks the model itself: the request's prompt, generated for one token
-with reasoning off, and the input tokens it reports (for an API model, a request it
-bills).
+``count_tokens`` asks the model itself: its ``count_tokens`` method where its component
+type declares one (`ferrule_kit.lmspec.count_tokens_method`: exact, nothing generated);
+else the request's prompt, generated for one token with reasoning off, and the input
+tokens it reports (for an API model, a request it bills).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 from collections.abc import AsyncGenerator
@@ -29,7 +31,11 @@ from aiohttp import web
 from ferrule_kernel import get_logger
 
 from .anthropic_builder import MessageBuilder
-from .anthropic_wire import anthropic_error_body, messages_request_from_anthropic
+from .anthropic_wire import (
+    MessagesRequest,
+    anthropic_error_body,
+    messages_request_from_anthropic,
+)
 from .gate import Handler, dumps
 from .openai_api import OpenAIRoutes
 from .openai_wire import OpenAIError
@@ -37,6 +43,9 @@ from .openai_wire import OpenAIError
 log = get_logger("ferrule.server")
 
 Event = tuple[str, dict[str, Any]]
+
+#: The language-model method that counts a prompt without generating.
+COUNT_TOKENS = "count_tokens"
 
 
 class AnthropicRoutes:
@@ -81,30 +90,34 @@ class AnthropicRoutes:
             headers=exc.headers,
         )
 
-    async def _items(self, body: Any, *, counting: bool = False) -> tuple[Any, Any]:
-        request = messages_request_from_anthropic(body, counting=counting)
-        inputs = request.inputs
-        if counting:  # the prompt as the model reads it; one token generated
-            inputs = {**inputs, "max_tokens": 1, "reasoning": False}
-            inputs.pop("output_schema", None)
-            if inputs.get("tool_choice") not in (None, "auto"):
-                inputs["tool_choice"] = "auto"
-        items = await self.openai.infer(request.model, inputs, request.renames)
-        return request, items
-
     async def count_tokens(self, request: web.Request) -> web.Response:
-        _, items = await self._items(await self.gate.read_json(request), counting=True)
+        body = messages_request_from_anthropic(await self.gate.read_json(request), counting=True)
+        catalog = self.openai.catalog
+        if COUNT_TOKENS in await asyncio.to_thread(catalog.methods, body.model):
+            prepared = await catalog.prepare(body.model, COUNT_TOKENS, body.inputs, body.renames)
+            counted = (await prepared.run())["input_tokens"]
+        else:
+            counted = await self._count_by_inference(body)
+        return web.Response(body=dumps({"input_tokens": counted}), content_type="application/json")
+
+    async def _count_by_inference(self, body: MessagesRequest) -> int:
+        """The input tokens of a model without ``count_tokens``: the prompt as it reads it,
+        one token generated."""
+        inputs = {**body.inputs, "max_tokens": 1, "reasoning": False}
+        inputs.pop("output_schema", None)
+        if inputs.get("tool_choice") not in (None, "auto"):
+            inputs["tool_choice"] = "auto"
+        items = await self.openai.infer(body.model, inputs, body.renames)
         usage: dict[str, Any] = {}
         async with contextlib.aclosing(items):
             async for item in items:
                 usage = item.get("usage") or usage
-        return web.Response(
-            body=dumps({"input_tokens": usage.get("input_tokens", 0)}),
-            content_type="application/json",
-        )
+        counted: int = usage.get("input_tokens", 0)
+        return counted
 
     async def messages(self, request: web.Request) -> web.StreamResponse:
-        body, items = await self._items(await self.gate.read_json(request))
+        body = messages_request_from_anthropic(await self.gate.read_json(request))
+        items = await self.openai.infer(body.model, body.inputs, body.renames)
         builder = MessageBuilder(body.model)
         async with contextlib.aclosing(items):
             if body.stream:
