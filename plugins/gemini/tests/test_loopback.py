@@ -32,8 +32,7 @@ from ferrule_kit.errors import (
     StreamInterruptedError,
     UnsupportedContentError,
 )
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.testing import tiny_png, tiny_wav
+from ferrule_kit.testing import fold, tiny_png, tiny_wav
 from ferrule_kit.testing.loopback import Pause, Reply, Reset, sse
 
 USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
@@ -68,13 +67,6 @@ async def run_until_error(gemini, inputs):
         async for item in rt.call_iter_method(name, "infer", inputs):
             items.append(item)
     return items, info.value
-
-
-def fold(items) -> MessageAccumulator:
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    return acc
 
 
 def texts(items):

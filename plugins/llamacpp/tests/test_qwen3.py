@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from ferrule import Runtime
 from ferrule_kit import qwen3
-from ferrule_kit.lm import MessageAccumulator, parse_infer_input
-from ferrule_kit.testing import check_stream
+from ferrule_kit.lm import parse_infer_input
+from ferrule_kit.testing import check_stream, fold
 from llama_cpp import Llama
 
 MESSAGES = [
@@ -137,9 +137,7 @@ def test_greedy_is_deterministic_and_stop_strings_cut_it(rt: Runtime, lm: str) -
 
 def test_the_reply_folds_into_a_message(rt: Runtime, lm: str) -> None:
     """With thinking on, the stream still folds into one message with its usage."""
-    acc = MessageAccumulator()
-    for item in run(rt, lm, max_tokens=30, reasoning=True):
-        acc.add(item)
+    acc = fold(run(rt, lm, max_tokens=30, reasoning=True))
     assert acc.finish_reason == "length"
     assert acc.usage["output_tokens"] == 30
 
@@ -151,13 +149,6 @@ def test_the_reply_folds_into_a_message(rt: Runtime, lm: str) -> None:
 def scripted(rt: Runtime, scripted_qwen3: Path) -> str:
     rt.define("local_language_model", "scripted", {"model": str(scripted_qwen3)})
     return "scripted"
-
-
-def fold(items: list[dict]) -> MessageAccumulator:
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    return acc
 
 
 def test_thinking_text_and_a_tool_call_come_out_as_their_deltas(rt: Runtime, scripted: str) -> None:

@@ -13,7 +13,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.errors import ModelError, UnsupportedContentError
 from ferrule_kit.lm import MessageAccumulator, parse_infer_input
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
-from ferrule_kit.testing import check_stream
+from ferrule_kit.testing import check_stream, fold
 from ferrule_llamacpp import weights
 from ferrule_llamacpp.backend import available_cores
 
@@ -34,10 +34,7 @@ def run(rt: Runtime, lm: str, **inputs) -> list[dict]:
 
 
 def text_of(items: list[dict]) -> str:
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    return acc.message().text
+    return fold(items).message().text
 
 
 def test_loads_with_the_models_context_and_all_cores(rt: Runtime, lm: str) -> None:
@@ -152,6 +149,23 @@ WEATHER = {
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
     },
 }
+#: A conversation with a system message, a tool call and its result.
+CALLED = [
+    {"role": "system", "content": "Answer briefly."},
+    {"role": "user", "content": "Weather in Oslo?"},
+    {
+        "role": "assistant",
+        "content": [],
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": {"city": "Oslo"}},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 3}'},
+]
 
 
 def test_tools_are_offered_in_smollm2s_function_calling_format(rt: Runtime, lm: str) -> None:
@@ -159,27 +173,7 @@ def test_tools_are_offered_in_smollm2s_function_calling_format(rt: Runtime, lm: 
     message; an earlier call is the assistant's ``<tool_call>[...]``, its result a
     ``<tool_response>`` user turn; all rendered by SmolLM2's own template (ChatML)."""
     model = rt.kernel.component(lm)
-    request = parse_infer_input(
-        {
-            "messages": [
-                {"role": "system", "content": "Answer briefly."},
-                {"role": "user", "content": "Weather in Oslo?"},
-                {
-                    "role": "assistant",
-                    "content": [],
-                    "tool_calls": [
-                        {
-                            "id": "call_1",
-                            "type": "function",
-                            "function": {"name": "get_weather", "arguments": {"city": "Oslo"}},
-                        }
-                    ],
-                },
-                {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 3}'},
-            ],
-            "tools": [WEATHER],
-        }
-    )
+    request = parse_infer_input({"messages": CALLED, "tools": [WEATHER]})
     prompt = model._format.turn(request).prompt
     system, rest = prompt.split("<|im_end|>\n", 1)
     assert system.startswith("<|im_start|>system\nAnswer briefly.\n\nYou are an expert in")
@@ -216,9 +210,7 @@ def test_a_request_with_tools_runs_to_a_reply(rt: Runtime, lm: str) -> None:
     """The 135M model rarely calls a tool, but a request offering tools is served: a text
     reply, or well-formed calls with finish_reason "tool_calls"."""
     items = run(rt, lm, tools=[WEATHER], max_tokens=48, temperature=0.0)
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
+    acc = fold(items)
     calls = acc.tool_calls()  # raises on a malformed call
     if items[-1]["finish_reason"] == "tool_calls":
         assert calls
@@ -229,30 +221,9 @@ def test_a_request_with_tools_runs_to_a_reply(rt: Runtime, lm: str) -> None:
 def test_a_forced_tool_choice_makes_it_call_the_tool(rt: Runtime, lm: str) -> None:
     """``tool_choice: "required"`` constrains the reply to one call of an offered tool."""
     items = run(rt, lm, tools=[WEATHER], tool_choice="required", max_tokens=64)
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    (call,) = acc.tool_calls()
+    (call,) = fold(items).tool_calls()
     assert call.name == "get_weather" and isinstance(call.arguments, dict)
     assert items[-1]["finish_reason"] == "tool_calls"
-
-
-CALLED = [
-    {"role": "system", "content": "Answer briefly."},
-    {"role": "user", "content": "Weather in Oslo?"},
-    {
-        "role": "assistant",
-        "content": [],
-        "tool_calls": [
-            {
-                "id": "call_1",
-                "type": "function",
-                "function": {"name": "get_weather", "arguments": {"city": "Oslo"}},
-            }
-        ],
-    },
-    {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 3}'},
-]
 
 
 @pytest.mark.parametrize(

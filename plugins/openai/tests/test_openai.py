@@ -25,7 +25,6 @@ from ferrule_kit.errors import (
     UnknownModelError,
     UnsupportedContentError,
 )
-from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import ToolCall
 from ferrule_kit.testing import (
     Capabilities,
@@ -33,6 +32,7 @@ from ferrule_kit.testing import (
     LanguageModelUnderTest,
     ScriptedTurn,
     check_stream,
+    fold,
     tiny_png,
     tiny_wav,
 )
@@ -85,13 +85,6 @@ USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
 
 async def collect(runtime, name, inputs):
     return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
-
-
-def fold(items):
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    return acc
 
 
 # -- conformance ----------------------------------------------------------------------

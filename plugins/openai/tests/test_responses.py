@@ -23,13 +23,13 @@ from ferrule_kit.errors import (
     StreamInterruptedError,
     UnsupportedContentError,
 )
-from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.testing import (
     Capabilities,
     LanguageModelConformance,
     LanguageModelUnderTest,
     ScriptedTurn,
     check_stream,
+    fold,
     tiny_png,
     tiny_wav,
 )
@@ -84,13 +84,6 @@ async def define(runtime):
 
 async def collect(runtime, name, inputs):
     return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
-
-
-def fold(items):
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    return acc
 
 
 def turn_reply(turn: ScriptedTurn) -> Reply:

@@ -10,7 +10,7 @@ import pytest
 from ferrule import Runtime
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lm import MessageAccumulator
+from ferrule_kit.testing import fold
 from ferrule_testmodel import ScriptedTurn, TestModel
 from ferrule_testmodel.model import count_tokens, example_instance
 from hypothesis import given
@@ -28,13 +28,6 @@ def rt():
 def infer(rt: Runtime, name: str, **inputs) -> list[dict]:
     inputs.setdefault("messages", [USER])
     return list(rt.call_iter_method(name, "infer", inputs))
-
-
-def fold(items: list[dict]) -> MessageAccumulator:
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    return acc
 
 
 def reply_from(inputs) -> dict:
@@ -203,19 +196,22 @@ def test_error_ends_the_stream_after_the_content(rt):
     assert "".join(i["message"]["content"][0]["text"] for i in seen) == "partial answer"
 
 
+#: An ``add`` call and its result, after a user turn.
+ADD_CALLED = [
+    {
+        "role": "assistant",
+        "content": [],
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "3"}]},
+]
+
+
 def test_echo_after_tool_results(rt):
     rt.define("test_language_model", "lm", {})
-    messages = [
-        USER,
-        {
-            "role": "assistant",
-            "content": [],
-            "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}}
-            ],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "3"}]},
-    ]
+    messages = [USER, *ADD_CALLED]
     acc = fold(infer(rt, "lm", messages=messages))
     assert acc.message().text == "Tool results: 3"
     # every message counts: 5 user words, the call (1 + its argument words), 1 result word
@@ -227,14 +223,7 @@ def test_count_tokens_is_infers_input_count_and_runs_no_turn(rt):
     messages = [
         {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
         USER,
-        {
-            "role": "assistant",
-            "content": [],
-            "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": {"a": 1}}}
-            ],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "3"}]},
+        *ADD_CALLED,
     ]
     counted = rt.call_method("lm", "count_tokens", {"messages": messages})
     assert counted == {"input_tokens": 2 + 5 + 1 + count_tokens(json.dumps({"a": 1})) + 1}

@@ -29,6 +29,7 @@ from ferrule_kit.testing import (
     LanguageModelConformance,
     LanguageModelUnderTest,
     ScriptedTurn,
+    fold,
     tiny_png,
 )
 from ferrule_kit.testing import chat_completions as wire
@@ -71,13 +72,6 @@ async def define(runtime, server):
 
 async def collect(runtime, name, inputs):
     return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
-
-
-def fold(items):
-    acc = MessageAccumulator()
-    for item in items:
-        acc.add(item)
-    return acc
 
 
 class TestGrokReasoningConformance(LanguageModelConformance, AgentConformance):

@@ -16,6 +16,7 @@ from .conformance import (
     LanguageModelUnderTest,
     ScriptedTurn,
     check_stream,
+    fold,
     tiny_png,
     tiny_wav,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "VectorStoreConformance",
     "VectorStoreUnderTest",
     "check_stream",
+    "fold",
     "tiny_png",
     "tiny_wav",
 ]

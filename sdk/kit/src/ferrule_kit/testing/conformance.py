@@ -204,7 +204,8 @@ def _texts(items: list[dict[str, Any]]) -> list[str]:
     return [t for item in items if (t := item["message"]["content"][0]["text"])]
 
 
-def _fold(items: list[dict[str, Any]]) -> MessageAccumulator:
+def fold(items: list[dict[str, Any]]) -> MessageAccumulator:
+    """A streamed reply's items folded into one `MessageAccumulator`."""
     acc = MessageAccumulator()
     for item in items:
         acc.add(item)
@@ -300,7 +301,7 @@ class LanguageModelConformance:
         items = await lm.run({"messages": messages}, turn)
         assert "".join(_texts(items)).strip()
         if lm.scripted:
-            assert _fold(items).message().text == turn.full_text
+            assert fold(items).message().text == turn.full_text
 
     async def test_lm_multi_turn(self, lm: LanguageModelUnderTest) -> None:
         turn = ScriptedTurn(text=("Your name is ", "Ada."))
@@ -311,7 +312,7 @@ class LanguageModelConformance:
         ]
         items = await lm.run({"messages": messages}, turn)
         if lm.scripted:
-            assert _fold(items).message().text == turn.full_text
+            assert fold(items).message().text == turn.full_text
         else:
             assert "".join(_texts(items)).strip()
 
@@ -333,7 +334,7 @@ class LanguageModelConformance:
             "tools": [WEATHER_TOOL],
         }
         items = await lm.run(inputs, turn)
-        acc = _fold(items)
+        acc = fold(items)
         calls = acc.tool_calls()  # raises InvalidToolCallError on bad JSON
         if lm.scripted:
             assert items[-1]["finish_reason"] == "tool_calls"
@@ -358,7 +359,7 @@ class LanguageModelConformance:
             "tools": [WEATHER_TOOL, TIME_TOOL],
         }
         items = await lm.run(inputs, turn)
-        calls = _fold(items).tool_calls()
+        calls = fold(items).tool_calls()
         if lm.scripted:
             assert [(c.id, c.name, c.arguments) for c in calls] == [
                 (c.id, c.name, c.arguments) for c in expected
@@ -391,7 +392,7 @@ class LanguageModelConformance:
         items = await lm.run({"messages": messages, "tools": [WEATHER_TOOL]}, turn)
         assert "".join(_texts(items)).strip() or items[-1]["finish_reason"] == "tool_calls"
         if lm.scripted:
-            assert _fold(items).message().text == turn.full_text
+            assert fold(items).message().text == turn.full_text
 
     # -- reasoning ---------------------------------------------------------------------
 
@@ -408,7 +409,7 @@ class LanguageModelConformance:
         ]
         if lm.scripted:
             assert reasoning == list(turn.reasoning), "reasoning arrives as reasoning deltas"
-            assert _fold(items).message().text == turn.full_text, "reasoning stays out of the text"
+            assert fold(items).message().text == turn.full_text, "reasoning stays out of the text"
         else:
             assert reasoning or _texts(items)
 
@@ -430,7 +431,7 @@ class LanguageModelConformance:
         turn = ScriptedTurn(text=("1, 2, 3",))
         inputs = {"messages": [_user("Count from 1 to 10, separated by commas.")], "stop": ["4"]}
         items = await lm.run(inputs, turn)
-        assert "4" not in _fold(items).message().text
+        assert "4" not in fold(items).message().text
 
     async def test_lm_output_schema(self, lm: LanguageModelUnderTest) -> None:
         if not lm.capabilities.output_schema:
@@ -444,7 +445,7 @@ class LanguageModelConformance:
         turn = ScriptedTurn(text=('{"answer"', ": 4}"))
         inputs = {"messages": [_user("What is 2+2? Reply in JSON.")], "output_schema": schema}
         items = await lm.run(inputs, turn)
-        reply = json.loads(_fold(items).message().text)
+        reply = json.loads(fold(items).message().text)
         assert isinstance(reply, dict) and isinstance(reply.get("answer"), int)
 
     # -- media -------------------------------------------------------------------------
@@ -523,4 +524,4 @@ class LanguageModelConformance:
         again = ScriptedTurn(text=("Still", " here."))
         items = await lm.run({"messages": [_user("Are you there?")]}, again)
         if lm.scripted:
-            assert _fold(items).message().text == again.full_text
+            assert fold(items).message().text == again.full_text
