@@ -1,7 +1,9 @@
-"""The labelled retrieval set in ``bench/data/knowledge/``: a text, questions about it, and
-whether a chunk that a search found answers a question.
+"""The labelled retrieval sets: ``bench/data/knowledge/`` (a text, questions about it,
+labelled by the spans that answer them) and ``bench/data/docs/`` (questions about this
+repository's ``docs/``, labelled by the sections that answer them), and whether a chunk
+that a search found answers a question.
 
-Answers are labelled by the span of text that answers them, not by chunk or paragraph
+The first set's answers are labelled by the span of text that answers them, not by chunk or paragraph
 number, so the labels hold whatever the chunk size: a found chunk answers a span when it
 holds the span, or at least half of it where a chunk boundary cuts the span in two (the
 half at the chunk's start or end). Whitespace is compared collapsed, so line wrapping in
@@ -11,6 +13,8 @@ the text does not matter.
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +72,54 @@ def mrr(found: list[list[str]], questions: list[dict[str, Any]]) -> float:
         rank = next((i for i, c in enumerate(chunks) if answered([c], question)), None)
         total += 0.0 if rank is None else 1.0 / (rank + 1)
     return total / len(questions)
+
+
+# -- the docs set: questions about docs/, labelled by the section that answers ------------
+
+DOCS_QUESTIONS = Path(__file__).parent / "data" / "docs" / "questions.json"
+#: A chunk answers a section when it holds this many characters of the section's own
+#: lines (or half of a shorter section's).
+MIN_CHARS = 150
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def docs_questions() -> list[dict[str, Any]]:
+    """The docs questions (``id``, ``question``, ``sections``: ``FILE#HEADING`` labels)."""
+    questions: list[dict[str, Any]] = json.loads(DOCS_QUESTIONS.read_text(encoding="utf-8"))[
+        "questions"
+    ]
+    return questions
+
+
+def docs_sections(text: str) -> dict[str, list[list[str]]]:
+    """A Markdown file's sections by heading text: for each heading (outside fenced code),
+    the lines that follow it up to the next heading, normalized, blank lines left out,
+    the lines that occur more than once in the file left out too (a fence, a table rule,
+    a repeated directive says nothing of where a chunk came from). A heading that occurs
+    twice has two entries."""
+    lines = [normalize(line) for line in text.splitlines()]
+    counts = Counter(lines)
+    sections: dict[str, list[list[str]]] = {}
+    current: list[str] | None = None
+    fenced = False
+    for raw, line in zip(text.splitlines(), lines, strict=True):
+        if _FENCE.match(raw):
+            fenced = not fenced
+        heading = None if fenced else _HEADING.match(raw)
+        if heading:
+            current = []
+            sections.setdefault(heading.group(1), []).append(current)
+        elif current is not None and line and counts[line] == 1:
+            current.append(line)
+    return sections
+
+
+def answers(chunk: str, section: list[str]) -> bool:
+    """Whether ``chunk`` (text of the section's file) holds enough of ``section``'s lines
+    (`docs_sections`) to answer from it: `MIN_CHARS` characters, or half of a shorter
+    section. A chunk holding only the heading holds none of them."""
+    held = {normalize(line) for line in chunk.splitlines()}
+    total = sum(map(len, section))
+    matched = sum(len(line) for line in section if line in held)
+    return matched > 0 and matched >= min(MIN_CHARS, total / 2)
