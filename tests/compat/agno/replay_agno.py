@@ -1,11 +1,19 @@
 """Replay Agno's own cookbook files against ferrule, unchanged but for the package name.
 
-    .nox/tests/bin/python tests/compat/agno/replay_agno.py [-j N] [--timeout S] [--at REV] [PREFIX ...]
+    .nox/tests/bin/python tests/compat/agno/replay_agno.py --agno AGNO_CHECKOUT \
+        [-j N] [--timeout S] [--at REV] [--list] [--json OUT] [PREFIX ...]
 
-The files are read from the mirror of agno-agi/agno (``$AGNO_MIRROR``, default
-``/work/.mirror/agno-agi+agno/repo``) at ``HEAD``: those under `SELECTED` (the subjects
-ferrule covers), or only those under the PREFIXes given. Each is written to a fresh
-temporary folder with ``agno`` replaced by ``ferrule`` and run there as a script
+``AGNO_CHECKOUT`` (or ``$AGNO_CHECKOUT``) is a checkout of agno-agi/agno at the tag the
+inventory pins (``git clone https://github.com/agno-agi/agno && git -C agno checkout
+v2.9.0``); without one the tool stops, saying how to make it. It replays every file of the
+cookbook's folders in ferrule's subjects (`inventory_agno.COOKBOOK_IN_SUBJECT`; the other
+folders are listed with their subject), or only those under the PREFIXes given. Each file is
+sorted first: one that imports a subject ferrule does not claim (teams, workflows,
+AgentOS...), a provider, store, reader or toolkit ferrule does not ship, or a package
+ferrule does not install is *not covered*; one that needs the internet (a web toolkit or
+reader, a public URL in its code, a provider's server-side search) is *internet*; the rest
+are *runnable*, and run. ``--list`` sorts without running. Each runnable file is written to
+a fresh temporary folder with ``agno`` replaced by ``ferrule`` and run there as a script
 (``python file.py``, ``__name__ == "__main__"``) in its own interpreter, with a timeout,
 answering ``y`` to any question it asks on stdin, against:
 
@@ -31,11 +39,8 @@ temporary folder, first on each program's ``PYTHONPATH``) rather than the workin
 the numbers of a commit, whatever is being edited beside it.
 
 A file passes when it exits 0 with no traceback printed and its server saw no malformed
-request. Files that need the internet (a web search or data toolkit, a public URL in the
-code) are listed as such and not counted; so are files whose subject ferrule does not cover
-(teams, workflows, AgentOS, other providers and stores), each with its reason. The summary
-counts per folder. This file is a tool, not a test (pytest does not collect it); it exits 0
-with a message when the mirror is absent.
+request. The summary counts per folder (two levels under ``cookbook/``); ``--json`` keeps
+each file's outcome. This file is a tool, not a test (pytest does not collect it).
 """
 
 from __future__ import annotations
@@ -68,109 +73,59 @@ from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer, RecordedRequest, Reply
 from ferrule_openai.testing import ResponsesCall, responses_reply
 
-MIRROR = Path(os.environ.get("AGNO_MIRROR", "/work/.mirror/agno-agi+agno/repo"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import inventory_agno  # beside this file: the subjects and the cookbook folders
+
 REPOSITORY = Path(__file__).resolve().parents[3]
 COOKBOOK = "cookbook/"
+#: Where the file list of the in-subject cookbook comes from: the inventory's own lists.
+SELECTED = inventory_agno.COOKBOOK_IN_SUBJECT
+EXCLUDED = inventory_agno.COOKBOOK_OUT_OF_SUBJECT
 
-#: The folders replayed: the subjects ferrule covers.
-SELECTED = (
-    "cookbook/00_quickstart/",
-    "cookbook/02_agents/01_quickstart/",
-    "cookbook/02_agents/02_input_output/",
-    "cookbook/02_agents/03_context_management/",
-    "cookbook/02_agents/04_tools/",
-    "cookbook/02_agents/05_state_and_session/",
-    "cookbook/02_agents/06_memory_and_learning/",
-    "cookbook/02_agents/07_knowledge/",
-    "cookbook/02_agents/08_guardrails/",
-    "cookbook/02_agents/09_hooks/",
-    "cookbook/02_agents/10_human_in_the_loop/",
-    "cookbook/02_agents/13_reasoning/",
-    "cookbook/02_agents/15_dependencies/",
-    "cookbook/06_storage/0",
-    "cookbook/06_storage/examples/",
-    "cookbook/06_storage/in_memory/",
-    "cookbook/06_storage/sqlite/",
-    "cookbook/06_storage/postgres/",
-    "cookbook/07_knowledge/01_getting_started/",
-    "cookbook/07_knowledge/02_building_blocks/",
-    "cookbook/07_knowledge/04_advanced/",
-    "cookbook/90_models/openai/",
-    "cookbook/90_models/anthropic/",
-    "cookbook/90_models/google/gemini/",
-    "cookbook/90_models/xai/",
-    "cookbook/90_models/ollama/",
-    "cookbook/90_models/vllm/",
-    "cookbook/90_models/llama_cpp/",
-    "cookbook/91_tools/tool_decorator/",
-    "cookbook/91_tools/tool_hooks/",
-    "cookbook/91_tools/other/",
-)
-
-#: The folders not replayed, one reason each.
-EXCLUDED = {
-    "cookbook/01_demo/": "an AgentOS application (a web service with Slack/Notion/git agents)",
-    "cookbook/02_agents/11_approvals/": "Agno's approval store (agno.approval): not in ferrule",
-    "cookbook/02_agents/12_multimodal/": "public images, audio and video fetched by URL",
-    "cookbook/02_agents/14_advanced/": "culture, compression, cancellation, background runs",
-    "cookbook/02_agents/16_skills/": "Agno's skills folders: not in ferrule",
-    "cookbook/02_agents/17_fallback_models/": "Agno's fallback-model API: ferrule's differs",
-    "cookbook/02_agents/18_checkpointing/": "Agno's checkpoint endpoints: not in ferrule",
-    "cookbook/02_agents/19_regenerate/": "Agno's regenerate: not in ferrule",
-    "cookbook/02_agents/20_time_travel/": "Agno's continue_from / fork_run: not in ferrule",
-    "cookbook/02_agents/21_fork_session/": "Agno's fork_session: not in ferrule",
-    "cookbook/03_teams/": "teams (agno.team): not in ferrule",
-    "cookbook/04_workflows/": "workflows (agno.workflow): not in ferrule",
-    "cookbook/05_agent_os/": "AgentOS (agno.os): not in ferrule",
-    "cookbook/06_storage/": "(the rest) DynamoDB, Firestore, GCS, JSON files, Mongo, MySQL, "
-    "Redis, SingleStore, SurrealDB, Valkey: stores ferrule does not ship",
-    "cookbook/07_knowledge/03_production/": "remote sources, AgentOS and SSRF host lists",
-    "cookbook/07_knowledge/05_integrations/": "third-party vector stores and services",
-    "cookbook/07_knowledge/09_archive/": "archived examples (Agno's own, not maintained)",
-    "cookbook/08_learning/": "Agno's LearningMachine (agno.learn): not in ferrule",
-    "cookbook/09_evals/": "Agno's evals (agno.eval): not in ferrule",
-    "cookbook/10_reasoning/": "reasoning models and agents of providers ferrule does not ship",
-    "cookbook/90_models/": "(the rest) providers ferrule does not ship",
-    "cookbook/90_models/anthropic/skills/": "Anthropic's hosted Agent Skills (a beta API); "
-    "they import file_download_helper, which the cookbook does not ship",
-    "cookbook/91_tools/": "(the rest) third-party toolkits, almost all on the internet",
-    "cookbook/92_integrations/": "third-party services",
-    "cookbook/93_components/": "Agno's component registry: not in ferrule",
-}
-
-#: Agno modules whose subject ferrule does not cover: a selected file importing one is
-#: listed as such, not run.
+#: Agno modules whose subject ferrule does not claim: a file importing one is listed as
+#: such, not run.
 NOT_COVERED = {
     "agno.team": "teams",
     "agno.workflow": "workflows",
     "agno.os": "AgentOS",
     "agno.eval": "evals",
-    "agno.learn": "LearningMachine",
+    "agno.learn": "learning",
     "agno.culture": "culture",
     "agno.approval": "approvals",
     "agno.skills": "skills",
+    "agno.registry": "the component registry",
+    "agno.fs": "Agno's agent file system",
+    "agno.scheduler": "schedules",
+    "agno.client": "AgentOS clients",
+    "agno.integrations": "third-party services",
     "agno.tools.mcp": "MCP servers started with npx/uvx from the internet",
 }
-#: Families where only some members are ferrule's: the others are not covered.
-COVERED_MEMBERS = {
-    "agno.models": {
-        "openai",
-        "anthropic",
-        "google",
-        "xai",
-        "ollama",
-        "vllm",
-        "llama_cpp",
-        "base",
-        "message",
-        "response",
-        "metrics",
-    },
-    "agno.db": {"sqlite", "postgres", "in_memory", "base", "schemas"},
-    "agno.vectordb": {"pgvector", "sqlite_vec", "search", "distance"},
-    "agno.knowledge.embedder": {"openai", "google", "sentence_transformer"},
-}
-#: Toolkits that reach a service on the internet when the model calls them.
+#: Families of modules where only the inventory's members are ferrule's (a provider, a
+#: store, a reader or a toolkit ferrule does not ship): the others are not covered.
+FAMILIES = (
+    "agno.models",
+    "agno.db",
+    "agno.vectordb",
+    "agno.knowledge.reader",
+    "agno.knowledge.embedder",
+    "agno.knowledge.chunking",
+    "agno.context",
+    "agno.guardrails",
+    "agno.reasoning",
+    "agno.tools",
+)
+#: Members of those families that ferrule has although the inventory does not list them
+#: (their subject is knowledge's own page, docs/memory.md).
+ALSO_COVERED = (
+    "agno.knowledge.embedder.openai",
+    "agno.knowledge.embedder.google",
+    "agno.knowledge.embedder.sentence_transformer",
+    "agno.knowledge.embedder.base",
+    "agno.vectordb.sqlite_vec",
+    "agno.tools.duckduckgo",
+    "agno.models.utils",
+)
+#: Toolkits and readers that reach a service on the internet when used.
 INTERNET_TOOLS = {
     "agno.tools.websearch",
     "agno.tools.duckduckgo",
@@ -214,6 +169,21 @@ INTERNET_TOOLS = {
     "agno.tools.zep",
     "agno.tools.e2b",
     "agno.tools.daytona",
+    "agno.knowledge.reader.website_reader",
+    "agno.knowledge.reader.firecrawl_reader",
+    "agno.knowledge.reader.arxiv_reader",
+    "agno.knowledge.reader.youtube_reader",
+    "agno.knowledge.reader.wikipedia_reader",
+    "agno.knowledge.reader.tavily_reader",
+    "agno.knowledge.reader.web_search_reader",
+    "agno.knowledge.reader.s3_reader",
+    "agno.context.web",
+    "agno.context.slack",
+    "agno.context.gmail",
+    "agno.context.calendar",
+    "agno.context.gdrive",
+    "agno.context.google",
+    "agno.context.mcp",
 }
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
 #: Model keywords that turn on a provider's own web search or cloud (Vertex AI).
@@ -439,15 +409,49 @@ def _schema_in(messages: Any) -> Any:
 # -- choosing and classifying the files -----------------------------------------------------
 
 
-def git(*args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(MIRROR), *args], check=True, capture_output=True, text=True
-    ).stdout
+@attrs.frozen
+class Checkout:
+    """A work tree of agno-agi/agno at the inventory's tag."""
+
+    root: Path
+
+    def read(self, path: str) -> str:
+        return (self.root / path).read_text(errors="replace")
+
+    def cookbook(self) -> list[str]:
+        return sorted(
+            p.relative_to(self.root).as_posix() for p in (self.root / COOKBOOK).rglob("*.py")
+        )
+
+    def local_modules(self, path: str) -> frozenset[str]:
+        folder = (self.root / path).parent
+        return frozenset(p.stem for p in folder.iterdir() if p.suffix == ".py" or p.is_dir())
+
+    def siblings(self, path: str) -> list[str]:
+        folder = (self.root / path).parent
+        return sorted(p.relative_to(self.root).as_posix() for p in folder.glob("*.py"))
 
 
-def selected_files(prefixes: tuple[str, ...]) -> list[str]:
-    names = git("ls-tree", "-r", "--name-only", "HEAD", COOKBOOK).split("\n")
+def checkout_at(path: str | None) -> Checkout:
+    """The checkout given (``--agno`` or ``$AGNO_CHECKOUT``), checked to be the tag's."""
+    if not path:
+        raise SystemExit(
+            "give the path of an Agno checkout with --agno PATH (or set $AGNO_CHECKOUT); "
+            f"make one with:\n    {inventory_agno.CLONE_HINT}"
+        )
+    root = inventory_agno.package_root(Path(path))
+    inventory_agno.checked_version(root)
+    return Checkout(root.parents[1])
 
+
+def unaccounted_folders(checkout: Checkout) -> list[str]:
+    """Top-level cookbook folders in neither list (a newer cookbook's)."""
+    listed = (*SELECTED, *EXCLUDED)
+    folders = {str(Path(p).parent) + "/" for p in checkout.cookbook()}
+    return sorted(f for f in folders if not any(f.startswith(x) or x.startswith(f) for x in listed))
+
+
+def selected_files(checkout: Checkout, prefixes: tuple[str, ...]) -> list[str]:
     def chosen(name: str) -> bool:
         # under a chosen prefix, and not under an excluded folder inside it
         chosen_by = [p for p in prefixes if name.startswith(p)]
@@ -455,9 +459,11 @@ def selected_files(prefixes: tuple[str, ...]) -> list[str]:
             return False
         return not any(name.startswith(e) and len(e) > max(map(len, chosen_by)) for e in EXCLUDED)
 
-    return sorted(
-        n for n in names if n.endswith(".py") and not n.endswith("__init__.py") and chosen(n)
-    )
+    return [
+        n
+        for n in checkout.cookbook()
+        if not n.endswith("__init__.py") and not Path(n).name.startswith("_") and chosen(n)
+    ]
 
 
 def imported_modules(tree: ast.AST) -> set[str]:
@@ -471,23 +477,51 @@ def imported_modules(tree: ast.AST) -> set[str]:
     return found
 
 
-def not_run_reason(source: str) -> tuple[str, str] | None:
-    """``("internet" | "not covered", why)`` for a file not to run, else None."""
+INVENTORIED = set(
+    json.loads((Path(__file__).resolve().parent / "agno_inventory.json").read_text())["modules"]
+)
+
+
+def is_ferrules(module: str) -> bool:
+    """Whether a module of a family (`FAMILIES`) is one ferrule has."""
+    return (
+        module in INVENTORIED
+        or any(m.startswith(module + ".") for m in INVENTORIED)
+        or any(module == m or module.startswith(m + ".") for m in ALSO_COVERED)
+    )
+
+
+def installed(package: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def not_run_reason(source: str, local: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+    """``("internet" | "not covered", why)`` for a file not to run, else None; ``local``:
+    the modules beside the file (``from db import ...``)."""
     tree = ast.parse(source)
     modules = imported_modules(tree)
     for module in sorted(modules):
         for prefix, subject in NOT_COVERED.items():
             if module == prefix or module.startswith(prefix + "."):
                 return "not covered", f"{subject} ({module})"
-        for family, members in COVERED_MEMBERS.items():
-            if module.startswith(family + "."):
-                member = module[len(family) + 1 :].split(".")[0]
-                if member not in members:
-                    return "not covered", f"{family}.{member} is not ferrule's"
     for module in sorted(modules):
         for toolkit in INTERNET_TOOLS:
             if module == toolkit or module.startswith(toolkit + "."):
-                return "internet", f"toolkit {toolkit}"
+                return "internet", f"{toolkit}"
+    named = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    named |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    for module in sorted(named):
+        family = next((f for f in FAMILIES if module.startswith(f + ".")), None)
+        if family is not None and not is_ferrules(module):
+            return "not covered", f"{module} is not ferrule's"
+    for top in sorted({m.split(".")[0] for m in named} - {"agno", "ferrule", "__future__"} - local):
+        if top not in sys.stdlib_module_names and not installed(top):
+            return "not covered", f"needs {top}, which ferrule does not install"
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in SERVER_SIDE_SEARCH:
             if not (isinstance(node.value, ast.Constant) and not node.value.value):
@@ -557,23 +591,21 @@ def sources_at(rev: str, folder: Path) -> list[str]:
     return [str(folder / root) for root in roots if (folder / root).is_dir()]
 
 
-def run_file(path: str, timeout: float, python_path: list[str]) -> Outcome:
-    source = git("show", f"HEAD:{path}")
+def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[str]) -> Outcome:
+    source = checkout.read(path)
     for folder, seconds in SLOW_FOLDERS.items():
         if path.startswith(folder):
             timeout = max(timeout, seconds)
-    reason = not_run_reason(source)
+    reason = not_run_reason(source, checkout.local_modules(path))
     if reason is not None:
         return Outcome(path, reason[0], reason[1])
     with tempfile.TemporaryDirectory(prefix="agno-replay-") as folder:
         script = Path(folder) / Path(path).name
         script.write_text(as_ferrule(source))
         # siblings a file imports (``from db import ...``) come along, renamed the same way
-        for sibling in git("ls-tree", "--name-only", "HEAD", str(Path(path).parent) + "/").split():
-            if sibling.endswith(".py") and sibling != path:
-                (Path(folder) / Path(sibling).name).write_text(
-                    as_ferrule(git("show", f"HEAD:{sibling}"))
-                )
+        for sibling in checkout.siblings(path):
+            if sibling != path:
+                (Path(folder) / Path(sibling).name).write_text(as_ferrule(checkout.read(sibling)))
         server = LoopbackServer()
         server.start_in_thread()
         server.script(*[answer] * 10_000)
@@ -630,9 +662,13 @@ def run_file(path: str, timeout: float, python_path: list[str]) -> Outcome:
         return Outcome(path, "pass", "", requests, seconds)
 
 
-def postgres_for(files: list[str]) -> Iterator[str | None]:
+def postgres_for(checkout: Checkout, files: list[str]) -> Iterator[str | None]:
     """A PostgreSQL on localhost:5532 with Agno's role and database, when a file needs one."""
-    needs = any(str(POSTGRES_PORT) in git("show", f"HEAD:{f}") for f in files)
+    needs = any(
+        str(POSTGRES_PORT) in checkout.read(f)
+        and not_run_reason(checkout.read(f), checkout.local_modules(f)) is None
+        for f in files
+    )
     if not needs:
         yield None
         return
@@ -657,23 +693,32 @@ def postgres_for(files: list[str]) -> Iterator[str | None]:
 
 
 def folder_of(path: str) -> str:
-    parts = path.split("/")
-    return "/".join(parts[1:-1]) if len(parts) > 2 else "."
+    """The file's folder, two levels under cookbook/ at most (``90_models/openai``)."""
+    parts = path.split("/")[1:-1]
+    return "/".join(parts[:2]) if parts else "."
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("prefixes", nargs="*", help="only the files under these paths")
+    parser.add_argument(
+        "--agno",
+        default=os.environ.get("AGNO_CHECKOUT"),
+        help=f"an Agno checkout at {inventory_agno.TAG} (default: $AGNO_CHECKOUT)",
+    )
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--at", metavar="REV", help="run ferrule as committed at REV")
+    parser.add_argument("--list", action="store_true", help="sort the files, run none")
+    parser.add_argument("--json", type=Path, help="write each file's outcome here")
     args = parser.parse_args(argv)
-    if not (MIRROR / "HEAD").exists() and not (MIRROR / ".git").exists():
-        print(f"skipped: no mirror of agno-agi/agno at {MIRROR} (set $AGNO_MIRROR)")
-        return 0
+    checkout = checkout_at(args.agno)
+    stray = unaccounted_folders(checkout)
+    if stray:
+        raise SystemExit(f"cookbook folders in neither list of inventory_agno.py: {stray}")
     prefixes = tuple(args.prefixes) or SELECTED
-    files = selected_files(prefixes)
-    print(f"agno cookbook at {git('rev-parse', 'HEAD').strip()[:12]}: {len(files)} files")
+    files = selected_files(checkout, prefixes)
+    print(f"agno cookbook at {inventory_agno.TAG}: {len(files)} files in subject")
     for folder, reason in EXCLUDED.items():
         print(f"not replayed: {folder} — {reason}")
     outcomes: list[Outcome] = []
@@ -682,12 +727,20 @@ def main(argv: list[str]) -> int:
     if args.at:
         print(f"ferrule as committed at {args.at}")
     lock = threading.Lock()
-    postgres = postgres_for(files)
+    if args.list:
+        files_to_run = []
+        for path in files:
+            reason = not_run_reason(checkout.read(path), checkout.local_modules(path))
+            status, detail = reason if reason else ("runnable", "")
+            outcomes.append(Outcome(path, status, detail))
+    else:
+        files_to_run = files
+    postgres = postgres_for(checkout, files_to_run)
     next(postgres)
     try:
 
         def one(path: str) -> Outcome:
-            outcome = run_file(path, args.timeout, python_path)
+            outcome = run_file(checkout, path, args.timeout, python_path)
             with lock:
                 mark = {"pass": "PASS", "fail": "FAIL", "timeout": "TIME"}.get(
                     outcome.status, "----"
@@ -702,7 +755,7 @@ def main(argv: list[str]) -> int:
             return outcome
 
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            outcomes = list(pool.map(one, files))
+            outcomes += list(pool.map(one, files_to_run))
     finally:
         postgres.close()
         exported.cleanup()
@@ -710,20 +763,25 @@ def main(argv: list[str]) -> int:
     for outcome in outcomes:
         status = "fail" if outcome.status == "timeout" else outcome.status
         per_folder[folder_of(outcome.path)][status] += 1
-    print("\nfolder                                      pass  fail  internet  not-covered")
+    if args.json:
+        args.json.write_text(json.dumps([attrs.asdict(o) for o in outcomes], indent=1))
+    print(
+        "\nfolder                                      pass  fail  internet  not-covered"
+        + ("  runnable" if args.list else "")
+    )
     total: collections.Counter[str] = collections.Counter()
     for folder in sorted(per_folder):
         counts = per_folder[folder]
         total.update(counts)
         print(
             f"{folder:42} {counts['pass']:5} {counts['fail']:5} {counts['internet']:9}"
-            f" {counts['not covered']:12}"
+            f" {counts['not covered']:12}" + (f" {counts['runnable']:9}" if args.list else "")
         )
     print(
         f"{'TOTAL':42} {total['pass']:5} {total['fail']:5} {total['internet']:9}"
         f" {total['not covered']:12}"
     )
-    run = total["pass"] + total["fail"]
+    run = total["pass"] + total["fail"] + total["runnable"]
     print(f"\n{total['pass']} of {run} runnable files pass")
     return 0 if total["fail"] == 0 else 1
 
