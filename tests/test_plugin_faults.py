@@ -680,10 +680,12 @@ def test_a_fault_importing_an_implementation_is_a_load_error(fault, tmp_path, mo
 # -- in the main thread: the user's Ctrl-C goes through --------------------------------
 
 
-def test_ctrl_c_in_the_users_thread_still_interrupts_a_sync_call() -> None:
-    # (what these tests mean holds in the main thread with Python's default SIGINT handler)
+# (what these tests mean holds in the main thread with Python's default SIGINT handler:
+# ctrl_c_raises installs it, also where the suite runs with SIGINT ignored)
+
+
+def test_ctrl_c_in_the_users_thread_still_interrupts_a_sync_call(ctrl_c_raises) -> None:
     assert threading.current_thread() is threading.main_thread()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     PLAN.fault = "KeyboardInterrupt"
     with Runtime(kernel=fault_kernel()) as rt:
         # A sync plugin runs in the caller's thread: its KeyboardInterrupt cannot be told
@@ -696,7 +698,7 @@ def test_ctrl_c_in_the_users_thread_still_interrupts_a_sync_call() -> None:
         assert rt.call("ok", {}) == {"ok": True}
 
 
-def test_a_real_ctrl_c_ends_a_call_that_never_returns_and_cancels_it() -> None:
+def test_a_real_ctrl_c_ends_a_call_that_never_returns_and_cancels_it(ctrl_c_raises) -> None:
     main = threading.main_thread().ident
     assert main == threading.get_ident()
 

@@ -34,6 +34,9 @@ class Terminal:
         env.pop("NO_COLOR", None)
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child
+            # A Ctrl-C on a terminal is SIGINT: a suite started by nohup or as a script's
+            # background job has it ignored, which exec would pass on to the chat.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execvpe(sys.executable, [sys.executable, "-m", "ferrule.cli", "chat", *args], env)
         self.raw = ""
 
