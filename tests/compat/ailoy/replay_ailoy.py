@@ -1,11 +1,15 @@
 """Replay Ailoy's own Python test files against ferrule, unchanged but for the package name.
 
-    .nox/tests/bin/python tests/compat/ailoy/replay_ailoy.py [TAG] [-- PYTEST ARGS]
+    .nox/tests/bin/python tests/compat/ailoy/replay_ailoy.py [TAG] [--ailoy DIR] [-- PYTEST ARGS]
 
-TAG is ``v0.1.0`` (the default). The files are read from the mirror of brekkylab/ailoy
-(``$AILOY_MIRROR``, default ``/work/.mirror/brekkylab+ailoy/repo``) at that tag, written to
-a temporary folder with ``ailoy`` replaced by ``ferrule``, and run by pytest with Ailoy's
-own pytest settings (its pyproject's ``[tool.pytest.ini_options]``) and:
+TAG is ``v0.1.0`` (the default) or ``v0.2.5``. The files are read from a git clone of
+brekkylab/ailoy (``--ailoy DIR``, else ``$AILOY_CHECKOUT``), at that tag whatever the
+clone has checked out::
+
+    git clone https://github.com/brekkylab/ailoy.git && git -C ailoy checkout v0.1.0
+
+They are written to a temporary folder with ``ailoy`` replaced by ``ferrule``, and run by
+pytest with Ailoy's own pytest settings (its pyproject's ``[tool.pytest.ini_options]``) and:
 
 - ``$FERRULE_MODEL_ALIASES``: the Qwen3 ids to the offline SmolLM2, BAAI/bge-m3 to the
   offline MiniLM (the aliases of ``conftest.py`` beside this file);
@@ -20,12 +24,14 @@ own pytest settings (its pyproject's ``[tool.pytest.ini_options]``) and:
 
 Cases that need the internet (they download an image, a recording, a page or an MCP
 server's package from a public address inside the test) are deselected by name, each with
-its reason printed (`NEEDS_INTERNET`). This file is a tool,
-not a test (pytest does not collect it); it exits 0 with a message when the mirror is absent.
+its reason printed (`NEEDS_INTERNET`). This file is a tool, not a test (pytest does not
+collect it). Without a clone, or with one that lacks the tag, it exits 2 saying how to get
+one.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -36,7 +42,9 @@ from pathlib import Path
 import tomllib
 
 HERE = Path(__file__).resolve().parent
-MIRROR = Path(os.environ.get("AILOY_MIRROR", "/work/.mirror/brekkylab+ailoy/repo"))
+CHECKOUT_VARIABLE = "AILOY_CHECKOUT"
+REPOSITORY = "https://github.com/brekkylab/ailoy.git"
+TAGS = ("v0.1.0", "v0.2.5")
 TESTS = "bindings/python/tests"
 
 #: Cases whose test body fetches a public URL itself: they need the internet.
@@ -70,18 +78,39 @@ def ailoy_aliases() -> dict[str, str]:
     return dict(ALIASES)
 
 
-def git_show(tag: str, path: str) -> str:
+def checkout_problem(checkout: str | None, tag: str) -> str | None:
+    """Why ``checkout`` cannot be replayed at ``tag`` (with how to get one), or None."""
+    get = f"    git clone {REPOSITORY} ailoy && git -C ailoy checkout {tag}"
+    if not checkout:
+        return (
+            f"replay_ailoy.py reads Ailoy's tests from a clone of brekkylab/ailoy: pass "
+            f"--ailoy DIR or set ${CHECKOUT_VARIABLE}. To make one:\n{get}"
+        )
+    found = subprocess.run(
+        ["git", "-C", checkout, "rev-parse", "--verify", "--quiet", f"{tag}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    if found.returncode != 0:
+        return (
+            f"{checkout} is not a git clone of brekkylab/ailoy with the tag {tag} (a clone "
+            f"made before the tag: git -C {checkout} fetch --tags). To make one:\n{get}"
+        )
+    return None
+
+
+def git_show(checkout: str, tag: str, path: str) -> str:
     return subprocess.run(
-        ["git", "-C", str(MIRROR), "show", f"{tag}:{path}"],
+        ["git", "-C", checkout, "show", f"{tag}:{path}"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout
 
 
-def write_suite(tag: str, root: Path) -> list[str]:
+def write_suite(checkout: str, tag: str, root: Path) -> list[str]:
     names = subprocess.run(
-        ["git", "-C", str(MIRROR), "ls-tree", "--name-only", f"{tag}:{TESTS}"],
+        ["git", "-C", checkout, "ls-tree", "--name-only", f"{tag}:{TESTS}"],
         check=True,
         capture_output=True,
         text=True,
@@ -90,10 +119,12 @@ def write_suite(tag: str, root: Path) -> list[str]:
     tests = root / "tests"
     tests.mkdir()
     for name in files:
-        (tests / name).write_text(re.sub(r"\bailoy\b", "ferrule", git_show(tag, f"{TESTS}/{name}")))
+        (tests / name).write_text(
+            re.sub(r"\bailoy\b", "ferrule", git_show(checkout, tag, f"{TESTS}/{name}"))
+        )
     # beside pytest.ini, not in tests/: Ailoy's own tests/conftest.py (0.2's --langmodel) stays
     (root / "conftest.py").write_text((HERE / "replay_conftest.py").read_text())
-    pyproject = tomllib.loads(git_show(tag, "bindings/python/pyproject.toml"))
+    pyproject = tomllib.loads(git_show(checkout, tag, "bindings/python/pyproject.toml"))
     options = pyproject["tool"]["pytest"]["ini_options"]
     lines = ["[pytest]"]
     for key, value in options.items():
@@ -107,14 +138,26 @@ def write_suite(tag: str, root: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
-    args = argv[: argv.index("--")] if "--" in argv else argv
-    tag = args[0] if args else "v0.1.0"
-    if not (MIRROR / "HEAD").exists() and not (MIRROR / ".git").exists():
-        print(f"skipped: no mirror of brekkylab/ailoy at {MIRROR} (set $AILOY_MIRROR)")
-        return 0
+    parser = argparse.ArgumentParser(
+        prog="replay_ailoy.py", description="Replay Ailoy's own Python tests against ferrule."
+    )
+    parser.add_argument("tag", nargs="?", default=TAGS[0], choices=TAGS)
+    parser.add_argument(
+        "--ailoy",
+        dest="checkout",
+        default=os.environ.get(CHECKOUT_VARIABLE),
+        metavar="DIR",
+        help=f"a git clone of brekkylab/ailoy (default ${CHECKOUT_VARIABLE})",
+    )
+    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
+    tag, checkout = args.tag, args.checkout
+    problem = checkout_problem(checkout, tag)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix=f"ailoy-{tag}-") as folder:
         root = Path(folder)
-        files = write_suite(tag, root)
+        files = write_suite(checkout, tag, root)
         deselect = []
         for case, reason in NEEDS_INTERNET.get(tag, {}).items():
             print(f"deselected (needs the internet: {reason}): {case}")

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Replay Ailoy's own Node test files against this client, unchanged but for the package name.
 //
-//     node clients/node/test/compat/replay_ailoy.mjs [v0.1.0|v0.2.5] [FILE...]
+//     node clients/node/test/compat/replay_ailoy.mjs [v0.1.0|v0.2.5] [--ailoy DIR] [FILE...]
 //
 // The files of the tag (0.1: bindings/js-node/tests/*.spec.ts, mocha + chai through tsx;
-// 0.2: bindings/nodejs/tests/*.test.ts, vitest) are read from the mirror of brekkylab/ailoy
-// ($AILOY_MIRROR, default /work/.mirror/brekkylab+ailoy/repo) and written to a temporary
-// folder with their import of Ailoy's package ("../src", "../src/index") replaced by
+// 0.2: bindings/nodejs/tests/*.test.ts, vitest) are read from a git clone of brekkylab/ailoy
+// (--ailoy DIR, else $AILOY_CHECKOUT), at that tag whatever the clone has checked out:
+//
+//     git clone https://github.com/brekkylab/ailoy.git ailoy && git -C ailoy checkout v0.1.0
+//
+// They are written to a temporary folder with their import of Ailoy's package ("../src", "../src/index") replaced by
 // "ferrule", this client (build it first: npm run build). The runner Ailoy used, at the
 // versions its package.json asks, is installed there from the npm registry (the only thing
 // fetched); Ailoy's own runner settings (.mocharc.json, vitest.config.ts) are used as they are.
@@ -28,7 +31,8 @@
 //
 // Each case is printed with its outcome, then the counts per file. Cases that need the
 // internet (a download inside the test itself) are listed, with why.
-// Exits 0 when the mirror is absent (with a message), else the runner's status.
+// Without a clone, or with one that lacks the tag, exits 2 saying how to get one; else the
+// runner's status.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,7 +45,8 @@ import { ALIASES, startLoopback, TEST_KEY } from "./support.mjs";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CLIENT = resolve(HERE, "../..");
 const REPO = resolve(CLIENT, "../..");
-const MIRROR = process.env.AILOY_MIRROR ?? "/work/.mirror/brekkylab+ailoy/repo";
+const CHECKOUT_VARIABLE = "AILOY_CHECKOUT";
+const REPOSITORY = "https://github.com/brekkylab/ailoy.git";
 const CHROMA_PORT = 8000;
 
 const TAGS = {
@@ -84,7 +89,22 @@ const NEEDS_INTERNET = {
   },
 };
 
-const git = (...args) => execFileSync("git", ["-C", MIRROR, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+let checkout = null; // the clone of brekkylab/ailoy, set by main
+const git = (...args) => execFileSync("git", ["-C", checkout, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+
+/** Why `dir` cannot be replayed at `tag` (with how to get a clone that can), or null. */
+function checkoutProblem(dir, tag) {
+  const get = `    git clone ${REPOSITORY} ailoy && git -C ailoy checkout ${tag}`;
+  if (!dir) {
+    return `replay_ailoy.mjs reads Ailoy's tests from a clone of brekkylab/ailoy: pass --ailoy DIR or set $${CHECKOUT_VARIABLE}. To make one:\n${get}`;
+  }
+  try {
+    execFileSync("git", ["-C", dir, "rev-parse", "--verify", "--quiet", `${tag}^{commit}`], { stdio: "ignore" });
+    return null;
+  } catch {
+    return `${dir} is not a git clone of brekkylab/ailoy with the tag ${tag} (a clone made before the tag: git -C ${dir} fetch --tags). To make one:\n${get}`;
+  }
+}
 
 /** Ailoy's import of its own package, and only that, becomes "ferrule". */
 export function renamePackage(source) {
@@ -173,9 +193,15 @@ function summarize(tag, output) {
 async function main(argv) {
   const tag = argv[0]?.startsWith("v") ? argv.shift() : "v0.1.0";
   if (!(tag in TAGS)) throw new Error(`unknown tag ${tag}; tags: ${Object.keys(TAGS).join(", ")}`);
-  if (!existsSync(join(MIRROR, "HEAD")) && !existsSync(join(MIRROR, ".git"))) {
-    console.log(`skipped: no mirror of brekkylab/ailoy at ${MIRROR} (set $AILOY_MIRROR)`);
-    return 0;
+  checkout = process.env[CHECKOUT_VARIABLE] || null;
+  const flag = argv.indexOf("--ailoy");
+  if (flag !== -1) {
+    checkout = argv.splice(flag, 2)[1] ?? null;
+  }
+  const problem = checkoutProblem(checkout, tag);
+  if (problem !== null) {
+    console.error(problem);
+    return 2;
   }
   if (!existsSync(join(CLIENT, "dist", "index.js"))) throw new Error(`build the client first: cd ${CLIENT} && npm run build`);
   const root = mkdtempSync(join(tmpdir(), `ailoy-node-${tag}-`));
