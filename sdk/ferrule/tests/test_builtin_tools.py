@@ -46,11 +46,55 @@ async def rt():
 
 async def test_terminal_in_a_run_with_its_working_directory_pinned(rt, tmp_path: Path) -> None:
     tool = Tool.new_builtin("terminal", cwd=str(tmp_path), allow=["pwd", "ls"])
-    (result, refused) = await tool_results(
-        rt, [tool], call("terminal", command="pwd", cwd="/"), call("terminal", command="rm -rf x")
+    assert set(tool.parameters["properties"]) == {"command", "stdin"}  # cwd is the host's
+    (result, moved, refused) = await tool_results(
+        rt,
+        [tool],
+        call("terminal", command="pwd"),
+        call("terminal", command="pwd", cwd="/"),
+        call("terminal", command="rm -rf x"),
     )
-    assert result["result"]["stdout"] == f"{tmp_path}\n"  # the setting wins over the model's
+    assert result["result"]["stdout"] == f"{tmp_path}\n"
+    # the model's own cwd is refused, not silently replaced: it learns it cannot
+    assert moved["error"].startswith("host_policy: cwd: its 'cwd', which the host fixed")
     assert "'rm' is not in the allow-list" in refused["error"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [
+        # issue 31, reproduction 1: the model's allow-list over the host's
+        ({"command": "id", "allow": ["id"]}, "allow"),
+        ({"command": "echo hi", "timeout": 3600}, "timeout"),
+        ({"command": "echo hi", "max_output_bytes": 10**8}, "max_output_bytes"),
+        # PATH or LD_PRELOAD would change what a listed program runs
+        ({"command": "echo hi", "env": {"PATH": "/tmp"}}, "env"),
+    ],
+)
+async def test_a_models_arguments_never_widen_the_hosts_terminal_policy(
+    rt, monkeypatch, tmp_path: Path, arguments: dict, field: str
+) -> None:
+    monkeypatch.setenv("FERRULE_TERMINAL_ALLOW", "echo")
+    tool = Tool.new_builtin("terminal")
+    assert set(tool.parameters["properties"]) == {"command", "cwd", "stdin"}
+    (refused,) = await tool_results(rt, [tool], {**call("terminal"), "arguments": arguments})
+    assert refused["error"].startswith(f"host_policy: {field}: "), refused
+    assert "set by the host" in refused["error"]
+    with pytest.raises(InvalidInputError) as direct:  # called directly, the same
+        await tool.call(**arguments)
+    assert direct.value.kind == "host_policy"
+    assert direct.value.errors[0]["path"] == f"$.{field}"
+
+
+async def test_a_models_argument_the_tool_does_not_offer_is_refused(rt) -> None:
+    (refused,) = await tool_results(
+        rt, ["web_fetch"], call("web_fetch", url="https://example.org/", proxy_url="http://x/")
+    )
+    assert refused["error"].startswith("host_policy: proxy_url: ")
+    (unknown,) = await tool_results(
+        rt, ["web_fetch"], call("web_fetch", url="https://example.org/", colour="red")
+    )
+    assert unknown["error"].startswith("invalid_input: colour: the tool 'web_fetch' has no such")
 
 
 async def test_search_and_fetch_presets_in_a_run(rt, monkeypatch) -> None:

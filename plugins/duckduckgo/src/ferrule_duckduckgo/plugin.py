@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, local_only
+from ferrule_kit.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
 
@@ -42,11 +43,17 @@ class SearchInput:
     query: str = attrs.field(validator=_check_query)
     max_results: int = attrs.field(default=5, validator=in_range(1, MAX_RESULTS))
     region: str = "wt-wt"
-    safesearch: Literal["on", "moderate", "off"] = "moderate"
+    safesearch: Literal["on", "moderate", "off"] = attrs.field(
+        default="moderate", metadata=host_policy("the safe-search filter")
+    )
     timelimit: Literal["d", "w", "m", "y"] | None = None
-    timeout: float = attrs.field(default=10.0, validator=in_range(0.001, 120.0))
+    timeout: float = attrs.field(
+        default=10.0, validator=in_range(0.001, 120.0), metadata=host_policy("the timeout")
+    )
     base_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
+        default=None,
+        validator=local_only("a URL for the server to connect to"),
+        metadata=host_policy("the search endpoint"),
     )
 
 

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import attrs
 from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, local_only
+from ferrule_kit.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
 
@@ -91,7 +92,9 @@ class HTTPRequestInput:
     method: str = attrs.field(default="GET", converter=_upper, validator=_check_method)
     headers: dict[str, str] = attrs.field(factory=dict, validator=_check_headers)
     body: str | None = None
-    timeout: float = attrs.field(default=30.0, validator=_check_timeout)
+    timeout: float = attrs.field(
+        default=30.0, validator=_check_timeout, metadata=host_policy("the request's timeout")
+    )
 
 
 #: Where `web_fetch` sends every page request, as ``GET {proxy}?url=<page>`` (a proxy that
@@ -110,10 +113,18 @@ class WebFetchInput:
 
     url: str = attrs.field(validator=_check_url)
     format: Literal["markdown", "text"] = "markdown"
-    max_chars: int = attrs.field(default=DEFAULT_MAX_CHARS, validator=in_range(1, 10_000_000))
-    timeout: float = attrs.field(default=30.0, validator=_check_timeout)
+    max_chars: int = attrs.field(
+        default=DEFAULT_MAX_CHARS,
+        validator=in_range(1, 10_000_000),
+        metadata=host_policy("the longest text returned"),
+    )
+    timeout: float = attrs.field(
+        default=30.0, validator=_check_timeout, metadata=host_policy("the request's timeout")
+    )
     proxy_url: str | None = attrs.field(
-        default=None, validator=local_only("a URL for the server to connect to")
+        default=None,
+        validator=local_only("a URL for the server to connect to"),
+        metadata=host_policy("the proxy every page is fetched through"),
     )
 
 

@@ -15,12 +15,15 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError, local_only
+from ferrule_kit.hostpolicy import host_policy
 
 from . import hub, weights
 
 # A cache directory is a place on the server's disk to list, write and delete files in:
-# only code in the server's own process may name one (see ferrule_kernel.trust).
+# only code in the server's own process may name one (see ferrule_kernel.trust), and no
+# model's tool call (ferrule_kit.hostpolicy).
 _CACHE_DIR = local_only("a directory on the server")
+_CACHE_DIR_POLICY = host_policy("the model cache directory")
 
 
 @attrs.frozen
@@ -28,14 +31,18 @@ class ModelListInput:
     #: Also list the known models that are not on this machine yet.
     all: bool = False
     #: The huggingface_hub cache to look in; None is its standard one.
-    cache_dir: str | None = attrs.field(default=None, validator=_CACHE_DIR)
+    cache_dir: str | None = attrs.field(
+        default=None, validator=_CACHE_DIR, metadata=_CACHE_DIR_POLICY
+    )
 
 
 @attrs.frozen
 class ModelInput:
     #: A model id of the weights table, or a Hugging Face GGUF repository (owner/repo[:QUANT]).
     model: str
-    cache_dir: str | None = attrs.field(default=None, validator=_CACHE_DIR)
+    cache_dir: str | None = attrs.field(
+        default=None, validator=_CACHE_DIR, metadata=_CACHE_DIR_POLICY
+    )
 
 
 def _entry(w: weights.GGUFWeights, path: Path | None) -> dict[str, Any]:

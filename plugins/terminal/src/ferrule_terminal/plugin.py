@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, refuse_untrusted
+from ferrule_kit.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
 
@@ -60,22 +61,33 @@ def _check_allow(_instance: Any, _attribute: Any, value: list[str] | None) -> No
 @attrs.frozen
 class TerminalInput:
     """One command. Without an allow-list it runs in ``bash -c`` (``/bin/sh -c`` where
-    there is no bash); with one (``allow``, else ``$FERRULE_TERMINAL_ALLOW``) it is split
-    into words and run without a shell, and only if its program is listed. ``cwd`` is the
-    working directory (default: this process's); ``env`` is added to this process's
-    environment; ``stdin`` is written to the command's standard input; after ``timeout``
-    seconds the command and every process it started are killed; each of stdout and
-    stderr keeps its first ``max_output_bytes`` bytes."""
+    there is no bash); with one (``$FERRULE_TERMINAL_ALLOW``, narrowed by ``allow``, which
+    can never add a program the variable leaves out) it is split into words and run without
+    a shell, and only if its program is listed. ``cwd`` is the working directory (default:
+    this process's); ``env`` is added to this process's environment; ``stdin`` is written
+    to the command's standard input; after ``timeout`` seconds the command and every
+    process it started are killed, as they are when it ends; each of stdout and stderr
+    keeps its first ``max_output_bytes`` bytes. ``timeout``, ``max_output_bytes`` and
+    ``allow`` are host policies (`ferrule_kit.hostpolicy`): a tool never takes them from
+    a model."""
 
     command: str = attrs.field(validator=_check_command)
     cwd: str | None = None
     env: dict[str, str] = attrs.field(factory=dict, validator=_check_env)
     stdin: str | None = None
-    timeout: float = attrs.field(default=60.0, validator=in_range(0.001, MAX_TIMEOUT))
-    max_output_bytes: int = attrs.field(
-        default=DEFAULT_MAX_OUTPUT_BYTES, validator=in_range(1, 64 * 2**20)
+    timeout: float = attrs.field(
+        default=60.0,
+        validator=in_range(0.001, MAX_TIMEOUT),
+        metadata=host_policy("the command's timeout"),
     )
-    allow: list[str] | None = attrs.field(default=None, validator=_check_allow)
+    max_output_bytes: int = attrs.field(
+        default=DEFAULT_MAX_OUTPUT_BYTES,
+        validator=in_range(1, 64 * 2**20),
+        metadata=host_policy("the output limit"),
+    )
+    allow: list[str] | None = attrs.field(
+        default=None, validator=_check_allow, metadata=host_policy("the programs that may run")
+    )
 
 
 @attrs.frozen

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from ferrule_kit.hostpolicy import checked_arguments
+
 from . import Tool, ToolContext
 
 __all__ = ["DuckDuckGoTools"]
@@ -81,6 +83,7 @@ class DuckDuckGoTools:
         parameters = {"type": "object", "properties": properties, "required": ["query"]}
 
         async def search(arguments: dict[str, Any], context: ToolContext[Any]) -> Any:
+            checked_arguments(operator, arguments, offered=properties)  # the host's settings win
             query = arguments.get("query", "")
             if self.modifier:
                 query = f"{self.modifier} {query}"

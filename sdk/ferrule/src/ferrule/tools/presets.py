@@ -44,7 +44,8 @@ def calculator() -> Tool:
 
 
 def http_request() -> Tool:
-    """The ``http_request`` operator (ferrule-http-request): sends an HTTP request."""
+    """The ``http_request`` operator (ferrule-http-request): sends an HTTP request, within
+    the host's address policy and timeout (the model sets neither)."""
     return Tool.from_operator(
         "http_request",
         description="Send an HTTP request and return the reply's status, headers and body.",
@@ -62,7 +63,6 @@ def http_request() -> Tool:
                     "description": "Request headers.",
                 },
                 "body": {"type": "string", "description": "The request body."},
-                "timeout": {"type": "number", "description": "Seconds to wait for the reply."},
             },
             "required": ["url"],
         },

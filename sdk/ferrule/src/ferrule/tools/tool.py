@@ -10,6 +10,7 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range
+from ferrule_kit.hostpolicy import checked_arguments, operator_policies
 from ferrule_kit.lm import FunctionDescription
 
 from .context import Handler, ToolContext
@@ -22,6 +23,15 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: A function tool's parameters and return type (`FunctionTool`).
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def _without(schema: dict[str, Any], fields: Collection[str]) -> dict[str, Any]:
+    """An object schema less the properties ``fields``."""
+    if not fields:
+        return schema
+    properties = {k: v for k, v in schema.get("properties", {}).items() if k not in fields}
+    required = [k for k in schema.get("required", ()) if k not in fields]
+    return {**schema, "properties": properties, "required": required}
 
 
 def _check_name(name: str) -> str:
@@ -222,7 +232,9 @@ class Tool:
         """A tool calling the runtime's ``operator`` with the arguments as its inputs.
 
         Without ``parameters``, the operator's input schema and description are read from
-        ``runtime`` (which must then be given)."""
+        ``runtime`` (which must then be given), less the fields that hold a host policy
+        (`ferrule_kit.hostpolicy`): the model never sees those, and a call naming one is
+        refused."""
         if parameters is None or description is None:
             if runtime is None:
                 raise InvalidInputError(
@@ -240,11 +252,14 @@ class Tool:
                     + ", ".join(o["name"] for o in listed),
                     operator=operator,
                 )
-            parameters = parameters if parameters is not None else found["input_schema"]
+            if parameters is None:
+                parameters = _without(found["input_schema"], operator_policies(kernel, operator))
             description = description if description is not None else found["description"]
 
         async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
-            return await context.runtime.acall(operator, arguments)
+            policies = operator_policies(getattr(context.runtime, "kernel", None), operator)
+            inputs = checked_arguments(name or operator, arguments, policies=policies)
+            return await context.runtime.acall(operator, inputs)
 
         return cls(
             name or operator, description, parameters, handler, requires_confirmation, timeout
