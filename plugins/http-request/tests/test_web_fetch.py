@@ -127,3 +127,54 @@ async def test_bad_input_names_the_field(rt, inputs, field) -> None:
     with pytest.raises(InvalidInputError) as error:
         await rt.call("web_fetch", inputs)
     assert field in str(error.value.errors) or field in error.value.message
+
+
+# -- through the proxy, the page's own address passes the policy (issue 31, reproduction 4) ---
+
+#: Every spelling of an address that is not public the http_request tests cover.
+NOT_PUBLIC = [
+    "127.0.0.1",
+    "localhost",
+    "[::1]",
+    "[::ffff:127.0.0.1]",
+    "[::ffff:10.0.0.1]",
+    "2130706433",
+    "0x7f000001",
+    "0177.0.0.1",
+    "127.1",
+    "169.254.169.254",
+    "10.0.0.1",
+    "192.168.1.1",
+    "100.100.100.200",
+    "[fd00:ec2::254]",
+    "[64:ff9b::a00:1]",
+    "0.0.0.0",
+    "224.0.0.1",
+]
+
+
+@pytest.mark.parametrize("host", NOT_PUBLIC)
+async def test_the_proxy_is_never_asked_for_an_address_that_is_not_public(
+    server, monkeypatch, host
+) -> None:
+    # The proxy is allowed by its name (the host's choice); the page's address is not,
+    # however it is spelled. (Allowing localhost allows a page there too: that case runs
+    # with nothing allowed, the page refused before the proxy would be.)
+    monkeypatch.setenv(ALLOW_VARIABLE, "" if host == "localhost" else "localhost")
+    monkeypatch.setenv(PROXY_VARIABLE, f"{server.url.replace('127.0.0.1', 'localhost')}/fetch")
+    async with AsyncRuntime() as rt:
+        with pytest.raises(HTTPRequestError) as error:
+            await rt.call("web_fetch", {"url": f"http://{host}/latest/meta-data/"})
+    assert error.value.details["reason"] == "address_refused"
+    assert "through its proxy too" in error.value.message
+    assert server.requests == []
+
+
+async def test_through_the_proxy_an_allowed_page_address_is_fetched(server, monkeypatch) -> None:
+    monkeypatch.setenv(ALLOW_VARIABLE, "127.0.0.1, 10.0.0.0/8")
+    monkeypatch.setenv(PROXY_VARIABLE, f"{server.url}/fetch")
+    server.script(html_page())
+    async with AsyncRuntime() as rt:
+        out = await rt.call("web_fetch", {"url": "http://10.1.2.3/wiki"})
+    assert "# Pour-over coffee" in out["content"]
+    assert [r.query for r in server.requests] == [{"url": "http://10.1.2.3/wiki"}]

@@ -1,17 +1,26 @@
 """`web_fetch`: one page through `http_request` (the same address policy, size limit and
 errors), its HTML read as Markdown by markdownify or as text by BeautifulSoup (both
-imported on the first call)."""
+imported on the first call).
+
+Through a proxy (``$FERRULE_WEB_FETCH_PROXY``) the page's own URL is checked against the
+address policy too, before the proxy is asked: otherwise the proxy would fetch
+``http://169.254.169.254/`` for whoever names it, since only the proxy's address would be
+checked (`check_target`).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import socket
 from typing import TYPE_CHECKING
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from .client import http_request
 from .errors import HTTPRequestError
 from .plugin import PROXY_VARIABLE, HTTPRequestInput, WebFetchOutput
+from .policy import AddressPolicyError, AddressRefusedError, Policy, address_of
 
 if TYPE_CHECKING:
     from .plugin import WebFetchInput
@@ -42,9 +51,43 @@ def _page_text(html: str, markdown: bool) -> str:
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 
+def check_target(url: str) -> None:
+    """Raise `AddressRefusedError` unless the address policy allows ``url``'s host: an
+    address it spells (in any spelling), or every address its name resolves to here. A
+    name that does not resolve here is the proxy's to resolve, on its own network."""
+    host = urlsplit(url).hostname or ""
+    policy = Policy.from_environment()
+    address = address_of(host)
+    if address is not None:
+        policy.check(host, address)
+        return
+    try:
+        found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return
+    for *_, sockaddr in found:
+        resolved = address_of(str(sockaddr[0]))
+        if resolved is not None:
+            policy.check(host, resolved)
+
+
 async def web_fetch(inputs: WebFetchInput) -> WebFetchOutput:
     url = inputs.url.strip()
     proxy = inputs.proxy_url or os.environ.get(PROXY_VARIABLE) or None
+    if proxy:
+        shown = url.split("?", 1)[0]
+        try:
+            await asyncio.to_thread(check_target, url)
+        except AddressPolicyError as exc:
+            raise HTTPRequestError(exc.message, reason="configuration") from None
+        except AddressRefusedError as exc:
+            raise HTTPRequestError(
+                f"GET {shown} refused: {exc.message}. web_fetch reaches public addresses only, "
+                "through its proxy too; the host may allow others in FERRULE_HTTP_REQUEST_ALLOW",
+                url=shown,
+                method="GET",
+                reason="address_refused",
+            ) from None
     target = f"{proxy.rstrip('?')}?{urlencode({'url': url})}" if proxy else url
     response = await http_request(
         HTTPRequestInput(target, headers=dict(_HEADERS), timeout=inputs.timeout)
