@@ -144,3 +144,113 @@ async def test_bad_input_names_the_field(rt: AsyncRuntime, inputs: dict, field: 
     with pytest.raises(InvalidInputError) as error:
         await rt.call("terminal", inputs)
     assert field in str(error.value.errors) or field in error.value.message
+
+
+# -- host policy wins (issue 31, reproduction 1) -----------------------------------------------
+
+
+async def test_a_calls_allow_list_narrows_the_hosts_and_never_widens_it(
+    rt: AsyncRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ferrule_kit.hostpolicy import HostPolicyError
+
+    monkeypatch.setenv(plugin.ALLOW_VARIABLE, "echo")
+    with pytest.raises(HostPolicyError) as error:
+        await rt.call("terminal", {"command": "id", "allow": ["id"]})
+    assert error.value.errors[0]["path"] == "$.allow[0]"
+    assert "'id' is not among the programs the host allows (echo)" in error.value.message
+    # narrowing is fine: the call's list, within the host's
+    monkeypatch.setenv(plugin.ALLOW_VARIABLE, "echo, ls")
+    out = await rt.call("terminal", {"command": "echo narrowed", "allow": ["echo"]})
+    assert out["stdout"] == "narrowed\n"
+    with pytest.raises(TerminalError, match="'ls' is not in the allow-list"):
+        await rt.call("terminal", {"command": "ls", "allow": ["echo"]})
+
+
+async def test_a_listed_program_that_is_not_installed_is_a_start_error(
+    rt: AsyncRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(plugin.ALLOW_VARIABLE, "no-such-program-here")
+    with pytest.raises(TerminalError) as error:
+        await rt.call("terminal", {"command": "no-such-program-here --help"})
+    assert error.value.details["reason"] == "start"
+
+
+# -- nothing a command starts outlives its call (issue 31, reproduction 2) ----------------------
+
+
+def _running(marker: str) -> list[str]:
+    """The command lines of this machine's processes that mention ``marker``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                line = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in line and "cmdline" not in line:
+            found.append(line)
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize(
+    "command",
+    [
+        # a grandchild in a session of its own, holding the output pipes, orphaned at once
+        "( setsid sh -c 'sleep {seconds}' & ) ; sleep 30",
+        # the same, its output sent elsewhere: it holds nothing, but must die too
+        "setsid sleep {seconds} >/dev/null 2>&1 & sleep 30",
+        # two levels down, the middle one gone, in a new session
+        "( ( setsid sleep {seconds} & ) & ) ; sleep 30",
+    ],
+)
+async def test_a_timeout_ends_everything_the_command_started(
+    rt: AsyncRuntime, command: str
+) -> None:
+    import asyncio
+    import random
+    import time
+
+    seconds = f"{random.randint(1000, 9999)}.{random.randint(100, 999)}"  # ours alone
+    started = time.monotonic()
+    out = await asyncio.wait_for(
+        rt.call("terminal", {"command": command.format(seconds=seconds), "timeout": 1}), 20
+    )
+    assert time.monotonic() - started < 10  # the timeout, the kill, a bounded wait
+    assert out["timed_out"] is True
+    assert _running(f"sleep {seconds}") == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_what_a_finished_command_left_running_is_ended_with_its_call(
+    rt: AsyncRuntime,
+) -> None:
+    import random
+
+    seconds = f"{random.randint(1000, 9999)}.{random.randint(100, 999)}"
+    out = await rt.call("terminal", {"command": f"( setsid sleep {seconds} & ) ; echo done"})
+    assert (out["stdout"], out["exit_code"], out["timed_out"]) == ("done\n", 0, False)
+    assert _running(f"sleep {seconds}") == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_a_cancelled_call_ends_everything_the_command_started(rt: AsyncRuntime) -> None:
+    import asyncio
+    import random
+
+    seconds = f"{random.randint(1000, 9999)}.{random.randint(100, 999)}"
+    command = f"( setsid sleep {seconds} & ) ; sleep 30"
+    call = asyncio.ensure_future(rt.call("terminal", {"command": command}))
+    for _ in range(200):  # until the grandchild runs
+        await asyncio.sleep(0.02)
+        if _running(f"sleep {seconds}"):
+            break
+    call.cancel()
+    with pytest.raises(BaseException):  # noqa: B017 (cancelled, however the runtime says it)
+        await call
+    for _ in range(100):
+        if not _running(f"sleep {seconds}"):
+            break
+        await asyncio.sleep(0.02)
+    assert _running(f"sleep {seconds}") == []

@@ -1,37 +1,44 @@
-"""Running one command: a subprocess in a session of its own (so a timeout kills every
-process it started), its output read as it comes and cut at the limit, never buffered
-whole."""
+"""Running one command: a subprocess in a session of its own, its output read as it comes
+and cut at the limit, never buffered whole; when the call ends (the command exits, times
+out or the call is cancelled) everything it started is killed (`ferrule_terminal.tree`),
+and every wait after a kill is bounded."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import secrets
 import shlex
 import shutil
 import signal
 from typing import TYPE_CHECKING
 
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.hostpolicy import narrowed
 
 from .errors import TerminalError
 from .plugin import ALLOW_VARIABLE, DISABLE_VARIABLE, TerminalOutput
+from .tree import MARKER_VARIABLE, end_call, launcher_argv
 
 if TYPE_CHECKING:
     from .plugin import TerminalInput
 
-#: How long the pipes may stay open once the command has ended or been killed (a
-#: daemonised grandchild can hold them).
+#: How long the pipes may stay open once everything the command started was killed.
 _DRAIN_SECONDS = 2.0
+#: How long a killed command may take to be reaped before the call returns without it.
+_REAP_SECONDS = 2.0
 _SHELL_OPERATORS = frozenset("();<>|&")
 
 
 def allowed_programs(listed: list[str] | None) -> list[str] | None:
-    """The allow-list in force: the call's, else ``$FERRULE_TERMINAL_ALLOW``; None: none."""
-    if listed is not None:
-        return listed
+    """The allow-list in force (None: none): ``$FERRULE_TERMINAL_ALLOW``, narrowed by the
+    call's ``listed`` programs, which may leave some out but never add one
+    (`HostPolicyError` at ``$.allow[i]``)."""
     setting = os.environ.get(ALLOW_VARIABLE, "").strip()
-    return re.split(r"[,\s]+", setting) if setting else None
+    host = re.split(r"[,\s]+", setting) if setting else None
+    return narrowed(host, listed, field="allow", what="the programs")
 
 
 def allowed_argv(command: str, programs: list[str]) -> list[str]:
@@ -70,7 +77,11 @@ def _argv(inputs: TerminalInput) -> list[str]:
         )
     programs = allowed_programs(inputs.allow)
     if programs is not None:
-        return allowed_argv(inputs.command, programs)
+        argv = allowed_argv(inputs.command, programs)
+        search = inputs.env.get("PATH", os.environ.get("PATH"))
+        if "/" not in argv[0] and shutil.which(argv[0], path=search) is None:
+            raise TerminalError(f"cannot start {argv[0]!r}: no such program", reason="start")
+        return argv
     shell = shutil.which("bash") or "/bin/sh"
     return [shell, "-c", inputs.command]
 
@@ -110,36 +121,61 @@ async def _feed(process: asyncio.subprocess.Process, data: str | None) -> None:
         process.stdin.close()
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+async def _reaped(process: asyncio.subprocess.Process) -> int:
+    """The killed command's exit status, waited for `_REAP_SECONDS` at most (a process
+    stuck in the kernel cannot hold the call)."""
+    with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+        await asyncio.wait_for(process.wait(), _REAP_SECONDS)
+    return process.returncode if process.returncode is not None else -signal.SIGKILL
+
+
+async def _pipe_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
+    """A reader of the read end ``fd`` of a pipe the command writes to."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
+    )
+    return reader, transport
 
 
 async def terminal(inputs: TerminalInput) -> TerminalOutput:
     argv = _argv(inputs)
-    env = {**os.environ, **inputs.env} if inputs.env else None
+    call_id = secrets.token_hex(8)
+    # The marker comes last: the command's own env cannot hide the call's processes.
+    env = {**os.environ, **inputs.env, MARKER_VARIABLE: call_id}
+    # The output pipes are this call's own, not the subprocess transport's: so the
+    # command's exit is seen when it exits, not when the last holder of a pipe closes it.
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            *launcher_argv(argv),
             stdin=asyncio.subprocess.PIPE
             if inputs.stdin is not None
             else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdout=out_write,
+            stderr=err_write,
             cwd=inputs.cwd or None,
             env=env,
             start_new_session=True,
         )
     except OSError as exc:
+        os.close(out_read)
+        os.close(err_read)
         where = f" in {inputs.cwd!r}" if inputs.cwd else ""
         raise TerminalError(
             f"cannot start {argv[0]!r}{where}: {exc.strerror or exc}", reason="start"
         ) from None
-    assert process.stdout is not None and process.stderr is not None  # both piped
+    finally:
+        os.close(out_write)
+        os.close(err_write)
     stdout, stderr = _Capture(inputs.max_output_bytes), _Capture(inputs.max_output_bytes)
-    readers = asyncio.gather(stdout.read(process.stdout), stderr.read(process.stderr))
+    (out_stream, out_pipe), (err_stream, err_pipe) = (
+        await _pipe_reader(out_read),
+        await _pipe_reader(err_read),
+    )
+    readers = asyncio.gather(stdout.read(out_stream), stderr.read(err_stream))
     timed_out = False
     try:
         try:
@@ -148,22 +184,23 @@ async def terminal(inputs: TerminalInput) -> TerminalOutput:
             )
         except (asyncio.TimeoutError, TimeoutError):
             timed_out = True
-            _kill(process)
-            await process.wait()
+        await end_call(process.pid, call_id, running=process.returncode is None)
+        returncode = await _reaped(process)
         try:
             await asyncio.wait_for(asyncio.shield(readers), _DRAIN_SECONDS)
         except (asyncio.TimeoutError, TimeoutError):
-            pass  # a process outside the command's session holds the pipes: keep what came
+            pass  # a process that left the call's reach holds the pipes: keep what came
     finally:
         if process.returncode is None:  # the call was cancelled
-            _kill(process)
-            await process.wait()
+            await end_call(process.pid, call_id, running=True)
+            await _reaped(process)
         readers.cancel()
-    assert process.returncode is not None
+        out_pipe.close()
+        err_pipe.close()
     return TerminalOutput(
         stdout.text(),
         stderr.text(),
-        process.returncode,
+        returncode,
         timed_out,
         stdout.truncated or stderr.truncated,
     )
