@@ -132,6 +132,8 @@ class ExLlamaLanguageModel:
             ) from None
         self._model, self._cache = model, cache
         self._tokenizer = ExLlamaV2Tokenizer(config)
+        #: Special tokens are read in the template's text only, never in the request's.
+        self._guard = settings.guard_tokenizer(self._tokenizer)
         paged = bool(attn.has_flash_attn_with_paged)
         self._generator = ExLlamaV2DynamicGenerator(
             model,
@@ -165,7 +167,7 @@ class ExLlamaLanguageModel:
 
     @honour_tool_choice  # a forced call: a JSON-schema grammar, as output_schema
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
-        turn = settings.plan_turn(inputs, self._attributes)
+        turn = settings.plan_turn(inputs, self._attributes, self._guard)
         request = _Request(asyncio.get_running_loop(), inputs, turn)
         reader = settings.ResultReader(turn.reasoning)
         with self._lock:
@@ -250,7 +252,10 @@ class ExLlamaLanguageModel:
         from exllamav2.generator import ExLlamaV2DynamicJob, ExLlamaV2Sampler
 
         turn = request.turn
-        input_ids = self._tokenizer.encode(turn.prompt, encode_special_tokens=True, add_bos=False)
+        import torch
+
+        ids = settings.prompt_ids(self._tokenizer, turn)
+        input_ids = torch.tensor([ids], dtype=torch.long)
         filters = [] if turn.output_schema is None else [self._schema_filter(turn.output_schema)]
         seed = (
             self._attributes.seed if self._attributes.seed is not None else random.getrandbits(32)

@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit import qwen3
+from ferrule_kit.control_text import ControlTextGuard, Escapes
 from ferrule_kit.lm import FinishReason, InferInput, Usage, finish
 
 from .attributes import CacheMode, ExLlamaAttributes
@@ -108,19 +109,51 @@ class Turn:
     sampler: dict[str, Any]
     stop: list[str]
     output_schema: dict[str, Any] | None
+    #: Where the request's own control texts sit in ``prompt`` (see `prompt_ids`).
+    escapes: Escapes | None = None
 
 
-def plan_turn(request: InferInput, attributes: ExLlamaAttributes) -> Turn:
+def plan_turn(
+    request: InferInput, attributes: ExLlamaAttributes, guard: ControlTextGuard | None = None
+) -> Turn:
     # A JSON-schema constraint holds from the first token, leaving no room for a think
     # block: a request with output_schema is answered without thinking (as on llama.cpp).
     reasoning = request.reasoning_on and request.output_schema is None
+    escaped, escapes = guard.escape(request) if guard is not None else (request, None)
     return Turn(
-        prompt=qwen3.render_prompt(request.messages, request.tools, reasoning=reasoning),
+        prompt=qwen3.render_prompt(escaped.messages, escaped.tools, reasoning=reasoning),
         reasoning=reasoning,
         sampler=sampler_settings(request, attributes, reasoning),
         stop=list(request.stop),
         output_schema=request.output_schema,
+        escapes=escapes,
     )
+
+
+def guard_tokenizer(tokenizer: Any) -> ControlTextGuard:
+    """Make an ``ExLlamaV2Tokenizer`` read special tokens only where asked, and return the
+    guard of their texts (see `ferrule_kit.control_text`).
+
+    exllamav2 finds special tokens itself (``encode_special_tokens=True`` splits the text
+    at their texts) and hands the rest to its Hugging Face tokenizer, which by default
+    finds them again in any text, so ``encode_special_tokens=False`` alone would still read
+    a typed ``<|im_start|>`` as the token. Its ``encode_special_tokens`` switch makes it
+    read them as text; added tokens that are not special (Qwen's ``<think>``) it still
+    reads as tokens, as Qwen's own tokenizer does.
+    """
+    tokenizer.tokenizer_model.hf_tokenizer.encode_special_tokens = True
+    return ControlTextGuard(tokenizer.extended_piece_to_id)
+
+
+def prompt_ids(tokenizer: Any, turn: Turn) -> list[int]:
+    """The prompt's token ids: special tokens read in the template's text only."""
+    ids: list[int] = []
+    for segment in ControlTextGuard.segments(turn.prompt, turn.escapes):
+        encoded = tokenizer.encode(
+            segment.text, encode_special_tokens=segment.special, add_bos=False
+        )
+        ids += encoded.flatten().tolist()
+    return ids
 
 
 def job_arguments(

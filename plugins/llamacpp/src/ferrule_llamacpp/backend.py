@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ferrule_kernel import InvalidInputError, get_logger
+from ferrule_kit.control_text import ControlTextGuard
 from ferrule_kit.errors import ModelError
 from ferrule_kit.lm import InferInput
 from ferrule_kit.tool_choice import constrained_inputs, honour_tool_choice
@@ -55,6 +56,23 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def control_texts(model: Any) -> list[str]:
+    """The texts llama.cpp reads as a token only when parsing special tokens: those of its
+    control and unknown tokens (user-defined ones, such as Qwen's ``<think>``, it reads as
+    tokens in any text)."""
+    import llama_cpp
+
+    vocab = model.vocab
+    wanted = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    texts = []
+    for token in range(model.n_vocab()):
+        if llama_cpp.llama_vocab_get_attr(vocab, token) & wanted:
+            text = llama_cpp.llama_vocab_get_text(vocab, token)
+            if text:
+                texts.append(text.decode("utf-8", errors="replace"))
+    return texts
 
 
 class LlamaCppLanguageModel:
@@ -115,6 +133,9 @@ class LlamaCppLanguageModel:
             self.model.close()
             raise
         self._seed = attributes.seed
+        #: The vocabulary's control tokens' texts: parsed as tokens in the template's text
+        #: only, never in the request's (see `ferrule_kit.control_text`).
+        self._guard = ControlTextGuard(control_texts(self.model))
         self._pieces: dict[int, bytes] = {}
         self._grammars: dict[str, str] = {}
         log.debug(
@@ -160,8 +181,12 @@ class LlamaCppLanguageModel:
         """The prompt tokens ``infer`` would read for ``inputs`` (its usage's
         ``input_tokens``): the turn rendered and tokenized as ``infer`` does, nothing decoded."""
         request = constrained_inputs(inputs)  # what honour_tool_choice hands to infer
-        prompt = await asyncio.to_thread(lambda: self._tokens(self._format.turn(request)))
+        prompt = await asyncio.to_thread(lambda: self.prompt_tokens(request))
         return {"input_tokens": len(prompt)}
+
+    def prompt_tokens(self, request: InferInput) -> list[int]:
+        """The tokens ``infer`` reads for ``request`` (blocking: call it off the loop)."""
+        return self._turn(request)[1]
 
     def wait_idle(self) -> None:
         """Block until every request submitted so far has ended."""
@@ -176,15 +201,19 @@ class LlamaCppLanguageModel:
 
     # -- a request, ready to decode ----------------------------------------------------------
 
-    def _tokens(self, turn: Turn) -> list[int]:
-        """The prompt's tokens (special tokens parsed, no BOS added: the template writes
-        its own)."""
-        tokens: list[int] = self.model.tokenize(turn.prompt.encode("utf-8"), False, True)
-        return tokens
+    def _turn(self, request: InferInput) -> tuple[Turn, list[int]]:
+        """The request rendered, and the prompt's tokens: special tokens parsed in the
+        template's text only (a control token's text in the request is read as text), no
+        BOS added (the template writes its own)."""
+        escaped, escapes = self._guard.escape(request)
+        turn = self._format.turn(escaped)
+        tokens: list[int] = []
+        for segment in self._guard.segments(turn.prompt, escapes):
+            tokens += self.model.tokenize(segment.text.encode("utf-8"), False, segment.special)
+        return turn, tokens
 
     def _sequence(self, request: InferInput, job: Job) -> Sequence:
-        turn = self._format.turn(request)
-        prompt = self._tokens(turn)
+        turn, prompt = self._turn(request)
         room = self.n_ctx - len(prompt)
         if room <= 0:
             raise InvalidInputError(
