@@ -17,6 +17,13 @@ comment just before it (or before its ``path``: caption), directives separated b
   cannot have); it must still compile, and the test report lists it with its reason.
   ``skip`` comes last: the rest of the comment is its reason.
 
+README.md takes no directive: a reader pastes its blocks as they are, each on its own, in
+the clone's root, so each runs in a process of its own in a folder holding a copy of
+README.md (which its first example reads, as its text says).
+
+The docs link nothing outside the repository, and no tracked file names a path of one
+machine (a folder of the machine that wrote it, which a user's clone does not have).
+
 API keys are never needed: ``OPENAI_API_KEY`` is set and ``OPENAI_BASE_URL`` points at a
 loopback server speaking the Chat Completions wire (`ferrule_kit.testing.chat_completions`,
 validating every request), which answers with ``LOOPBACK_REPLY``. The offline model
@@ -43,7 +50,8 @@ from ferrule_kit.testing.loopback import LoopbackServer
 pytestmark = pytest.mark.timeout(600)
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 LOOPBACK_REPLY = "A reply from the loopback server."
 DIRECTIVES = ("continues", "given", "serve", "skip")
 
@@ -158,6 +166,27 @@ def test_the_docs_have_python_blocks_and_every_one_compiles():
         compile(block.code, block.name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
 
 
+def test_the_readme_blocks_run_as_pasted_with_no_hidden_directive():
+    readme = [block for block in BLOCKS if block.page == README]
+    assert len(readme) >= 2
+    assert all(block.directives == {} for block in readme)
+    assert "docs-test" not in README.read_text()
+
+
+def test_the_readme_lists_every_plugin_of_the_repository():
+    text = README.read_text()
+    table = text[text.index("## Plugins in this repository") :]
+    table = table[: table.index("\n## ")]
+    listed = set(re.findall(r"`(ferrule-[a-z0-9-]+)`", table))
+    shipped = {
+        re.search(r'^name = "(.+)"$', path.read_text(), re.M).group(1)  # type: ignore[union-attr]
+        for path in _tracked("plugins/*/pyproject.toml")
+        if path.parent.parent == ROOT / "plugins"
+    }
+    assert shipped - listed == set(), "plugins missing from README's table"
+    assert listed - shipped == set(), "README's table lists plugins the repository lacks"
+
+
 def test_every_skip_says_why():
     for block in BLOCKS:
         if "skip" in block.directives:
@@ -171,6 +200,8 @@ def openai_loopback():
 
 
 def _run_page(page: Path, folder: Path, env: dict[str, str], server_url: str | None) -> None:
+    if page == README:  # its examples run in the clone's root
+        (folder / README.name).write_text(README.read_text())
     for group in _groups([b for b in BLOCKS if b.page == page]):
         payload = []
         for block in group:
@@ -230,3 +261,51 @@ SKIPPED = [b for b in BLOCKS if "skip" in b.directives]
 @pytest.mark.parametrize("block", SKIPPED, ids=[b.name for b in SKIPPED])
 def test_skipped_block(block):
     pytest.skip(f"{block.name}: {block.directives['skip']}")
+
+
+# -- links and paths ---------------------------------------------------------------------
+
+#: A Markdown link's or image's target: ``[text](target)``, ``![alt](<target> "title")``.
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_FENCED = re.compile(r"^```.*?^```", re.M | re.S)
+#: A folder of one machine: the workspace this repository was written in, a user's home.
+_MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|Users|home/[a-z_][\w-]*)/")
+
+
+def _tracked(*patterns: str) -> list[Path]:
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: which files the repository holds is not known")
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", *patterns], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    return [ROOT / name for name in listing.split("\0") if name and (ROOT / name).is_file()]
+
+
+def test_every_link_of_the_docs_stays_in_the_repository_and_resolves():
+    pages = _tracked("*.md")
+    assert README in pages and len(pages) > 20
+    bad = []
+    for page in pages:
+        for target in _LINK.findall(_FENCED.sub("", page.read_text())):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue  # a URL, or a heading of the same page
+            path = (page.parent / target.split("#")[0]).resolve()
+            where = f"{page.relative_to(ROOT)}: {target}"
+            if not path.is_relative_to(ROOT):
+                bad.append(f"{where} (outside the repository)")
+            elif not path.exists():
+                bad.append(f"{where} (no such file)")
+    assert bad == []
+
+
+def test_no_file_names_a_folder_of_one_machine():
+    found = []
+    for path in _tracked():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # not text
+        for number, line in enumerate(text.splitlines(), 1):
+            if _MACHINE_PATH.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}")
+    assert found == []
