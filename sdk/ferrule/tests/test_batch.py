@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ from ferrule_kernel import InvalidInputError
 from ferrule_testmodel import TestModel
 
 seen: list[str] = []
+#: The rates of a progress line ("... 0.0123 runs/s, 4.56 tokens/s").
+RATES = re.compile(r"([0-9.]+) (?:runs|tokens)/s")
 
 
 def reply(inputs: Any) -> str:
@@ -113,7 +116,15 @@ def test_the_command_writes_results_and_progress_and_resumes(tmp_path: Path):
         [*command, "-m", "test"], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert first.returncode == 0, first.stderr
-    assert "batch: 2/2 done" in first.stderr
+    # stderr is a pipe here, as a log file would be: a line of its own per run, no \r
+    *progress, summary = first.stderr.splitlines()
+    assert "\r" not in first.stderr
+    assert [line.split(", ")[0] for line in progress] == [
+        "batch: 1/2 done (0 before)",
+        "batch: 2/2 done (0 before)",
+    ]
+    assert all(float(rate) > 0 for line in progress for rate in RATES.findall(line))
+    assert summary == "2 run, 0 failed, 0 already done; results in out.jsonl"
     assert {k: v["output"] for k, v in results(tmp_path / "out.jsonl").items()} == {
         "a": "hello there",
         "b": "second one",
@@ -202,3 +213,46 @@ def test_the_command_resumes_past_a_corrupt_output_line_and_says_so(tmp_path: Pa
     assert "out.jsonl line 2 is not a result (not JSON" in done.stderr
     assert "1 run, 0 failed, 1 already done, 1 output line ignored" in done.stderr
     assert results_of_lines(tmp_path / "out.jsonl")["b"]["output"] == "second \ud800 one"
+
+
+class Clock:
+    """A stand-in for ``time`` in `ferrule.batch`: each reading 20 s after the last, as
+    with a model that takes its time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 20.0
+        return self.now
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("stream", [io.StringIO, Terminal])
+async def test_progress_is_a_line_per_run_in_a_log_and_one_line_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stream: type[io.StringIO]
+):
+    write_inputs(tmp_path / "in.jsonl", {f"p{i}": f"prompt {i}" for i in range(3)})
+    monkeypatch.setattr("ferrule.batch.time", Clock())
+    progress = stream()
+    with Runtime() as rt:
+        lm = await LangModel.new(TestModel(function=reply), runtime=rt)
+        await run_file(
+            lm, tmp_path / "in.jsonl", tmp_path / "out.jsonl", progress=progress, concurrency=1
+        )
+    text = progress.getvalue()
+    if stream is Terminal:  # rewritten in place, ended once
+        assert text.startswith("\r") and text.endswith("\n") and text.count("\n") == 1
+        lines = text.strip().split("\r")
+    else:
+        assert "\r" not in text
+        lines = text.splitlines()
+    assert [line.split(" (")[0] for line in lines] == [f"batch: {n}/3 done" for n in (1, 2, 3)]
+    for line in lines:  # a run every 40 s or more: a rate well under 0.05 runs/s, not "0.0"
+        runs = RATES.findall(line)[0]
+        assert 0 < float(runs) < 0.05
+        assert len(runs.lstrip("0.")) >= 3, line  # three significant digits

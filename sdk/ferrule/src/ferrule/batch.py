@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -259,23 +260,60 @@ async def run_file(
         "failed": 0,
         "ignored_lines": len(ignored),
     }
-    start = time.perf_counter()
-    tokens = 0
+    line = _ProgressLine(progress, counts)
     with open(output_path, "a", encoding="utf-8") as output:
         async for result in amap(lm, todo, concurrency=concurrency, **agent_options):
             output.write(result.to_line())
             output.flush()
             counts["ok" if result.error is None else "failed"] += 1
-            tokens += result.output_tokens
-            if progress is not None:
-                finished = counts["ok"] + counts["failed"]
-                elapsed = max(_since(start), 1e-9)
-                progress.write(
-                    f"\rbatch: {finished + counts['skipped']}/{counts['total']} done "
-                    f"({counts['skipped']} before), {counts['failed']} failed, "
-                    f"{finished / elapsed:.1f} runs/s, {tokens / elapsed:.1f} tokens/s"
-                )
-                progress.flush()
-    if progress is not None:
-        progress.write("\n")
+            line.update(result.output_tokens)
+    line.close()
     return counts
+
+
+class _ProgressLine:
+    """`run_file`'s progress: on a terminal one line, rewritten in place after each run;
+    elsewhere (a log file, a pipe) a line of its own per run, so a log reads in order.
+    Rates are over the runs since the start, to three significant digits (a slow model's
+    0.0123 runs/s is not 0.0)."""
+
+    def __init__(self, stream: TextIO | None, counts: dict[str, int]) -> None:
+        self.stream, self.counts = stream, counts
+        self.in_place = stream is not None and _is_terminal(stream)
+        self.start = time.perf_counter()
+        self.tokens = 0
+        self.written = False
+
+    def update(self, tokens: int) -> None:
+        self.tokens += tokens
+        if self.stream is None:
+            return
+        counts = self.counts
+        finished = counts["ok"] + counts["failed"]
+        elapsed = max(_since(self.start), 1e-9)
+        text = (
+            f"batch: {finished + counts['skipped']}/{counts['total']} done "
+            f"({counts['skipped']} before), {counts['failed']} failed, "
+            f"{_rate(finished / elapsed)} runs/s, {_rate(self.tokens / elapsed)} tokens/s"
+        )
+        self.stream.write(f"\r{text}" if self.in_place else f"{text}\n")
+        self.stream.flush()
+        self.written = True
+
+    def close(self) -> None:
+        if self.stream is not None and self.in_place and self.written:
+            self.stream.write("\n")  # the in-place line ends before what comes next
+
+
+def _rate(value: float) -> str:
+    """At least three significant digits, never in exponent form: 0.0123, 4.56, 789, 1500."""
+    if value <= 0:
+        return "0"
+    return f"{value:.{max(0, 2 - math.floor(math.log10(value)))}f}"
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed, or a stand-in without isatty
+        return False
