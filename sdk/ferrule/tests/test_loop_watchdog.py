@@ -1,8 +1,11 @@
-"""The Runtime's loop thread reports an async plugin that blocks it, naming the plugin."""
+"""The Runtime's loop thread reports an async plugin that blocks it, naming the plugin, and
+blames no one when the loop was only waiting in its selector."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import sys
 import threading
 import time
 from typing import Any
@@ -10,6 +13,7 @@ from typing import Any
 import attrs
 import pytest
 from ferrule import Runtime
+from ferrule._loop import Watchdog
 from ferrule_kernel import ComponentTypeSpec, Kernel, MethodSpec, OperatorSpec, hookimpl
 
 REPORTED = threading.Event()
@@ -109,3 +113,48 @@ def test_the_watchdog_is_off_at_zero(monkeypatch) -> None:
     with runtime() as rt:
         assert rt.call("blocks_the_loop", {}) == {"done": True}  # the loop is started
         assert watchdogs() == before
+
+
+def idle_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+    """A loop in a thread of its own, returned once that thread waits in the selector."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while True:
+        frame = sys._current_frames().get(thread.ident or 0)
+        if frame is not None and frame.f_code.co_name in ("select", "poll"):
+            return loop, thread
+        assert time.monotonic() < deadline, "the loop never waited in its selector"
+        time.sleep(0.01)
+
+
+def test_a_loop_waiting_in_its_selector_is_not_a_stall_and_blames_no_plugin(caught) -> None:
+    # What a starved loop looks like to the watchdog (a busy machine, or another thread
+    # holding the GIL): its stamp is overdue while its thread sits in the selector's wait.
+    loop, thread = idle_loop()
+    watchdog = Watchdog(loop, thread, after=0.2)  # not started: nothing renews its stamp
+    watchdog.beat -= 5
+    holding, gate = threading.Event(), threading.Lock()
+    gate.acquire()
+
+    def blocks() -> None:
+        holding.set()
+        gate.acquire(timeout=30)  # (a C call: the innermost Python line is this one)
+
+    try:
+        watchdog.check()
+        assert caught.records == []
+        # The same overdue stamp with a callback holding the loop is a stall, named there.
+        loop.call_soon_threadsafe(blocks)
+        assert holding.wait(30)
+        watchdog.check()
+    finally:
+        gate.release()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+        loop.close()
+    fields = caught.records[0].ferrule_fields
+    assert fields["where"] == f"{__file__}:{blocks.__code__.co_firstlineno + 2}"
+    assert fields["plugin"] is None
+    assert "plugin" not in fields["hint"]
