@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import marshal
-import os
-import sys
-import time
 import types
-import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -23,6 +18,12 @@ import attrs
 import pluggy
 
 from . import hookspecs
+from .entrypoints import (
+    EntryPointRecord,
+    find_entry_points,
+    provider_index,
+    save_provider_index,
+)
 from .errors import PluginLoadError, interrupts_request
 from .log import get_logger
 from .scrubbing import scrub_secrets
@@ -131,173 +132,6 @@ class Registry:
     operators: dict[str, Entry]
     component_types: dict[str, Entry]  # by name and by alias
     component_type_names: list[str]  # canonical names only, in registration order
-
-
-@attrs.frozen
-class EntryPointRecord:
-    name: str
-    value: str
-    distribution: str | None
-    version: str | None
-
-    def load(self) -> Any:
-        module_name, _, attr_path = self.value.partition(":")
-        obj: Any = importlib.import_module(module_name.strip())
-        for attr in filter(None, attr_path.strip().split(".")):
-            obj = getattr(obj, attr)
-        return obj
-
-
-def _scan_entry_points(group: str) -> list[EntryPointRecord]:
-    from importlib import metadata
-
-    seen: set[tuple[str, str]] = set()
-    found = []
-    for ep in metadata.entry_points(group=group):
-        key = (ep.name, ep.value)
-        if key in seen:  # the same distribution can be visible twice on sys.path
-            continue
-        seen.add(key)
-        dist = getattr(ep, "dist", None)
-        found.append(
-            EntryPointRecord(
-                ep.name,
-                ep.value,
-                dist.metadata["Name"] if dist is not None else None,
-                dist.version if dist is not None else None,
-            )
-        )
-    return found
-
-
-def _metadata_stamp(entry: str) -> tuple[str, int]:
-    """What identifies the distributions installed in one sys.path entry, and the mtime
-    that goes with it (0: none): the names of its ``*.dist-info`` / ``*.egg-info`` folders
-    (a name holds the version) and, where there are some, the entry's own mtime, which
-    installing, upgrading or reinstalling any distribution changes; a zip file's mtime.
-    One ``stat`` and one listing per entry, no ``stat`` per distribution: this runs at
-    every cold start. A folder with no distributions (a project's, a package's source)
-    is named only: editing files there is no reason to scan again."""
-    try:
-        with os.scandir(entry or ".") as scan:
-            names = sorted(e.name for e in scan if e.name.endswith((".dist-info", ".egg-info")))
-        if not names:
-            return "", 0
-        mtime = os.stat(entry or ".").st_mtime_ns
-        return f"{mtime}:{','.join(names)}", mtime
-    except NotADirectoryError:
-        try:
-            mtime = os.stat(entry).st_mtime_ns
-        except OSError:
-            return "-", 0
-        return str(mtime), mtime
-    except OSError:
-        return "-", 0
-
-
-#: A folder changed this recently may change again within its file system's timestamp
-#: granularity (a few ms) without a new mtime: a key holding it is not cached (git's
-#: "racy" index rule), so a distribution installed just then is never missed.
-_RACY_NS = 2_000_000_000
-
-
-def _cache_key(group: str) -> tuple[str, bool]:
-    """The key of the installed distributions as seen from ``sys.path``, and whether it
-    is safe to cache (no folder changed in the last two seconds)."""
-    parts = [sys.version, group]
-    newest = 0
-    for entry in sys.path:
-        stamp, mtime = _metadata_stamp(entry)
-        if stamp:  # an entry holding no distribution adds none: a script's own folder,
-            parts.append(f"{entry}:{stamp}")  # the current one, a package's source
-        newest = max(newest, mtime)
-    return "\0".join(parts), time.time_ns() - newest > _RACY_NS
-
-
-def _cache_file(group: str) -> str:
-    """One file per environment and group, overwritten when the key changes (so
-    installs and upgrades do not pile files up). The key leaves out the folders holding
-    no distribution, so programs started from different folders share it."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    name = zlib.crc32(f"{sys.prefix}\0{sys.executable}\0{group}".encode())
-    return os.path.join(base, "ferrule", f"entry-points-{name:08x}.marshal")
-
-
-#: What a cache file read found, by group: its key and the provider index stored with the
-#: entry points (`provider_index`), for `save_provider_index` to compare and write.
-_READ: dict[str, tuple[str, dict[tuple[str, str], str]]] = {}
-
-
-def _cache_enabled() -> bool:
-    return os.environ.get("FERRULE_DISCOVERY_CACHE", "1") not in ("0", "false", "no")
-
-
-def _write_cache(path: str, key: str, records: list[EntryPointRecord], index: Any) -> None:
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            rows = [(r.name, r.value, r.distribution, r.version) for r in records]
-            marshal.dump((key, rows, index), f)
-        os.replace(tmp, path)
-    except OSError:  # a read-only home is fine: we just scan every time
-        pass
-
-
-def find_entry_points(group: str) -> list[EntryPointRecord]:
-    """The entry points of ``group``, from the discovery cache when the installed
-    distributions are unchanged (``FERRULE_DISCOVERY_CACHE=0`` turns the cache off).
-
-    Scanning distributions needs importlib.metadata, which costs more to import than the
-    rest of a cold start; listing the metadata folders costs a fraction of it. The cache
-    (marshal: no import cost) holds its full key: another key is a miss.
-    """
-    _READ.pop(group, None)
-    if not _cache_enabled():
-        return _scan_entry_points(group)
-    key, cacheable = _cache_key(group)
-    path = _cache_file(group)
-    try:
-        with open(path, "rb") as f:
-            cached_key, records, *rest = marshal.load(f)
-        if cached_key == key:
-            index = rest[0] if rest and isinstance(rest[0], dict) else {}
-            _READ[group] = (key, index)
-            return [EntryPointRecord(*record) for record in records]
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    found = _scan_entry_points(group)
-    if cacheable:
-        _write_cache(path, key, found, {})
-        _READ[group] = (key, {})
-    return found
-
-
-def provider_index(group: str) -> dict[tuple[str, str], str]:
-    """Which entry point provided each name (``("operator", name)`` or
-    ``("component_type", name_or_alias)`` -> entry-point name) when the plugins of the
-    same installed distributions were last all loaded, as `find_entry_points` last read it
-    from the cache; empty without one.
-
-    A hint, never the answer: a `Kernel` asked for a name it holds imports that one plugin
-    only, and still takes the description from the plugin's own hook.
-    """
-    read = _READ.get(group)
-    return read[1] if read is not None else {}
-
-
-def save_provider_index(
-    group: str, records: list[EntryPointRecord], index: dict[tuple[str, str], str]
-) -> None:
-    """Store ``index`` (see `provider_index`) beside the entry points ``records`` that
-    `find_entry_points` read or cached for the current key; nothing when it holds this
-    index already, or when nothing was cached (the cache off, a folder changed just now)."""
-    read = _READ.get(group)
-    if read is None or read[1] == index:
-        return
-    key = read[0]
-    _write_cache(_cache_file(group), key, records, index)
-    _READ[group] = (key, index)
 
 
 class _PluginManager(pluggy.PluginManager):
@@ -497,6 +331,7 @@ def call_kind(fn: Callable[..., Any]) -> str:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Entry",
+    "EntryPointRecord",
     "PluginInfo",
     "Registry",
     "build_registry",
