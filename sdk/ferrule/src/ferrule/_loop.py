@@ -402,18 +402,20 @@ class Watchdog:
 
 def _waiting_in_selector(frame: Any) -> bool:
     """Whether the loop whose innermost frame this is runs its own code (its selector's
-    wait, the bookkeeping around it) rather than a callback: ``BaseEventLoop._run_once``
-    is reached, going outwards, before any ``Handle._run``. A loop with no Python frames
-    of its own (uvloop) never counts as waiting."""
+    wait, the bookkeeping around it) rather than a callback: asyncio's loop turn
+    (``BaseEventLoop._run_once``) is reached, going outwards, before any callback's run
+    (``Handle._run``). A loop with no Python frames of its own (uvloop) never counts as
+    waiting."""
     import asyncio
 
-    # (one turn of asyncio's pure-Python loop; private, and missing from its type stubs)
-    run_once = asyncio.base_events.BaseEventLoop._run_once.__code__  # type: ignore[attr-defined]
-    run_callback = asyncio.events.Handle._run.__code__
+    # (asyncio's pure-Python loop, named by code: its private methods have no public name)
+    loop_turn = (asyncio.base_events.__file__, "_run_once")
+    callback = (asyncio.events.__file__, "_run")
     while frame is not None:
-        if frame.f_code is run_callback:
+        where = (frame.f_code.co_filename, frame.f_code.co_name)
+        if where == callback:
             return False
-        if frame.f_code is run_once:
+        if where == loop_turn:
             return True
         frame = frame.f_back
     return False
