@@ -333,7 +333,41 @@ def test_plugins_say_what_each_thing_does(home: dict[str, str]) -> None:
     echo = next(p for p in listed if p["name"] == "echo")
     assert echo["operators"] == ["echo"]
     assert set(echo["descriptions"]) == {"echo"} and echo["descriptions"]["echo"]
+    image = next(p for p in listed if p["name"] == "image")
+    assert image["hooks"] == ["ferrule_register_part_types"] and image["part_types"] == ["image"]
 
-    table = ferrule(home, "plugins").stdout
+    table = ferrule(home, "plugins", "--format", "table", "--all").stdout
     assert "component type exllama_language_model" in table
     assert "one at a time" in table
+    assert "content type image" in table
+
+
+def test_plugins_in_a_pipe_are_a_line_each_and_all_is_a_line_per_name(
+    home: dict[str, str],
+) -> None:
+    # stdout is a pipe here: lines for grep, cut and awk, not a table of boxes
+    listed = json.loads(ferrule(home, "plugins", "--json").stdout)
+    lines = ferrule(home, "plugins").stdout.splitlines()
+    assert len(lines) == len(listed)
+    rows = {line.split()[0]: line.split(maxsplit=4) for line in lines}
+    assert rows["echo"] == [
+        "echo",
+        "ferrule-echo",
+        version("ferrule-echo"),
+        "ok",
+        "operators: echo",
+    ]
+    assert rows["image"][4] == "content types: image"
+    assert rows["ray"][4] == "placement"
+    assert rows["openai"][4].endswith("; API model ids; embedder ids")
+
+    named = ferrule(home, "plugins", "--all").stdout.splitlines()
+    echo = [line.split(maxsplit=3) for line in named if line.startswith("echo ")]
+    assert echo == [["echo", "operator", "echo", "Return the input text as given."]]
+    registered = sum(len(p["operators"]) + len(p["component_types"]) for p in listed)
+    assert sum(line.split()[1] in ("operator", "component") for line in named) == registered
+
+    # a terminal still gets the table, one row per plugin (no descriptions without --all)
+    table = ferrule(home, "plugins", "--format", "table").stdout
+    assert "┃ plugin" in table and "operators: echo" in table
+    assert "Return the input text as given." not in table

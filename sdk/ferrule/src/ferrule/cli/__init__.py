@@ -14,7 +14,8 @@ import sys
 from typing import Any
 
 SUBCOMMANDS = [
-    "ferrule.cli.kernel",  # plugins, call, iter, define, delete
+    "ferrule.cli.plugins",  # plugins
+    "ferrule.cli.kernel",  # call, iter, define, delete
     "ferrule.cli.serve",  # serve
     "ferrule.cli.models",  # models list|download|remove
     "ferrule.cli.chat",  # chat

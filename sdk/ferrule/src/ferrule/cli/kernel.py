@@ -1,4 +1,5 @@
-"""``ferrule plugins``, ``ferrule call``, ``ferrule iter``, ``ferrule define``, ``ferrule delete``.
+"""``ferrule call``, ``ferrule iter``, ``ferrule define``, ``ferrule delete`` (``ferrule plugins``
+is `ferrule.cli.plugins`).
 
 ``call`` and ``iter`` take an operator, or ``COMPONENT.METHOD``. A component lives in a
 runtime, and this command's own runtime ends with the command: so components are defined,
@@ -26,12 +27,6 @@ TOKEN_VARIABLE = "FERRULE_TOKEN"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    plugins = subparsers.add_parser(
-        "plugins", help="list installed plugins, what each registers, and what that does"
-    )
-    plugins.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    plugins.set_defaults(func=_plugins)
-
     for name, help_text, func in (
         ("call", "call an operator (or COMPONENT.METHOD) with JSON input, print its output", _call),
         ("iter", "stream an operator (or COMPONENT.METHOD) and print each item as it comes", _iter),
@@ -235,55 +230,4 @@ def _delete(args: argparse.Namespace) -> int:
     except FerruleError as exc:
         return fail(exc)
     print(f"deleted {args.name}")
-    return 0
-
-
-def _descriptions(kernel: Any) -> dict[str, str]:
-    """Each operator's and component type's description, by name (from the registry: no
-    input class is imported for it)."""
-    registry = kernel.registry
-    specs = {**registry.operators, **registry.component_types}
-    return {name: entry.spec.description for name, entry in specs.items()}
-
-
-def _plugins(args: argparse.Namespace) -> int:
-    from ferrule_kernel import Kernel
-
-    kernel = Kernel()
-    infos = kernel.plugins()
-    descriptions = _descriptions(kernel)
-    for info in infos:
-        info["descriptions"] = {
-            name: descriptions.get(name, "")
-            for name in [*info["operators"], *info["component_types"]]
-        }
-    if args.json:
-        print(json.dumps(infos, indent=2))
-        return 0
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title="ferrule plugins", show_lines=True)
-    for column in ("plugin", "distribution", "version", "registers", "status"):
-        table.add_column(column)
-    for info in infos:
-        registers = [
-            f"[bold]{kind} {name}[/bold]\n[dim]{escape(info['descriptions'][name])}[/dim]"
-            if info["descriptions"][name]
-            else f"[bold]{kind} {name}[/bold]"
-            for kind, key in (("operator", "operators"), ("component type", "component_types"))
-            for name in info[key]
-        ]
-        status = (
-            f"[red]broken: {escape(info['error'])}[/red]" if info["error"] else "[green]ok[/green]"
-        )
-        table.add_row(
-            info["name"],
-            info["distribution"] or "-",
-            info["version"] or "-",
-            "\n".join(registers) or "-",
-            status,
-        )
-    Console().print(table)
     return 0
