@@ -46,3 +46,9 @@ for event in agent.run("Hi", stream=True):
     _ = event.tool  # error
 for response in agent.query("Hi"):
     _ = response.message  # error
+
+# an Agent option misspelt, and one of the wrong type (the keywords come from its settings
+# groups: ferrule.agent.settings)
+Agent(rt, TestModel(), markdwn=True)  # error
+Agent(rt, TestModel(), tool_call_limit="3")  # error
+Agent(model=TestModel(), tool_timeout="60")  # error

@@ -748,10 +748,10 @@ def test_the_options_are_one_settings_object_and_the_agents_attributes(rt):
         options={"temperature": 0.1},
         tool_timeout=5,
     )
-    assert agent.settings.name == agent.name == "Helper"
-    assert agent.settings.options == agent.options == {"temperature": 0.1}
+    assert agent.settings.identity.name == agent.name == "Helper"
+    assert agent.settings.model.options == agent.options == {"temperature": 0.1}
     assert agent.tool_timeout == 5
     # the follow-on defaults are resolved in the settings
-    assert agent.settings.add_session_summary_to_context is False
+    assert agent.settings.history.add_session_summary_to_context is False
     assert agent.add_memories_to_context is False
-    assert agent.pre_hooks == [] and agent.settings.pre_hooks == []
+    assert agent.pre_hooks == [] and agent.settings.hooks.pre_hooks == []

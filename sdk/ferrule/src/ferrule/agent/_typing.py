@@ -4,7 +4,7 @@
 (``Agent[OutputT]``, ``RunOutput[OutputT]``, the stream's item type): they spell out the
 arguments that decide the type (``output_schema``, ``stream``, the input) and take the
 rest as ``**options: Unpack[...]`` of these TypedDicts. Imported only under
-``TYPE_CHECKING``, so they cost nothing at run time; tests/typing/test_typing.py checks that
+``TYPE_CHECKING``, so they cost nothing at run time; tests/test_typing.py checks that
 each lists exactly the implementation's other keyword arguments, so a new argument cannot
 be left out of the overloads.
 """
@@ -55,34 +55,20 @@ class RunOptions(_SharedOptions, total=False):
     yield_run_output: bool
 
 
-class AgentOptions(TypedDict, total=False):
-    """`Agent`'s keyword arguments besides ``output_schema``."""
+# `Agent`'s options, one TypedDict per settings group of `settings` (same names, same
+# annotations: sdk/ferrule/tests/test_agent_options.py checks them field by field).
 
+
+class IdentityOptions(TypedDict, total=False):
     name: str | None
     id: str | None
+
+
+class ContextOptions(TypedDict, total=False):
+    """`settings.ContextSettings` but ``system_message`` (`Agent`'s third positional)."""
+
     description: str | None
     instructions: str | Sequence[str] | Any
-    db: Any
-    session_id: str | None
-    user_id: str | None
-    session_state: dict[str, Any] | None
-    add_session_state_to_context: bool
-    add_history_to_context: bool
-    num_history_runs: int | None
-    num_history_messages: int | None
-    enable_session_summaries: bool
-    add_session_summary_to_context: bool | None
-    memory_manager: MemoryManager | None
-    enable_user_memories: bool
-    update_memory_on_run: bool
-    add_memories_to_context: bool | None
-    knowledge: Any
-    search_knowledge: bool
-    add_knowledge_to_context: bool
-    knowledge_filters: dict[str, Any] | None
-    enable_agentic_knowledge_filters: bool
-    enable_agentic_state: bool
-    knowledge_retriever: Any
     markdown: bool
     add_datetime_to_context: bool
     timezone_identifier: str | None
@@ -90,20 +76,96 @@ class AgentOptions(TypedDict, total=False):
     add_name_to_context: bool
     expected_output: str | None
     additional_context: str | None
-    use_json_mode: bool
-    stream: bool | None
-    stream_events: bool | None
-    output_retries: int
-    tool_call_limit: int | None
-    usage_limits: UsageLimits | None
-    tool_timeout: float | None
-    reasoning: Reasoning
+
+
+class ModelOptions(TypedDict, total=False):
     options: Mapping[str, Any] | None
+    usage_limits: UsageLimits | None
+
+
+class ToolOptions(TypedDict, total=False):
+    tool_call_limit: int | None
+    tool_timeout: float | None
+
+
+class SessionOptions(TypedDict, total=False):
+    db: Any
+    session_id: str | None
+    user_id: str | None
+    session_state: dict[str, Any] | None
+    add_session_state_to_context: bool
+    enable_agentic_state: bool
+
+
+class HistoryOptions(TypedDict, total=False):
+    add_history_to_context: bool
+    num_history_runs: int | None
+    num_history_messages: int | None
+    enable_session_summaries: bool
+    add_session_summary_to_context: bool | None
+
+
+class MemoryOptions(TypedDict, total=False):
+    memory_manager: MemoryManager | None
+    enable_user_memories: bool
+    update_memory_on_run: bool
+    add_memories_to_context: bool | None
+
+
+class KnowledgeOptions(TypedDict, total=False):
+    knowledge: Any
+    search_knowledge: bool
+    add_knowledge_to_context: bool
+    knowledge_filters: dict[str, Any] | None
+    enable_agentic_knowledge_filters: bool
+    knowledge_retriever: Any
+
+
+class ReasoningOptions(TypedDict, total=False):
+    reasoning: Reasoning
     reasoning_model: Any
+
+
+class OutputOptions(TypedDict, total=False):
+    """`settings.OutputSettings` but ``output_schema`` (the overloads spell it: it
+    decides the agent's type)."""
+
+    output_retries: int
+    use_json_mode: bool
     parser_model: Any
     parser_model_prompt: str | None
     parse_response: bool
+
+
+class StreamOptions(TypedDict, total=False):
+    stream: bool | None
+    stream_events: bool | None
+
+
+class HookOptions(TypedDict, total=False):
     pre_hooks: Sequence[Any] | None
     post_hooks: Sequence[Any] | None
     tool_hooks: Sequence[Any] | None
+
+
+class DebugOptions(TypedDict, total=False):
     debug_mode: bool
+
+
+class AgentOptions(
+    IdentityOptions,
+    ContextOptions,
+    ModelOptions,
+    ToolOptions,
+    SessionOptions,
+    HistoryOptions,
+    MemoryOptions,
+    KnowledgeOptions,
+    ReasoningOptions,
+    OutputOptions,
+    StreamOptions,
+    HookOptions,
+    DebugOptions,
+    total=False,
+):
+    """`Agent`'s keyword arguments besides ``output_schema``: every group's."""

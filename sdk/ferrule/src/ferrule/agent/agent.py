@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import inspect
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
@@ -40,7 +39,7 @@ from .results import AgentResponse, OutputT, StepResult
 from .run_calls import RunCalls
 from .runs import AgentRuns
 from .sessions import AgentSessions
-from .settings import SETTINGS, AgentSettings, agent_id_for, copied_settings
+from .settings import AgentSettings, agent_id_for, copied_settings, with_options_signature
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
@@ -116,50 +115,75 @@ class Agent(RunCalls[OutputT]):
     `RunOutput.content` has that type.
     """
 
-    # the settings (`AgentSettings`) as the agent's attributes (Agno's: ``agent.name``...)
+    # every option (`AgentSettings`, by group) as the agent's attribute, as it is now
+    # (Agno's: ``agent.name``, ``agent.session_id = ...``); sdk/ferrule/tests/
+    # test_agent_options.py checks that each option has its line here
     settings: AgentSettings
     runtime: Any
     model: Any
+    # identity
     name: str | None
     id: str
-    system_message: str | None
+    # context
+    system_message: Any
     description: str | None
     instructions: Any
+    markdown: bool
+    add_datetime_to_context: bool
+    timezone_identifier: str | None
+    datetime_format: str | None
+    add_name_to_context: bool
+    expected_output: str | None
+    additional_context: str | None
+    # model
+    options: dict[str, Any]
+    usage_limits: UsageLimits | None
+    # tools
+    tool_call_limit: int | None
+    tool_timeout: float | None
+    # session
     db: Any
     session_id: str
     user_id: str | None
     session_state: dict[str, Any]
     add_session_state_to_context: bool
+    enable_agentic_state: bool
+    # history
     add_history_to_context: bool
     num_history_runs: int | None
     num_history_messages: int | None
     enable_session_summaries: bool
     add_session_summary_to_context: bool
+    # memory
     memory_manager: MemoryManager | None
     enable_user_memories: bool
+    update_memory_on_run: bool
     add_memories_to_context: bool
+    # knowledge
     knowledge: Knowledge | None
     search_knowledge: bool
     add_knowledge_to_context: bool
     knowledge_filters: dict[str, Any] | None
     enable_agentic_knowledge_filters: bool
     knowledge_retriever: Any
-    stream: bool | None
-    stream_events: bool | None
+    # reasoning
+    reasoning: Reasoning
+    reasoning_model: Any
+    # output
     output_schema: Any
     output_retries: int
-    tool_call_limit: int | None
-    usage_limits: UsageLimits | None
-    tool_timeout: float | None
-    reasoning: Reasoning
-    options: dict[str, Any]
-    reasoning_model: Any
+    use_json_mode: bool
     parser_model: Any
     parser_model_prompt: str | None
     parse_response: bool
+    # streaming
+    stream: bool | None
+    stream_events: bool | None
+    # hooks
     pre_hooks: list[Any]
     post_hooks: list[Any]
     tool_hooks: list[Any]
+    # debug
     debug_mode: bool
 
     @overload
@@ -195,69 +219,19 @@ class Agent(RunCalls[OutputT]):
         output_schema: Mapping[str, Any],
         **options: Unpack[AgentOptions],
     ) -> None: ...
+    @with_options_signature
     def __init__(
         self,
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
         tools: Sequence[Any] | Callable[..., Any] | None = None,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        description: str | None = None,
-        instructions: str | Sequence[str] | Any = None,
-        db: Any = None,
-        session_id: str | None = None,
-        user_id: str | None = None,
-        session_state: dict[str, Any] | None = None,
-        add_session_state_to_context: bool = False,
-        add_history_to_context: bool = False,
-        num_history_runs: int | None = None,
-        num_history_messages: int | None = None,
-        enable_session_summaries: bool = False,
-        add_session_summary_to_context: bool | None = None,
-        memory_manager: MemoryManager | None = None,
-        enable_user_memories: bool = False,
-        update_memory_on_run: bool = False,
-        add_memories_to_context: bool | None = None,
-        knowledge: Any = None,
-        search_knowledge: bool = True,
-        add_knowledge_to_context: bool = False,
-        knowledge_filters: dict[str, Any] | None = None,
-        enable_agentic_knowledge_filters: bool = False,
-        knowledge_retriever: Any = None,
-        enable_agentic_state: bool = False,
-        markdown: bool = False,
-        add_datetime_to_context: bool = False,
-        timezone_identifier: str | None = None,
-        datetime_format: str | None = None,
-        add_name_to_context: bool = False,
-        expected_output: str | None = None,
-        additional_context: str | None = None,
-        use_json_mode: bool = False,
-        stream: bool | None = None,
-        stream_events: bool | None = None,
-        output_schema: Any = None,
-        output_retries: int = 1,
-        tool_call_limit: int | None = None,
-        usage_limits: UsageLimits | None = None,
-        tool_timeout: float | None = 60.0,
-        reasoning: Reasoning = False,
-        options: Mapping[str, Any] | None = None,
-        reasoning_model: Any = None,
-        parser_model: Any = None,
-        parser_model_prompt: str | None = None,
-        parse_response: bool = True,
-        pre_hooks: Sequence[Any] | None = None,
-        post_hooks: Sequence[Any] | None = None,
-        tool_hooks: Sequence[Any] | None = None,
-        debug_mode: bool = False,
+        **options: Any,
     ) -> None:
         if isinstance(runtime, LangModel) and isinstance(model, list) and tools is None:
             runtime, model, tools = None, runtime, model  # Ailoy 0.2's Agent(lm, [tools])
-        # the options, checked as one object (each refused naming itself)
-        given = locals()
-        settings = AgentSettings(**{name: given[name] for name in SETTINGS})
+        # the options, checked group by group (each refused naming itself)
+        settings = AgentSettings.from_options({"system_message": system_message, **options})
         self.settings = settings
         if model is None:  # Agent(lm) or Agent(model)
             runtime, model = None, runtime
@@ -269,14 +243,17 @@ class Agent(RunCalls[OutputT]):
         self._fallback = model if isinstance(model, FallbackModel) else None
         self.runtime = runtime
         self.model = model
-        for name in SETTINGS:
-            setattr(self, name, getattr(settings, name))
-        self.id = settings.id or agent_id_for(settings.name)
-        self.session_id = settings.session_id or uuid.uuid4().hex
-        self.session_state = settings.session_state if settings.session_state is not None else {}
-        self.knowledge = checked_knowledge(knowledge, knowledge_filters, runtime)
+        for name, value in settings.options().items():
+            setattr(self, name, value)
+        session = settings.session
+        self.id = settings.identity.id or agent_id_for(settings.identity.name)
+        self.session_id = session.session_id or uuid.uuid4().hex
+        self.session_state = session.session_state if session.session_state is not None else {}
+        self.knowledge = checked_knowledge(
+            settings.knowledge.knowledge, settings.knowledge.knowledge_filters, runtime
+        )
         self._helper_models: dict[str, LangModel] = {}  # memory and summary models of our own
-        self._output = structured_output(output_schema)
+        self._output = structured_output(settings.output.output_schema)
         # tracing plugins (ferrule-otel); None, and sites that do nothing, without one
         kernel = routing_kernel(runtime)
         kernel.load_plugins()
@@ -327,7 +304,7 @@ class Agent(RunCalls[OutputT]):
             options=self.options,
             output_retries=self.output_retries,
             parse_response=self.parse_response,
-            use_json_mode=self.settings.use_json_mode,
+            use_json_mode=self.use_json_mode,
             tool_timeout=self.tool_timeout,
             pre_hooks=self.pre_hooks,
             post_hooks=self.post_hooks,
@@ -379,7 +356,7 @@ class Agent(RunCalls[OutputT]):
     async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
         state = run_context.session_state if run_context is not None else self.session_state
         knowledge_tools = self._knowledge.tools()
-        agentic = self.settings.enable_agentic_state
+        agentic = self.enable_agentic_state
         return await self._toolbox.resolve(self, state, run_context, knowledge_tools, agentic)
 
     # -- tools (`toolbox.AgentTools`) ------------------------------------------------------
@@ -536,7 +513,7 @@ class Agent(RunCalls[OutputT]):
         one's alone; the runtime, model, db, tools and other models are shared. The copy
         starts with no conversation of its own and defines its own model component. An id
         made from the name follows a new ``name``."""
-        return Agent(**copied_settings(self, inspect.signature(Agent.__init__), update))
+        return Agent(**copied_settings(self, update))
 
     @staticmethod
     def cancel_run(run_id: str) -> bool:

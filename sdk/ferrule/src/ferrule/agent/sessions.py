@@ -153,7 +153,7 @@ def _session(stored: Any, runs: list[RunOutput[Any]] | None = None) -> AgentSess
     )
 
 
-class SessionSettings(Protocol):
+class AgentSessionView(Protocol):
     """What `AgentSessions` reads of its agent's settings, as they are at each call (Agno's
     users set them on the agent: ``agent.session_id = ...``)."""
 
@@ -184,7 +184,7 @@ class AgentSessions:
 
     def __init__(
         self,
-        settings: SessionSettings,
+        settings: AgentSessionView,
         history: list[Message],
         second_models: Callable[[], SecondModels],
         system_message: Callable[..., str | None],

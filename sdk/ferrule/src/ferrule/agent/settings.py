@@ -1,20 +1,32 @@
-"""The Agent's options as one validated object: `AgentSettings`, built by `Agent.__init__`
-from its keyword arguments (Agno's names). Each option is checked as it is set, and a bad
-one is refused with `InvalidInputError` naming it (``field="tool_call_limit"``); the id an
-agent's name makes (`agent_id_for`) and the settings `Agent.deep_copy` copies
-(`copied_settings`)."""
+"""The Agent's options as data: one frozen settings group per concern (`IdentitySettings`,
+`ContextSettings`, `ModelSettings`, `ToolSettings`, `SessionSettings`, `HistorySettings`,
+`MemorySettings`, `KnowledgeSettings`, `ReasoningSettings`, `OutputSettings`,
+`StreamSettings`, `HookSettings`, `DebugSettings`), gathered in `AgentSettings`, which
+`Agent.__init__` builds from its keyword arguments (Agno's names) with
+`AgentSettings.from_options`. Each option is checked as it is set, and a bad one is
+refused with `InvalidInputError` naming it (``field="tool_call_limit"``); an unknown
+keyword is a `TypeError` naming the nearest option.
+
+`Agent`'s keyword signature is made from the groups (`agent_signature`), and its typed
+overloads take the same options as ``**options: Unpack[AgentOptions]`` (`_typing`: one
+TypedDict per group, which sdk/ferrule/tests/test_agent_options.py checks against the
+groups field by field). docs/architecture.md, "Adding an Agent option", says how to add
+one. Also here: the id an agent's name makes (`agent_id_for`) and the settings
+`Agent.deep_copy` copies (`copied_settings`)."""
 
 from __future__ import annotations
 
 import copy
+import difflib
 import inspect
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import attrs
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.lm import Reasoning
 
 from .hooks import check_hooks
 from .memory import MemoryManager
@@ -116,52 +128,38 @@ _text = _optional(str, "a string")
 _state = _optional(dict, "a dict")
 
 
-@attrs.define(kw_only=True)
-class AgentSettings:
-    """Every option of `Agent` but its runtime, model and tools (see `Agent` for what each
-    does); ``None`` defaults that follow another option are resolved here."""
+def _resolve(group: Any, name: str, value: Any) -> None:
+    """Set an option that follows another (a frozen group's own post-init only)."""
+    object.__setattr__(group, name, value)
 
-    system_message: Any = attrs.field(default=None, validator=_text_or_function)
+
+_maybe_flag = _optional(bool, "True or False")
+
+
+@attrs.frozen(kw_only=True)
+class IdentitySettings:
+    """Who the agent is: ``name`` and ``id`` (its id in stored runs; by default made from
+    the name, `agent_id_for`)."""
+
     name: str | None = attrs.field(default=None, validator=_text)
     id: str | None = attrs.field(default=None, validator=_text)
+
+
+@attrs.frozen(kw_only=True)
+class ContextSettings:
+    """What the system message says (see `context.system_text`): ``system_message`` as
+    given, else ``description``, ``instructions`` and Agno's context lines."""
+
+    #: A string, or a function making it (taking ``agent`` / ``session_state`` /
+    #: ``run_context`` by name).
+    system_message: Any = attrs.field(default=None, validator=_text_or_function)
     description: str | None = attrs.field(default=None, validator=_text)
-    instructions: Any = attrs.field(default=None, validator=_instructions)
-    db: Any = attrs.field(default=None, validator=_db)
-    session_id: str | None = attrs.field(default=None, validator=_text)
-    user_id: str | None = attrs.field(default=None, validator=_text)
-    session_state: dict[str, Any] | None = attrs.field(default=None, validator=_state)
-    add_session_state_to_context: bool = attrs.field(default=False, validator=_flag)
-    add_history_to_context: bool = attrs.field(default=False, validator=_flag)
-    num_history_runs: int | None = attrs.field(default=None, validator=_count)
-    num_history_messages: int | None = attrs.field(default=None, validator=_count)
-    enable_session_summaries: bool = attrs.field(default=False, validator=_flag)
-    add_session_summary_to_context: bool | None = attrs.field(
-        default=None, validator=_optional(bool, "True or False")
-    )
-    memory_manager: MemoryManager | None = attrs.field(
-        default=None, validator=_optional(MemoryManager, "a MemoryManager")
-    )
-    enable_user_memories: bool = attrs.field(default=False, validator=_flag)
-    #: Agno's name for ``enable_user_memories`` (either turns the memory manager on).
-    update_memory_on_run: bool = attrs.field(default=False, validator=_flag)
-    add_memories_to_context: bool | None = attrs.field(
-        default=None, validator=_optional(bool, "True or False")
-    )
-    knowledge: Any = None  # checked by the agent's knowledge side (it adopts the runtime)
-    search_knowledge: bool = attrs.field(default=True, validator=_flag)
-    add_knowledge_to_context: bool = attrs.field(default=False, validator=_flag)
-    knowledge_filters: dict[str, Any] | None = attrs.field(
-        default=None, validator=_optional(dict, "a dict of metadata filters")
-    )
-    enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=_flag)
-    #: Agno's function searching in the knowledge's place (see `knowledge.AgentKnowledge`).
-    knowledge_retriever: Any = attrs.field(default=None, validator=_function)
-    #: The model may change the session's state through an ``update_session_state`` tool.
-    enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
+    instructions: str | Sequence[str] | Any = attrs.field(default=None, validator=_instructions)
     #: Agno's instruction to answer in markdown, added to the system message.
     markdown: bool = attrs.field(default=False, validator=_flag)
     #: Agno's context lines: the current time (in ``timezone_identifier``, else the local
-    #: zone, as ``datetime_format`` says) and the agent's name, in the system message's ``<additional_information>``.
+    #: zone, as ``datetime_format`` says) and the agent's name, in the system message's
+    #: ``<additional_information>``.
     add_datetime_to_context: bool = attrs.field(default=False, validator=_flag)
     timezone_identifier: str | None = attrs.field(default=None, validator=_timezone)
     #: The time's ``strftime`` format (default ``"%Y-%m-%d %H:%M:%S %Z"``).
@@ -171,64 +169,261 @@ class AgentSettings:
     #: the end of the system message.
     expected_output: str | None = attrs.field(default=None, validator=_text)
     additional_context: str | None = attrs.field(default=None, validator=_text)
-    #: Ask for the ``output_schema`` in the provider's JSON mode, the schema described in
-    #: the system message, rather than as the provider's structured-output schema.
-    use_json_mode: bool = attrs.field(default=False, validator=_flag)
-    stream: bool | None = attrs.field(default=None, validator=_optional(bool, "True or False"))
-    stream_events: bool | None = attrs.field(
-        default=None, validator=_optional(bool, "True or False")
-    )
-    output_schema: Any = None  # checked as it is turned into a StructuredOutput
-    output_retries: int = attrs.field(default=1, validator=_count)
-    tool_call_limit: int | None = attrs.field(default=None, validator=_count)
-    usage_limits: UsageLimits | None = attrs.field(
-        default=None, validator=_optional(UsageLimits, "a UsageLimits")
-    )
-    tool_timeout: float | None = attrs.field(default=60.0, validator=_seconds)
-    reasoning: bool | str = attrs.field(default=False, validator=_reasoning)
+
+
+@attrs.frozen(kw_only=True)
+class ModelSettings:
+    """How the model is asked: ``options`` (passed to its ``infer``: ``temperature``,
+    ``max_tokens``...) and ``usage_limits`` (model requests and tokens per run)."""
+
     options: Mapping[str, Any] | None = attrs.field(
         default=None, validator=_optional(Mapping, "a dict of model options")
     )
+    usage_limits: UsageLimits | None = attrs.field(
+        default=None, validator=_optional(UsageLimits, "a UsageLimits")
+    )
+
+    def __attrs_post_init__(self) -> None:
+        _resolve(self, "options", dict(self.options or {}))
+
+
+@attrs.frozen(kw_only=True)
+class ToolSettings:
+    """How tools are called: ``tool_call_limit`` (calls per run) and ``tool_timeout``
+    (seconds per call unless the tool sets its own; None: no limit)."""
+
+    tool_call_limit: int | None = attrs.field(default=None, validator=_count)
+    tool_timeout: float | None = attrs.field(default=60.0, validator=_seconds)
+
+
+@attrs.frozen(kw_only=True)
+class SessionSettings:
+    """Where runs are kept and for whom: ``db``, ``session_id`` (default: a new one per
+    agent), ``user_id``, ``session_state`` (a new session's state; without a db, the state
+    itself), ``add_session_state_to_context`` and ``enable_agentic_state`` (the model may
+    change the state through an ``update_session_state`` tool)."""
+
+    db: Any = attrs.field(default=None, validator=_db)
+    session_id: str | None = attrs.field(default=None, validator=_text)
+    user_id: str | None = attrs.field(default=None, validator=_text)
+    session_state: dict[str, Any] | None = attrs.field(default=None, validator=_state)
+    add_session_state_to_context: bool = attrs.field(default=False, validator=_flag)
+    enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
+
+
+@attrs.frozen(kw_only=True)
+class HistorySettings:
+    """What a run sees of earlier runs: ``add_history_to_context`` with
+    ``num_history_runs`` or ``num_history_messages``; session summaries."""
+
+    add_history_to_context: bool = attrs.field(default=False, validator=_flag)
+    num_history_runs: int | None = attrs.field(default=None, validator=_count)
+    num_history_messages: int | None = attrs.field(default=None, validator=_count)
+    enable_session_summaries: bool = attrs.field(default=False, validator=_flag)
+    #: Default: ``enable_session_summaries``.
+    add_session_summary_to_context: bool | None = attrs.field(default=None, validator=_maybe_flag)
+
+    def __attrs_post_init__(self) -> None:
+        if self.add_session_summary_to_context is None:
+            _resolve(self, "add_session_summary_to_context", self.enable_session_summaries)
+
+
+@attrs.frozen(kw_only=True)
+class MemorySettings:
+    """The user's memories: ``enable_user_memories`` (or Agno's ``update_memory_on_run``)
+    keeps them with ``memory_manager`` (default: a `MemoryManager`);
+    ``add_memories_to_context`` (default: on when they are kept)."""
+
+    memory_manager: MemoryManager | None = attrs.field(
+        default=None, validator=_optional(MemoryManager, "a MemoryManager")
+    )
+    enable_user_memories: bool = attrs.field(default=False, validator=_flag)
+    #: Agno's name for ``enable_user_memories`` (either turns the memory manager on).
+    update_memory_on_run: bool = attrs.field(default=False, validator=_flag)
+    add_memories_to_context: bool | None = attrs.field(default=None, validator=_maybe_flag)
+
+    def __attrs_post_init__(self) -> None:
+        enabled = self.enable_user_memories or self.update_memory_on_run
+        _resolve(self, "enable_user_memories", enabled)
+        _resolve(self, "update_memory_on_run", enabled)
+        if self.add_memories_to_context is None:
+            _resolve(self, "add_memories_to_context", enabled)
+        if self.memory_manager is None and enabled:
+            _resolve(self, "memory_manager", MemoryManager())
+
+
+@attrs.frozen(kw_only=True)
+class KnowledgeSettings:
+    """The agent's knowledge (see `knowledge.AgentKnowledge`): ``knowledge`` (checked by
+    the agent's knowledge side, which adopts the runtime), ``search_knowledge`` (the model
+    may call ``search_knowledge_base``), ``add_knowledge_to_context``, filters, and Agno's
+    ``knowledge_retriever`` searching in the knowledge's place."""
+
+    knowledge: Any = None
+    search_knowledge: bool = attrs.field(default=True, validator=_flag)
+    add_knowledge_to_context: bool = attrs.field(default=False, validator=_flag)
+    knowledge_filters: dict[str, Any] | None = attrs.field(
+        default=None, validator=_optional(dict, "a dict of metadata filters")
+    )
+    enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=_flag)
+    knowledge_retriever: Any = attrs.field(default=None, validator=_function)
+
+
+@attrs.frozen(kw_only=True)
+class ReasoningSettings:
+    """Thinking: ``reasoning`` (the main model's: True, or an effort level such as
+    ``"high"``) and ``reasoning_model`` (a second model thinking before the main one)."""
+
+    reasoning: Reasoning = attrs.field(default=False, validator=_reasoning)
     reasoning_model: Any = None
+
+
+@attrs.frozen(kw_only=True)
+class OutputSettings:
+    """The final reply: ``output_schema`` (checked as it becomes a `StructuredOutput`),
+    ``output_retries``, ``use_json_mode`` (ask for the schema in the provider's JSON mode,
+    described in the system message), and a ``parser_model`` turning the reply into the
+    schema (``parse_response=False`` leaves it as text)."""
+
+    output_schema: Any = None
+    output_retries: int = attrs.field(default=1, validator=_count)
+    use_json_mode: bool = attrs.field(default=False, validator=_flag)
     parser_model: Any = None
     parser_model_prompt: str | None = attrs.field(default=None, validator=_text)
     parse_response: bool = attrs.field(default=True, validator=_flag)
+
+
+@attrs.frozen(kw_only=True)
+class StreamSettings:
+    """`run`'s defaults: ``stream`` and ``stream_events``."""
+
+    stream: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    stream_events: bool | None = attrs.field(default=None, validator=_maybe_flag)
+
+
+@attrs.frozen(kw_only=True)
+class HookSettings:
+    """Functions and guardrails around each run (``pre_hooks``, ``post_hooks``) and each
+    tool call (``tool_hooks``): `ferrule.agent.hooks`."""
+
     pre_hooks: Sequence[Any] | None = attrs.field(default=None, validator=_hooks)
     post_hooks: Sequence[Any] | None = attrs.field(default=None, validator=_hooks)
     tool_hooks: Sequence[Any] | None = attrs.field(default=None, validator=_hooks)
-    debug_mode: bool = attrs.field(default=False, validator=_flag)
 
     def __attrs_post_init__(self) -> None:
-        self.enable_user_memories = self.update_memory_on_run = (
-            self.enable_user_memories or self.update_memory_on_run
-        )
-        if self.db is None and (self.enable_user_memories or self.enable_session_summaries):
+        for name in ("pre_hooks", "post_hooks", "tool_hooks"):
+            _resolve(self, name, check_hooks(getattr(self, name), name))
+
+
+@attrs.frozen(kw_only=True)
+class DebugSettings:
+    """``debug_mode``: each step of a run logged at debug level."""
+
+    debug_mode: bool = attrs.field(default=False, validator=_flag)
+
+
+@attrs.frozen(kw_only=True)
+class AgentSettings:
+    """Every option of `Agent` but its runtime, model and tools, by concern (one group
+    each; see `Agent` for what each option does). Build it with `from_options`."""
+
+    identity: IdentitySettings = attrs.Factory(IdentitySettings)
+    context: ContextSettings = attrs.Factory(ContextSettings)
+    model: ModelSettings = attrs.Factory(ModelSettings)
+    tools: ToolSettings = attrs.Factory(ToolSettings)
+    session: SessionSettings = attrs.Factory(SessionSettings)
+    history: HistorySettings = attrs.Factory(HistorySettings)
+    memory: MemorySettings = attrs.Factory(MemorySettings)
+    knowledge: KnowledgeSettings = attrs.Factory(KnowledgeSettings)
+    reasoning: ReasoningSettings = attrs.Factory(ReasoningSettings)
+    output: OutputSettings = attrs.Factory(OutputSettings)
+    streaming: StreamSettings = attrs.Factory(StreamSettings)
+    hooks: HookSettings = attrs.Factory(HookSettings)
+    debug: DebugSettings = attrs.Factory(DebugSettings)
+
+    def __attrs_post_init__(self) -> None:
+        # the rules across groups
+        if self.session.db is None and (
+            self.memory.enable_user_memories or self.history.enable_session_summaries
+        ):
             raise InvalidInputError(
                 "user memories and session summaries are kept in a db: give the agent one",
                 field="db",
             )
-        if self.add_session_summary_to_context is None:
-            self.add_session_summary_to_context = self.enable_session_summaries
-        if self.add_memories_to_context is None:
-            self.add_memories_to_context = self.enable_user_memories
-        if self.memory_manager is None and self.enable_user_memories:
-            self.memory_manager = MemoryManager()
-        self.options = dict(self.options or {})
-        self.pre_hooks = check_hooks(self.pre_hooks, "pre_hooks")
-        self.post_hooks = check_hooks(self.post_hooks, "post_hooks")
-        self.tool_hooks = check_hooks(self.tool_hooks, "tool_hooks")
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> AgentSettings:
+        """The settings of ``Agent(**options)``: each option goes to its group, where it
+        is checked; a name that is no option is a `TypeError`, as Python's own."""
+        unknown = [name for name in options if name not in OPTION_GROUPS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], OPTION_GROUPS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(f"Agent() got an unexpected keyword argument {unknown[0]!r}{hint}")
+        given: dict[str, dict[str, Any]] = {}
+        for name, value in options.items():
+            given.setdefault(OPTION_GROUPS[name], {})[name] = value
+        return cls(**{group: GROUPS[group](**values) for group, values in given.items()})
+
+    def options(self) -> dict[str, Any]:
+        """Every option by name, as resolved (``add_memories_to_context`` followed
+        ``enable_user_memories``...)."""
+        return {name: getattr(getattr(self, OPTION_GROUPS[name]), name) for name in OPTION_GROUPS}
 
 
-#: The names of the options, in `Agent.__init__`'s order.
-SETTINGS = tuple(field.name for field in attrs.fields(AgentSettings))
+#: The settings groups by their name in `AgentSettings`.
+GROUPS: dict[str, type] = {
+    field.name: cast(Any, field.default).factory for field in attrs.fields(AgentSettings)
+}
+
+#: Each option's group (its name in `AgentSettings`), in the groups' order.
+OPTION_GROUPS: dict[str, str] = {
+    option.name: group for group, kind in GROUPS.items() for option in attrs.fields(kind)
+}
+
+#: The options `Agent` takes by position (before its keyword-only ones).
+POSITIONAL = ("runtime", "model", "system_message", "tools")
 
 
-def copied_settings(
-    agent: Any, signature: inspect.Signature, update: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    """`Agent.deep_copy`'s arguments: ``agent``'s settings (the parameters of
-    ``signature``, `Agent`'s), mutable ones copied, ``update`` over them (each a setting)."""
-    parameters = [p for p in signature.parameters if p != "self"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_options_signature(function: F) -> F:
+    """``Agent.__init__`` (which takes the options as ``**options``) with the signature
+    `agent_signature` makes, for `inspect.signature`, `help` and editors."""
+    function.__signature__ = agent_signature()  # type: ignore[attr-defined]
+    return function
+
+
+def agent_signature() -> inspect.Signature:
+    """`Agent.__init__`'s signature, made from the groups: ``self``, the positional
+    ``runtime``, ``model``, ``system_message`` and ``tools``, then every other option as a
+    keyword, with its annotation and default."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    tools = "Sequence[Any] | Callable[..., Any] | None"
+    parameters = [
+        inspect.Parameter("self", positional),
+        inspect.Parameter("runtime", positional, default=None, annotation="Any"),
+        inspect.Parameter("model", positional, default=None, annotation="Any"),
+        inspect.Parameter("system_message", positional, default=None, annotation="str | None"),
+        inspect.Parameter("tools", positional, default=None, annotation=tools),
+    ]
+    for group in GROUPS.values():
+        for option in attrs.fields(group):
+            if option.name not in POSITIONAL:
+                parameters.append(
+                    inspect.Parameter(
+                        option.name, keyword, default=option.default, annotation=option.type
+                    )
+                )
+    return inspect.Signature(parameters, return_annotation="None")
+
+
+def copied_settings(agent: Any, update: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`Agent.deep_copy`'s arguments: ``agent``'s settings (its runtime, model, tools and
+    every option), mutable ones copied, ``update`` over them (each a setting)."""
+    parameters = [*POSITIONAL, *(name for name in OPTION_GROUPS if name not in POSITIONAL)]
     unknown = sorted(set(update or {}) - set(parameters))
     if unknown:
         raise InvalidInputError(
