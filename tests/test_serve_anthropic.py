@@ -22,7 +22,7 @@ from ferrule_document import DocumentPart
 from ferrule_image import ImagePart
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import kit_plugin
-from ferrule_kit.lm import InferInput
+from ferrule_kit.lm import InferInput, PromptCache
 from ferrule_kit.lmspec import ModelRoute
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -469,6 +469,84 @@ def test_count_tokens_without_the_method_runs_one_token(monkeypatch):
         upstream.stop_in_thread()
 
 
+# -- create()'s newer keys: cache_control, speed, diagnostics -------------------------------
+
+
+def test_cache_control_speed_and_diagnostics_are_accepted_and_reach_the_backend(client, server):
+    # anthropic 2.14's create() sends these at the top level; the test model takes them
+    # and changes nothing (it has no cache, one speed)
+    _, kernel = server
+    message = client.messages.create(
+        model="test",
+        max_tokens=10,
+        messages=USER,
+        cache_control={"type": "ephemeral", "ttl": "1h"},
+        speed="fast",
+        diagnostics={"previous_message_id": None},
+    )
+    assert message.content[0].text == "hello there friend"
+    assert message.diagnostics is None  # no earlier prompt kept to compare with
+    request = seen(kernel, "test")
+    assert (request.prompt_cache, request.speed) == (PromptCache("1h"), "fast")
+    client.messages.create(
+        model="test", max_tokens=10, messages=USER, cache_control={"type": "ephemeral"}
+    )
+    assert seen(kernel, "test").prompt_cache == PromptCache("5m")  # Anthropic's default
+    plain = client.messages.create(model="test", max_tokens=10, messages=USER, speed=None)
+    assert plain.content[0].text == "hello there friend"
+    assert (seen(kernel, "test").prompt_cache, seen(kernel, "test").speed) == (None, None)
+    counted = client.messages.count_tokens(
+        model="test", messages=USER, cache_control={"type": "ephemeral"}, speed="standard"
+    )
+    assert counted.input_tokens == 3
+
+
+def test_cache_control_and_speed_go_on_to_anthropic(monkeypatch):
+    """Served by ferrule-anthropic, the request's cache_control (Anthropic's automatic
+    prompt caching) and speed travel on to the upstream, which validates them as Anthropic
+    documents them; so do a count's."""
+    pytest.importorskip(
+        "ferrule_anthropic", reason="the Anthropic provider plugin is not installed"
+    )
+    from ferrule.runtime import new_kernel
+    from ferrule_anthropic.testing import count_reply, message_events, stream_reply, validator
+    from ferrule_kit.testing.loopback import LoopbackServer
+
+    upstream = LoopbackServer(validate=validator)
+    upstream.start_in_thread()
+    try:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", upstream.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-upstream-0123456789")
+        upstream.script(
+            stream_reply(message_events(text=["Cached."], stop_reason="end_turn")),
+            count_reply(42),
+            stream_reply(message_events(text=["Plain."], stop_reason="end_turn")),
+        )
+        request = {"model": "claude-sonnet-4-6", "messages": USER, "system": "Be brief."}
+        with ServerThread(new_kernel()) as url:
+            near = anthropic.Anthropic(base_url=url, api_key="none", max_retries=0)
+            reply = near.messages.create(
+                max_tokens=64,
+                cache_control={"type": "ephemeral", "ttl": "1h"},
+                speed="fast",
+                diagnostics={"previous_message_id": "msg_earlier"},
+                **request,
+            )
+            counted = near.messages.count_tokens(cache_control={"type": "ephemeral"}, **request)
+            plain = near.messages.create(max_tokens=64, **request)
+        assert (reply.content[0].text, counted.input_tokens) == ("Cached.", 42)
+        assert plain.content[0].text == "Plain."
+        upstream.check()  # every request as Anthropic documents it
+        sent, count, bare = (r.json for r in upstream.requests)
+        assert sent["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+        assert sent["speed"] == "fast"
+        assert "diagnostics" not in sent  # its message ids are this server's, not Anthropic's
+        assert count["cache_control"] == {"type": "ephemeral", "ttl": "5m"}
+        assert "cache_control" not in bare and "speed" not in bare
+    finally:
+        upstream.stop_in_thread()
+
+
 # -- auth, the gate and errors ----------------------------------------------------------
 
 
@@ -528,6 +606,13 @@ def test_the_body_limit_is_413(server):
         ({"tool_choice": {"type": "any"}}, "tool_choice: forces a tool call"),
         ({"top_k": 5}, "top_k: not supported"),
         ({"frobnicate": 1}, "frobnicate: Extra inputs"),
+        ({"cache_control": {"type": "persistent"}}, "cache_control.type"),
+        ({"cache_control": {"type": "ephemeral", "ttl": "2h"}}, "cache_control.ttl"),
+        ({"cache_control": {"type": "ephemeral", "scope": "x"}}, "cache_control.scope: Extra"),
+        ({"cache_control": "ephemeral"}, "cache_control: expected an object"),
+        ({"speed": "ludicrous"}, "speed: expected one of standard, fast"),
+        ({"diagnostics": {"previous_message_id": 5}}, "diagnostics.previous_message_id"),
+        ({"diagnostics": {"since": "msg_1"}}, "diagnostics.since: Extra inputs"),
         ({"temperature": 7}, "temperature"),
         (
             {

@@ -267,6 +267,27 @@ def test_output_schema_goes_to_output_config_format():
     assert body["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
 
 
+def test_prompt_cache_and_speed_go_as_top_level_cache_control_and_speed():
+    request = {"messages": [{"role": "user", "content": "x"}]}
+    body = body_for({**request, "prompt_cache": {"ttl": "1h"}, "speed": "fast"})
+    assert body["cache_control"] == {"type": "ephemeral", "ttl": "1h"}  # automatic caching
+    assert body["speed"] == "fast"
+    assert body_for({**request, "prompt_cache": {}})["cache_control"]["ttl"] == "5m"
+    plain = body_for(request)
+    assert "cache_control" not in plain and "speed" not in plain
+    counted = wire.build_count_request(
+        parse_infer_input({**request, "prompt_cache": {}, "speed": "standard"}), model=MODEL
+    )
+    assert (counted["cache_control"], counted["speed"]) == (
+        {"type": "ephemeral", "ttl": "5m"},
+        "standard",
+    )
+    assert request_problems(counted, HEADERS, counting=True) == []
+    with pytest.raises(InvalidInputError) as error:
+        parse_infer_input({**request, "prompt_cache": {"ttl": "2h"}})
+    assert error.value.errors[0]["path"] == "$.prompt_cache.ttl"
+
+
 def test_tool_choice_in_anthropics_shape():
     tools = [{"type": "function", "function": {"name": "get_weather"}}]
     request = {"messages": [{"role": "user", "content": "x"}], "tools": tools}
@@ -449,9 +470,25 @@ def test_validator_catches_malformed_requests():
             "base64",
         ),
     ]
+    # the top-level keys of anthropic 2.14's create(), as Anthropic documents them
+    cases += [
+        ({**good, "cache_control": {"type": "persistent"}}, "cache_control.type"),
+        ({**good, "cache_control": {"type": "ephemeral", "ttl": "2h"}}, "cache_control.ttl"),
+        ({**good, "cache_control": {"type": "ephemeral", "scope": "x"}}, "cache_control.scope"),
+        ({**good, "speed": "ludicrous"}, "speed"),
+        ({**good, "diagnostics": {"previous_message_id": 5}}, "diagnostics.previous_message_id"),
+        ({**good, "diagnostics": {"since": "msg_1"}}, "diagnostics: an object"),
+    ]
     for body, fragment in cases:
         problems = request_problems(body, HEADERS)
         assert any(fragment in p for p in problems), (fragment, problems)
+    documented = {
+        "cache_control": {"type": "ephemeral", "ttl": "1h"},
+        "speed": "fast",
+        "diagnostics": {"previous_message_id": None},
+    }
+    assert request_problems({**good, **documented}, HEADERS) == []
+    assert request_problems({**good, "cache_control": None, "speed": None}, HEADERS) == []
 
 
 # -- the stream ------------------------------------------------------------------------

@@ -43,12 +43,30 @@ BODY_KEYS = frozenset(
         "metadata",
         "service_tier",
         "stream",
+        "cache_control",
+        "speed",
+        "diagnostics",
+        "container",
+        "inference_geo",
     }
 )
 #: What ``POST /v1/messages/count_tokens`` takes: no max_tokens, stream or sampling.
 COUNT_BODY_KEYS = frozenset(
-    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
+    {
+        "model",
+        "messages",
+        "system",
+        "tools",
+        "tool_choice",
+        "thinking",
+        "output_config",
+        "cache_control",
+        "speed",
+    }
 )
+#: ``cache_control``'s time to live (Anthropic's default: 5 minutes).
+CACHE_TTLS = frozenset({"5m", "1h"})
+SPEEDS = frozenset({"standard", "fast"})
 IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -467,6 +485,32 @@ def _output_config_problems(config: Any) -> list[str]:
     return out
 
 
+def _options_problems(body: dict[str, Any]) -> list[str]:
+    """The top-level ``cache_control`` (automatic caching: ``{"type": "ephemeral",
+    "ttl"?}`` or null), ``speed`` and ``diagnostics``."""
+    out = []
+    cache = body.get("cache_control")
+    if cache is not None:
+        if not isinstance(cache, dict) or cache.get("type") != "ephemeral":
+            out.append("cache_control.type: must be 'ephemeral'")
+        else:
+            out += [
+                f"cache_control.{key}: Extra inputs are not permitted"
+                for key in sorted(set(cache) - {"type", "ttl"})
+            ]
+            if "ttl" in cache and cache["ttl"] not in CACHE_TTLS:
+                out.append(f"cache_control.ttl: must be one of {sorted(CACHE_TTLS)}")
+    if body.get("speed") is not None and body["speed"] not in SPEEDS:
+        out.append(f"speed: must be one of {sorted(SPEEDS)} or null")
+    diagnostics = body.get("diagnostics")
+    if diagnostics is not None:
+        if not isinstance(diagnostics, dict) or set(diagnostics) - {"previous_message_id"}:
+            out.append("diagnostics: an object with previous_message_id only")
+        elif not isinstance(diagnostics.get("previous_message_id"), (str, type(None))):
+            out.append("diagnostics.previous_message_id: a message id (string) or null")
+    return out
+
+
 def request_problems(
     body: Any,
     headers: Mapping[str, str] | Iterable[tuple[str, str]],
@@ -517,6 +561,7 @@ def request_problems(
         out += _tools_problems(body["tools"])
     if "output_config" in body:
         out += _output_config_problems(body["output_config"])
+    out += _options_problems(body)
     thinking = body.get("thinking")
     thinking_on = isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
     out += _thinking_problems(body)

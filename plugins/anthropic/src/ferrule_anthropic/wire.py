@@ -318,13 +318,27 @@ def build_request(
     if inputs.output_schema is not None:
         output_config = body.setdefault("output_config", {})
         output_config["format"] = {"type": "json_schema", "schema": inputs.output_schema}
+    if inputs.prompt_cache is not None:  # Anthropic's automatic caching: up to the last block
+        body["cache_control"] = {"type": "ephemeral", "ttl": inputs.prompt_cache.ttl}
+    if inputs.speed is not None:
+        body["speed"] = inputs.speed
     return body
 
 
 #: What ``POST /v1/messages/count_tokens`` takes of a Messages body: the prompt and what
 #: shapes it (it refuses ``max_tokens``, ``stream`` and the sampling settings).
 COUNTED_KEYS = frozenset(
-    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
+    {
+        "model",
+        "messages",
+        "system",
+        "tools",
+        "tool_choice",
+        "thinking",
+        "output_config",
+        "cache_control",
+        "speed",
+    }
 )
 
 

@@ -138,6 +138,19 @@ converter.register_structure_hook_func(lambda t: t == ToolChoice, _structure_too
 
 
 @attrs.frozen
+class PromptCache:
+    """Keep the prompt cached for ``ttl`` (``"5m"``, ``"1h"``), for later requests that
+    begin the same way (Anthropic's prompt caching, its top-level ``cache_control``)."""
+
+    ttl: Literal["5m", "1h"] = "5m"
+
+
+#: ``"fast"``: the provider's faster, dearer inference of the same model (Anthropic's fast
+#: mode); ``"standard"``: its usual one.
+Speed = Literal["standard", "fast"]
+
+
+@attrs.frozen
 class InferInput:
     """What ``infer`` takes. Only ``messages`` is required."""
 
@@ -155,6 +168,13 @@ class InferInput:
     stop: list[str] = attrs.field(factory=list)
     #: JSON schema the reply must follow (constrained decoding / the provider's JSON mode).
     output_schema: dict[str, Any] | None = None
+    #: Cache this prompt where the provider caches on request (Anthropic); None: as the
+    #: backend does by default. Backends that cache by themselves (OpenAI's and Gemini's
+    #: APIs, llama.cpp's sequences) or not at all take it and change nothing.
+    prompt_cache: PromptCache | None = None
+    #: The provider's inference speed where it offers a choice (Anthropic); None: its
+    #: default. Other backends take it and change nothing: the reply is the same either way.
+    speed: Speed | None = None
 
     def __attrs_post_init__(self) -> None:
         if not self.messages:

@@ -9,8 +9,14 @@ Blocks map to ferrule's message parts: ``text``; ``image`` (base64 or URL) an im
 tool call; each ``tool_result`` a tool message (the user turn's other blocks follow it as
 a user message); ``thinking`` reasoning with its ``signature``; ``redacted_thinking``
 reasoning whose signature is ``"redacted_thinking:" + data`` (as ferrule-anthropic keeps
-it, so a Claude model gets it back whole). ``cache_control`` and ``citations`` are
-accepted and have no effect.
+it, so a Claude model gets it back whole). ``cache_control`` and ``citations`` on blocks
+are accepted and have no effect.
+
+The request's top-level ``cache_control`` (Anthropic's automatic prompt caching) becomes
+the LM contract's ``prompt_cache`` and ``speed`` its ``speed``: a backend that has them
+(ferrule-anthropic) sends them on, the others change nothing. ``diagnostics`` (a cache
+diagnosis against an earlier reply) is accepted and answered with none: nothing here
+keeps earlier prompts to compare.
 """
 
 from __future__ import annotations
@@ -27,11 +33,11 @@ from .openai_wire import OpenAIError
 
 _TRANSLATED = {
     "model", "max_tokens", "messages", "system", "stop_sequences", "temperature", "top_p",
-    "tools", "tool_choice", "thinking", "output_config", "stream",
+    "tools", "tool_choice", "thinking", "output_config", "stream", "cache_control", "speed",
 }  # fmt: skip
 
 #: Hints with no effect on the reply's content.
-_IGNORED = {"metadata", "service_tier", "inference_geo"}
+_IGNORED = {"metadata", "service_tier", "inference_geo", "diagnostics"}
 
 _OFF_ONLY: dict[str, tuple[Any, ...]] = {
     "top_k": (None,),
@@ -42,8 +48,22 @@ _OFF_ONLY: dict[str, tuple[Any, ...]] = {
 
 #: The ``count_tokens`` body: a request without the generation's own settings.
 COUNT_TOKENS_KEYS = frozenset(
-    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
+    {
+        "model",
+        "messages",
+        "system",
+        "tools",
+        "tool_choice",
+        "thinking",
+        "output_config",
+        "cache_control",
+        "speed",
+    }
 )
+
+#: ``cache_control.ttl`` values (Anthropic's default: 5 minutes) and ``speed`` values.
+_CACHE_TTLS = ("5m", "1h")
+_SPEEDS = ("standard", "fast")
 
 #: How ferrule-anthropic keeps a redacted thinking block as a reasoning part's signature.
 REDACTED_PREFIX = "redacted_thinking:"
@@ -169,7 +189,45 @@ def messages_request_from_anthropic(body: Any, *, counting: bool = False) -> Mes
     reasoning = _reasoning(body.get("thinking"), effort)
     if reasoning is not False:
         inputs["reasoning"] = reasoning
+    prompt_cache = _prompt_cache(body.get("cache_control"))
+    if prompt_cache is not None:
+        inputs["prompt_cache"] = prompt_cache
+        renames["prompt_cache"] = "cache_control"
+    speed = body.get("speed")
+    if speed is not None:
+        if speed not in _SPEEDS:
+            raise _fail("speed", f"expected one of {', '.join(_SPEEDS)}, or null")
+        inputs["speed"] = speed
+    _check_diagnostics(body.get("diagnostics"))
     return MessagesRequest(model, inputs, stream, renames)
+
+
+def _prompt_cache(cache_control: Any) -> dict[str, Any] | None:
+    """The top-level ``cache_control`` (``{"type": "ephemeral", "ttl"?}``, or null) as the
+    LM contract's ``prompt_cache``."""
+    if cache_control is None:
+        return None
+    cache_control = _object(cache_control, "cache_control")
+    if cache_control.get("type") != "ephemeral":
+        raise _fail("cache_control.type", "expected 'ephemeral'")
+    for key in cache_control:
+        if key not in ("type", "ttl"):
+            raise _fail(f"cache_control.{key}", "Extra inputs are not permitted")
+    ttl = cache_control.get("ttl", _CACHE_TTLS[0])
+    if ttl not in _CACHE_TTLS:
+        raise _fail("cache_control.ttl", f"expected one of {', '.join(_CACHE_TTLS)}")
+    return {"ttl": ttl}
+
+
+def _check_diagnostics(diagnostics: Any) -> None:
+    """``diagnostics``: null, or ``{"previous_message_id": "msg_..." | null}``."""
+    if diagnostics is None:
+        return
+    for key, value in _object(diagnostics, "diagnostics").items():
+        if key != "previous_message_id":
+            raise _fail(f"diagnostics.{key}", "Extra inputs are not permitted")
+        if value is not None:
+            _string(value, "diagnostics.previous_message_id")
 
 
 def _reasoning(thinking: Any, effort: str | None) -> Reasoning:
