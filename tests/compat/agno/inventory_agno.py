@@ -195,6 +195,8 @@ OUT_OF_SUBJECT_NAMES = {
     "agno.agent:get_agents": "the component registry (agents stored as configs)",
     "agno.agent.agent:get_agent_by_id": "the component registry (agents stored as configs)",
     "agno.agent.agent:get_agents": "the component registry (agents stored as configs)",
+    "agno.exceptions:EvalError": "evals",
+    "agno.exceptions:RemoteServerUnavailableError": "AgentOS (an agent served elsewhere)",
 }
 #: The cookbook's folders in these subjects (``replay_agno.py`` replays every file in them,
 #: each file sorted by what it imports: in subject, needing the internet, or not ferrule's

@@ -60,6 +60,8 @@ ENTRIES: dict[str, dict[str, Any]] = TOOL.entries(INVENTORY)
 #: Modules whose entries may wait for the agent package's next change.
 PHASE_2_MODULES = ("agno.agent", "agno.run")
 MISSING = object()
+#: What a return annotation of ``Self`` (or a type variable) stands for: the class itself.
+SELF = object()
 
 
 # -- finding ferrule's counterpart ------------------------------------------------------------
@@ -148,6 +150,12 @@ def unpacked_keys(function: Any, name: str) -> list[str]:
         (typed_dict,) = typing.get_args(hint)
         return list(typing.get_type_hints(typed_dict))
     return []
+
+
+def typing_extensions_self() -> Any:
+    import typing_extensions
+
+    return typing_extensions.Self
 
 
 def typing_extensions_unpack() -> Any:
@@ -250,6 +258,8 @@ def check_class(key: str, ours: Any) -> str | None:
         return f"{ours!r} is not a class"
     for base in details["bases"]:
         if ":" in base and base.startswith("agno."):
+            if TOOL.status_of(STATUSES.get(base, "")) == "declined":
+                continue  # ferrule refuses the base itself, with its reason
             if f"{base.split(':')[0]}" in INVENTORY["modules"]:
                 theirs = counterpart(base)
                 if theirs is MISSING or not (inspect.isclass(theirs) and issubclass(ours, theirs)):
@@ -263,7 +273,8 @@ def check_class(key: str, ours: Any) -> str | None:
 
 
 def returned(function: Any) -> set[Any]:
-    """The classes a callable's return annotation names."""
+    """The classes a callable's return annotation names (a type variable: its bound; a
+    ``Self``: `SELF`)."""
     found: set[Any] = set()
     try:
         hint = typing.get_type_hints(function).get("return")
@@ -274,6 +285,11 @@ def returned(function: Any) -> set[Any]:
         return {globals_[n] for n in names if inspect.isclass(globals_.get(n))}
 
     def walk(value: Any) -> None:
+        if isinstance(value, typing.TypeVar):
+            found.add(SELF)
+            value = value.__bound__
+        if value is typing_extensions_self():
+            found.add(SELF)
         if inspect.isclass(value):
             found.add(value)
         for arg in typing.get_args(value):
@@ -299,11 +315,16 @@ def check_callable(key: str, agno: dict[str, Any], ours: Any, bound: bool) -> st
         ours, (staticmethod, classmethod)
     ):
         return f"not a {agno['kind']}"
+    module, _, rest = key.partition(":")
+    owner = f"{module}:{rest.split('.')[0]}" if "." in rest else None
     for ref in agno.get("returns_refs", []):
         theirs = counterpart(ref)
         if theirs is MISSING:
             return f"returns Agno's {ref}, which ferrule lacks"
-        if not any(inspect.isclass(c) and issubclass(c, theirs) for c in returned(function)):
+        classes = returned(function)
+        if ref == owner and SELF in classes:
+            continue  # a class method returning its own class (Self, or cls's type variable)
+        if not any(inspect.isclass(c) and issubclass(c, theirs) for c in classes):
             return f"does not return ferrule's counterpart of {ref}"
     return None
 

@@ -191,7 +191,7 @@ def test_toolkit_stop_after_tool_call_tools_end_the_run_with_the_result(wire):
             return f"Counter is {self.counter}."
 
     toolkit = Counter()
-    flags = {t.name: (t.stop_after_tool_call, t.show_result) for t in toolkit.tools}
+    flags = {t.name: (t.stop_after_tool_call, t.show_result) for t in toolkit.functions.values()}
     assert flags == {"increment_and_stop": (True, True), "increment_continue": (False, False)}
     # the registered functions carry them, as the cookbook checks
     assert toolkit.functions["increment_and_stop"].stop_after_tool_call is True

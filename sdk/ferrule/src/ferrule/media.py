@@ -1,7 +1,10 @@
 """Agno's media classes (`Image`, `Audio`, `Video`, `File`) as ferrule's content parts.
 
 Each names its media one way: ``url``, ``filepath`` (read by this process, from code: never
-from the wire) or ``content`` (bytes). A run's ``images=`` / ``audio=`` / ``videos=`` /
+from the wire) or ``content`` (bytes); a `File` may instead be only an ``id`` or a provider's
+``external`` file. Each gets an ``id`` (a UUID unless given); ``to_dict`` / ``from_base64``
+round-trip it as base64, ``get_content_bytes`` reads its bytes (a URL's too: ferrule does not
+fetch URLs, so that is refused). A run's ``images=`` / ``audio=`` / ``videos=`` /
 ``files=`` turn them into parts of the user message with `to_part`, through the content
 plugins (ferrule-image, ferrule-audio, ferrule-document), which check size and format. Only
 an image may be a URL (the provider fetches a public http(s) address; ferrule fetches
@@ -10,13 +13,20 @@ nothing); ferrule has no video parts, so a `Video` is refused when it is sent.
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import binascii
 import os
-from typing import Any
+import uuid
+from pathlib import Path
+from typing import Any, TypeVar
 
 import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import ContentPart
 from ferrule_kit.parts import registry
+
+MediaT = TypeVar("MediaT", bound="Media")
 
 _PLUGINS = {
     "ImageContent": "ferrule-image",
@@ -59,6 +69,10 @@ def _text(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         )
 
 
+def _new_id() -> str:
+    return str(uuid.uuid4())
+
+
 @attrs.define(kw_only=True)
 class Media:
     """What every media class has: its source (exactly one of ``url``, ``filepath``,
@@ -72,13 +86,80 @@ class Media:
     id: str | None = attrs.field(default=None, validator=_text)
 
     def __attrs_post_init__(self) -> None:
-        given = [name for name in ("url", "filepath", "content") if getattr(self, name)]
-        if len(given) != 1:
-            raise InvalidInputError(
-                f"{type(self).__name__} takes exactly one of url, filepath and content, "
-                f"got {', '.join(given) or 'none'}",
-                field=given[1] if len(given) > 1 else "content",
-            )
+        if self.id is None:
+            self.id = _new_id()
+        self.validate_and_normalize_content(
+            {name: getattr(self, name) for name in ("url", "filepath", "content")}
+        )
+
+    @classmethod
+    def validate_and_normalize_content(cls, data: Any) -> Any:
+        """``data`` (a dict of fields) checked to name exactly one source."""
+        if isinstance(data, dict):
+            given = [name for name in ("url", "filepath", "content") if data.get(name)]
+            if len(given) != 1:
+                raise InvalidInputError(
+                    f"{cls.__name__} takes exactly one of url, filepath and content, "
+                    f"got {', '.join(given) or 'none'}",
+                    field=given[1] if len(given) > 1 else "content",
+                )
+        return data
+
+    def get_content_bytes(self) -> bytes | None:
+        """The media's bytes: its content, or its file's (a URL is not fetched)."""
+        if self.content is not None:
+            return bytes(self.content)
+        if self.filepath is not None:
+            return Path(self.filepath).read_bytes()
+        if self.url is not None:
+            self._no_url("get_content_bytes")
+        return None
+
+    async def aget_content_bytes(self) -> bytes | None:
+        """`get_content_bytes`, the file read off the event loop."""
+        return await asyncio.to_thread(self.get_content_bytes)
+
+    def to_base64(self) -> str | None:
+        """The bytes as base64 text (None without content or file)."""
+        data = self.get_content_bytes() if self.url is None else None
+        return base64.b64encode(data).decode("ascii") if data else None
+
+    @classmethod
+    def from_base64(
+        cls: type[MediaT],
+        base64_content: str,
+        id: str | None = None,
+        mime_type: str | None = None,
+        format: str | None = None,
+        **kwargs: Any,
+    ) -> MediaT:
+        """The media of base64 text (text that is not base64 is taken as UTF-8 bytes)."""
+        try:
+            data = base64.b64decode(base64_content, validate=True)
+        except (binascii.Error, ValueError):
+            data = base64_content.encode("utf-8")
+        return cls(content=data, id=id or _new_id(), mime_type=mime_type, format=format, **kwargs)
+
+    @classmethod
+    def from_dict(cls: type[MediaT], data: dict[str, Any]) -> MediaT:
+        """The media of ``to_dict``'s dict (base64 content decoded)."""
+        known = {f.name for f in attrs.fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if isinstance(values.get("content"), str):
+            values["content"] = base64.b64decode(values["content"])
+        return cls(**values)
+
+    def to_dict(self, include_base64_content: bool = True) -> dict[str, Any]:
+        """The media's fields that are set; its bytes as base64 unless told not to."""
+        out: dict[str, Any] = {}
+        for field in attrs.fields(type(self)):
+            value = getattr(self, field.name)
+            if field.name == "content" or value is None:
+                continue
+            out[field.name] = str(value) if field.name == "filepath" else value
+        if include_base64_content and self.content:
+            out["content"] = base64.b64encode(bytes(self.content)).decode("ascii")
+        return out
 
     def to_part(self, field: str) -> ContentPart:
         """This media as a content part of a user message; ``field`` names it in errors."""
@@ -98,6 +179,8 @@ class Image(Media):
     """An image (PNG, JPEG, WEBP or GIF); a ``url`` must be public http(s)."""
 
     detail: str | None = attrs.field(default=None, validator=_text)
+    original_prompt: str | None = None
+    revised_prompt: str | None = None
     alt_text: str | None = attrs.field(default=None, validator=_text)
 
     def to_part(self, field: str) -> ContentPart:
@@ -117,8 +200,35 @@ class Audio(Media):
     """A sound (``format`` such as ``"wav"``, else the file's extension or the
     ``mime_type``'s subtype)."""
 
-    sample_rate: int | None = None
-    channels: int | None = None
+    duration: float | None = None
+    sample_rate: int | None = 24000
+    channels: int | None = 1
+    transcript: str | None = None
+    expires_at: int | None = None
+
+    @classmethod
+    def from_base64(  # type: ignore[override]
+        cls,
+        base64_content: str,
+        id: str | None = None,
+        mime_type: str | None = None,
+        transcript: str | None = None,
+        expires_at: int | None = None,
+        sample_rate: int | None = 24000,
+        channels: int | None = 1,
+        **kwargs: Any,
+    ) -> Audio:
+        """The sound of base64 text."""
+        return super().from_base64(
+            base64_content,
+            id=id,
+            mime_type=mime_type,
+            transcript=transcript,
+            expires_at=expires_at,
+            sample_rate=sample_rate,
+            channels=channels,
+            **kwargs,
+        )
 
     def to_part(self, field: str) -> ContentPart:
         self._no_url(field)
@@ -142,6 +252,14 @@ class Audio(Media):
 class Video(Media):
     """A video: kept for Agno's programs, refused when sent (ferrule has no video parts)."""
 
+    duration: float | None = None
+    width: int | None = None
+    height: int | None = None
+    fps: float | None = None
+    eta: str | None = None
+    original_prompt: str | None = None
+    revised_prompt: str | None = None
+
     def to_part(self, field: str) -> ContentPart:
         raise InvalidInputError(
             f"{field}: ferrule has no video parts; no installed content plugin sends video",
@@ -149,15 +267,123 @@ class Video(Media):
         )
 
 
+#: The document types a `File` may declare (``mime_type``).
+DOCUMENT_MIME_TYPES = (
+    "application/pdf",
+    "application/json",
+    "application/x-javascript",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "application/msword",
+    "application/vnd.ms-powerpoint",
+    "application/vnd.ms-excel",
+    "application/vnd.ms-outlook",
+    "text/javascript",
+    "application/x-python",
+    "text/x-python",
+    "text/plain",
+    "text/html",
+    "text/css",
+    "text/markdown",
+    "text/csv",
+    "text/xml",
+    "text/rtf",
+)
+
+
 @attrs.define(kw_only=True)
 class File(Media):
-    """A document (PDF, text, ...), with its ``filename`` (Agno's ``name`` too)."""
+    """A document (PDF, text, ...), with its ``filename`` (Agno's ``name`` too). Besides
+    ``url``, ``filepath`` and ``content``, it may be only an ``id`` or a provider's
+    ``external`` file object (kept, not sent: ferrule sends a file's bytes)."""
 
+    file_type: str | None = None
     filename: str | None = attrs.field(default=None, validator=_text)
+    size: int | None = None
+    external: Any = None
     name: str | None = attrs.field(default=None, validator=_text)
+    citations: bool | None = None
+
+    def __attrs_post_init__(self) -> None:
+        self.check_at_least_one_source(attrs.asdict(self, recurse=False))
+        if self.id is None:
+            self.id = _new_id()
+        self.validate_mime_type(self.mime_type)
+
+    @classmethod
+    def check_at_least_one_source(cls, data: Any) -> Any:
+        """``data`` (a dict of fields) checked to name a source: one of ``url``,
+        ``filepath``, ``content``, or else an ``id`` or ``external``."""
+        if isinstance(data, dict):
+            sources = [n for n in ("url", "filepath", "content") if data.get(n)]
+            if len(sources) > 1:
+                raise InvalidInputError(
+                    f"File takes one of url, filepath and content, got {', '.join(sources)}",
+                    field=sources[1],
+                )
+            if not sources and not data.get("external") and not data.get("id"):
+                raise InvalidInputError(
+                    "File needs one of id, url, filepath, content or external", field="content"
+                )
+        return data
+
+    @classmethod
+    def validate_mime_type(cls, v: Any) -> Any:
+        """``v`` checked to be one of `valid_mime_types` (or None)."""
+        if v is not None and v not in cls.valid_mime_types():
+            raise InvalidInputError(
+                f"not a document type ferrule's File takes: {v!r}", field="mime_type"
+            )
+        return v
+
+    @classmethod
+    def valid_mime_types(cls) -> list[str]:
+        return list(DOCUMENT_MIME_TYPES)
+
+    @property
+    def file_url_content(self) -> tuple[bytes, str] | None:
+        """A URL file's bytes and type: ferrule does not fetch URLs, so this refuses."""
+        self._no_url("file_url_content")
+        return None
+
+    @classmethod
+    def from_base64(  # type: ignore[override]
+        cls,
+        base64_content: str,
+        id: str | None = None,
+        mime_type: str | None = None,
+        filename: str | None = None,
+        name: str | None = None,
+        format: str | None = None,
+    ) -> File:
+        """The document of base64 text (``text/*`` content may be the text itself)."""
+        if mime_type and mime_type.startswith("text/"):
+            try:
+                data = base64.b64decode(base64_content, validate=True)
+                data.decode("utf-8")
+            except (binascii.Error, ValueError):
+                data = base64_content.encode("utf-8")
+            return cls(
+                content=data,
+                id=id or _new_id(),
+                mime_type=mime_type,
+                filename=filename,
+                name=name,
+                format=format,
+            )
+        return super().from_base64(
+            base64_content, id=id, mime_type=mime_type, format=format, filename=filename, name=name
+        )
 
     def to_part(self, field: str) -> ContentPart:
         self._no_url(field)
+        if self.filepath is None and self.content is None:
+            raise InvalidInputError(
+                f"{field}: a File of only an id or an external object has no bytes to send; "
+                "give its content= or filepath=",
+                field=field,
+            )
         documents = _content_class("DocumentContent", field)
         part: ContentPart
         if self.filepath is not None:

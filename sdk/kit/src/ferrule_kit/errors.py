@@ -3,10 +3,13 @@ registered by kind so they cross `ferrule serve` as the same type."""
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from ferrule_kernel import FerruleError, InvalidInputError, register_error_kind
 
 __all__ = [
     "AuthenticationError",
+    "ContextWindowExceededError",
     "FerruleError",
     "InvalidInputError",
     "InvalidToolCallError",
@@ -21,6 +24,7 @@ __all__ = [
     "ProviderUnavailableError",
     "QuotaExceededError",
     "RateLimitError",
+    "StatusError",
     "StreamInterruptedError",
     "UnknownModelError",
     "UnsupportedContentError",
@@ -28,11 +32,103 @@ __all__ = [
 
 
 @register_error_kind
-class ModelError(FerruleError):
+class StatusError(FerruleError):
+    """A failure with an HTTP-like ``status_code`` (``details["status"]`` when one came with
+    it, else the class's own) and a stable ``error_id`` / ``type`` (its kind): what Agno's
+    exceptions carry, so a program reading them reads ferrule's."""
+
+    kind = "status_error"
+    default_status: ClassVar[int] = 500
+    message: str
+
+    def __init__(self, message: str, status_code: int = 500, **details: Any) -> None:
+        if status_code != self.default_status:
+            details.setdefault("status", status_code)
+        super().__init__(message, **details)
+
+    @property
+    def status_code(self) -> int:
+        status = self.details.get("status")
+        return int(status) if isinstance(status, int) else self.default_status
+
+    @property
+    def error_id(self) -> str:
+        return self.kind
+
+    @property
+    def type(self) -> str:
+        return self.kind
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@register_error_kind
+class ModelError(StatusError):
     """A model backend or provider failed; ``details`` carry ``provider``, ``status`` and the
-    provider's own message, never a key."""
+    provider's own message, never a key; ``model_name`` / ``model_id`` name the model when
+    known."""
 
     kind = "model_error"
+    default_status: ClassVar[int] = 502
+
+    #: Words in a provider's message that say the input was longer than the model's window
+    #: (`classify`).
+    CONTEXT_WINDOW_PATTERNS: ClassVar[tuple[str, ...]] = (
+        "context_length_exceeded",
+        "context window",
+        "maximum context length",
+        "token limit",
+        "max_tokens",
+        "too many tokens",
+        "payload too large",
+        "content_too_large",
+        "request too large",
+        "input too long",
+        "prompt is too long",
+        "prompt too long",
+        "exceeds the model",
+    )
+
+    def __init__(
+        self,
+        message: str,
+        status_code: int = 502,
+        model_name: str | None = None,
+        model_id: str | None = None,
+        **details: Any,
+    ) -> None:
+        if model_name is not None:
+            details.setdefault("model_name", model_name)
+        if model_id is not None:
+            details.setdefault("model", model_id)
+        super().__init__(message, status_code, **details)
+
+    @property
+    def model_name(self) -> str | None:
+        name = self.details.get("model_name", self.details.get("provider"))
+        return None if name is None else str(name)
+
+    @property
+    def model_id(self) -> str | None:
+        model = self.details.get("model")
+        return None if model is None else str(model)
+
+    @classmethod
+    def classify(cls, error: ModelError) -> ModelError:
+        """``error`` as the narrowest class it is: a rate limit (status 429 or 529) or an
+        input over the context window (`CONTEXT_WINDOW_PATTERNS`), else itself."""
+        if isinstance(error, (RateLimitError, ContextWindowExceededError)):
+            return error
+        narrower: type[ModelError] | None = None
+        if error.status_code in (429, 529):
+            narrower = RateLimitError
+        elif any(p in error.message.lower() for p in cls.CONTEXT_WINDOW_PATTERNS):
+            narrower = ContextWindowExceededError
+        if narrower is None:
+            return error
+        details = {k: v for k, v in error.details.items() if k not in ("status",)}
+        return narrower(error.message, error.status_code, **details)
 
 
 @register_error_kind
@@ -80,6 +176,36 @@ class AuthenticationError(ModelError):
     """The provider rejected the API key (HTTP 401)."""
 
     kind = "authentication_error"
+    default_status: ClassVar[int] = 401
+
+    def __init__(
+        self,
+        message: str,
+        status_code: int = 401,
+        model_name: str | None = None,
+        model_id: str | None = None,
+        **details: Any,
+    ) -> None:
+        super().__init__(message, status_code, model_name, model_id, **details)
+
+
+@register_error_kind
+class ContextWindowExceededError(ProviderBadRequestError):
+    """The input is longer than the model's context window (an HTTP 400 whose message says
+    so: `ModelError.classify`)."""
+
+    kind = "context_window_exceeded"
+    default_status: ClassVar[int] = 400
+
+    def __init__(
+        self,
+        message: str,
+        status_code: int = 400,
+        model_name: str | None = None,
+        model_id: str | None = None,
+        **details: Any,
+    ) -> None:
+        super().__init__(message, status_code, model_name, model_id, **details)
 
 
 @register_error_kind
@@ -101,6 +227,17 @@ class RateLimitError(ModelError):
     """Too many requests (HTTP 429) and the retries ran out; waiting helps."""
 
     kind = "rate_limited"
+    default_status: ClassVar[int] = 429
+
+    def __init__(
+        self,
+        message: str,
+        status_code: int = 429,
+        model_name: str | None = None,
+        model_id: str | None = None,
+        **details: Any,
+    ) -> None:
+        super().__init__(message, status_code, model_name, model_id, **details)
 
 
 @register_error_kind

@@ -40,14 +40,31 @@ class CheckTrigger(str, enum.Enum):
 
 
 class _CheckError(FerruleError):
+    message: str
+    #: What the check found (Agno's ``additional_data``), as given.
+    additional_data: dict[str, Any] | None
+
     def __init__(
         self,
         message: str,
         check_trigger: CheckTrigger | str = CheckTrigger.INPUT_NOT_ALLOWED,
+        additional_data: dict[str, Any] | None = None,
         **details: Any,
     ) -> None:
         trigger = check_trigger.value if isinstance(check_trigger, CheckTrigger) else check_trigger
+        if additional_data is not None:
+            details.setdefault("additional_data", additional_data)
         super().__init__(message, check_trigger=str(trigger), **details)
+        self.additional_data = self.details.get("additional_data")
+
+    @property
+    def error_id(self) -> str:
+        """The trigger's name (Agno's ``error_id``)."""
+        return str(self.details.get("check_trigger", ""))
+
+    @property
+    def type(self) -> str:
+        return self.kind
 
     @property
     def check_trigger(self) -> CheckTrigger | str:
@@ -76,9 +93,10 @@ class OutputCheckError(_CheckError):
         self,
         message: str,
         check_trigger: CheckTrigger | str = CheckTrigger.OUTPUT_NOT_ALLOWED,
+        additional_data: dict[str, Any] | None = None,
         **details: Any,
     ) -> None:
-        super().__init__(message, check_trigger, **details)
+        super().__init__(message, check_trigger, additional_data, **details)
 
 
 def _text_of(value: Any) -> str:

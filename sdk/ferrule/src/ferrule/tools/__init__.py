@@ -33,20 +33,22 @@ Where things are: `tool` (`Tool`, its builders, the `tool` decorator), `function
 (a function's schema and handler), `docstrings`, `rest` (a REST tool's call), `presets`,
 `builtins` (Ailoy 0.2's builtin tools),
 `toolsets` (`as_tools`, `Toolset`), `toolkit` (`Toolkit`), `function` (Agno's
-``Function`` and ``FunctionCall``: `Tool` and the kit's `ToolCall`), `results` (`result_text`), `errors`, `context`
-(`ToolContext`). Every public name is re-exported here.
+``Function``, a `FunctionTool` with Agno's options, and ``FunctionCall``; `function_run` runs
+their hooks and cache), `decorator` (`tool`, Agno's decorator: a `Function`), `results`
+(`result_text`), `errors`, `context` (`ToolContext`). Every public name is re-exported here.
 """
 
 from __future__ import annotations
 
 from .context import ToolContext
+from .decorator import tool
 from .docstrings import parse_docstring
 from .errors import ModelRetry, ToolError, ToolRetriesExceededError
 from .function import Function, FunctionCall
 from .function_schema import get_json_schema
 from .presets import calculator, http_request
 from .results import result_text
-from .tool import FunctionTool, Tool, tool
+from .tool import FunctionTool, Tool
 from .toolkit import Toolkit
 from .toolsets import Toolset, as_tools
 

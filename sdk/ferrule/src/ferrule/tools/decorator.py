@@ -1,7 +1,178 @@
-"""Agno's ``agno.tools.decorator``: the `tool` decorator (`ferrule.tools.tool`)."""
+"""Agno's ``agno.tools.decorator``: `tool`, which makes a function a `Function` (``@tool`` or
+``@tool(requires_confirmation=True, cache_results=True, ...)``); the decorated function can
+still be called as itself.
+
+It takes Agno's options (``name``, ``description``, ``strict``, ``instructions``,
+``add_instructions``, ``show_result``, ``stop_after_tool_call``, ``requires_confirmation``,
+``requires_user_input`` with ``user_input_fields``, ``external_execution``,
+``external_execution_silent``, ``pre_hook``, ``post_hook``, ``tool_hooks``,
+``cache_results``, ``cache_dir``, ``cache_ttl``) and ferrule's own (``timeout``: seconds a
+call may take; ``retries``: how often it may ask the model to retry). Another keyword is a
+`ValueError` naming the valid ones, as is asking for more than one of confirmation, user
+input and external execution.
+"""
 
 from __future__ import annotations
 
-from .tool import tool
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from ferrule_kernel import InvalidInputError
+
+from .context import ToolContext
+from .function import Function
+from .function_schema import describe_function
 
 __all__ = ["tool"]
+
+#: The keywords `tool` takes: Agno's, then ferrule's own.
+VALID_KWARGS = frozenset(
+    {
+        "name",
+        "description",
+        "strict",
+        "instructions",
+        "add_instructions",
+        "show_result",
+        "stop_after_tool_call",
+        "requires_confirmation",
+        "requires_user_input",
+        "user_input_fields",
+        "external_execution",
+        "external_execution_silent",
+        "pre_hook",
+        "post_hook",
+        "tool_hooks",
+        "cache_results",
+        "cache_dir",
+        "cache_ttl",
+        "timeout",
+        "retries",
+    }
+)
+_FLAGS = (
+    "strict",
+    "add_instructions",
+    "show_result",
+    "stop_after_tool_call",
+    "requires_confirmation",
+    "requires_user_input",
+    "external_execution",
+    "external_execution_silent",
+    "cache_results",
+)
+
+
+def _checked(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(options) - VALID_KWARGS
+    if unknown:
+        raise ValueError(
+            f"invalid tool configuration arguments: {sorted(unknown)}; valid arguments are: "
+            f"{sorted(VALID_KWARGS)}"
+        )
+    exclusive = [
+        f
+        for f in ("requires_user_input", "requires_confirmation", "external_execution")
+        if options.get(f)
+    ]
+    if len(exclusive) > 1:
+        raise ValueError(
+            "only one of requires_user_input, requires_confirmation and external_execution "
+            f"may be set, got {', '.join(exclusive)}"
+        )
+    for flag in _FLAGS:
+        value = options.get(flag)
+        if value is not None and not isinstance(value, bool):
+            raise InvalidInputError(
+                f"{flag} must be True or False, got {type(value).__name__}", field=flag
+            )
+    if options.get("show_result") is None:
+        # Agno shows a stopping tool's result: the run's content is that result
+        options["show_result"] = bool(options.get("stop_after_tool_call"))
+    return options
+
+
+def _make(function: Callable[..., Any], options: dict[str, Any]) -> Function:
+    fields = options.get("user_input_fields")
+    if fields is not None and (
+        isinstance(fields, str) or not all(isinstance(f, str) for f in fields)
+    ):
+        raise InvalidInputError(
+            "user_input_fields must be a list of parameter names", field="user_input_fields"
+        )
+    name = options.pop("name", None) or getattr(function, "__name__", "tool")
+    options = {k: v for k, v in options.items() if v is not None}
+    if _takes_self(function):
+        # a method of a Toolkit subclass: described without self, bound when registered
+        summary, parameters, _ = describe_function(_without_self(function))
+        options.setdefault("description", summary)
+        made = Function(
+            name=name,
+            entrypoint=function,
+            parameters=parameters,
+            skip_entrypoint_processing=True,
+            handler=_unbound(name),
+            **options,
+        )
+    else:
+        made = Function(name=name, entrypoint=function, **options)
+    unknown = sorted(set(fields or ()) - set(made.parameters.get("properties", {})))
+    if unknown:
+        raise InvalidInputError(
+            f"user_input_fields names no parameter of {made.name}: {', '.join(unknown)}",
+            field="user_input_fields",
+        )
+    return made
+
+
+def _takes_self(function: Callable[..., Any]) -> bool:
+    if inspect.ismethod(function):
+        return False
+    try:
+        parameters = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(parameters) and parameters[0] == "self"
+
+
+def _without_self(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A stand-in with ``function``'s description less its ``self`` parameter."""
+    signature = inspect.signature(function)
+
+    def stand_in(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{function.__name__} is a method: call it on its toolkit")
+
+    stand_in.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=list(signature.parameters.values())[1:]
+    )
+    stand_in.__doc__ = function.__doc__
+    stand_in.__name__ = function.__name__
+    hints = typing.get_type_hints(function)
+    stand_in.__annotations__ = {k: v for k, v in hints.items() if k != "self"}
+    return stand_in
+
+
+def _unbound(name: str) -> Any:
+    async def handler(arguments: dict[str, Any], context: ToolContext) -> Any:
+        raise InvalidInputError(
+            f"tool {name!r} is a method: give the agent its toolkit, not the method",
+            field="tools",
+        )
+
+    return handler
+
+
+def tool(*args: Any, **kwargs: Any) -> Function | Callable[[Callable[..., Any]], Function]:
+    """``@tool`` or ``@tool(**options)`` (see the module docstring)."""
+    if args and (len(args) > 1 or not callable(args[0]) or kwargs):
+        raise ValueError("tool takes the function alone, or keyword options only")
+    options = _checked(dict(kwargs))
+    if args:
+        return _make(args[0], options)
+
+    def decorate(function: Callable[..., Any]) -> Function:
+        return _make(function, dict(options))
+
+    return decorate
