@@ -915,3 +915,99 @@ def test_without_the_flag_stdin_ending_does_not_stop_the_server():
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
+
+
+# -- error kinds map to a status by family (issue 31, item 7) ------------------------------
+
+
+def _error_classes() -> list[type[FerruleError]]:
+    """Every error class the kernel, the kit, the app and the installed plugins define:
+    their modules imported, then `FerruleError`'s subclasses walked."""
+    import importlib
+    import pkgutil
+
+    import ferrule
+    import ferrule_kernel
+    import ferrule_kit
+
+    for package in (ferrule_kernel, ferrule_kit, ferrule):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if any(part in info.name for part in (".testing", "webchat", ".cli", "__main__")):
+                continue  # test kits and front ends: no error kinds, heavy imports
+            importlib.import_module(info.name)
+    for plugin in Kernel().plugins():  # each plugin's errors module, where it has one
+        module = plugin["module"].partition(":")[0].rpartition(".")[0] or plugin["module"]
+        try:
+            importlib.import_module(f"{module}.errors")
+        except ImportError:
+            pass
+    found: list[type[FerruleError]] = []
+    todo: list[type[FerruleError]] = [FerruleError]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo += cls.__subclasses__()
+    return found
+
+
+def test_every_invalid_input_kind_is_a_4xx_on_every_route_family():
+    from ferrule.server.statuses import STATUSES, status_of
+    from ferrule_kernel import InvalidInputError
+
+    classes = _error_classes()
+    kinds = {cls.kind for cls in classes}
+    assert {"dimension_mismatch", "host_policy", "unsupported_content"} <= kinds  # walked
+    assert set(STATUSES) <= kinds, set(STATUSES) - kinds  # no row for a kind nobody has
+    wrong = {
+        cls.__qualname__: (status_of(cls).ferrule, status_of(cls).openai)
+        for cls in classes
+        if issubclass(cls, InvalidInputError)
+        and not (400 <= status_of(cls).ferrule < 500 and 400 <= status_of(cls).openai < 500)
+    }
+    assert wrong == {}
+    # a kind with no row of its own takes its nearest family's
+    for cls in classes:
+        family = next(
+            c for c in cls.__mro__ if getattr(c, "kind", None) in STATUSES or c is FerruleError
+        )
+        if family is not FerruleError:
+            assert status_of(cls) == STATUSES[family.kind], cls
+
+
+@pytest.fixture(scope="module")
+def vector_server() -> Iterator[str]:
+    with ServerThread(Kernel(), token=TOKEN) as url:
+        yield url
+
+
+@pytest.mark.parametrize(
+    ("method", "inputs"),
+    [
+        ("ensure_collection", {"dimension": 4}),
+        ("insert", {"embedding": [1.0, 0.0, 0.0, 0.0], "document": "four"}),
+        ("retrieve", {"query_embedding": [1.0, 0.0], "top_k": 1}),
+        ("upsert", {"chunks": [{"id": "x", "vector": [1.0, 0.0, 0.0, 0.0]}]}),
+    ],
+)
+def test_a_vector_dimension_mismatch_is_a_422_not_a_500(vector_server, method, inputs):
+    """faiss raises dimension_mismatch, a subclass of invalid input (issue 31, repr. 7)."""
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    name = f"vectors-{method}"
+    define = {"component_type": "faiss_vector_store", "name": name, "attrs": {"dimension": 3}}
+    assert post(vector_server, "/ferrule/v1/define", define, **auth).status == 200
+    three = {"embedding": [1.0, 0.0, 0.0], "document": "three"}
+    stored = post(
+        vector_server,
+        "/ferrule/v1/call_method",
+        {"name": name, "method": "insert", "inputs": three},
+        **auth,
+    )
+    assert stored.status == 200, stored.body
+    answer = post(
+        vector_server,
+        "/ferrule/v1/call_method",
+        {"name": name, "method": method, "inputs": inputs},
+        **auth,
+    )
+    assert answer.status == 422, answer.body
+    assert answer.json()["error"]["kind"] == "dimension_mismatch"

@@ -1,8 +1,8 @@
 """The kernel's requests over HTTP, what ``Runtime(url=...)`` (`ferrule.remote`) speaks:
 ``POST {KERNEL_API}/{define,delete,call,call_method,iter}`` with a JSON body of the
 request's fields, ``GET {KERNEL_API}/{plugins,operators,component_types}``. A result is
-``{"output": ...}``, an error ``{"error": FerruleError.to_dict()}`` with a status by its
-kind; ``iter`` streams NDJSON lines ``{"item": ...}`` ending in ``{"end": true}`` or one
+``{"output": ...}``, an error ``{"error": FerruleError.to_dict()}`` with the status of its
+kind family (`ferrule.server.statuses`); ``iter`` streams NDJSON lines ``{"item": ...}`` ending in ``{"end": true}`` or one
 ``{"error": ...}``."""
 
 from __future__ import annotations
@@ -17,26 +17,9 @@ from ferrule_kernel.errors import interrupts_request
 
 from ..remote import KERNEL_API, NDJSON, UnauthorizedError
 from .gate import Gate, Handler, access_logged, dumps
+from .statuses import status_of
 
 log = get_logger("ferrule.server")
-
-#: FerruleError kind -> HTTP status on the kernel routes; 500 otherwise.
-STATUS = {
-    "invalid_input": 422,
-    "unsupported_content": 422,
-    "request_too_large": 413,
-    "unauthorized": 401,
-    "unknown_operator": 404,
-    "unknown_component_type": 404,
-    "unknown_component": 404,
-    "unknown_method": 404,
-    "unknown_model": 404,
-    "duplicate_component": 409,
-    "cross_origin_refused": 403,
-    "request_timeout": 408,
-    "unsupported_media_type": 415,
-    "misdirected_request": 421,
-}
 
 #: Each kernel request and the fields of its JSON body.
 REQUESTS = {
@@ -108,7 +91,7 @@ class KernelRoutes:
         return dumps({"error": self.gate.redact(self.gate.public(exc).to_dict())})
 
     def error(self, exc: FerruleError) -> web.Response:
-        status = STATUS.get(exc.kind, 500)
+        status = status_of(exc).ferrule
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
         return web.Response(
             body=self.error_line(exc),

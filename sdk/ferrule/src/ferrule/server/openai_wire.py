@@ -9,25 +9,10 @@ from __future__ import annotations
 from typing import Any, cast, get_args
 
 import attrs
-from ferrule_kernel import FerruleError
+from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.lm import ANY_JSON_OBJECT, MessageAccumulator, ReasoningEffort
 
-# FerruleError kind -> (HTTP status, OpenAI error type) on the OpenAI routes; 500 otherwise.
-_OPENAI_STATUS = {
-    "invalid_input": (400, "invalid_request_error"),
-    "provider_bad_request": (400, "invalid_request_error"),
-    "unauthorized": (401, "invalid_request_error"),
-    "unknown_model": (404, "invalid_request_error"),
-    "model_not_found": (404, "invalid_request_error"),
-    "request_too_large": (413, "invalid_request_error"),
-    "unsupported_content": (422, "invalid_request_error"),
-    "cross_origin_refused": (403, "invalid_request_error"),
-    "request_timeout": (408, "invalid_request_error"),
-    "unsupported_media_type": (415, "invalid_request_error"),
-    "misdirected_request": (421, "invalid_request_error"),
-    "rate_limited": (429, "rate_limit_error"),
-    "quota_exceeded": (429, "insufficient_quota"),
-}
+from .statuses import status_of
 
 
 @attrs.define
@@ -53,15 +38,17 @@ class OpenAIError(Exception):
 
     @classmethod
     def from_ferrule(cls, exc: FerruleError, renames: dict[str, str] | None = None) -> OpenAIError:
-        status, kind = _OPENAI_STATUS.get(exc.kind, (500, "server_error"))
+        row = status_of(exc)  # by kind family: every invalid input is a 4xx
+        status, kind = row.openai, row.openai_type
         param = "model" if exc.kind in ("unknown_model", "model_not_found") else None
         message = exc.message
-        if exc.kind == "invalid_input":
-            errors = exc.details.get("errors") or [{"path": "$", "message": exc.message}]
-            params = [_openai_param(e["path"], renames or {}) for e in errors]
+        errors = exc.details.get("errors") if isinstance(exc, InvalidInputError) else None
+        entries = [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+        if entries:
+            params = [_openai_param(str(e.get("path", "$")), renames or {}) for e in entries]
             message = "; ".join(
-                f"{p}: {e['message']}" if p else e["message"]
-                for p, e in zip(params, errors, strict=True)
+                f"{p}: {e.get('message', exc.message)}" if p else str(e.get("message", exc.message))
+                for p, e in zip(params, entries, strict=True)
             )
             param = params[0]
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
