@@ -78,3 +78,37 @@ def test_a_cache_dir_from_the_network_is_refused(url: str, tmp_path: Any) -> Non
     assert answer["error"]["kind"] == "invalid_input"
     assert "cache_dir" in json.dumps(answer["error"])
     assert list(tmp_path.iterdir()) == []
+
+
+# -- what define_model refuses, this route refuses (issue 31, reproduction 8) -------------
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"chat_template": "{{ messages }}"}, "chat_template"),
+        ({"filename": "../../../../etc/passwd"}, "filename"),
+        ({"cache_dir": "/tmp"}, "cache_dir"),
+    ],
+)
+def test_options_define_model_refuses_are_refused_before_anything_is_fetched(
+    url: str, options: dict[str, Any], field: str
+) -> None:
+    status, [answer] = post(url, {"model": "SmolLM2-135M-Instruct", "options": options})
+    assert status == 422, answer
+    assert answer["error"]["kind"] == "invalid_input"
+    assert [e["path"] for e in answer["error"]["details"]["errors"]] == [f"$.{field}"]
+
+
+def test_a_model_file_outside_the_served_folders_is_refused(url: str) -> None:
+    status, [answer] = post(url, {"model": "/etc/passwd.gguf"})
+    assert status == 422, answer
+    assert answer["error"]["kind"] == "invalid_input"
+
+
+def test_the_ready_event_names_the_file_not_the_servers_path(url: str) -> None:
+    status, lines = post(url, {"model": "SmolLM2-135M-Instruct"})
+    assert status == 200
+    ready = lines[0]["item"]
+    assert ready["event"] == "ready" and "path" not in ready
+    assert not [v for v in ready.values() if isinstance(v, str) and v.startswith("/")]

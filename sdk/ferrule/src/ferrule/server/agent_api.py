@@ -18,7 +18,13 @@ from collections.abc import AsyncGenerator
 from typing import Any, cast
 
 from aiohttp import web
-from ferrule_kernel import InvalidInputError, Kernel
+from ferrule_kernel import (
+    ComponentTypeSpec,
+    InvalidInputError,
+    Kernel,
+    UnknownComponentTypeError,
+    structure_input,
+)
 from ferrule_kit.instrumentation import instrumentation_of, observed_model_stream
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
@@ -93,11 +99,14 @@ class AgentRoutes:
         model_id = _string(body, "model") if "model" in body else DEFAULT_LOCAL_MODEL
         model = LocalModel(model_id, _options(body))
         route: ModelRoute = await asyncio.to_thread(model.route, self.kernel)
+        # What define_model would refuse (a template, a file name, a folder), refused
+        # here too, before anything is fetched.
+        check_definition(self.kernel, route)
         if not fetches_weights(route):
             return await self.routes.stream(request, _no_items())
         prepared = self.kernel.prepare("prepare_model", prepare_model_inputs(route), streaming=True)
         items = cast(AsyncGenerator[dict[str, Any], None], prepared.stream())
-        return await self.routes.stream(request, items)
+        return await self.routes.stream(request, _without_server_paths(items))
 
     async def define_embedder(self, body: dict[str, Any], request: web.Request) -> web.Response:
         """Define the embedder that serves a model id (as `EmbeddingModel` routes it: an
@@ -132,6 +141,34 @@ class AgentRoutes:
             route = ModelRoute(self.kernel.components()[name])
             items = observed_model_stream(instrumentation, route, inputs, items)
         return await self.routes.stream(request, _step_items(items))
+
+
+def check_definition(kernel: Kernel, route: ModelRoute) -> None:
+    """Validate ``route``'s attributes as `Kernel.define` validates a network client's
+    (``InvalidInputError`` naming each field it refuses), without defining anything."""
+    entry = kernel.registry.component_types.get(route.component_type)
+    if entry is None:  # define would say so, naming the installed types
+        raise UnknownComponentTypeError(
+            f"unknown component type {route.component_type!r}",
+            component_type=route.component_type,
+        )
+    spec = entry.spec
+    assert isinstance(spec, ComponentTypeSpec)  # (a component type's entry)
+    structure_input(  # outside a trusted request: validated as a network client's
+        route.attributes,
+        entry.named(spec.attributes),
+        target=f"component type {spec.name!r}",
+        conv=entry.named(spec.converter),
+    )
+
+
+async def _without_server_paths(
+    events: AsyncGenerator[dict[str, Any], None],
+) -> AsyncGenerator[dict[str, Any], None]:
+    """The events less the server's own file paths (a client needs the file's name)."""
+    async with contextlib.aclosing(events) as items:
+        async for event in items:
+            yield {key: value for key, value in event.items() if key != "path"}
 
 
 async def _no_items() -> AsyncGenerator[dict[str, Any], None]:
