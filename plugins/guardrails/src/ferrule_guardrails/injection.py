@@ -9,6 +9,7 @@ from typing import Any
 from ferrule_kit.guardrails import BaseGuardrail, CheckTrigger, InputCheckError
 
 from .normalize import normalized
+from .skeleton import skeleton
 
 #: Agno's pattern set: phrases of jailbreak and instruction-override attempts.
 DEFAULT_INJECTION_PATTERNS: tuple[str, ...] = (
@@ -46,21 +47,26 @@ def normalize(text: str) -> str:
 class PromptInjectionGuardrail(BaseGuardrail):
     """Stops a run whose input contains one of ``injection_patterns`` (default: Agno's
     set, `DEFAULT_INJECTION_PATTERNS`) with `InputCheckError` (``check_trigger``
-    ``prompt_injection``; ``details["patterns"]`` lists those found). Matching ignores
-    case, spacing, invisible characters and compatibility forms. A phrase list catches
-    the common attempts, not a determined attacker: keep tools' permissions narrow too."""
+    ``prompt_injection``; ``details["patterns"]`` lists those found). Texts are matched as
+    `skeleton.skeleton` reads them: case, leetspeak (``1gn0re``), invisible characters,
+    look-alike letters of other scripts, accents, compatibility forms, spacing and
+    punctuation (``i g n o r e``) do not hide a phrase. A phrase list catches the common
+    attempts, not a determined attacker: keep tools' permissions narrow too."""
 
     def __init__(self, injection_patterns: Sequence[str] | None = None) -> None:
         patterns = DEFAULT_INJECTION_PATTERNS if injection_patterns is None else injection_patterns
-        self.injection_patterns = [normalize(p) for p in patterns if p.strip()]
+        self.injection_patterns = [normalize(p) for p in patterns if skeleton(p)]
+        self._skeletons = [skeleton(p) for p in self.injection_patterns]
 
     def __repr__(self) -> str:
         return f"PromptInjectionGuardrail({len(self.injection_patterns)} patterns)"
 
     def detect(self, text: str) -> list[str]:
         """The patterns found in ``text``."""
-        normalized = normalize(text)
-        return [p for p in self.injection_patterns if p in normalized]
+        read = skeleton(text)
+        return [
+            p for p, s in zip(self.injection_patterns, self._skeletons, strict=True) if s in read
+        ]
 
     def check(self, run_input: Any) -> None:
         found = self.detect(run_input.input_content_string())
