@@ -46,7 +46,11 @@ def default_runtime():
     ("face", "same", "component_type"),
     [
         (OpenAIChat(id="gpt-4"), APIModel("gpt-4", "openai"), "openai_language_model"),
-        (Claude(), APIModel("claude-sonnet-4-20250514", "anthropic"), "anthropic_language_model"),
+        (
+            Claude(),
+            APIModel("claude-sonnet-4-5-20250929", "anthropic", options={"max_tokens": 8192}),
+            "anthropic_language_model",
+        ),
         (
             Gemini(id="gemini-2.5-pro"),
             APIModel("gemini-2.5-pro", "gemini"),
@@ -90,7 +94,7 @@ def test_settings_of_a_face_become_the_components_attributes_and_keys_stay_hidde
 def test_llama_cpp_always_runs_llama_cpp_and_follows_the_aliases(monkeypatch):
     monkeypatch.setenv("FERRULE_MODEL_ALIASES", f"Qwen/Qwen3-0.6B={DEFAULT_LOCAL_MODEL}")
     with Runtime() as rt:
-        route = LlamaCpp("Qwen/Qwen3-0.6B", n_ctx=2048).route(rt.kernel)
+        route = LlamaCpp("Qwen/Qwen3-0.6B", options={"n_ctx": 2048}).route(rt.kernel)
         assert route.component_type == "llamacpp_language_model"
         assert route.attributes == {"model": DEFAULT_LOCAL_MODEL, "n_ctx": 2048}
         assert (
@@ -123,7 +127,7 @@ def test_knowledge_faces_are_ferrules_classes():
             GEMINI,
             "GOOGLE_GEMINI_BASE_URL",
             "",
-            "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+            "/v1beta/models/gemini-3.5-flash:streamGenerateContent",
         ),
         (xAI(), OPENAI_COMPATIBLE, "XAI_BASE_URL", "/v1", "/v1/chat/completions"),
     ],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import attrs
-from ferrule import APIModel, LocalModel, RunOutput
+from ferrule import APIModel, RunOutput
 from ferrule.agent import Agent
 from ferrule.db.in_memory import InMemoryDb
 from ferrule.db.sqlite import SqliteDb
@@ -41,7 +41,7 @@ def models() -> None:
     model = Claude(max_tokens=1024)
     model = Gemini(id="gemini-2.5-pro")
     model = xAI()
-    local: LocalModel = LlamaCpp("Qwen/Qwen3-0.6B", n_ctx=4096)
+    local: APIModel = LlamaCpp("Qwen/Qwen3-0.6B", options={"n_ctx": 4096})
     OpenAIChat(id=4)  # error
     assert_type(OpenAIChatAtHome(temperature=0.2, max_tokens=256, seed=1), OpenAIChat)
     assert_type(ClaudeAtHome(max_tokens=512, temperature=0.3, top_p=0.9), Claude)

@@ -594,9 +594,10 @@ def read_module(path: Path, module: str) -> tuple[dict[str, Any], dict[str, str]
     for name in wanted:
         if name in names:
             public[name] = names[name]
-        elif name in imported:
-            target = imported[name]
-            # a re-export of Agno's own: a package's names, or what __all__ declares
+        elif name in imported or (declared is not None and name in resolvable):
+            # a re-export of Agno's own: a package's names, or what __all__ declares (a
+            # lazily imported one too: its import is for type checkers only)
+            target = imported.get(name) or resolvable[name]
             if target.startswith("agno.") and (is_package or declared is not None):
                 public[name] = {"kind": "alias", "of": target}
     return public, resolvable

@@ -285,9 +285,9 @@ def test_openai_responses_checks_its_keywords():
     model = OpenAIResponses(
         id="o3", reasoning={"effort": "low", "summary": "concise"}, api_key="sk-hidden-1"
     )
-    assert model.provider == "openai-responses"
+    assert model.route_provider == "openai-responses"
     assert model.infer_options == {"reasoning": "low"}
-    assert model.options == {"reasoning_summary": "concise"}
+    assert model.options == {"reasoning_summary": "concise", "strict_output": True}
     assert "sk-hidden-1" not in repr(model)
 
 

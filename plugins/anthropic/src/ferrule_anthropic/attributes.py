@@ -3,6 +3,8 @@ not by the plugin's hook module: a cold start builds no class it does not use)."
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 from ferrule_kit.providerspec import ProviderAttributes
 
@@ -16,3 +18,5 @@ class AnthropicAttributes(ProviderAttributes):
 
     #: The output cap sent when a request gives none (Anthropic requires one).
     max_tokens: int = 4096
+    #: More request fields, sent as given (``top_k``, ``context_management``...).
+    extra_body: dict[str, Any] = attrs.field(factory=dict)

@@ -29,16 +29,21 @@ class AnthropicLanguageModel(SSELanguageModel):
             secrets=[key],
             read_timeout=attributes.read_timeout,
             max_retries=attributes.max_retries,
+            retry_delay=attributes.retry_delay,
+            retry_multiplier=attributes.retry_multiplier,
+            extra_headers=attributes.extra_headers,
             parse_error=wire.parse_error,
         )
         super().__init__(
             model=attributes.model, url=wire.messages_url(attributes.base_url), client=client
         )
         self.max_tokens = attributes.max_tokens
+        self.extra_body = dict(attributes.extra_body)
         self.count_url = wire.count_tokens_url(attributes.base_url)
 
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
-        return wire.build_request(inputs, model=self.model, max_tokens=self.max_tokens)
+        body = wire.build_request(inputs, model=self.model, max_tokens=self.max_tokens)
+        return {**body, **self.extra_body}
 
     async def count_tokens(self, inputs: InferInput) -> dict[str, int]:
         """Anthropic's own count (``POST /v1/messages/count_tokens``, free: nothing is

@@ -3,6 +3,8 @@ not by the plugin's hook module: a cold start builds no class it does not use)."
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 from ferrule_kit.providerspec import ProviderAttributes
 
@@ -14,3 +16,8 @@ class GeminiAttributes(ProviderAttributes):
     ``https://generativelanguage.googleapis.com/v1beta``. A failed request (408, 409, 429
     but a daily quota, 5xx, connection failures) is retried; a 429's ``retryDelay`` is
     honoured."""
+
+    #: More ``generationConfig`` fields (``topK``, ``seed``...), sent as given.
+    generation_config: dict[str, Any] = attrs.field(factory=dict)
+    #: More request fields (``safetySettings``, ``cachedContent``...), sent as given.
+    extra_body: dict[str, Any] = attrs.field(factory=dict)

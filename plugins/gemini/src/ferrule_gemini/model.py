@@ -29,13 +29,21 @@ class GeminiLanguageModel(SSELanguageModel):
             secrets=[key],
             read_timeout=attributes.read_timeout,
             max_retries=attributes.max_retries,
+            retry_delay=attributes.retry_delay,
+            retry_multiplier=attributes.retry_multiplier,
+            extra_headers=attributes.extra_headers,
             parse_error=wire.parse_error,
         )
         url = wire.stream_url(attributes.base_url, attributes.model)
         super().__init__(model=attributes.model, url=url, client=client)
+        self.generation_config = dict(attributes.generation_config)
+        self.extra_body = dict(attributes.extra_body)
 
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
-        return wire.build_request(inputs, model=self.model)
+        body = wire.build_request(inputs, model=self.model)
+        if self.generation_config:
+            body["generationConfig"] = {**body.get("generationConfig", {}), **self.generation_config}
+        return {**body, **self.extra_body}
 
     async def translate(
         self, events: AsyncIterator[SSEEvent]

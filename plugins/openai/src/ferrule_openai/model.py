@@ -105,6 +105,9 @@ def connect(attributes: OpenAIAttributes) -> tuple[HTTPClient, bool]:
         headers=headers,
         read_timeout=attributes.read_timeout,
         max_retries=attributes.max_retries,
+        retry_delay=attributes.retry_delay,
+        retry_multiplier=attributes.retry_multiplier,
+        extra_headers=attributes.extra_headers,
     )
     return client, official
 

@@ -74,6 +74,9 @@ async def create(attributes: XAIAttributes) -> ChatCompletionsModel:
         api_key=key,
         read_timeout=attributes.read_timeout,
         max_retries=attributes.max_retries,
+        retry_delay=attributes.retry_delay,
+        retry_multiplier=attributes.retry_multiplier,
+        extra_headers=attributes.extra_headers,
         parse_error=parse_error,
     )
     return ChatCompletionsModel(

@@ -401,8 +401,12 @@ def make_client(
     read_timeout: float = 60.0,
     max_retries: int = 3,
     parse_error: ErrorParser = parse_error_body,
+    retry_delay: float = 0.5,
+    retry_multiplier: float = 2.0,
+    extra_headers: Mapping[str, str] | None = None,
 ) -> HTTPClient:
-    """The auth piece of a Chat Completions backend: bearer-key headers on an `HTTPClient`."""
+    """The auth piece of a Chat Completions backend: bearer-key headers on an `HTTPClient`
+    (the retry and header settings as `HTTPClient.for_component` takes them)."""
     all_headers = dict(headers or {})
     if api_key:
         all_headers["Authorization"] = f"Bearer {api_key}"
@@ -414,4 +418,7 @@ def make_client(
         read_timeout=read_timeout,
         max_retries=max_retries,
         parse_error=parse_error,
+        retry_delay=retry_delay,
+        retry_multiplier=retry_multiplier,
+        extra_headers=extra_headers,
     )

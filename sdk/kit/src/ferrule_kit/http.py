@@ -361,17 +361,26 @@ class HTTPClient:
         read_timeout: float,
         max_retries: int,
         parse_error: ErrorParser = parse_error_body,
+        retry_delay: float = 0.5,
+        retry_multiplier: float = 2.0,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> HTTPClient:
-        """The client of a provider component, from the two attributes every provider's
-        ``define`` takes: ``read_timeout`` (seconds to wait for the next byte of a reply)
-        and ``max_retries`` (tries after the first)."""
+        """The client of a provider component, from the attributes every provider's
+        ``define`` takes (`ferrule_kit.providerspec.ProviderAttributes`): ``read_timeout``
+        (seconds to wait for the next byte of a reply), ``max_retries`` (tries after the
+        first), ``retry_delay`` / ``retry_multiplier`` (the first wait, and its growth) and
+        ``extra_headers`` (under the plugin's own ``headers``, which win)."""
         return cls(
             provider=provider,
             base_url=base_url,
-            headers=headers,
+            headers={**(extra_headers or {}), **headers},
             secrets=secrets,
             timeouts=Timeouts(read=read_timeout),
-            retry=RetryPolicy(max_attempts=max_retries + 1),
+            retry=RetryPolicy(
+                max_attempts=max_retries + 1,
+                initial_delay=retry_delay,
+                multiplier=retry_multiplier,
+            ),
             parse_error=parse_error,
         )
 

@@ -36,3 +36,12 @@ class ProviderAttributes:
     #: Retries of a failed request (429, 5xx, connection failures; each plugin says which)
     #: before its reply starts.
     max_retries: int = attrs.field(default=3, validator=in_range(0, 20))
+    #: Seconds before the first retry, and what each later wait is multiplied by (1.0: the
+    #: same wait each time).
+    retry_delay: float = attrs.field(default=0.5, validator=in_range(0.0, 60.0))
+    retry_multiplier: float = attrs.field(default=2.0, validator=in_range(1.0, 10.0))
+    #: Headers sent with every request (a proxy's or gateway's own); the key's header is
+    #: the plugin's and wins. A network client may not set them.
+    extra_headers: dict[str, str] | None = attrs.field(
+        default=None, validator=local_only("headers for the server to send"), repr=False
+    )

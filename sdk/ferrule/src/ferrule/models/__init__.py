@@ -32,6 +32,8 @@ class LocalModel:
     id: str = DEFAULT_LOCAL_MODEL
     #: Extra attributes for the backend component (e.g. ``{"n_ctx": 4096}``).
     options: dict[str, Any] = attrs.field(factory=dict)
+    #: An Agno class's keyword values (`ferrule.models.base.Model`).
+    agno_settings: dict[str, Any] = attrs.field(factory=dict, kw_only=True, repr=False, eq=False)
 
     def route(self, kernel: Kernel) -> ModelRoute:
         kernel.load_plugins()  # registers the plugins that answer the hook
@@ -60,21 +62,28 @@ class APIModel:
     #: (``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``reasoning``): under the
     #: agent's own ``options`` and a run's, which win.
     infer_options: dict[str, Any] = attrs.field(factory=dict, kw_only=True)
+    #: The provider plugin that serves it, when ``provider`` is a name to show (an Agno
+    #: class's ``provider="OpenAI"``) rather than the plugin's (``"openai"``).
+    route_provider: str | None = attrs.field(default=None, kw_only=True)
+    #: An Agno class's keyword values (`ferrule.models.base.Model`): none for a plain
+    #: `APIModel`.
+    agno_settings: dict[str, Any] = attrs.field(factory=dict, kw_only=True, repr=False, eq=False)
 
     def route(self, kernel: Kernel) -> ModelRoute:
         kernel.load_plugins()  # registers the plugins that answer the hook
+        provider = self.route_provider or self.provider
         route = kernel.plugin_manager.hook.ferrule_resolve_api_model(
-            model_id=self.id, provider=self.provider
+            model_id=self.id, provider=provider
         )
         if route is None:
-            if self.provider is None:
+            if provider is None:
                 message = (
                     f"model id {self.id!r} has no well-known prefix; name its provider, e.g. "
                     f"APIModel({self.id!r}, provider='openai')"
                 )
             else:
-                message = f"no installed plugin provides {self.provider!r}; install ferrule-{self.provider}"
-            raise UnknownModelError(message, model=self.id, provider=self.provider)
+                message = f"no installed plugin provides {provider!r}; install ferrule-{provider}"
+            raise UnknownModelError(message, model=self.id, provider=provider)
         attributes = {**route.attributes, **self.options}
         if self.api_key is not None:
             attributes["api_key"] = self.api_key
@@ -86,7 +95,8 @@ class APIModel:
 def model_infer_options(model: object) -> dict[str, Any]:
     """The inference inputs a model object carries for every request (an `APIModel`'s
     `APIModel.infer_options`); none for other models."""
-    return dict(model.infer_options) if isinstance(model, APIModel) else {}
+    options = getattr(model, "infer_options", None)
+    return dict(options) if isinstance(options, dict) else {}
 
 
 def fetches_weights(route: ModelRoute) -> bool:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Collection
+from typing import Any, ParamSpec, Protocol, TypedDict, TypeVar, overload
 
 from ferrule_kernel import InvalidInputError
 
@@ -25,7 +25,42 @@ from .context import ToolContext
 from .function import Function
 from .function_schema import describe_function
 
-__all__ = ["tool"]
+__all__ = ["ToolOptions", "tool"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class ToolOptions(TypedDict, total=False):
+    """The options `tool` takes (for type checkers; `VALID_KWARGS` at run time)."""
+
+    name: str | None
+    description: str | None
+    strict: bool | None
+    instructions: str | None
+    add_instructions: bool
+    show_result: bool | None
+    stop_after_tool_call: bool | None
+    requires_confirmation: bool | None
+    requires_user_input: bool | None
+    user_input_fields: Collection[str] | None
+    external_execution: bool | None
+    external_execution_silent: bool | None
+    pre_hook: Callable[..., Any] | None
+    post_hook: Callable[..., Any] | None
+    tool_hooks: list[Callable[..., Any]] | None
+    cache_results: bool
+    cache_dir: str | None
+    cache_ttl: int
+    timeout: float | None
+    retries: int
+
+
+class _FunctionDecorator(Protocol):
+    """What ``tool(...)`` with options returns: a decorator that keeps the function's type."""
+
+    def __call__(self, function: Callable[P, R], /) -> Function[P, R]: ...
+
 
 #: The keywords `tool` takes: Agno's, then ferrule's own.
 VALID_KWARGS = frozenset(
@@ -94,7 +129,7 @@ def _checked(options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def _make(function: Callable[..., Any], options: dict[str, Any]) -> Function:
+def _make(function: Callable[..., Any], options: dict[str, Any]) -> Function[..., Any]:
     fields = options.get("user_input_fields")
     if fields is not None and (
         isinstance(fields, str) or not all(isinstance(f, str) for f in fields)
@@ -108,7 +143,7 @@ def _make(function: Callable[..., Any], options: dict[str, Any]) -> Function:
         # a method of a Toolkit subclass: described without self, bound when registered
         summary, parameters, _ = describe_function(_without_self(function))
         options.setdefault("description", summary)
-        made = Function(
+        made: Function[..., Any] = Function(
             name=name,
             entrypoint=function,
             parameters=parameters,
@@ -164,7 +199,33 @@ def _unbound(name: str) -> Any:
     return handler
 
 
-def tool(*args: Any, **kwargs: Any) -> Function | Callable[[Callable[..., Any]], Function]:
+@overload
+def tool(function: Callable[P, R], /) -> Function[P, R]: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+    instructions: str | None = None,
+    add_instructions: bool = True,
+    show_result: bool | None = None,
+    stop_after_tool_call: bool | None = None,
+    requires_confirmation: bool | None = None,
+    requires_user_input: bool | None = None,
+    user_input_fields: Collection[str] | None = None,
+    external_execution: bool | None = None,
+    external_execution_silent: bool | None = None,
+    pre_hook: Callable[..., Any] | None = None,
+    post_hook: Callable[..., Any] | None = None,
+    tool_hooks: list[Callable[..., Any]] | None = None,
+    cache_results: bool = False,
+    cache_dir: str | None = None,
+    cache_ttl: int = 3600,
+    timeout: float | None = None,
+    retries: int = 1,
+) -> _FunctionDecorator: ...
+def tool(*args: Any, **kwargs: Any) -> Any:
     """``@tool`` or ``@tool(**options)`` (see the module docstring)."""
     if args and (len(args) > 1 or not callable(args[0]) or kwargs):
         raise ValueError("tool takes the function alone, or keyword options only")
@@ -172,7 +233,7 @@ def tool(*args: Any, **kwargs: Any) -> Function | Callable[[Callable[..., Any]],
     if args:
         return _make(args[0], options)
 
-    def decorate(function: Callable[..., Any]) -> Function:
+    def decorate(function: Callable[..., Any]) -> Function[..., Any]:
         return _make(function, dict(options))
 
     return decorate

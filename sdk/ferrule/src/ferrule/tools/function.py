@@ -18,7 +18,7 @@ import copy
 import inspect
 import shutil
 from collections.abc import Callable, Collection
-from typing import Any, Literal
+from typing import Any, Generic, Literal, ParamSpec, TypeVar
 
 import attrs
 from ferrule_kernel import InvalidInputError
@@ -235,9 +235,14 @@ def _no_function(*args: Any, **kwargs: Any) -> Any:
     raise TypeError("this Function has no entrypoint to call")
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 @attrs.define(eq=False, init=False)
-class Function(FunctionTool[..., Any]):
-    """A tool with Agno's options (see the module docstring)."""
+class Function(FunctionTool[P, R], Generic[P, R]):
+    """A tool with Agno's options (see the module docstring); called directly, it is its
+    entrypoint."""
 
     strict: bool | None = attrs.field(default=None, kw_only=True)
     instructions: str | None = attrs.field(default=None, kw_only=True)
@@ -344,12 +349,12 @@ class Function(FunctionTool[..., Any]):
     @classmethod
     def from_callable(
         cls, c: Callable[..., Any], name: str | None = None, strict: bool = False
-    ) -> Function:
+    ) -> Function[..., Any]:
         """The tool of a function (its name, docstring and type hints)."""
         return cls(name=name or str(getattr(c, "__name__", "tool")), entrypoint=c, strict=strict)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Function:
+    def from_dict(cls, data: dict[str, Any]) -> Function[..., Any]:
         """A tool described by `SERIALIZED_FIELDS` (no entrypoint: it runs elsewhere)."""
         return cls(
             name=str(data["name"]),
@@ -360,7 +365,7 @@ class Function(FunctionTool[..., Any]):
             external_execution=data.get("external_execution", False),
         )
 
-    def model_copy(self, *, deep: bool = False) -> Function:
+    def model_copy(self, *, deep: bool = False) -> Function[P, R]:
         """A copy; with ``deep``, its data copied too (functions and hooks are shared)."""
         changes: dict[str, Any] = {}
         if deep:
@@ -420,7 +425,7 @@ class FunctionCall:
     """One call of a `Function`: what its hooks see (``fc.function.name``,
     ``fc.arguments``, ``fc.result``) and what `execute` runs outside any agent."""
 
-    function: Function
+    function: Function[..., Any]
     arguments: dict[str, Any] | None = None
     result: Any = None
     call_id: str | None = None

@@ -142,7 +142,7 @@ class Toolkit:
         else:
             self.functions[tool_name] = made
 
-    def _function(self, function: Callable[..., Any] | Tool, name: str) -> Function:
+    def _function(self, function: Callable[..., Any] | Tool, name: str) -> Function[..., Any]:
         stop = name in self.stop_after_tool_call_tools
         flags = {
             "requires_confirmation": name in self.requires_confirmation_tools,
@@ -156,7 +156,9 @@ class Toolkit:
             if entrypoint is not None and _takes_self(entrypoint):
                 # a method decorated with @tool in the class: bind it to this toolkit
                 bound = entrypoint.__get__(self, type(self))
-                rebuilt = Function(name=name, entrypoint=bound, description=function.description)
+                rebuilt: Function[..., Any] = Function(
+                    name=name, entrypoint=bound, description=function.description
+                )
                 changes.update(handler=rebuilt.handler, function=bound, entrypoint=bound)
             for flag, value in flags.items():
                 changes[flag] = bool(getattr(function, flag)) or value
@@ -168,7 +170,7 @@ class Toolkit:
                 changes["timeout"] = self.timeout
             return attrs.evolve(function, **changes)
         if isinstance(function, Tool):
-            made = Function(
+            made: Function[..., Any] = Function(
                 name=name,
                 description=function.description,
                 parameters=function.parameters,

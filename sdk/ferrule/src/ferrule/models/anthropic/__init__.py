@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .claude import Claude
+from .claude import Claude, SystemPromptBlock
 
-__all__ = ["Claude"]
+__all__ = ["Claude", "SystemPromptBlock"]

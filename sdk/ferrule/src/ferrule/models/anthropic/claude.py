@@ -2,9 +2,17 @@
 Claude``).
 
 `Claude` is an `APIModel` of the provider ``anthropic`` (ferrule-anthropic, the Messages
-API). The key comes from ``api_key``, ``$ANTHROPIC_API_KEY`` or ``ferrule keys set
-anthropic``; the endpoint from ``base_url``, else ``$ANTHROPIC_BASE_URL`` (as in
-Anthropic's SDK), else Anthropic's.
+API) and an Agno `Model`. The key comes from ``api_key``, ``$ANTHROPIC_API_KEY`` or
+``ferrule keys set anthropic``; the endpoint from ``base_url``, else
+``$ANTHROPIC_BASE_URL`` (as in Anthropic's SDK), else Anthropic's.
+
+``max_tokens`` (8192 unless given: Anthropic requires one), ``temperature``, ``top_p`` and
+``stop_sequences`` are sent with every request; ``thinking={"type": "enabled", ...}``
+turns extended thinking on (ferrule sizes the budget from ``reasoning_effort``, within
+``max_tokens``); ``top_k``, ``context_management`` and ``request_params`` are request fields;
+``betas`` the ``anthropic-beta`` header; ``cache_system_prompt`` / ``cache_tools`` cache the
+prompt (five minutes, an hour with ``extended_cache_time``); ``timeout``,
+``max_retries`` / ``retries`` and ``default_headers`` configure the client.
 """
 
 from __future__ import annotations
@@ -13,11 +21,112 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
+from typing_extensions import Unpack
 
 from .. import APIModel
+from ..base import Model
+from ..params import (
+    CLIENT_NOTE,
+    LATER,
+    AgnoParam,
+    ModelParams,
+    agno_signature,
+    agno_values,
+    declined,
+    model_params,
+    retry_attributes,
+)
 from ..settings import ReasoningEffort, Sampling, client_attributes
 
-__all__ = ["Claude"]
+__all__ = ["Claude", "SystemPromptBlock"]
+
+
+@attrs.define(kw_only=True)
+class SystemPromptBlock:
+    """A piece of the system prompt with its own cache setting (``cache``, ``ttl``)."""
+
+    text: str
+    cache: bool = True
+    ttl: str | None = None
+
+
+class ClaudeParams(ModelParams, total=False):
+    name: str | None
+    max_tokens: int | None
+    thinking: dict[str, Any] | None
+    temperature: float | None
+    stop_sequences: list[str] | None
+    top_p: float | None
+    top_k: int | None
+    cache_system_prompt: bool
+    extended_cache_time: bool
+    cache_tools: bool
+    system_prompt_blocks: list[SystemPromptBlock] | None
+    request_params: dict[str, Any] | None
+    betas: list[str] | None
+    context_management: dict[str, Any] | None
+    mcp_servers: list[Any] | None
+    skills: list[Any] | None
+    citations: bool
+    append_trailing_user_message: bool | None
+    trailing_user_message_content: str
+    api_key: str | None
+    default_headers: dict[str, str] | None
+    timeout: float | None
+    http_client: Any
+    client_params: dict[str, Any] | None
+    client: Any
+    async_client: Any
+    #: ferrule's own.
+    base_url: str | None
+    reasoning_effort: ReasoningEffort | None
+    max_retries: int | None
+    options: dict[str, Any] | None
+
+
+CLAUDE_PARAMS: tuple[AgnoParam, ...] = model_params(
+    {"name": "Claude", "provider": "Anthropic"},
+    (
+        AgnoParam("max_tokens", 8192),
+        AgnoParam("thinking"),
+        AgnoParam("temperature"),
+        AgnoParam("stop_sequences"),
+        AgnoParam("top_p"),
+        AgnoParam("top_k"),
+        AgnoParam("cache_system_prompt", False),
+        AgnoParam("extended_cache_time", False),
+        AgnoParam("cache_tools", False),
+        AgnoParam("system_prompt_blocks", None, "later", LATER.format("system_prompt_blocks")),
+        AgnoParam("request_params"),
+        AgnoParam("betas"),
+        AgnoParam("context_management"),
+        declined(
+            "mcp_servers",
+            "Anthropic's MCP connector is not used: give the agent ferrule.mcp.MCPServer tools",
+        ),
+        declined("skills", "Anthropic's hosted Agent Skills are not used"),
+        declined("citations", "ferrule-anthropic does not read citations from replies", True),
+        declined(
+            "append_trailing_user_message", "ferrule-anthropic sends the conversation as it is"
+        ),
+        declined(
+            "trailing_user_message_content",
+            "ferrule-anthropic sends the conversation as it is",
+            "continue",
+        ),
+        AgnoParam("api_key"),
+        AgnoParam("default_headers"),
+        AgnoParam("timeout"),
+        declined("http_client", CLIENT_NOTE),
+        declined("client_params", CLIENT_NOTE),
+        declined("client", CLIENT_NOTE),
+        declined("async_client", CLIENT_NOTE),
+        AgnoParam("base_url"),
+        AgnoParam("reasoning_effort"),
+        AgnoParam("max_retries"),
+        AgnoParam("options"),
+    ),
+)
 
 
 def _thinking_on(thinking: dict[str, Any] | None) -> bool:
@@ -32,51 +141,102 @@ def _thinking_on(thinking: dict[str, Any] | None) -> bool:
 
 
 @attrs.frozen(init=False)
-class Claude(APIModel):
-    """``Claude(id="claude-sonnet-4-20250514", max_tokens=1024, temperature=0.3)``.
+class Claude(APIModel, Model):
+    """``Claude(id="claude-sonnet-4-20250514", max_tokens=1024, temperature=0.3)``."""
 
-    ``max_tokens`` is the reply cap sent with every request (Anthropic requires one);
-    ``temperature``, ``top_p`` and ``stop_sequences`` are sent with every request;
-    ``thinking={"type": "enabled", ...}`` turns extended thinking on (ferrule sizes the
-    budget from ``reasoning_effort``, within ``max_tokens``; a ``budget_tokens`` given is
-    not used); ``timeout`` and
-    ``max_retries`` configure the client; ``options`` are more attributes of the
-    ``anthropic_language_model`` component."""
+    AGNO_PARAMS = CLAUDE_PARAMS
+    #: Claude models that cannot think, and that have no native structured output.
+    NON_THINKING_MODELS = frozenset(
+        {"claude-3-haiku-20240307", "claude-3-5-haiku-20241022", "claude-3-5-haiku-latest"}
+    )
+    NON_STRUCTURED_OUTPUT_PREFIXES = ("claude-3-",)
+    NON_STRUCTURED_OUTPUT_ALIASES = frozenset(
+        {
+            "claude-sonnet-4-20250514",
+            "claude-sonnet-4",
+            "claude-sonnet-4-0",
+            "claude-opus-4-20250514",
+            "claude-opus-4",
+            "claude-opus-4-0",
+        }
+    )
 
     def __init__(
-        self,
-        id: str = "claude-sonnet-4-20250514",
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        top_p: float | None = None,
-        stop_sequences: list[str] | None = None,
-        thinking: dict[str, Any] | None = None,
-        reasoning_effort: ReasoningEffort | None = None,
-        timeout: float | None = None,
-        max_retries: int | None = None,
-        options: dict[str, Any] | None = None,
+        self, id: str = "claude-sonnet-4-5-20250929", **params: Unpack[ClaudeParams]
     ) -> None:
+        values = agno_values(type(self), CLAUDE_PARAMS, dict(params))
+        if values["thinking"] and id in self.NON_THINKING_MODELS:
+            raise InvalidInputError(f"{id} does not think: drop thinking=", field="thinking")
         sampling = Sampling(
-            temperature=temperature,
-            top_p=top_p,
-            max_tokens=max_tokens,
-            stop=stop_sequences,
-            reasoning_effort=reasoning_effort,
-            reasoning=_thinking_on(thinking),
+            temperature=values["temperature"],
+            top_p=values["top_p"],
+            max_tokens=values["max_tokens"],
+            stop=values["stop_sequences"],
+            reasoning_effort=values["reasoning_effort"],
+            reasoning=_thinking_on(values["thinking"]),
         )
+        infer_options = sampling.infer_options()
+        if values["cache_system_prompt"] or values["cache_tools"]:
+            infer_options["prompt_cache"] = {"ttl": "1h" if values["extended_cache_time"] else "5m"}
         attributes = client_attributes(
-            dict(options or {}), timeout=timeout, max_retries=max_retries
+            dict(values["options"] or {}),
+            timeout=values["timeout"],
+            max_retries=values["max_retries"],
         )
-        if max_tokens is not None:
-            attributes["max_tokens"] = max_tokens
+        if values["max_tokens"] is not None:
+            attributes["max_tokens"] = values["max_tokens"]
+        extra = {
+            **({"top_k": values["top_k"]} if values["top_k"] is not None else {}),
+            **(
+                {"context_management": values["context_management"]}
+                if values["context_management"] is not None
+                else {}
+            ),
+            **(values["request_params"] or {}),
+        }
+        if extra:
+            attributes["extra_body"] = {**attributes.get("extra_body", {}), **extra}
+        headers = dict(values["default_headers"] or {})
+        if values["betas"]:
+            headers["anthropic-beta"] = ",".join(values["betas"])
+        if headers:
+            attributes["extra_headers"] = headers
+        attributes.update(retry_attributes(values))
         self.__attrs_init__(
             id,
-            "anthropic",
-            api_key,
-            base_url,
+            values["provider"],
+            values["api_key"],
+            values["base_url"],
             attributes,
-            infer_options=sampling.infer_options(),
+            infer_options=infer_options,
+            route_provider="anthropic",
+            agno_settings=values,
         )
+
+    def get_request_params(
+        self, response_format: Any = None, tools: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """The fields every request carries besides the messages."""
+        request = {**self.infer_options, **self.options.get("extra_body", {})}
+        if tools:
+            request["tools"] = tools
+        return request
+
+    def count_tokens(  # type: ignore[override]
+        self, messages: list[Any], tools: list[Any] | None = None, response_format: Any = None
+    ) -> int:
+        return super().count_tokens(messages, tools, response_format)
+
+    async def acount_tokens(  # type: ignore[override]
+        self, messages: list[Any], tools: list[Any] | None = None, response_format: Any = None
+    ) -> int:
+        return await super().acount_tokens(messages, tools, response_format)
+
+    def get_client(self) -> Any:
+        raise InvalidInputError(f"get_client: {CLIENT_NOTE}", field="client")
+
+    def get_async_client(self) -> Any:
+        raise InvalidInputError(f"get_client: {CLIENT_NOTE}", field="client")
+
+
+Claude.__init__.__signature__ = agno_signature(CLAUDE_PARAMS, "claude-sonnet-4-5-20250929")  # type: ignore[attr-defined]

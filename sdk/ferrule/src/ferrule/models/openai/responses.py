@@ -21,16 +21,29 @@ that the next request of the run sends back.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range
 from typing_extensions import Unpack
 
 from .. import APIModel
+from ..base import Model
+from ..params import (
+    CLIENT_NOTE,
+    QUERY_NOTE,
+    ROLE_NOTE,
+    AgnoParam,
+    ModelParams,
+    agno_signature,
+    agno_values,
+    declined,
+    model_params,
+    retry_attributes,
+)
 from ..settings import ReasoningEffort, Sampling, client_attributes
 
-__all__ = ["OpenAIResponses", "ResponsesParams"]
+__all__ = ["RESPONSES_PARAMS", "OpenAIResponses", "ResponsesParams", "responses_params"]
 
 #: The provider name that routes to ferrule-openai's Responses component.
 PROVIDER = "openai-responses"
@@ -38,8 +51,24 @@ PROVIDER = "openai-responses"
 ReasoningSummary = Literal["auto", "concise", "detailed"]
 
 
-class ResponsesParams(TypedDict, total=False):
+class ResponsesParams(ModelParams, total=False):
     """The keywords of `OpenAIResponses`."""
+
+    name: str | None
+    include: list[str] | None
+    background: bool | None
+    background_poll_interval: float
+    background_max_wait: float
+    extra_headers: dict[str, str] | None
+    extra_query: dict[str, Any] | None
+    default_headers: dict[str, str] | None
+    default_query: dict[str, Any] | None
+    http_client: Any
+    client_params: dict[str, Any] | None
+    client: Any
+    async_client: Any
+    vector_store_name: str
+    role_map: dict[str, str] | None
 
     api_key: str | None
     base_url: str | None
@@ -70,6 +99,78 @@ class ResponsesParams(TypedDict, total=False):
     options: dict[str, Any] | None
 
 
+RESPONSES_OWN: tuple[AgnoParam, ...] = (
+    AgnoParam("include"),
+    AgnoParam("max_output_tokens"),
+    AgnoParam("max_tool_calls"),
+    AgnoParam("metadata"),
+    AgnoParam("parallel_tool_calls"),
+    AgnoParam("reasoning"),
+    AgnoParam("verbosity"),
+    AgnoParam("reasoning_effort"),
+    AgnoParam("reasoning_summary"),
+    AgnoParam("store"),
+    AgnoParam("temperature"),
+    AgnoParam("top_p"),
+    AgnoParam("truncation"),
+    AgnoParam("user"),
+    AgnoParam("service_tier"),
+    AgnoParam("strict_output", True),
+    declined("background", "ferrule streams each response; no background runs are polled"),
+    declined(
+        "background_poll_interval",
+        "ferrule streams each response; no background runs are polled",
+        2.0,
+    ),
+    declined(
+        "background_max_wait", "ferrule streams each response; no background runs are polled", 600.0
+    ),
+    AgnoParam("extra_headers"),
+    declined("extra_query", QUERY_NOTE),
+    AgnoParam("extra_body"),
+    AgnoParam("request_params"),
+    AgnoParam("api_key"),
+    AgnoParam("organization"),
+    AgnoParam("base_url"),
+    AgnoParam("timeout"),
+    AgnoParam("max_retries"),
+    AgnoParam("default_headers"),
+    declined("default_query", QUERY_NOTE),
+    declined("http_client", CLIENT_NOTE),
+    declined("client_params", CLIENT_NOTE),
+    declined("client", CLIENT_NOTE),
+    declined(
+        "vector_store_name",
+        "OpenAI's hosted file search is not used: give the agent a Knowledge",
+        "knowledge_base",
+    ),
+    declined("async_client", CLIENT_NOTE),
+    declined("role_map", ROLE_NOTE),
+    AgnoParam("project"),
+    AgnoParam("options"),
+)
+
+
+def responses_params(name: str, provider: str, **defaults: Any) -> tuple[AgnoParam, ...]:
+    """The keywords of a class over the Responses API, with its own defaults."""
+    own = [
+        attrs.evolve(p, default=defaults.pop(p.name)) if p.name in defaults else p
+        for p in RESPONSES_OWN
+    ]
+    return model_params(
+        {
+            "name": name,
+            "provider": provider,
+            "supports_native_structured_outputs": True,
+            **defaults,
+        },
+        own,
+    )
+
+
+RESPONSES_PARAMS = responses_params("OpenAIResponses", "OpenAI")
+
+
 @attrs.frozen
 class RequestFields:
     """The Responses fields ferrule's inference inputs do not name, checked."""
@@ -83,6 +184,7 @@ class RequestFields:
     )
     user: str | None = None
     service_tier: str | None = None
+    include: list[str] | None = None
 
     def body(self) -> dict[str, Any]:
         return {
@@ -92,7 +194,7 @@ class RequestFields:
         }
 
 
-def _reasoning(params: ResponsesParams) -> tuple[Any, Any]:
+def _reasoning(params: dict[str, Any]) -> tuple[Any, Any]:
     """(effort, summary) from ``reasoning_effort`` / ``reasoning_summary`` or Agno's
     ``reasoning`` dict (the keywords win)."""
     reasoning = params.get("reasoning") or {}
@@ -110,12 +212,8 @@ def _reasoning(params: ResponsesParams) -> tuple[Any, Any]:
     return effort, summary
 
 
-def responses_model_settings(params: ResponsesParams) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(component attributes, inference inputs) from `OpenAIResponses`' keywords. An
-    unknown keyword is a `TypeError`, as for any Python call."""
-    unknown = sorted(set(params) - ResponsesParams.__optional_keys__)
-    if unknown:
-        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+def responses_model_settings(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(component attributes, inference inputs) from `OpenAIResponses`' keyword values."""
     effort, summary = _reasoning(params)
     sampling = Sampling(
         temperature=params.get("temperature"),
@@ -123,9 +221,7 @@ def responses_model_settings(params: ResponsesParams) -> tuple[dict[str, Any], d
         max_tokens=params.get("max_output_tokens"),
         reasoning_effort=effort,
     )
-    fields = RequestFields(
-        **{name: params[name] for name in attrs.fields_dict(RequestFields) if name in params}  # type: ignore[literal-required]
-    )
+    fields = RequestFields(**{name: params.get(name) for name in attrs.fields_dict(RequestFields)})
     extra_body = {
         **fields.body(),
         **(params.get("extra_body") or {}),
@@ -139,6 +235,10 @@ def responses_model_settings(params: ResponsesParams) -> tuple[dict[str, Any], d
             attributes[key] = value
     if summary is not None:
         attributes["reasoning_summary"] = summary
+    headers = {**(params.get("default_headers") or {}), **(params.get("extra_headers") or {})}
+    if headers:
+        attributes["extra_headers"] = headers
+    attributes.update(retry_attributes(params))
     client_attributes(
         attributes, timeout=params.get("timeout"), max_retries=params.get("max_retries")
     )
@@ -146,16 +246,51 @@ def responses_model_settings(params: ResponsesParams) -> tuple[dict[str, Any], d
 
 
 @attrs.frozen(init=False)
-class OpenAIResponses(APIModel):
+class OpenAIResponses(APIModel, Model):
     """``OpenAIResponses(id="gpt-5-mini", reasoning_effort="low")`` (the default id is Agno's)."""
 
+    AGNO_PARAMS = RESPONSES_PARAMS
+    ROUTE = PROVIDER
+
     def __init__(self, id: str = "gpt-5.4-mini", **params: Unpack[ResponsesParams]) -> None:
-        attributes, infer_options = responses_model_settings(params)
+        self._init_responses(id, dict(params))
+
+    def _init_responses(self, id: str, params: dict[str, Any]) -> None:
+        values = agno_values(type(self), type(self).AGNO_PARAMS, params)
+        attributes, infer_options = responses_model_settings(values)
+        api_key = values.get("api_key")
         self.__attrs_init__(
             id,
-            PROVIDER,
-            params.get("api_key"),
-            params.get("base_url"),
+            values["provider"],
+            None if api_key == "not-provided" else api_key,
+            values.get("base_url"),
             attributes,
             infer_options=infer_options,
+            route_provider=type(self).ROUTE,
+            agno_settings=values,
         )
+
+    def get_request_params(
+        self,
+        messages: list[Any] | None = None,
+        response_format: Any = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The fields every request carries besides the input: the sampling settings and
+        the request fields given, with ``tools`` / ``tool_choice`` when given."""
+        request = {**self.infer_options, **self.options.get("extra_body", {})}
+        if tools:
+            request["tools"] = tools
+        if tool_choice is not None:
+            request["tool_choice"] = tool_choice
+        return request
+
+    def get_client(self) -> Any:
+        raise InvalidInputError(f"get_client: {CLIENT_NOTE}", field="client")
+
+    def get_async_client(self) -> Any:
+        raise InvalidInputError(f"get_client: {CLIENT_NOTE}", field="client")
+
+
+OpenAIResponses.__init__.__signature__ = agno_signature(RESPONSES_PARAMS, "gpt-5.4-mini")  # type: ignore[attr-defined]

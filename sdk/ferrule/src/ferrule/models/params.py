@@ -1,0 +1,179 @@
+"""The keywords of Agno's model classes, as tables: each `AgnoParam` gives a keyword's
+default and what ferrule does with it, so a class's signature, its defaults and its refusals
+come from one place (`agno_signature`, `agno_values`).
+
+`BASE_PARAMS` are every class's (Agno's `Model` fields); `model_params` adds a class's own
+and its defaults. What the notes say ferrule does instead is in docs/coming-from-agno.md.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+import attrs
+from ferrule_kernel import InvalidInputError
+
+from ..metrics import ModelType
+
+__all__ = [
+    "BASE_PARAMS",
+    "AgnoParam",
+    "ModelParams",
+    "agno_signature",
+    "agno_values",
+    "declined",
+    "model_params",
+    "retry_attributes",
+]
+
+#: What ferrule says instead of the provider SDK's client objects.
+CLIENT_NOTE = (
+    "ferrule's provider plugin speaks the API over HTTP itself, with no SDK client: give "
+    "base_url=, timeout=, max_retries= or default_headers="
+)
+AUDIO_NOTE = "ferrule's models answer in text: no audio output"
+QUERY_NOTE = "query parameters are not sent: put the setting in request_params= (the body)"
+ROLE_NOTE = "the provider plugin maps each role to its API's own"
+
+
+@attrs.frozen
+class AgnoParam:
+    """One keyword of an Agno model class: its ``default`` and what ferrule does with it.
+
+    ``use`` is ``"keep"`` (the class reads it), ``"later"`` (the agent will read it: a
+    value other than the default is refused until then, ``note`` saying so) or
+    ``"declined"`` (a value other than the default is refused, ``note`` naming ferrule's
+    way)."""
+
+    name: str
+    default: Any = None
+    use: str = "keep"
+    note: str = ""
+
+
+class ModelParams(TypedDict, total=False):
+    """The keywords every model class takes besides ``id`` and ``name`` (for type checkers;
+    `BASE_PARAMS` at run time)."""
+
+    provider: str | None
+    model_type: ModelType | str
+    supports_native_structured_outputs: bool
+    supports_json_schema_outputs: bool
+    system_prompt: str | None
+    instructions: list[str] | None
+    tool_message_role: str
+    assistant_message_role: str
+    cache_response: bool
+    cache_ttl: int | None
+    cache_dir: str | None
+    retries: int
+    delay_between_retries: int | float
+    exponential_backoff: bool
+    retry_with_guidance: bool
+    retry_with_guidance_limit: int
+
+
+def declined(name: str, note: str, default: Any = None) -> AgnoParam:
+    """A keyword whose values other than ``default`` are refused, ``note`` saying why."""
+    return AgnoParam(name, default, "declined", note)
+
+
+#: What ferrule says of the settings its agent does not read yet.
+LATER = "ferrule's agent does not read a model's {} yet"
+
+#: The keywords every model class takes (Agno's `Model` fields), after ``id``.
+BASE_PARAMS: tuple[AgnoParam, ...] = (
+    AgnoParam("name"),
+    AgnoParam("provider"),
+    AgnoParam("model_type", ModelType.MODEL),
+    AgnoParam(
+        "supports_native_structured_outputs",
+        False,
+        "later",
+        LATER.format("structured-output support; the provider plugin chooses how"),
+    ),
+    AgnoParam(
+        "supports_json_schema_outputs",
+        False,
+        "later",
+        LATER.format("structured-output support; the provider plugin chooses how"),
+    ),
+    AgnoParam(
+        "system_prompt", None, "later", LATER.format("system_prompt; give the Agent instructions")
+    ),
+    AgnoParam("instructions", None, "later", LATER.format("instructions; give them to the Agent")),
+    declined(
+        "tool_message_role", "the provider plugin sends tool results in its API's own role", "tool"
+    ),
+    declined(
+        "assistant_message_role",
+        "the provider plugin sends the model's turns in its API's own role",
+        "assistant",
+    ),
+    AgnoParam("cache_response", False, "later", LATER.format("response cache")),
+    AgnoParam("cache_ttl", None, "later", LATER.format("response cache")),
+    AgnoParam("cache_dir", None, "later", LATER.format("response cache")),
+    AgnoParam("retries", 0),
+    AgnoParam("delay_between_retries", 1),
+    AgnoParam("exponential_backoff", False),
+    AgnoParam("retry_with_guidance", True, "later", LATER.format("retry_with_guidance")),
+    AgnoParam("retry_with_guidance_limit", 1, "later", LATER.format("retry_with_guidance")),
+)
+
+
+def agno_values(
+    cls: type[Any], params: Sequence[AgnoParam], given: dict[str, Any]
+) -> dict[str, Any]:
+    """Every keyword's value: ``given``'s, else its default. An unknown keyword is a
+    `TypeError`, as for any Python call; a refused one an `InvalidInputError` naming it."""
+    table = {p.name: p for p in params}
+    unknown = sorted(set(given) - set(table))
+    if unknown:
+        raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {unknown[0]!r}")
+    values = {}
+    for param in params:
+        value = given.get(param.name, param.default)
+        if param.use in ("later", "declined") and value != param.default:
+            raise InvalidInputError(f"{param.name}: {param.note}", field=param.name)
+        values[param.name] = value
+    return values
+
+
+def agno_signature(params: Sequence[AgnoParam], id_default: Any) -> inspect.Signature:
+    """The constructor's signature (``__init__``'s, ``self`` first): ``id``, then each
+    keyword with its default."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    head = [inspect.Parameter("self", kind), inspect.Parameter("id", kind, default=id_default)]
+    rest = [
+        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default) for p in params
+    ]
+    return inspect.Signature([*head, *rest])
+
+
+def retry_attributes(values: dict[str, Any]) -> dict[str, Any]:
+    """The component's retry attributes from Agno's ``retries``, ``delay_between_retries``
+    and ``exponential_backoff`` (none when ``retries`` is 0: the provider's own policy)."""
+    if not values.get("retries"):
+        return {}
+    return {
+        "max_retries": int(values["retries"]),
+        "retry_delay": float(values.get("delay_between_retries") or 0),
+        "retry_multiplier": 2.0 if values.get("exponential_backoff") else 1.0,
+    }
+
+
+def model_params(
+    defaults: Mapping[str, Any], own: Sequence[AgnoParam], base: Sequence[AgnoParam] = BASE_PARAMS
+) -> tuple[AgnoParam, ...]:
+    """A class's keywords: ``base`` (with the class's ``defaults``), then its ``own``
+    (replacing a base keyword of the same name)."""
+    mine = {p.name: p for p in own}
+    out = [
+        mine.pop(p.name)
+        if p.name in mine
+        else attrs.evolve(p, default=defaults.get(p.name, p.default))
+        for p in base
+    ]
+    return (*out, *mine.values())
