@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from ferrule_gemini import wire
+from ferrule_gemini.schema import MAX_REF_DEPTH, function_declaration, to_gemini_schema
 from ferrule_gemini.testing import request_problems, schema_problems
 from ferrule_kit.errors import (
     InvalidInputError,
@@ -443,7 +444,7 @@ def test_schema_conversion_of_what_gemini_does_not_take():
         },
         "required": ["where", "ghost"],
     }
-    out = wire.to_gemini_schema(schema)
+    out = to_gemini_schema(schema)
     assert out == {
         "type": "OBJECT",
         "properties": {
@@ -468,11 +469,11 @@ def test_recursive_refs_stop_at_a_plain_object():
         "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}},
         "$ref": "#/$defs/Node",
     }
-    out = wire.to_gemini_schema(tree)
+    out = to_gemini_schema(tree)
     depth, node = 0, out
     while "properties" in node:
         node, depth = node["properties"]["child"], depth + 1
-    assert node == {"type": "OBJECT"} and depth == wire.MAX_REF_DEPTH
+    assert node == {"type": "OBJECT"} and depth == MAX_REF_DEPTH
     assert schema_problems(out, "p") == []
 
 
@@ -526,9 +527,9 @@ json_schemas = st.recursive(
 
 @given(json_schemas)
 def test_any_json_schema_converts_to_one_gemini_accepts(schema):
-    out = wire.to_gemini_schema(schema)
+    out = to_gemini_schema(schema)
     assert schema_problems(out, "schema") == []
-    declaration = wire.function_declaration(FunctionDescription("f", "", schema))
+    declaration = function_declaration(FunctionDescription("f", "", schema))
     assert (
         schema_problems(
             declaration.get("parameters", {"type": "OBJECT", "properties": {"a": {}}}),
