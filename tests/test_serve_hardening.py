@@ -83,6 +83,15 @@ def nan_stream(inputs: Nothing) -> Iterator[dict[str, Any]]:
     yield {"x": math.nan}
 
 
+def odd(inputs: Nothing) -> dict[str, Any]:
+    return {"text": "a\ud800"}  # a plugin's output JSON may carry, UTF-8 may not
+
+
+def odd_stream(inputs: Nothing) -> Iterator[dict[str, Any]]:
+    yield {"text": "\ud800"}
+    yield {"text": "b"}
+
+
 async def escape(inputs: Nothing) -> dict[str, Any]:
     # Past every request: a callback on the server's own loop.
     def raise_it() -> None:
@@ -136,6 +145,17 @@ class EchoModel:
         yield finish("stop")
 
 
+class OddModel:
+    """Answers with a lone surrogate."""
+
+    def __init__(self, attributes: NoAttributes) -> None:
+        pass
+
+    async def infer(self, inputs: InferInput):
+        yield text_delta("\udfff!")
+        yield finish("stop")
+
+
 class EndlessModel:
     closed = threading.Event()
 
@@ -156,6 +176,8 @@ class HardeningPlugin:
     def ferrule_register_operators(self) -> list[OperatorSpec]:
         return [
             OperatorSpec("say", say, Text),
+            OperatorSpec("odd", odd, Nothing),
+            OperatorSpec("odd_stream", odd_stream, Nothing, streaming=True),
             OperatorSpec("spell", spell, Text, streaming=True),
             OperatorSpec("fail", fail, Text),
             OperatorSpec("fail_oddly", fail_oddly, Nothing),
@@ -171,6 +193,7 @@ class HardeningPlugin:
         return [
             language_model_type("echo_lm", EchoModel, NoAttributes),
             language_model_type("endless_lm", EndlessModel, NoAttributes),
+            language_model_type("odd_lm", OddModel, NoAttributes),
         ]
 
     @hookimpl
@@ -179,9 +202,11 @@ class HardeningPlugin:
             raise SystemExit(3)
         if model_id == "interrupt-model":
             raise KeyboardInterrupt
-        return {"echo": ModelRoute("echo_lm", {}), "endless": ModelRoute("endless_lm", {})}.get(
-            model_id
-        )
+        return {
+            "echo": ModelRoute("echo_lm", {}),
+            "endless": ModelRoute("endless_lm", {}),
+            "odd": ModelRoute("odd_lm", {}),
+        }.get(model_id)
 
 
 def hardening_kernel() -> Kernel:
@@ -440,17 +465,54 @@ def test_bodies_nested_to_the_limit_are_read(url):
 
 
 def test_a_lone_surrogate_in_an_output_goes_out_escaped(url):
-    answer = post(url, "/ferrule/v1/call", b'{"operator": "say", "inputs": {"text": "a\\ud800"}}')
+    answer = post(url, "/ferrule/v1/call", {"operator": "odd", "inputs": {}})
     assert answer.status == 200 and answer.body == b'{"output":{"text":"a\\ud800"}}'
-    stream = post(url, "/ferrule/v1/iter", b'{"operator": "spell", "inputs": {"text": "\\ud800b"}}')
+    stream = post(url, "/ferrule/v1/iter", {"operator": "odd_stream", "inputs": {}})
     lines = [strict_json(line) for line in stream.body.splitlines()]
     assert lines == [{"item": {"text": "\ud800"}}, {"item": {"text": "b"}}, {"end": True}]
-    chat = b'{"model": "echo", "messages": [{"role": "user", "content": "\\udfff!"}]}'
+    chat = {"model": "odd", "messages": [{"role": "user", "content": "hi"}]}
     reply = post(url, "/v1/chat/completions", chat)
     assert reply.status == 200
     assert reply.json()["choices"][0]["message"]["content"] == "\udfff!"
-    streamed = post(url, "/v1/chat/completions", chat[:-1] + b', "stream": true}')
+    streamed = post(url, "/v1/chat/completions", {**chat, "stream": True})
     assert b"\\udfff!" in streamed.body and streamed.body.endswith(b"data: [DONE]\n\n")
+
+
+#: A lone surrogate where each route reads text, escaped as JSON allows (issue 31, repr. 6).
+SURROGATE_BODIES = {
+    "/ferrule/v1/call": b'{"operator": "say", "inputs": {"text": "a\\ud800"}}',
+    # a low surrogate alone (the fuzz on llama.cpp found the first check missed those)
+    "/v1/chat/completions": b'{"model": "echo", "messages": [{"role": "user", "content": "a\\udfff"}]}',
+    "/v1/messages": (
+        b'{"model": "echo", "max_tokens": 5, "messages": [{"role": "user", "content": "a\\uDBFF"}]}'
+    ),
+    "/v1/messages/count_tokens": (
+        b'{"model": "echo", "messages": [{"role": "user", "content": [{"type": "text", '
+        b'"text": "a\\udc00"}]}], "system": "\\ud800"}'
+    ),
+    "/v1/responses": b'{"model": "echo", "input": "a\\ud800"}',
+}
+
+
+@pytest.mark.parametrize("path", list(SURROGATE_BODIES))
+def test_a_lone_surrogate_in_a_request_becomes_a_replacement_character(url, path):
+    """At the wire: no plugin ever sees one, so no backend can fail on it."""
+    answer = post(url, path, SURROGATE_BODIES[path])
+    assert answer.status == 200, answer.body
+    text = answer.body.decode()
+    assert "\\ud" not in text.lower()
+    if path != "/v1/messages/count_tokens":
+        assert "a\ufffd" in json.dumps(answer.json(), ensure_ascii=False)
+
+
+def test_a_surrogate_pair_is_one_character_and_kept():
+    from ferrule.server.gate import parse_json
+
+    assert parse_json(b'["\\ud83d\\ude00", "\\ud83d", "x\\\\ud800"]') == [
+        "\U0001f600",
+        "\ufffd",
+        "x\\ud800",
+    ]
 
 
 def test_the_server_encodes_strictly():

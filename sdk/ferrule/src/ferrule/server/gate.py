@@ -87,7 +87,8 @@ def dumps(value: Any) -> bytes:
 
 def parse_json(data: bytes) -> Any:
     """A request body as JSON: anything else, or nesting past `MAX_JSON_DEPTH`, is an
-    `InvalidInputError` naming the problem."""
+    `InvalidInputError` naming the problem; a lone surrogate in a string becomes U+FFFD
+    (`_without_lone_surrogates`)."""
     too_deep = InvalidInputError(
         f"the request body is nested more than {MAX_JSON_DEPTH} levels deep", field="body"
     )
@@ -102,6 +103,35 @@ def parse_json(data: bytes) -> Any:
     # Only a body with that many brackets can be that deep: most are never walked.
     if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
         raise too_deep
+    # Only a \uD8xx-\uDFxx escape can spell a surrogate (UTF-8 cannot): most bodies have none.
+    if _SURROGATE_ESCAPE.search(data):
+        value = _without_lone_surrogates(value)
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with each lone surrogate of its strings (keys included) replaced by U+FFFD.
+
+    JSON may escape a lone surrogate (``"\\ud800"``); it is no character, and no backend
+    can use it: UTF-8, a tokenizer, a provider's request all refuse it. So it is replaced
+    at the wire, where a request becomes ferrule's, as decoders that yield valid Unicode do
+    (Go's, a browser's USVString): every backend behind the server gets text, and the rest
+    of the request (a chat whose client cut an emoji in two) is kept. A pair that spells
+    one character was joined by the JSON decoder already. (Called on a body at most
+    `MAX_JSON_DEPTH` deep.)"""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            _without_lone_surrogates(key): _without_lone_surrogates(item)
+            for key, item in value.items()
+        }
     return value
 
 
