@@ -56,6 +56,8 @@ def install_workspace(session: nox.Session, *, extras: str | None = None) -> Non
     session.install(*args)
 
 
+#: ruff's formatting changes between minor versions: the one the tree is formatted with.
+RUFF = "ruff>=0.17,<0.18"
 DEV = [
     "pytest>=8",
     "pytest-asyncio>=0.24",
@@ -64,7 +66,10 @@ DEV = [
     "langchain-text-splitters>=0.3",
     "jinja2>=3.1",
     "hatchling",  # tests/test_third_party_plugin.py builds a plugin without build isolation
-    "mypy>=1.11",  # tests/test_typing.py type-checks user-style programs with --strict
+    # tests/test_style.py: ruff check, ruff format --check and mypy on the kernel, kit and
+    # app; tests/test_typing.py type-checks user-style programs with mypy --strict
+    RUFF,
+    "mypy>=1.11",
     "import-linter>=2.1",  # tests/test_layers.py: the layering contracts of .importlinter
     # tests/clients: real clients against ferrule serve (the Node ones install themselves)
     "anthropic>=2.14",
@@ -98,7 +103,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    session.install("ruff>=0.6")
+    session.install(RUFF)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 

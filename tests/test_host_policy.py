@@ -74,7 +74,9 @@ async def test_no_built_in_tool_offers_a_model_a_host_policy(kernel: Kernel) -> 
     assert any(k.startswith("operator terminal") for k in tools)
     offending = {}
     for where, tool in tools.items():
-        marked = set(operator_policies(kernel, where.split(" ", 1)[1])) if "operator" in where else set()
+        marked = (
+            set(operator_policies(kernel, where.split(" ", 1)[1])) if "operator" in where else set()
+        )
         offered = set(tool.parameters.get("properties", {}))
         named = offered & (POLICY_NAMES | marked)
         if named:
