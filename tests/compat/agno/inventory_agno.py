@@ -821,7 +821,12 @@ def flatten(modules: dict[str, Any], imports: dict[str, dict[str, str]]) -> None
         # an override with the base's very signature is the base's entry, not a new one
         for member, found in list(entry["methods"].items()):
             inherited = inherited_member(classes, entry["bases"], member)
-            if inherited is not None and inherited == found:
+            if inherited is not None:
+                inherited.pop("abstract", None)
+            if (
+                inherited is not None
+                and {k: v for k, v in found.items() if k != "abstract"} == inherited
+            ):
                 del entry["methods"][member]
 
 

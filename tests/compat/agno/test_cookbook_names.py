@@ -274,14 +274,14 @@ def test_ollama_responses_talks_to_ollamas_responses_endpoint_without_openais_ke
     assert "authorization" not in request.headers
 
 
-def test_async_sqlite_db_is_the_sqlite_db_and_serves_an_async_agent(wire, tmp_path):
+def test_async_sqlite_db_serves_an_async_agent_from_the_same_store(wire, tmp_path):
     import asyncio
 
-    from ferrule.db.postgres import AsyncPostgresDb, PostgresDb
-    from ferrule.db.sqlite import AsyncSqliteDb, SqliteDb
+    from ferrule.db.base import AsyncBaseDb
+    from ferrule.db.sqlite import AsyncSqliteDb
     from ferrule.models.openai import OpenAIChat
 
-    assert AsyncSqliteDb is SqliteDb and AsyncPostgresDb is PostgresDb
+    assert issubclass(AsyncSqliteDb, AsyncBaseDb)
     wire.says("Ottawa.")
     agent = Agent(
         model=OpenAIChat(id="gpt-4o-mini"), db=AsyncSqliteDb(db_file=str(tmp_path / "a.db"))

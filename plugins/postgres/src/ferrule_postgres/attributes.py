@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range, local_only
+from ferrule_kit.sqlstore import TableNames, table_name
 
 #: Where the host puts the connection string for components defined over the network.
 DSN_ENV = "FERRULE_POSTGRES_DSN"
@@ -39,3 +40,10 @@ class PostgresStorageAttributes:
     timeout: float = attrs.field(default=10.0, validator=in_range(0.1, 3600.0))
     #: Seconds to wait for the server when connecting.
     connect_timeout: int = attrs.field(default=5, validator=in_range(1, 3600))
+    #: The tables' names (Agno's ``session_table`` / ``memory_table``): sessions (their
+    #: runs in ``<session_table>_runs``) and user memories (`ferrule_kit.sqlstore.TableNames`).
+    session_table: str = attrs.field(default="sessions", validator=table_name)
+    memory_table: str = attrs.field(default="memories", validator=table_name)
+
+    def tables(self) -> TableNames:
+        return TableNames(sessions=self.session_table, memories=self.memory_table)

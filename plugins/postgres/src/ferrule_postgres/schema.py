@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import psycopg
 from ferrule_kit.sqlschema import LATEST, SchemaMigration
-from ferrule_kit.sqlstore import POSTGRES, run_async
+from ferrule_kit.sqlstore import POSTGRES, TableNames, run_async
 
 __all__ = ["LATEST", "migrate"]
 
 
-async def migrate(conn: psycopg.AsyncConnection, s: str, store: str, target: int = LATEST) -> int:
-    """Bring schema ``s`` to ``target`` in one transaction on ``conn``; the version."""
+async def migrate(
+    conn: psycopg.AsyncConnection,
+    s: str,
+    store: str,
+    target: int = LATEST,
+    tables: TableNames | None = None,
+) -> int:
+    """Bring schema ``s`` (its ``tables``) to ``target`` in one transaction on ``conn``;
+    the version."""
     migration = SchemaMigration(
         POSTGRES,
         backend="postgres",
@@ -24,6 +31,7 @@ async def migrate(conn: psycopg.AsyncConnection, s: str, store: str, target: int
         where=f"{store} (schema {s})",
         prefix=f"{s}.",
         target=target,
+        tables=tables,
     )
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"ferrule:{s}",))

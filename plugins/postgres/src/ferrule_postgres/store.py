@@ -23,7 +23,14 @@ import psycopg
 import psycopg_pool
 from ferrule_kernel import InvalidInputError, get_logger, scrub_secrets
 from ferrule_kit.errors import StorageConflictError, StorageUnavailableError
-from ferrule_kit.sqlstore import POSTGRES, AsyncSqlBackend, Plan, SqlStorage, run_async
+from ferrule_kit.sqlstore import (
+    POSTGRES,
+    AsyncSqlBackend,
+    Plan,
+    SqlStorage,
+    TableNames,
+    run_async,
+)
 
 from . import schema
 from .attributes import DSN_ENV, PostgresStorageAttributes
@@ -79,6 +86,7 @@ class PostgresStorage(AsyncSqlBackend):
         schema_name: str,
         store: str,
         secrets: list[str],
+        tables: TableNames | None = None,
     ) -> None:
         self._pool = pool
         self.schema = schema_name
@@ -90,6 +98,7 @@ class PostgresStorage(AsyncSqlBackend):
             store=store,
             latest=schema.LATEST,
             prefix=f"{schema_name}.",
+            tables=tables,
         )
 
     @classmethod
@@ -109,7 +118,9 @@ class PostgresStorage(AsyncSqlBackend):
         async with _errors(store, secrets):
             conn = await psycopg.AsyncConnection.connect(dsn, **connect)
             async with conn:
-                version = await schema.migrate(conn, attributes.schema, store)
+                version = await schema.migrate(
+                    conn, attributes.schema, store, tables=attributes.tables()
+                )
             pool = psycopg_pool.AsyncConnectionPool(
                 dsn,
                 min_size=attributes.min_size,
@@ -123,7 +134,7 @@ class PostgresStorage(AsyncSqlBackend):
             )
             await pool.open()
         log.debug("postgres_opened", store=store, schema=attributes.schema, version=version)
-        return cls(pool, attributes.schema, store, secrets)
+        return cls(pool, attributes.schema, store, secrets, attributes.tables())
 
     def __repr__(self) -> str:
         return f"PostgresStorage({self.store!r}, schema={self.schema!r})"

@@ -7,6 +7,7 @@ from typing import Literal
 import attrs
 from ferrule_kernel import in_range
 from ferrule_kit.paths import server_path
+from ferrule_kit.sqlstore import TableNames, table_name
 from ferrule_kit.storage import store_file
 
 
@@ -26,3 +27,10 @@ class SqliteStorageAttributes:
     synchronous: Literal["full", "normal"] = "full"
     #: Connections kept open (readers run in parallel; writers take turns).
     pool_size: int = attrs.field(default=4, validator=in_range(1, 64))
+    #: The tables' names (Agno's ``session_table`` / ``memory_table``): sessions (their
+    #: runs in ``<session_table>_runs``) and user memories (`ferrule_kit.sqlstore.TableNames`).
+    session_table: str = attrs.field(default="sessions", validator=table_name)
+    memory_table: str = attrs.field(default="memories", validator=table_name)
+
+    def tables(self) -> TableNames:
+        return TableNames(sessions=self.session_table, memories=self.memory_table)

@@ -10,15 +10,26 @@ from __future__ import annotations
 import sqlite3
 
 from ferrule_kit.sqlschema import LATEST, SchemaMigration
-from ferrule_kit.sqlstore import SQLITE, run_blocking
+from ferrule_kit.sqlstore import SQLITE, TableNames, run_blocking
 
 __all__ = ["LATEST", "migrate"]
 
 
-def migrate(conn: sqlite3.Connection, store: str, target: int = LATEST) -> int:
-    """Bring the store to ``target`` inside the caller's write transaction; the version."""
+def migrate(
+    conn: sqlite3.Connection,
+    store: str,
+    target: int = LATEST,
+    tables: TableNames | None = None,
+) -> int:
+    """Bring the store (its ``tables``) to ``target`` inside the caller's write
+    transaction; the version."""
     migration = SchemaMigration(
-        SQLITE, backend="sqlite", package="ferrule-sqlite", store=store, target=target
+        SQLITE,
+        backend="sqlite",
+        package="ferrule-sqlite",
+        store=store,
+        target=target,
+        tables=tables,
     )
     try:
         version: int = run_blocking(migration.steps(), conn)["version"]

@@ -24,7 +24,14 @@ from typing import Any
 
 from ferrule_kernel import get_logger
 from ferrule_kit.errors import StorageError, StorageUnavailableError
-from ferrule_kit.sqlstore import SQLITE, BlockingSqlBackend, Plan, SqlStorage, run_blocking
+from ferrule_kit.sqlstore import (
+    SQLITE,
+    BlockingSqlBackend,
+    Plan,
+    SqlStorage,
+    TableNames,
+    run_blocking,
+)
 from ferrule_kit.storefiles import resolve_store_file
 
 from . import schema
@@ -95,13 +102,17 @@ class SqliteStorage(BlockingSqlBackend):
         busy_timeout: float = 30.0,
         synchronous: str = "full",
         pool_size: int = 4,
+        tables: TableNames | None = None,
     ) -> None:
         self.path = path
         self.store = str(path)
         self._busy_timeout = busy_timeout
         self._synchronous = synchronous.upper()
         self._pool = _Pool(self._connect, pool_size)
-        self.sql = SqlStorage(SQLITE, backend=self.backend, store=self.store, latest=schema.LATEST)
+        self.tables = tables or TableNames()
+        self.sql = SqlStorage(
+            SQLITE, backend=self.backend, store=self.store, latest=schema.LATEST, tables=self.tables
+        )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -114,7 +125,7 @@ class SqliteStorage(BlockingSqlBackend):
                     log.warning("sqlite_not_wal", store=self.store, journal_mode=mode)
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    self.version = schema.migrate(conn, self.store)
+                    self.version = schema.migrate(conn, self.store, tables=self.tables)
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
@@ -135,6 +146,7 @@ class SqliteStorage(BlockingSqlBackend):
             busy_timeout=attributes.busy_timeout,
             synchronous=attributes.synchronous,
             pool_size=attributes.pool_size,
+            tables=attributes.tables(),
         )
 
     def __repr__(self) -> str:

@@ -22,7 +22,7 @@ import attrs
 
 from .errors import StorageSchemaError
 from .sqlrows import dump_json
-from .sqlstore import Query, SqlDialect, Steps
+from .sqlstore import Query, SqlDialect, Steps, TableNames
 
 __all__ = ["LATEST", "MIGRATIONS", "Migration", "SchemaMigration"]
 
@@ -38,9 +38,10 @@ class Migration:
 
 
 def _v1(m: SchemaMigration) -> MigrationSteps:
-    p, real = m.prefix, m.dialect.float_type
+    real = m.dialect.float_type
+    sessions, runs, memories = m.table("sessions"), m.table("runs"), m.table("memories")
     for statement in (
-        f"""CREATE TABLE {p}sessions (
+        f"""CREATE TABLE {sessions} (
             session_id TEXT PRIMARY KEY,
             user_id TEXT,
             agent_id TEXT,
@@ -52,13 +53,13 @@ def _v1(m: SchemaMigration) -> MigrationSteps:
             created_at {real} NOT NULL,
             updated_at {real} NOT NULL
         )""",
-        f"CREATE INDEX sessions_by_user ON {p}sessions (user_id, updated_at)",
-        f"CREATE INDEX sessions_by_update ON {p}sessions (updated_at)",
+        f"CREATE INDEX {m.index('sessions', 'by_user')} ON {sessions} (user_id, updated_at)",
+        f"CREATE INDEX {m.index('sessions', 'by_update')} ON {sessions} (updated_at)",
         # id orders a session's runs; run_id is the caller's
-        f"""CREATE TABLE {p}runs (
+        f"""CREATE TABLE {runs} (
             id {m.dialect.serial_key},
             run_id TEXT NOT NULL UNIQUE,
-            session_id TEXT NOT NULL REFERENCES {p}sessions (session_id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL REFERENCES {sessions} (session_id) ON DELETE CASCADE,
             user_id TEXT,
             agent_id TEXT,
             status TEXT NOT NULL,
@@ -66,8 +67,8 @@ def _v1(m: SchemaMigration) -> MigrationSteps:
             created_at {real} NOT NULL,
             updated_at {real} NOT NULL
         )""",
-        f"CREATE INDEX runs_by_session ON {p}runs (session_id, id)",
-        f"""CREATE TABLE {p}memories (
+        f"CREATE INDEX {m.index('runs', 'by_session')} ON {runs} (session_id, id)",
+        f"""CREATE TABLE {memories} (
             memory_id TEXT PRIMARY KEY,
             user_id TEXT NOT NULL,
             agent_id TEXT,
@@ -76,7 +77,7 @@ def _v1(m: SchemaMigration) -> MigrationSteps:
             created_at {real} NOT NULL,
             updated_at {real} NOT NULL
         )""",
-        f"CREATE INDEX memories_by_user ON {p}memories (user_id, created_at)",
+        f"CREATE INDEX {m.index('memories', 'by_user')} ON {memories} (user_id, created_at)",
     ):
         yield m.dialect.query(statement)
 
@@ -85,13 +86,13 @@ def _v2(m: SchemaMigration) -> MigrationSteps:
     # A history load reads a window of messages; version 1 kept them inside the payload, so
     # each load parsed whole runs (tool results, metrics). They move to a column of their
     # own, and the window's index covers the status filter so skipped runs cost no row read.
-    p, q = m.prefix, m.dialect.query
-    yield q(f"ALTER TABLE {p}runs ADD COLUMN messages TEXT NOT NULL DEFAULT '[]'")
+    runs, q = m.table("runs"), m.dialect.query
+    yield q(f"ALTER TABLE {runs} ADD COLUMN messages TEXT NOT NULL DEFAULT '[]'")
     # In Python, not with the database's JSON functions: those re-serialize what they move.
     last = 0
     while True:
         rows = yield q(
-            f"SELECT id, payload FROM {p}runs WHERE id > ? ORDER BY id LIMIT 500", (last,), "all"
+            f"SELECT id, payload FROM {runs} WHERE id > ? ORDER BY id LIMIT 500", (last,), "all"
         )
         if not rows:
             break
@@ -99,19 +100,20 @@ def _v2(m: SchemaMigration) -> MigrationSteps:
             data = json.loads(payload)
             messages = data.pop("messages", [])
             yield q(
-                f"UPDATE {p}runs SET payload = ?, messages = ? WHERE id = ?",
+                f"UPDATE {runs} SET payload = ?, messages = ? WHERE id = ?",
                 (dump_json(data, "$.run"), dump_json(messages, "$.run.messages"), row_id),
             )
         last = rows[-1][0]
-    yield q(f"DROP INDEX {p}runs_by_session")  # an index lives in its table's schema
-    yield q(f"CREATE INDEX runs_window ON {p}runs (session_id, id, status)")
+    # an index lives in its table's schema
+    yield q(f"DROP INDEX {m.prefix}{m.index('runs', 'by_session')}")
+    yield q(f"CREATE INDEX {m.index('runs', 'window')} ON {runs} (session_id, id, status)")
 
 
 def _v3(m: SchemaMigration) -> MigrationSteps:
     # Writers of a session's state compare-and-set it (ferrule_kit.sqlstore): a stored
     # state starts at version 0, as if never written.
     yield m.dialect.query(
-        f"ALTER TABLE {m.prefix}sessions ADD COLUMN state_version INTEGER NOT NULL DEFAULT 0"
+        f"ALTER TABLE {m.table('sessions')} ADD COLUMN state_version INTEGER NOT NULL DEFAULT 0"
     )
 
 
@@ -130,8 +132,9 @@ class SchemaMigration:
     the driver raises there.
 
     ``package`` is the backend's distribution (named in "upgrade ..."), ``where`` names the
-    store in messages (never with a password; the store itself by default) and ``prefix``
-    qualifies the table names (a Postgres schema: ``"ferrule."``).
+    store in messages (never with a password; the store itself by default), ``prefix``
+    qualifies the table names (a Postgres schema: ``"ferrule."``) and ``tables`` names them
+    (`TableNames`).
     """
 
     def __init__(
@@ -144,7 +147,9 @@ class SchemaMigration:
         where: str | None = None,
         prefix: str = "",
         target: int = LATEST,
+        tables: TableNames | None = None,
     ) -> None:
+        self.tables = tables or TableNames()
         self.dialect = dialect
         self.backend = backend
         self.package = package
@@ -154,9 +159,17 @@ class SchemaMigration:
         self.target = target
         self.applying: Migration | None = None
 
+    def table(self, kind: str) -> str:
+        """A table's name in SQL (``sessions``, ``runs`` or ``memories``), qualified."""
+        return self.prefix + self.tables.sql(getattr(self.tables, kind))
+
+    def index(self, kind: str, suffix: str) -> str:
+        """An index's name (unqualified: it lives in its table's schema), from its table's."""
+        return self.tables.sql(f"{getattr(self.tables, kind)}_{suffix}")
+
     def steps(self) -> Steps:
         """The plan: its result is ``{"version": ...}``, the version the store is at."""
-        q, table = self.dialect.query, f"{self.prefix}ferrule_schema"
+        q, table = self.dialect.query, self.prefix + self.tables.sql(self.tables.schema)
         yield q(
             f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER PRIMARY KEY, "
             f"description TEXT NOT NULL, applied_at {self.dialect.float_type} NOT NULL)"

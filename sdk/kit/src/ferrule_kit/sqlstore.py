@@ -17,12 +17,14 @@ transaction holds the file). A state write is a compare-and-set when the caller 
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Callable, Generator, Sequence
 from typing import Any, Literal, TypeVar
 
 import attrs
+from ferrule_kernel import InvalidInputError
 
 from .errors import SessionNotFoundError, SessionStateConflictError, StorageConflictError
 from .sqlrows import (
@@ -41,6 +43,7 @@ from .sqlrows import (
 )
 from .storage import (
     AppendRunInput,
+    ClearMemoriesInput,
     GetMessagesInput,
     GetRunInput,
     GetRunsInput,
@@ -54,7 +57,6 @@ from .storage import (
     UpdateSessionStateInput,
     UpsertMemoryInput,
     UpsertSessionInput,
-    UserRef,
 )
 from .storagespec import METHODS
 
@@ -67,8 +69,10 @@ __all__ = [
     "Query",
     "SqlDialect",
     "SqlStorage",
+    "TableNames",
     "run_async",
     "run_blocking",
+    "table_name",
 ]
 
 #: "write": one write transaction; "snapshot": queries that must see one state of the store
@@ -78,6 +82,52 @@ Mode = Literal["write", "snapshot", "plain"]
 Fetch = Literal["none", "one", "all", "rowcount"]
 #: Runs read per query while `get_messages` fills a ``limit`` without ``last_n_runs``.
 PAGE = 16
+
+
+#: A table name a store may be given: a lower-case SQL identifier, short enough that the
+#: names made from it (``<name>_runs``, ``<name>_by_user``) stay within Postgres's 63.
+TABLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,39}")
+
+
+def table_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
+    """An attrs validator: ``value`` is a table name a store may be given (`TABLE_NAME`)."""
+    if not TABLE_NAME.fullmatch(value):
+        raise InvalidInputError(
+            "must be a lower-case SQL identifier: letters, digits and '_', 40 at most",
+            field=attribute.name,
+        )
+
+
+@attrs.frozen
+class TableNames:
+    """The tables of one store: its sessions (their runs in ``<sessions>_runs``, or
+    ``runs`` beside the default ``sessions``) and its user memories. Names other than the
+    defaults are quoted in SQL (a reserved word is a name too), and the store's schema
+    versions are kept in a table of their own (`schema`), so two sets of tables can share
+    one database."""
+
+    sessions: str = attrs.field(default="sessions", validator=table_name)
+    memories: str = attrs.field(default="memories", validator=table_name)
+
+    @property
+    def is_default(self) -> bool:
+        return (self.sessions, self.memories) == ("sessions", "memories")
+
+    @property
+    def runs(self) -> str:
+        return "runs" if self.sessions == "sessions" else f"{self.sessions}_runs"
+
+    @property
+    def schema(self) -> str:
+        """The table of the store's schema versions."""
+        if self.is_default:
+            return "ferrule_schema"
+        return f"ferrule_schema_{self.sessions}_{self.memories}"[:63]
+
+    def sql(self, name: str) -> str:
+        """``name`` (a table, or an index made from one) as SQL: a default as released,
+        any other quoted."""
+        return name if self.is_default else f'"{name}"'
 
 
 @attrs.frozen
@@ -156,20 +206,29 @@ def _marks(values: Sequence[Any]) -> str:
 class SqlStorage:
     """The storage contract's methods as plans, for the tables of one store.
 
-    ``prefix`` qualifies the table names (a Postgres schema: ``"ferrule."``); ``latest`` is
+    ``prefix`` qualifies the table names (a Postgres schema: ``"ferrule."``), ``tables``
+    names them (`TableNames`: the defaults unless given); ``latest`` is
     the newest schema version the backend knows; ``backend`` and ``store`` name the store
     in errors (never with a password).
     """
 
     def __init__(
-        self, dialect: SqlDialect, *, backend: str, store: str, latest: int, prefix: str = ""
+        self,
+        dialect: SqlDialect,
+        *,
+        backend: str,
+        store: str,
+        latest: int,
+        prefix: str = "",
+        tables: TableNames | None = None,
     ) -> None:
         self.dialect = dialect
         self.backend = backend
         self.store = store
         self.latest = latest
-        self.sessions, self.runs = f"{prefix}sessions", f"{prefix}runs"
-        self.memories, self.schema_table = f"{prefix}memories", f"{prefix}ferrule_schema"
+        t = tables or TableNames()
+        self.sessions, self.runs = prefix + t.sql(t.sessions), prefix + t.sql(t.runs)
+        self.memories, self.schema_table = prefix + t.sql(t.memories), prefix + t.sql(t.schema)
         self._session_sql = f"SELECT {', '.join(SESSION_COLUMNS)} FROM {self.sessions}"
         self._run_sql = f"SELECT {', '.join(RUN_SELECT)} FROM {self.runs}"
         self._memory_sql = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM {self.memories}"
@@ -470,11 +529,13 @@ class SqlStorage:
 
     @_plan("plain")
     def list_memories(self, inputs: ListMemoriesInput) -> Steps:
-        rows = yield self._query(
-            f"{self._memory_sql} WHERE user_id = ? ORDER BY created_at, memory_id",
-            (inputs.user_id,),
-            "all",
-        )
+        args: tuple[str, ...] = ()
+        if inputs.user_id is None:
+            sql = f"{self._memory_sql} ORDER BY created_at, memory_id"
+        else:
+            where = "WHERE user_id = ? ORDER BY created_at, memory_id"
+            sql, args = f"{self._memory_sql} {where}", (inputs.user_id,)
+        rows = yield self._query(sql, args, "all")
         # Topics are filtered here: one user's memories are few, and the JSON stays as text.
         memories = [m for m in map(memory_record, rows) if has_any_topic(m, inputs.topics)]
         return {"memories": memories[: inputs.limit]}
@@ -488,10 +549,13 @@ class SqlStorage:
         return {"deleted": (yield self._query(sql, args, "rowcount"))}
 
     @_plan("write")
-    def clear_memories(self, inputs: UserRef) -> Steps:
-        deleted = yield self._query(
-            f"DELETE FROM {self.memories} WHERE user_id = ?", (inputs.user_id,), "rowcount"
-        )
+    def clear_memories(self, inputs: ClearMemoriesInput) -> Steps:
+        if inputs.user_id is None:
+            deleted = yield self._query(f"DELETE FROM {self.memories}", (), "rowcount")
+        else:
+            deleted = yield self._query(
+                f"DELETE FROM {self.memories} WHERE user_id = ?", (inputs.user_id,), "rowcount"
+            )
         return {"deleted": deleted}
 
 

@@ -82,6 +82,7 @@ __all__ = [
     "STORAGE_DIR_ENV",
     "AppendRunInput",
     "AppendRunResult",
+    "ClearMemoriesInput",
     "DeletedResult",
     "GetMessagesInput",
     "GetRunInput",
@@ -296,6 +297,13 @@ class UserRef:
 
 
 @attrs.frozen
+class ClearMemoriesInput:
+    """A user's memories, or with no ``user_id`` every user's."""
+
+    user_id: str | None = attrs.field(default=None, validator=_key)
+
+
+@attrs.frozen
 class UpsertSessionInput:
     """Create a session, or replace every field of a stored one but its run count and
     ``created_at`` (the seed's ``save_session``)."""
@@ -417,9 +425,10 @@ class MemoryRef:
 
 @attrs.frozen
 class ListMemoriesInput:
-    """A user's memories, oldest first; with ``topics``, those having any of them."""
+    """A user's memories (every user's without ``user_id``), oldest first; with ``topics``,
+    those having any of them."""
 
-    user_id: str = attrs.field(validator=_key)
+    user_id: str | None = attrs.field(default=None, validator=_key)
     topics: list[str] | None = attrs.field(default=None, validator=_keys)
     limit: int | None = attrs.field(default=None, validator=in_range(1))
 

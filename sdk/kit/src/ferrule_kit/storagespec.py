@@ -29,9 +29,9 @@ METHODS: tuple[tuple[str, str, str], ...] = (
     ("get_messages", "GetMessagesInput", "A session's messages, windowed, oldest first."),
     ("upsert_memory", "UpsertMemoryInput", "Add or replace a user memory."),
     ("get_memory", "MemoryRef", "One user memory, or null."),
-    ("list_memories", "ListMemoriesInput", "A user's memories, oldest first."),
+    ("list_memories", "ListMemoriesInput", "A user's (or every user's) memories, oldest first."),
     ("delete_memory", "MemoryRef", "Delete a user memory."),
-    ("clear_memories", "UserRef", "Delete all of a user's memories."),
+    ("clear_memories", "ClearMemoriesInput", "Delete a user's memories (every user's if none)."),
 )
 
 

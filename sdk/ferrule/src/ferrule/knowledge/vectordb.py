@@ -24,8 +24,8 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import attrs
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.dburls import libpq_url
 
-from ..db.postgres import libpq_url
 from ..vectordb.search import SearchType, SearchTypeName
 
 __all__ = ["PgVector", "SearchType", "SearchTypeName", "SqliteVecDb", "VectorDb"]

@@ -486,6 +486,11 @@ class StorageConformance(StorageConcurrencyChecks):
         assert storage.call("clear_memories", {"user_id": user}) == {"deleted": 1}
         assert storage.call("list_memories", {"user_id": user})["memories"] == []
         assert len(storage.call("list_memories", {"user_id": other})["memories"]) == 1
+        # without a user: every user's
+        everyone = storage.call("list_memories", {})["memories"]
+        assert [m["user_id"] for m in everyone] == [other]
+        assert storage.call("clear_memories", {}) == {"deleted": 1}
+        assert storage.call("list_memories", {})["memories"] == []
 
     # -- bad input ---------------------------------------------------------------------------
 

@@ -2,9 +2,9 @@
 ferrule.db.in_memory import InMemoryDb``).
 
 Its sessions, runs and memories are kept by ferrule's SQLite storage (ferrule-sqlite's
-``sqlite_storage``, the same behaviour as `SqliteDb`) in a file of a private temporary
-folder, removed when the `InMemoryDb` is collected or the process exits: nothing outlives
-the process, and two `InMemoryDb` share nothing, as in Agno."""
+``sqlite_storage``, the same behaviour as `SqliteDb`, Agno's methods included) in a file of
+a private temporary folder, removed when the `InMemoryDb` is collected or the process exits:
+nothing outlives the process, and two `InMemoryDb` share nothing, as in Agno."""
 
 from __future__ import annotations
 
@@ -13,24 +13,31 @@ import weakref
 from pathlib import Path
 from typing import Any, ClassVar
 
-import attrs
 from ferrule_kernel import InvalidInputError
 
+from ..base import BaseDb
 
-def _private_folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="ferrule-in-memory-db-"))
+__all__ = ["InMemoryDb"]
 
 
-@attrs.frozen(eq=False)
-class InMemoryDb:
+def _remove_folder(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+class InMemoryDb(BaseDb):
     """``Agent(db=InMemoryDb())``: sessions and memories for this process's lifetime."""
 
     component_type: ClassVar[str] = "sqlite_storage"
 
-    folder: Path = attrs.field(factory=_private_folder, init=False, repr=False)
-
-    def __attrs_post_init__(self) -> None:
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="ferrule-in-memory-db-"))
         weakref.finalize(self, _remove_folder, self.folder)
+        super().__init__()
+
+    def identity(self) -> Any:
+        return ("in-memory", str(self.folder))
 
     def attributes(self, runtime: Any) -> dict[str, Any]:
         if getattr(runtime, "kernel", None) is None:
@@ -41,8 +48,5 @@ class InMemoryDb:
             )
         return {"path": str(self.folder / "agent.db")}
 
-
-def _remove_folder(folder: Path) -> None:
-    import shutil
-
-    shutil.rmtree(folder, ignore_errors=True)
+    def __repr__(self) -> str:
+        return "InMemoryDb()"
