@@ -7,9 +7,12 @@ from typing import Any
 
 from ferrule import (
     Agent,
+    AgentConfig,
     AgentResponse,
     AgentStream,
     APIModel,
+    LangModel,
+    LangModelInferConfig,
     LocalModel,
     Message,
     MessageOutput,
@@ -17,9 +20,12 @@ from ferrule import (
     Runtime,
     ToolConfirmation,
 )
-from ferrule.agent import RunContentEvent, RunOutputEvent, StepResult
+from ferrule.agent import AgnoRun, AiloyRun, RunContentEvent, RunOutputEvent, StepResult
 from ferrule_testmodel import TestModel
 from typing_extensions import assert_type
+
+
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}}
 
 
 def models(rt: Runtime) -> None:
@@ -28,6 +34,8 @@ def models(rt: Runtime) -> None:
     assert_type(Agent(rt, APIModel("m", provider="openai", base_url="http://h/v1")), Agent[str])
     assert_type(Agent(TestModel(["Hi"]), name="Assistant"), Agent[str])
     assert_type(Agent(model=TestModel(), instructions=["Be brief."]), Agent[str])
+    # Agent[str] is Agent[str, AgnoRun]: Agno's run, returning the RunOutput
+    assert_type(Agent(TestModel()), Agent[str, AgnoRun])
 
 
 def query(rt: Runtime) -> None:
@@ -48,10 +56,9 @@ def run(agent: Agent[str]) -> None:
     assert_type(output.content, str)
     assert_type(output.run_id, str)
     assert_type(output.metrics.input_tokens, int)
-    # the stateless guide: a whole conversation streams one MessageOutput per message
+    # Agno's run takes a list of messages as its input too, and returns the RunOutput
     history = [Message(role="user", contents="What's John's favorite color?")]
-    for message in agent.run(history):
-        assert_type(message, MessageOutput)
+    assert_type(agent.run(history), RunOutput[str])
     # typed events
     for event in agent.run("Hi", stream=True, stream_events=True):
         assert_type(event, RunOutputEvent)
@@ -59,6 +66,26 @@ def run(agent: Agent[str]) -> None:
             assert_type(event.content, str | None)
     assert_type(agent.run("Hi", stream=False), RunOutput[str])
     assert_type(agent.step([Message(role="user", contents="Hi")]), StepResult)
+
+
+async def ailoy_run(lm: LangModel) -> None:
+    """Ailoy 0.2's form, a LangModel given first: its run streams MessageOutputs."""
+    agent = Agent(lm)
+    assert_type(agent, Agent[str, AiloyRun])
+    assert_type(Agent(lm, [], tools=None, instructions="Be brief."), Agent[str, AiloyRun])
+    assert_type(Agent(lm, output_schema=dict(SCHEMA)), Agent[dict[str, Any], AiloyRun])
+    async for resp in agent.run("What is your name?"):
+        assert_type(resp, MessageOutput)
+    config = AgentConfig(inference=LangModelInferConfig(temperature=0.0))
+    history = [Message(role="user", contents="What's John's favorite color?")]
+    assert_type(agent.run(history, config), AgentStream[MessageOutput, str])
+    for message in agent.run(history, config=config):
+        assert_type(message, MessageOutput)
+    assert_type(await agent.arun("Hi"), RunOutput[str])  # arun is Agno's on every agent
+    assert_type(agent.deep_copy(), Agent[Any, AiloyRun])
+    # the model by keyword is Agno's form, whatever the model
+    assert_type(Agent(model=lm), Agent[str, AgnoRun])
+    assert_type(Agent(model=lm).run("Hi"), RunOutput[str])
 
 
 def human_in_the_loop(agent: Agent[str]) -> None:

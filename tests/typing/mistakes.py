@@ -4,7 +4,7 @@ nothing else. Were a public call typed ``Any``, these lines would pass unnoticed
 from __future__ import annotations
 
 import attrs
-from ferrule import Agent, Runtime, tool
+from ferrule import Agent, AgentConfig, LangModel, Runtime, tool
 from ferrule_testmodel import TestModel
 
 
@@ -52,3 +52,17 @@ for response in agent.query("Hi"):
 Agent(rt, TestModel(), markdwn=True)  # error
 Agent(rt, TestModel(), tool_call_limit="3")  # error
 Agent(model=TestModel(), tool_timeout="60")  # error
+
+# each form's run misused: Agno's returns the finished run, Ailoy 0.2's streams (at run
+# time, each mistake's message names the other's way too)
+for chunk in agent.run("Hi"):  # error
+    pass
+agent.run("Hi", AgentConfig())  # error
+
+
+async def ailoy_form(lm: LangModel) -> None:
+    ailoy = Agent(lm)
+    _ = ailoy.run("What is your name?").content  # error
+    ailoy.run("Hi", stream=True)  # error
+    async for output in Agent(model=lm).run("Hi"):  # error
+        pass

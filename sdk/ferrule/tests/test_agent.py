@@ -278,9 +278,9 @@ async def test_multi_turn_seed_shape():
     await lm.adelete()
 
 
-def test_run_is_also_a_sync_iterator_and_yields_each_message(rt):
+def test_run_is_also_a_sync_iterator_and_yields_each_message(rt, langmodel):
     model = TestModel([{"tool_calls": [call("add", a=2, b=3)]}, "It is 5."])
-    with Agent(rt, model, tools=[add]) as agent:
+    with Agent(langmodel(rt, model), tools=[add]) as agent:  # Ailoy 0.2's form
         outputs = list(agent.run([Message(role="user", contents="2+3?")]))
     assert [o.message.role for o in outputs] == ["assistant", "tool", "assistant"]
     assert outputs[0].message.tool_calls[0].arguments == {"a": 2, "b": 3}
@@ -289,8 +289,8 @@ def test_run_is_also_a_sync_iterator_and_yields_each_message(rt):
     assert outputs[2].message.text == "It is 5."
 
 
-def test_run_raises_the_typed_error(rt):
-    with Agent(rt, TestModel([{"error": "down"}])) as agent:
+def test_run_raises_the_typed_error(rt, langmodel):
+    with Agent(langmodel(rt, TestModel([{"error": "down"}]))) as agent:
         stream = agent.run([{"role": "user", "content": "hi"}])
         with pytest.raises(ModelError, match="down"):
             list(stream)
@@ -463,15 +463,14 @@ def test_refusal_tells_the_model_and_skips_the_tool(rt):
     assert ran == []
 
 
-def test_stateless_run_pauses_with_requirements_on_the_assistant_message(rt):
+def test_stateless_run_pauses_with_requirements_on_the_assistant_message(rt, langmodel):
     @tool(requires_confirmation=True)
     def launch() -> str:
         """Launch."""
         return "launched"
 
-    with Agent(
-        rt, TestModel([{"tool_calls": [call("launch")]}, "Launched."]), tools=[launch]
-    ) as agent:
+    model = TestModel([{"tool_calls": [call("launch")]}, "Launched."])
+    with Agent(langmodel(rt, model), tools=[launch]) as agent:
         stream = agent.run([Message(role="user", contents="go")])
         outputs = list(stream)
         assert len(outputs) == 1 and outputs[0].requirements[0].tool_call.name == "launch"

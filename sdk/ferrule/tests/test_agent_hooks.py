@@ -81,17 +81,20 @@ def test_the_model_sees_exactly_what_the_pre_hooks_leave(rt, text):
         assert last_user_text(agent) == text[::-1] + "."
 
 
-def test_pre_hooks_see_every_kind_of_input(rt):
+def test_pre_hooks_see_every_kind_of_input(rt, langmodel):
     seen: list[str] = []
 
     def record(run_input: RunInput) -> None:
         seen.append(run_input.input_content_string())
 
+    conversation = [{"role": "user", "content": "one"}, {"role": "user", "content": "two"}]
     with Agent(rt, TestModel(), pre_hooks=[record]) as agent:
         list(agent.query("a query"))
         agent.run({"city": "Oslo"})
-        list(agent.run([{"role": "user", "content": "one"}, {"role": "user", "content": "two"}]))
-    assert seen == ["a query", '{"city": "Oslo"}', "one\ntwo"]
+        agent.run(conversation)  # Agno's run: a list of messages is its input
+    with Agent(langmodel(rt, TestModel()), pre_hooks=[record]) as agent:
+        list(agent.run(conversation))  # Ailoy 0.2's: the whole conversation, streamed
+    assert seen == ["a query", '{"city": "Oslo"}', "one\ntwo", "one\ntwo"]
 
 
 def refuse_secrets(run_input: RunInput) -> None:

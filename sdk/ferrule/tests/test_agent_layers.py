@@ -30,8 +30,8 @@ def test_every_agent_module_is_in_the_import_order() -> None:
 
 
 def test_agent_is_composed_not_mixed_in() -> None:
-    """`Agent`'s one base is the typed run calls (`RunCalls`, abstract: it declares the one
-    thing it needs); everything else is a collaborator it holds."""
+    """`Agent`'s one base is the typed run calls (`RunCalls`, abstract: it declares the two
+    things it needs); everything else is a collaborator it holds."""
     from ferrule.agent.agent import Agent
     from ferrule.agent.run_calls import RunCalls
 
@@ -39,4 +39,4 @@ def test_agent_is_composed_not_mixed_in() -> None:
         Agent,
         RunCalls,
     ]
-    assert RunCalls.__abstractmethods__ == frozenset({"_agent_runs"})
+    assert RunCalls.__abstractmethods__ == frozenset({"_agent_runs", "_run_style"})

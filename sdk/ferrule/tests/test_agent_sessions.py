@@ -119,8 +119,9 @@ def test_run_takes_each_kind_of_input(rt):
         assert output.content == "second" and texts(output.messages)[0] == ("user", "first")
 
 
-def test_run_on_a_history_still_streams_messages_and_keeps_nothing(rt):
-    with Agent(rt, TestModel(["It is blue."]), system_message="Be brief.") as agent:
+def test_run_on_a_history_still_streams_messages_and_keeps_nothing(rt, langmodel):
+    lm = langmodel(rt, TestModel(["It is blue."]))
+    with Agent(lm, system_message="Be brief.") as agent:  # Ailoy 0.2's form
         history = [
             Message(role="user", contents="John's favorite color is blue."),
             Message(role="assistant", contents="Noted."),

@@ -11,7 +11,11 @@ with Runtime() as rt, Agent(rt, TestModel(["Hello!"])) as agent:
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what `_LAZY` imports on first access, typed for checkers
+    from .script import ScriptedToolCall, ScriptedTurn, TestModelAttributes
+    from .testmodel import TestModel
 
 __all__ = ["ScriptedToolCall", "ScriptedTurn", "TestModel", "TestModelAttributes"]
 

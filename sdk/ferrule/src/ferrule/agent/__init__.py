@@ -7,10 +7,12 @@
 Stateful: `Agent.query` keeps the conversation (`get_messages`, `clear_messages`) and
 streams `AgentResponse` deltas (``output_text``, ``reasoning``, ``tool_call``,
 ``tool_call_result``, ``error``, and ``paused`` when a tool waits for a human).
-Stateless: `Agent.run` takes the whole history and streams one `MessageOutput` per
-finished message, keeping nothing. The Agent reference's `Agent.run` takes one input and
-returns a `RunOutput`, or streams typed events (`ferrule.agent.events`) with
-``stream=True``; with a ``db`` its runs are kept in sessions (`AgentSession`), with their
+Which `Agent.run` an agent has is decided by how it was built (`AgnoRun`, `AiloyRun`):
+Ailoy 0.2's ``Agent(lm)`` (a `LangModel` first) is stateless: its `Agent.run` takes the
+whole history and streams one `MessageOutput` per finished message, keeping nothing.
+Agno's ``Agent(model=...)`` (and ``Agent(model)``, ``Agent(runtime, model)``): its
+`Agent.run` takes one input and returns a `RunOutput`, or streams typed events
+(`ferrule.agent.events`) with ``stream=True``; with a ``db`` its runs are kept in sessions (`AgentSession`), with their
 state, history, summaries and the user's memories (`MemoryManager`). `Agent.step` is
 one model step whose tool requests the caller runs. Every streaming call returns an
 `AgentStream`, iterable with ``for`` (on a `Runtime`) and ``async for`` (on a `Runtime`
@@ -75,6 +77,7 @@ from .results import (
     StepResult,
     ToolConfirmation,
 )
+from .runs import AgnoRun, AiloyRun
 from .sessions import AgentSession
 from .stream import AgentStream
 from .usage import UsageLimits
@@ -88,6 +91,8 @@ __all__ = [
     "AgentResponse",
     "AgentSession",
     "AgentStream",
+    "AgnoRun",
+    "AiloyRun",
     "BaseGuardrail",
     "CacheProgress",
     "CheckTrigger",

@@ -16,7 +16,6 @@ from typing import Any, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
-from .configs import AgentConfig
 from .memory import MemoryManager
 from .usage import UsageLimits
 
@@ -49,8 +48,6 @@ class RunOptions(_SharedOptions, total=False):
     session_state: Mapping[str, Any] | None
     metadata: Mapping[str, Any] | None
     reasoning: Reasoning | None
-    #: Ailoy 0.2's run settings: the input is then Ailoy's ``messages``, streamed.
-    config: AgentConfig | None
     #: A stream yields the `RunOutput` after its last event (Agno's).
     yield_run_output: bool
 
@@ -169,3 +166,11 @@ class AgentOptions(
     total=False,
 ):
     """`Agent`'s keyword arguments besides ``output_schema``: every group's."""
+
+
+class LangModelAgentOptions(AgentOptions, total=False):
+    """Ailoy 0.2's ``Agent(lm, tools=None, knowledge=None)`` takes every option too, and
+    these by keyword (its ``lm``, ``tools`` and ``knowledge`` are positional)."""
+
+    tools: Sequence[Any] | None
+    system_message: str | None

@@ -13,7 +13,7 @@ import functools
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
 from ferrule_kit.instrumentation import instrumentation_of
@@ -35,11 +35,18 @@ from .loop import drive, model_turn
 from .memory import MemoryManager
 from .output_schema import structured_output
 from .reasoning import parse_with_model, reason
+from .request import MESSAGES
 from .results import AgentResponse, OutputT, StepResult
 from .run_calls import RunCalls
-from .runs import AgentRuns
+from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT
 from .sessions import AgentSessions
-from .settings import AgentSettings, agent_id_for, copied_settings, with_options_signature
+from .settings import (
+    AgentSettings,
+    agent_arguments,
+    agent_id_for,
+    copied_settings,
+    with_options_signature,
+)
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
@@ -50,7 +57,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self, Unpack
 
     from ..knowledge import Knowledge
-    from ._typing import AgentOptions
+    from ._typing import AgentOptions, LangModelAgentOptions
 
 log = get_logger("ferrule.agent")
 
@@ -59,7 +66,7 @@ _tools_of, _sessions_of = attrgetter("_toolbox"), attrgetter("_sessions")
 _knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
 
 
-class Agent(RunCalls[OutputT]):
+class Agent(RunCalls[OutputT, RunT]):
     """A language model with tools, streaming its turns.
 
     ``Agent(rt, model, system_message=None, tools=None)`` with ``model`` a `LocalModel`,
@@ -188,7 +195,40 @@ class Agent(RunCalls[OutputT]):
 
     @overload
     def __init__(
-        self: Agent[str],
+        self: Agent[str, AiloyRun],
+        lm: LangModel,
+        tools: Sequence[Any] | None = None,
+        knowledge: Knowledge | None = None,
+        /,
+        *,
+        output_schema: None = None,
+        **options: Unpack[LangModelAgentOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: Agent[OutputT, AiloyRun],
+        lm: LangModel,
+        tools: Sequence[Any] | None = None,
+        knowledge: Knowledge | None = None,
+        /,
+        *,
+        output_schema: type[OutputT],
+        **options: Unpack[LangModelAgentOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: Agent[dict[str, Any], AiloyRun],
+        lm: LangModel,
+        tools: Sequence[Any] | None = None,
+        knowledge: Knowledge | None = None,
+        /,
+        *,
+        output_schema: Mapping[str, Any],
+        **options: Unpack[LangModelAgentOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: Agent[str, AgnoRun],
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
@@ -199,7 +239,7 @@ class Agent(RunCalls[OutputT]):
     ) -> None: ...
     @overload
     def __init__(
-        self: Agent[OutputT],
+        self: Agent[OutputT, AgnoRun],
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
@@ -210,7 +250,7 @@ class Agent(RunCalls[OutputT]):
     ) -> None: ...
     @overload
     def __init__(
-        self: Agent[dict[str, Any]],
+        self: Agent[dict[str, Any], AgnoRun],
         runtime: Any = None,
         model: Any = None,
         system_message: str | None = None,
@@ -220,21 +260,13 @@ class Agent(RunCalls[OutputT]):
         **options: Unpack[AgentOptions],
     ) -> None: ...
     @with_options_signature
-    def __init__(
-        self,
-        runtime: Any = None,
-        model: Any = None,
-        system_message: str | None = None,
-        tools: Sequence[Any] | Callable[..., Any] | None = None,
-        **options: Any,
-    ) -> None:
-        if isinstance(runtime, LangModel) and isinstance(model, list) and tools is None:
-            runtime, model, tools = None, runtime, model  # Ailoy 0.2's Agent(lm, [tools])
+    def __init__(self, *args: Any, **options: Any) -> None:
+        given = agent_arguments(args, options)  # which form, and what by position
+        self._style: RunStyle = AiloyRun() if given.ailoy else AgnoRun()
         # the options, checked group by group (each refused naming itself)
-        settings = AgentSettings.from_options({"system_message": system_message, **options})
+        settings = AgentSettings.from_options(given.options)
         self.settings = settings
-        if model is None:  # Agent(lm) or Agent(model)
-            runtime, model = None, runtime
+        runtime, model, tools = given.runtime, given.model, given.tools
         if model is None:  # Agno's default: OpenAI's Responses API
             from ..models.openai.responses import OpenAIResponses
 
@@ -291,6 +323,9 @@ class Agent(RunCalls[OutputT]):
 
     def _agent_runs(self) -> AgentRuns:
         return self._runs
+
+    def _run_style(self) -> RunStyle:
+        return self._style
 
     def _deps(self) -> RunDeps:
         """What the turn loop runs with, from the settings as they are now."""
@@ -478,7 +513,7 @@ class Agent(RunCalls[OutputT]):
             descriptions = [t.to_dict() for t in (await self._resolve_tools()).values()]
         else:
             descriptions = [tool_description(t, i) for i, t in enumerate(tools)]
-        run = RunState("step", "run", history, len(history), self.reasoning, None, None)
+        run = RunState("step", MESSAGES, history, len(history), self.reasoning, None, None)
         sink = Sink(Channel(asyncio.get_running_loop()), run)
         message, usage = await model_turn(self._deps(), run, sink, descriptions)
         return StepResult(message, list(message.tool_calls), usage)
@@ -506,14 +541,19 @@ class Agent(RunCalls[OutputT]):
 
     # -- copies and cancellation ---------------------------------------------------------------
 
-    def deep_copy(self, *, update: Mapping[str, Any] | None = None) -> Agent[Any]:
+    def deep_copy(self, *, update: Mapping[str, Any] | None = None) -> Agent[Any, RunT]:
         """A new agent with this one's settings, ``update`` applied over them (Agno's
         ``deep_copy``): mutable settings (``session_state``, ``options``, a list of
         ``instructions``, the hook lists) are copied, so changing the copy's leaves this
         one's alone; the runtime, model, db, tools and other models are shared. The copy
         starts with no conversation of its own and defines its own model component. An id
-        made from the name follows a new ``name``."""
-        return Agent(**copied_settings(self, update))
+        made from the name follows a new ``name``. It is built in this agent's form (its
+        `run` is this one's)."""
+        settings = copied_settings(self, update)
+        if isinstance(self._style, AiloyRun):  # Agent(lm, ...)
+            del settings["runtime"]
+            return cast("Agent[Any, RunT]", Agent(settings.pop("model"), **settings))
+        return cast("Agent[Any, RunT]", Agent(**settings))
 
     @staticmethod
     def cancel_run(run_id: str) -> bool:

@@ -1,7 +1,8 @@
 """The Agent reference's terminal conveniences: `print_response` runs the agent on one
 input and prints it in panels (the message, the reasoning, the tool calls, the response,
 as Markdown if asked), streaming as it comes; `cli_app` is a chat loop on stdin around it;
-`AgentConsole` makes them `Agent`'s methods.
+`AgentConsole` makes them `Agent`'s methods. Every agent prints through Agno's ``arun``
+(with every event), whichever its `run` is.
 
 rich (a dependency of ferrule's CLI already) draws them; it is imported only when one is
 called. On a terminal a streamed response is redrawn as it grows; elsewhere (a pipe, a
@@ -16,6 +17,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
 from ferrule_kernel import FerruleError
 from ferrule_kit.guardrails import RunInput
 
@@ -167,50 +169,55 @@ def print_run(run_response: Any, markdown: bool, console: Any) -> None:
     print_events(out, run_response, True, view)
 
 
-def print_response(
-    agent: Any,  # an Agent (this module sits below it)
-    input: Any,
-    stream: bool | None,
-    markdown: bool,
-    show_message: bool,
-    show_reasoning: bool,
-    console: Any,
-    options: dict[str, Any],
-) -> None:
-    out = _console(console)
-    if show_message:
+@attrs.frozen(kw_only=True)
+class Printing:
+    """How `print_response` prints a run: redrawn as it ``stream``s (None: the agent's
+    ``stream`` setting), ``markdown``, the message (``show_message``), the reasoning
+    (``show_reasoning``), on ``console`` (a ``rich.console.Console``; None: stdout)."""
+
+    stream: bool | None = None
+    markdown: bool = False
+    show_message: bool = True
+    show_reasoning: bool = True
+    console: Any = None
+
+
+def _events(agent: Any, input: Any, options: dict[str, Any]) -> Any:
+    """The run's events: Agno's ``arun`` with every event, on any agent (whichever its
+    `run`); iterable with ``for`` and ``async for``, never run ahead."""
+    return agent.arun(input, stream=True, stream_events=True, **options)
+
+
+def print_response(agent: Any, input: Any, printing: Printing, options: dict[str, Any]) -> None:
+    out = _console(printing.console)
+    if printing.show_message:
         _show_message(out, input)
-    view = _ResponseView(markdown, show_reasoning)
+    view = _ResponseView(printing.markdown, printing.show_reasoning)
     try:
-        events = agent.run(input, stream=True, stream_events=True, **options)
+        events = _events(agent, input, options)
     except FerruleError as exc:  # refused before it started (bad input)
         view.error = f"{exc.kind}: {exc.message}"
         out.print(view.renderable())
         return
-    print_events(out, events, bool(stream if stream is not None else agent.stream), view)
+    stream = printing.stream if printing.stream is not None else agent.stream
+    print_events(out, events, bool(stream), view)
 
 
 async def aprint_response(
-    agent: Any,  # an Agent (this module sits below it)
-    input: Any,
-    stream: bool | None,
-    markdown: bool,
-    show_message: bool,
-    show_reasoning: bool,
-    console: Any,
-    options: dict[str, Any],
+    agent: Any, input: Any, printing: Printing, options: dict[str, Any]
 ) -> None:
-    out = _console(console)
-    if show_message:
+    out = _console(printing.console)
+    if printing.show_message:
         _show_message(out, input)
-    view = _ResponseView(markdown, show_reasoning)
+    view = _ResponseView(printing.markdown, printing.show_reasoning)
     try:
-        events = agent.arun(input, stream=True, stream_events=True, **options).__aiter__()
+        events = _events(agent, input, options).__aiter__()
     except FerruleError as exc:
         view.error = f"{exc.kind}: {exc.message}"
         out.print(view.renderable())
         return
-    await aprint_events(out, events, bool(stream if stream is not None else agent.stream), view)
+    stream = printing.stream if printing.stream is not None else agent.stream
+    await aprint_events(out, events, bool(stream), view)
 
 
 def _is_exit(text: str, exit_on: Sequence[str] | None) -> bool:
@@ -287,9 +294,14 @@ class AgentConsole:
         agent's) it is redrawn as it streams. A failed run is printed, not raised.
         ``options`` go to `run` (``session_id``, ``user_id``, ``files``, ...); ``console``
         is a ``rich.console.Console`` to print on (default: stdout)."""
-        print_response(
-            self.agent, input, stream, markdown, show_message, show_reasoning, console, options
+        printing = Printing(
+            stream=stream,
+            markdown=markdown,
+            show_message=show_message,
+            show_reasoning=show_reasoning,
+            console=console,
         )
+        print_response(self.agent, input, printing, options)
 
     async def aprint_response(
         self,
@@ -302,9 +314,14 @@ class AgentConsole:
         console: Any = None,
         **options: Any,
     ) -> None:
-        await aprint_response(
-            self.agent, input, stream, markdown, show_message, show_reasoning, console, options
+        printing = Printing(
+            stream=stream,
+            markdown=markdown,
+            show_message=show_message,
+            show_reasoning=show_reasoning,
+            console=console,
         )
+        await aprint_response(self.agent, input, printing, options)
 
     def cli_app(
         self,

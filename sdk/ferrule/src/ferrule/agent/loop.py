@@ -30,12 +30,11 @@ from ..tools import (
     result_text,
 )
 from ..tools.function import user_input_for
-from .context import as_message, input_messages, run_context_of
+from .context import as_message, run_context_of
 from .deps import RunDeps
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .hooks import call_tool, run_hooks
 from .output_schema import parse_output
-from .prompt import prompt_parts
 from .results import ModelCallMetrics, RunStatus, ToolConfirmation
 from .sinks import END, Sink
 from .state import RunState
@@ -74,7 +73,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
             await deps.sessions.begin(run)
         deps.track_references(run)
         sink.started()
-        debug(deps, "run_started", run, kind=run.kind, messages=len(run.messages))
+        debug(deps, "run_started", run, kind=run.kind.name, messages=len(run.messages))
         if fresh and deps.reason is not None:
             await deps.reason(run, sink)
         tools = await deps.resolve_tools(run_context_of(run))
@@ -148,7 +147,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
         run.status = "completed"
         debug(deps, "run_completed", run, tool_calls=run.metrics.tool_calls)
         await deps.sessions.end(run)
-        if run.kind == "query":
+        if run.kind.joins_conversation:
             deps.history.extend(run.messages[run.first_new :])
         sink.completed()
     except asyncio.CancelledError:
@@ -216,12 +215,8 @@ async def run_pre_hooks(deps: RunDeps, run: RunState) -> None:
     await run_hooks(deps.pre_hooks, run_input, arguments)
     debug(deps, "pre_hooks_passed", run, hooks=len(deps.pre_hooks))
     content, files = run_input.input_content, run_input.files
-    if run.kind == "query":
-        run.messages = [Message("user", prompt_parts(content, files))]
-    else:
-        run.messages = input_messages(content, files)
-        if run.kind == "run":
-            run.first_new = len(run.messages)
+    run.messages = run.kind.messages(content, files)
+    run.first_new = run.kind.first_new(run.messages)
     run.input, run.files = content, files
     if run.session is not None:  # what is stored: the input as the hooks left it
         run.session.input = content if isinstance(content, str) else None

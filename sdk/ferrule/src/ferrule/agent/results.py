@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError
@@ -237,6 +237,17 @@ class RunMetrics:
         return sum(c.output_tokens for c in self.model_calls)
 
 
+#: Why iterating a `RunOutput` fails, and what to do instead.
+NOT_A_STREAM = (
+    "agent.run(...) returned the finished run, a RunOutput (Agno's run: the agent was built "
+    "in Agno's form, Agent(model=...)), which is not a stream. Stream it with `for event in "
+    "agent.run(input, stream=True)` (Agno's events) or `async for output in "
+    "agent.arun(input)`; for Ailoy's stream of messages (`async for resp in "
+    "agent.run(messages)`) build the agent as Ailoy 0.2 does: Agent(lm), a LangModel "
+    "given first"
+)
+
+
 @attrs.define
 class RunOutput(Generic[OutputT]):
     """What a run came to. ``content`` is the final text, or the validated object when the
@@ -263,6 +274,20 @@ class RunOutput(Generic[OutputT]):
     #: The knowledge searches the run made (``add_knowledge_to_context``, the model's
     #: ``search_knowledge_base`` calls), or None when it made none.
     references: list[MessageReferences] | None = None
+
+    if not TYPE_CHECKING:  # at run time only: to type checkers a RunOutput is neither
+
+        def __iter__(self):
+            raise TypeError(NOT_A_STREAM)
+
+        def __aiter__(self):
+            raise TypeError(NOT_A_STREAM)
+
+        def __await__(self):
+            raise TypeError(
+                "a RunOutput is a finished run, not something to await: in async code "
+                "`output = await agent.arun(input)` gives it"
+            )
 
     @property
     def is_paused(self) -> bool:

@@ -1,10 +1,12 @@
 """`RunCalls`: the calls that start an `Agent`'s runs as users type them (`query`, `run`,
 `arun`, `run_delta`, `run_sync`, `continue_run`...): each overload gives its precise type,
-each docstring what it does; every call is handed to the agent's `runs.AgentRuns`.
+each docstring what it does; every call builds one `RunRequest` (or `Continuation`) by
+keyword and hands it to the agent's `runs.AgentRuns`.
 
 An abstract base of `Agent` (as pydantic-ai's ``AbstractAgent`` is of its ``Agent``): it
-declares the one thing it needs, `RunCalls._agent_runs`, and reads nothing else of the
-agent. It lives apart from `agent` because these calls' overloads are half of the agent's
+declares the two things it needs, `RunCalls._agent_runs` and `RunCalls._run_style`
+(which `run` the agent has: `runs.AgnoRun` or `runs.AiloyRun`, also its second type
+parameter), and reads nothing else of the agent. It lives apart from `agent` because these calls' overloads are half of the agent's
 public surface (no module is over 600 lines).
 """
 
@@ -21,9 +23,9 @@ from ..media import media_files
 from .configs import AgentConfig
 from .context import Decisions
 from .deltas import MessageDeltaOutput
+from .request import INPUT, MESSAGES, QUERY, Continuation, RunRequest
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
-from .runs import AgentRuns, output_of
-from .sinks import DeltaSink, MessageSink
+from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT, output_of
 from .stream import AgentStream
 from .usage import UsageLimits
 
@@ -33,28 +35,34 @@ if TYPE_CHECKING:
     from ._typing import QueryOptions, RunOptions
     from .events import RunOutputEvent
 
-    #: A whole conversation: what makes ``run(messages)`` stream `MessageOutput`s.
-    _History = Sequence[Message | Mapping[str, Any]]
+    #: What Ailoy 0.2's ``run(messages)`` takes: a string, or the whole conversation.
+    _Messages = str | Sequence[Message | Mapping[str, Any]]
 
 
 #: The content type of one run given its own ``output_schema`` class.
 SchemaT = TypeVar("SchemaT")
 
 
-class RunCalls(ABC, Generic[OutputT]):
+class RunCalls(ABC, Generic[OutputT, RunT]):
     """The calls that start runs, on `Agent` (see the module docstring).
 
     Typed for checkers as pydantic-ai's agent is: a run's content is an ``OutputT`` (the
     agent's: `Agent` is ``Agent[str]`` without an ``output_schema``), or the class of the
-    run's own ``output_schema``; a JSON schema gives ``dict[str, Any]``. The overloads
-    follow what `run` returns: a stream (``stream=True``, or a list of messages with
-    ``stream`` unset) or the `RunOutput`. An agent made with ``stream=True`` streams from
+    run's own ``output_schema``; a JSON schema gives ``dict[str, Any]``. ``RunT`` says
+    which `run` the agent has: `AgnoRun` (the default: ``Agent[str]`` is
+    ``Agent[str, AgnoRun]``), whose overloads follow what it returns, a stream with
+    ``stream=True``, else the `RunOutput`; or `AiloyRun` (``Agent(lm)``), whose `run`
+    streams `MessageOutput`s. An agent made with ``stream=True`` streams from
     ``run(prompt)`` too: pass ``stream=`` explicitly for checkers to know.
     """
 
     @abstractmethod
     def _agent_runs(self) -> AgentRuns:
         """What makes this agent's runs."""
+
+    @abstractmethod
+    def _run_style(self) -> RunStyle:
+        """Which `run` this agent has (chosen when it was built)."""
 
     @overload
     def query(
@@ -112,51 +120,30 @@ class RunCalls(ABC, Generic[OutputT]):
         ``usage_limits`` (default: the agent's) bound the run's model use; ``deps`` go to
         the tools (`ToolContext.deps`). With ``ignore_reasoning_messages`` (Ailoy's flag)
         the model still reasons, but no ``reasoning`` response is streamed."""
-        return self._agent_runs().query(
-            prompt,
-            reasoning,
-            output_schema,
-            tool_call_limit,
-            media_files(files, images, audio, videos),
-            session_id,
-            user_id,
-            usage_limits,
-            deps,
-            ignore_reasoning_messages,
+        request = RunRequest(
+            kind=QUERY,
+            input=prompt,
+            files=media_files(files, images, audio, videos),
+            session_id=session_id,
+            user_id=user_id,
+            reasoning=reasoning,
+            output_schema=output_schema,
+            tool_call_limit=tool_call_limit,
+            usage_limits=usage_limits,
+            deps=deps,
+            ignore_reasoning_messages=ignore_reasoning_messages,
         )
+        return self._agent_runs().start(request)
 
     aquery = query
 
     @overload
     def run(
-        self,
-        input: _History,
-        *,
-        stream: None = None,
-        output_schema: None = None,
-        **options: Unpack[RunOptions],
+        self: RunCalls[OutputT, AiloyRun], messages: _Messages, /, config: AgentConfig | None = None
     ) -> AgentStream[MessageOutput, OutputT]: ...
     @overload
     def run(
-        self,
-        input: _History,
-        *,
-        stream: None = None,
-        output_schema: type[SchemaT],
-        **options: Unpack[RunOptions],
-    ) -> AgentStream[MessageOutput, SchemaT]: ...
-    @overload
-    def run(
-        self,
-        input: _History,
-        *,
-        stream: None = None,
-        output_schema: Mapping[str, Any],
-        **options: Unpack[RunOptions],
-    ) -> AgentStream[MessageOutput, dict[str, Any]]: ...
-    @overload
-    def run(
-        self,
+        self: RunCalls[OutputT, AgnoRun],
         input: Any,
         *,
         stream: Literal[True],
@@ -165,7 +152,7 @@ class RunCalls(ABC, Generic[OutputT]):
     ) -> AgentStream[RunOutputEvent, OutputT]: ...
     @overload
     def run(
-        self,
+        self: RunCalls[OutputT, AgnoRun],
         input: Any,
         *,
         stream: Literal[True],
@@ -174,7 +161,7 @@ class RunCalls(ABC, Generic[OutputT]):
     ) -> AgentStream[RunOutputEvent, SchemaT]: ...
     @overload
     def run(
-        self,
+        self: RunCalls[OutputT, AgnoRun],
         input: Any,
         *,
         stream: Literal[True],
@@ -183,7 +170,7 @@ class RunCalls(ABC, Generic[OutputT]):
     ) -> AgentStream[RunOutputEvent, dict[str, Any]]: ...
     @overload
     def run(
-        self,
+        self: RunCalls[OutputT, AgnoRun],
         input: Any,
         *,
         stream: Literal[False] | None = None,
@@ -192,7 +179,7 @@ class RunCalls(ABC, Generic[OutputT]):
     ) -> RunOutput[OutputT]: ...
     @overload
     def run(
-        self,
+        self: RunCalls[OutputT, AgnoRun],
         input: Any,
         *,
         stream: Literal[False] | None = None,
@@ -201,7 +188,7 @@ class RunCalls(ABC, Generic[OutputT]):
     ) -> RunOutput[SchemaT]: ...
     @overload
     def run(
-        self,
+        self: RunCalls[OutputT, AgnoRun],
         input: Any,
         *,
         stream: Literal[False] | None = None,
@@ -211,6 +198,7 @@ class RunCalls(ABC, Generic[OutputT]):
     def run(
         self,
         input: Any,
+        config: AgentConfig | None = None,
         *,
         stream: bool | None = None,
         stream_events: bool | None = None,
@@ -227,20 +215,20 @@ class RunCalls(ABC, Generic[OutputT]):
         tool_call_limit: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
-        config: AgentConfig | None = None,
         yield_run_output: bool = False,
     ) -> Any:
-        """Run on ``input``: a string, a `Message` or message dict, a list of them, parts,
-        a pydantic model or a dict (sent as JSON); ``files`` go after a prompt, then
+        """Run on ``input``. What it does depends on how the agent was built, never on
+        the type of ``input`` (docs/agent.md, "Which run").
+
+        Agno's form (``Agent(model=...)``, ``Agent(model)``, ``Agent(runtime, model)``):
+        ``input`` is a string, a `Message` or message dict, a list of them, parts, a
+        pydantic model or a dict (sent as JSON); ``files`` go after a prompt, then
         ``images`` / ``audio`` / ``videos`` (Agno's `ferrule.media` objects).
 
-        - ``stream=False``, or unset with an input that is not a list of messages: run to
-          the end and return the `RunOutput` (a failed run raises its typed error).
+        - ``stream=False`` or unset: run to the end and return the `RunOutput` (a failed
+          run raises its typed error).
         - ``stream=True``: stream the typed events of `ferrule.agent.events` (all of them
           with ``stream_events=True``, else the content and how the run stopped).
-        - a list of messages with ``stream`` unset (the stateless guide: the whole
-          conversation): stream one `MessageOutput` per new message (a failure raises its
-          typed error from the iteration).
 
         The agent's ``stream`` and ``stream_events`` settings are the defaults.
         ``session_id`` / ``user_id`` default to the agent's; ``session_state`` is merged
@@ -250,27 +238,31 @@ class RunCalls(ABC, Generic[OutputT]):
         a stream yield the `RunOutput` after its last event (Agno's). Without a db
         nothing is kept between runs but ``session_state``.
 
-        With ``config`` (Ailoy 0.2's `AgentConfig`) the input is Ailoy's ``messages`` (a
-        string is one user message) and the run streams one `MessageOutput` per message,
-        as Ailoy's ``Agent.run`` does, with ``config.inference``'s settings."""
-        agent_stream, eager = self._agent_runs().input_run(
-            input,
-            stream,
-            stream_events,
-            media_files(files, images, audio, videos),
-            session_id,
-            user_id,
-            session_state,
-            metadata,
-            reasoning,
-            output_schema,
-            tool_call_limit,
-            usage_limits,
-            deps,
-            config,
-            yield_run_output,
+        Ailoy 0.2's form (``Agent(lm)``, a `LangModel` given first): ``run(messages,
+        config=None)``, ``messages`` the whole conversation (a string is one user
+        message), streams one `MessageOutput` per new message (``async for resp in
+        agent.run(messages)``), with ``config`` (`AgentConfig`)'s inference settings;
+        it keeps nothing and takes no other argument."""
+        style = self._run_style()
+        request = RunRequest(
+            kind=style.kind,
+            input=input,
+            files=media_files(files, images, audio, videos),
+            session_id=session_id,
+            user_id=user_id,
+            session_state=session_state,
+            metadata=metadata,
+            reasoning=reasoning,
+            output_schema=output_schema,
+            tool_call_limit=tool_call_limit,
+            usage_limits=usage_limits,
+            deps=deps,
+            config=config,
+            stream=stream,
+            stream_events=stream_events,
+            yield_run_output=yield_run_output,
         )
-        return output_of(agent_stream) if eager else agent_stream
+        return style.run(self._agent_runs(), request)
 
     @overload
     def arun(
@@ -345,28 +337,30 @@ class RunCalls(ABC, Generic[OutputT]):
         tool_call_limit: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
-        config: AgentConfig | None = None,
         yield_run_output: bool = False,
     ) -> AgentStream[Any, Any]:
-        """`run` for async callers: the same stream, never run ahead; ``await`` it for
-        the `RunOutput` (``await agent.arun("Hi")``) or ``async for`` over it."""
-        return self._agent_runs().input_run(
-            input,
-            stream,
-            stream_events,
-            media_files(files, images, audio, videos),
-            session_id,
-            user_id,
-            session_state,
-            metadata,
-            reasoning,
-            output_schema,
-            tool_call_limit,
-            usage_limits,
-            deps,
-            config,
-            yield_run_output,
-        )[0]
+        """Agno's `run` for async callers, on every agent (whichever its `run`): the same
+        stream, never run ahead; ``await`` it for the `RunOutput` (``await
+        agent.arun("Hi")``) or ``async for`` over it (one `MessageOutput` per new message,
+        or events with ``stream=True``)."""
+        request = RunRequest(
+            kind=INPUT,
+            input=input,
+            files=media_files(files, images, audio, videos),
+            session_id=session_id,
+            user_id=user_id,
+            session_state=session_state,
+            metadata=metadata,
+            reasoning=reasoning,
+            output_schema=output_schema,
+            tool_call_limit=tool_call_limit,
+            usage_limits=usage_limits,
+            deps=deps,
+            stream=stream,
+            stream_events=stream_events,
+            yield_run_output=yield_run_output,
+        )
+        return self._agent_runs().start(request)
 
     def run_delta(
         self, messages: Any, config: AgentConfig | None = None
@@ -376,7 +370,8 @@ class RunCalls(ABC, Generic[OutputT]):
         each message's last delta (an assistant turn's tool calls, a tool's result) with
         its ``finish_reason``; accumulate them with ``MessageDelta`` ``+=``. ``config``
         (`AgentConfig`) sets this run's inference (temperature, think_effort, ...)."""
-        return self._agent_runs().configured(messages, config, DeltaSink)
+        request = RunRequest(kind=MESSAGES, input=messages, config=config, deltas=True)
+        return self._agent_runs().start(request)
 
     def run_delta_sync(
         self, messages: Any, config: AgentConfig | None = None
@@ -389,7 +384,7 @@ class RunCalls(ABC, Generic[OutputT]):
     ) -> AgentStream[MessageOutput, OutputT]:
         """Ailoy 0.2's ``run_sync``: one `MessageOutput` per message of a run on
         ``messages`` (a string is one user message), for ``for`` loops."""
-        return self._agent_runs().configured(messages, config, MessageSink)
+        return self._agent_runs().start(RunRequest(kind=MESSAGES, input=messages, config=config))
 
     @overload
     def continue_run(
@@ -431,8 +426,13 @@ class RunCalls(ABC, Generic[OutputT]):
         `reject`, or with ``confirm``: True or False for all, or ``{tool_call_id: bool}``
         (``reason`` goes with refusals). A refused call is not run: the model is told the
         user declined it."""
-        decisions = Decisions(requirements, confirm, reason)
-        agent_stream, eager = self._agent_runs().continued(run_id, decisions, stream, stream_events)
+        continuation = Continuation(
+            run_id=run_id,
+            decisions=Decisions(requirements, confirm, reason),
+            stream=stream,
+            stream_events=stream_events,
+        )
+        agent_stream, eager = self._agent_runs().continued(continuation)
         return output_of(agent_stream) if eager else agent_stream
 
     @overload
@@ -468,5 +468,10 @@ class RunCalls(ABC, Generic[OutputT]):
         stream_events: bool | None = None,
     ) -> AgentStream[Any, Any]:
         """`continue_run` for async callers: the stream (await it for the `RunOutput`)."""
-        decisions = Decisions(requirements, confirm, reason)
-        return self._agent_runs().continued(run_id, decisions, stream, stream_events)[0]
+        continuation = Continuation(
+            run_id=run_id,
+            decisions=Decisions(requirements, confirm, reason),
+            stream=stream,
+            stream_events=stream_events,
+        )
+        return self._agent_runs().continued(continuation)[0]

@@ -1,36 +1,40 @@
-"""How calls become runs (`AgentRuns`): each call of `Agent.query`, `run`, `arun`,
-`run_delta` or `continue_run` (their typed overloads are `run_calls.RunCalls`) makes a
-`RunState` with its session context (`RunSession`) and the `AgentStream` its caller reads;
-`loop.drive` runs it.
+"""How requests become runs (`AgentRuns`): each `RunRequest` (built by the calls of
+`run_calls.RunCalls`) makes a `RunState` with its session context (`RunSession`) and the
+`AgentStream` its caller reads, through the sink its call reads with; `loop.drive` runs
+it. A `Continuation` resumes a paused run.
 
-`run` serves both seeds. The stateless one passes the whole conversation, a list of
-messages, and iterates: ``async for resp in agent.run(messages)`` streams one
-`MessageOutput` per new message. The Agent reference's passes one input (a string, a
-message, a dict, a model...) and gets a `RunOutput` back (``agent.run("Hi").content``),
-or typed events with ``stream=True``. So a list of messages with ``stream`` unset streams
-messages, anything else returns a `RunOutput`; and the stream `run` and `arun` return can
-also be awaited for its `RunOutput` (``await agent.arun("Hi")``).
+What `Agent.run` is depends on how the agent was built, decided once (`RunStyle`), never
+by the type of the input:
+
+- `AgnoRun` (``Agent(model=...)``, ``Agent(model)``, Ailoy 0.1's ``Agent(runtime,
+  model)``): Agno's ``run(input)``: one input, and the `RunOutput` back
+  (``agent.run("Hi").content``), or typed events with ``stream=True``.
+- `AiloyRun` (Ailoy 0.2's ``Agent(lm)``, a `LangModel` given first): Ailoy's
+  ``run(messages, config=None)``: the whole conversation (a string is one user message),
+  streaming one `MessageOutput` per new message (``async for resp in agent.run(...)``).
+
+Each names the other's way when it is misused. `Agent.arun`, `query`, `run_delta` and
+`run_sync` are the same on both.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
-from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
-from ferrule_kit.messages import Message
+from typing_extensions import TypeVar
 
-from .configs import AgentConfig
-from .context import Decisions, RunSession, input_messages, is_history
+from .context import RunSession
 from .errors import UnknownRunError
 from .output_schema import StructuredOutput, structured_output
-from .prompt import prompt_parts
+from .request import INPUT, MESSAGES, QUERY, Continuation, RunKind, RunRequest
 from .results import RunOutput
 from .sinks import (
     ContentEventSink,
+    DeltaSink,
     EventSink,
     MessageSink,
     ResponseSink,
@@ -75,172 +79,177 @@ class AgentRuns:
         self.running = running
         self.launch = launch
 
-    def stream_of(self, run: RunState, sink: type[Sink]) -> AgentStream[Any, Any]:
-        return AgentStream(self.launch(), run, sink)
+    def start(self, request: RunRequest) -> AgentStream[Any, Any]:
+        """The stream of a new run of ``request``."""
+        stream: AgentStream[Any, Any] = AgentStream(
+            self.launch(), self.new_run(request), self.sink_for(request)
+        )
+        stream.yield_run_output = request.yield_run_output
+        return stream
 
-    def new_run(
-        self,
-        kind: Literal["query", "run", "input"],
-        messages: list[Message],
-        first_new: int,
-        reasoning: Reasoning | None,
-        output_schema: Any,
-        tool_call_limit: int | None,
-        context: RunSession,
-        usage_limits: UsageLimits | None = None,
-        deps: Any = None,
-    ) -> RunState:
-        """A run of ``messages`` (the new ones from ``first_new``); each option left None
-        is the agent's."""
-        defaults = self.defaults
-        output = self.output if output_schema is None else structured_output(output_schema)
+    def new_run(self, request: RunRequest) -> RunState:
+        """A run of ``request``; each option it leaves None is the agent's."""
+        defaults, kind = self.defaults, request.kind
+        messages = kind.messages(request.input, request.files)
+        infer_options: dict[str, Any] = {}
+        reasoning = request.reasoning
+        config = request.config
+        if config is not None and config.inference is not None:
+            infer_options = config.inference.infer_options()
+            reasoning = infer_options.pop("reasoning", reasoning)
+        output_schema = request.output_schema
+        context = self.context(request.session_id, request.user_id, request)
         schema = defaults.output_schema if output_schema is None else output_schema
         if schema is not None:
             context.content_type = schema.__name__ if isinstance(schema, type) else "dict"
+        tool_call_limit = request.tool_call_limit
+        usage_limits = request.usage_limits
         return RunState(
             uuid.uuid4().hex,
             kind,
             messages,
-            first_new,
+            kind.first_new(messages),
             defaults.reasoning if reasoning is None else reasoning,
-            output,
+            self.output if output_schema is None else structured_output(output_schema),
             defaults.tool_call_limit if tool_call_limit is None else tool_call_limit,
             session=context,
             usage_limits=defaults.usage_limits if usage_limits is None else usage_limits,
-            tool_deps=deps,
+            tool_deps=request.deps,
+            input=request.input,
+            files=request.files,
+            infer_options=infer_options,
+            config=config,
         )
 
     def context(
-        self,
-        session_id: str | None,
-        user_id: str | None,
-        session_state: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        input: Any = None,
+        self, session_id: str | None, user_id: str | None, request: RunRequest | None = None
     ) -> RunSession:
         """A run's session context: the agent's session and user unless given."""
+        state: Mapping[str, Any] | None = request.session_state if request else None
+        metadata = request.metadata if request else None
+        given = request.input if request else None
         return RunSession(
             session_id or self.defaults.session_id,
             user_id or self.defaults.user_id,
             self.defaults.id,
             {},
-            dict(session_state) if session_state is not None else None,
-            input if isinstance(input, str) else None,
+            dict(state) if state is not None else None,
+            given if isinstance(given, str) else None,
             dict(metadata or {}),
         )
 
-    def query(
-        self,
-        prompt: Any,
-        reasoning: Reasoning | None,
-        output_schema: Any,
-        tool_call_limit: int | None,
-        files: Sequence[Any],
-        session_id: str | None,
-        user_id: str | None,
-        usage_limits: UsageLimits | None,
-        deps: Any,
-        ignore_reasoning_messages: bool,
-    ) -> AgentStream[Any, Any]:
-        """The stream of a `query` (see `Agent.query`)."""
-        user = Message("user", prompt_parts(prompt, files))
-        context = self.context(session_id, user_id, input=prompt)
-        options = (reasoning, output_schema, tool_call_limit, context, usage_limits, deps)
-        run = self.new_run("query", [user], 0, *options)
-        run.input, run.files = prompt, files
-        sink = SilentReasoningSink if ignore_reasoning_messages else ResponseSink
-        return self.stream_of(run, sink)
+    def streams(self, request: RunRequest) -> bool:
+        """Whether ``request`` streams typed events (its ``stream``, else the agent's; only
+        Agno's runs take it)."""
+        if request.kind is not INPUT or request.stream is not None:
+            return bool(request.stream)
+        return bool(self.defaults.stream)
 
     def event_sink(self, stream_events: bool | None) -> type[Sink]:
         every = self.defaults.stream_events if stream_events is None else stream_events
         return EventSink if every else ContentEventSink
 
-    def input_run(
-        self,
-        input: Any,
-        stream: bool | None,
-        stream_events: bool | None,
-        files: Sequence[Any],
-        session_id: str | None,
-        user_id: str | None,
-        session_state: Mapping[str, Any] | None,
-        metadata: Mapping[str, Any] | None,
-        reasoning: Reasoning | None,
-        output_schema: Any,
-        tool_call_limit: int | None,
-        usage_limits: UsageLimits | None,
-        deps: Any,
-        config: AgentConfig | None,
-        yield_run_output: bool,
-    ) -> tuple[AgentStream[Any, Any], bool]:
-        """The stream of a `run` / `arun`, and whether `run` returns its `RunOutput`."""
-        if config is not None:
-            return self.configured(input, config, MessageSink), False
-        if stream is None:
-            stream = self.defaults.stream
-        messages = input_messages(input, files)
-        context = self.context(session_id, user_id, session_state, metadata, input)
-        options = (reasoning, output_schema, tool_call_limit, context, usage_limits, deps)
-        if stream is None and is_history(input):  # the stateless guide's run(messages)
-            run = self.new_run("run", messages, len(messages), *options)
-            run.input = input
-            sink: type[Sink] = MessageSink
-        else:
-            run = self.new_run("input", messages, 0, *options)
-            run.input, run.files = input, files
-            sink = self.event_sink(stream_events) if stream else MessageSink
-        agent_stream = self.stream_of(run, sink)
-        agent_stream.yield_run_output = flag("yield_run_output", yield_run_output)
-        return agent_stream, run.kind == "input" and not stream
+    def sink_for(self, request: RunRequest) -> type[Sink]:
+        """How the caller of ``request`` reads its run."""
+        if request.deltas:
+            return DeltaSink
+        if self.streams(request):
+            return self.event_sink(request.stream_events)
+        if request.kind is QUERY:
+            return SilentReasoningSink if request.ignore_reasoning_messages else ResponseSink
+        return MessageSink
 
-    def configured(
-        self, messages: Any, config: AgentConfig | None, sink: type[Sink]
-    ) -> AgentStream[Any, Any]:
-        """The stream of a stateless run of Ailoy's ``messages`` under its ``AgentConfig``."""
-        if config is not None and not isinstance(config, AgentConfig):
-            raise InvalidInputError(
-                f"expected an AgentConfig, got {type(config).__name__}", field="config"
-            )
-        history = input_messages(messages)
-        inference = config.inference if config is not None else None
-        options = inference.infer_options() if inference is not None else {}
-        reasoning = options.pop("reasoning", None)
-        context = self.context(None, None, input=messages)
-        run = self.new_run("run", history, len(history), reasoning, None, None, context)
-        run.input, run.infer_options, run.config = messages, options, config
-        return self.stream_of(run, sink)
-
-    def continued(
-        self,
-        run_id: str,
-        decisions: Decisions,
-        stream: bool | None,
-        stream_events: bool | None,
-    ) -> tuple[AgentStream[Any, Any], bool]:
+    def continued(self, continuation: Continuation) -> tuple[AgentStream[Any, Any], bool]:
         """The stream of the rest of a paused run, and whether `continue_run` returns its
         `RunOutput`."""
+        run_id = continuation.run_id
         run = self.running.get(run_id)
         if run is not None:
             if run.status != "paused":
                 raise UnknownRunError(f"no paused run {run_id!r} in this agent", run_id=run_id)
-            decisions.apply(run.requirements)
+            continuation.decisions.apply(run.requirements)
             run.status = "running"
             run.started = time.perf_counter()
             run.running = run.cancel_requested = False
-        elif (
-            self.defaults.db is not None
-        ):  # paused by another agent (or process): loaded as it starts
-            context = self.context(None, None)
-            context.resume = decisions
-            run = self.new_run("input", [], 0, None, None, None, context)
-            run.id = run_id
+        elif self.defaults.db is not None:  # paused by another agent (or process)
+            run = self.stored_run(continuation)
         else:
             raise UnknownRunError(f"no paused run {run_id!r} in this agent", run_id=run_id)
-        if stream:
-            sink = self.event_sink(stream_events)
+        if continuation.stream:
+            sink = self.event_sink(continuation.stream_events)
         else:
-            sink = ResponseSink if run.kind == "query" else MessageSink
-        return self.stream_of(run, sink), run.kind == "input" and not stream
+            sink = ResponseSink if run.kind is QUERY else MessageSink
+        eager = run.kind.returns_output and not continuation.stream
+        return AgentStream(self.launch(), run, sink), eager
+
+    def stored_run(self, continuation: Continuation) -> RunState:
+        """A paused run another agent (or process) stored in the db: loaded, and decided,
+        as it starts (`sessions.AgentSessions.begin`)."""
+        context = self.context(None, None)
+        context.resume = continuation.decisions
+        defaults = self.defaults
+        return RunState(
+            continuation.run_id,
+            INPUT,
+            [],
+            0,
+            defaults.reasoning,
+            self.output,
+            defaults.tool_call_limit,
+            session=context,
+            usage_limits=defaults.usage_limits,
+        )
+
+
+class RunStyle:
+    """What `Agent.run` is on an agent (see the module docstring): chosen once, when the
+    agent is built, and the second type parameter of ``Agent[OutputT, RunT]``."""
+
+    #: The kind of the runs its `run` makes.
+    kind: RunKind
+
+    def run(self, runs: AgentRuns, request: RunRequest) -> Any:
+        raise NotImplementedError
+
+
+class AgnoRun(RunStyle):
+    """Agno's ``run(input)``: the `RunOutput`, or typed events with ``stream=True``."""
+
+    kind = INPUT
+
+    def run(self, runs: AgentRuns, request: RunRequest) -> Any:
+        if request.config is not None:
+            raise TypeError(
+                "run(..., config) is Ailoy 0.2's run, and this agent was built in Agno's "
+                "form (Agent(model=...)), whose run takes one input and returns a "
+                "RunOutput: stream Ailoy's outputs with agent.run_sync(messages, config) "
+                "or agent.run_delta(messages, config), or build the agent as Ailoy does, "
+                "Agent(lm) with a LangModel given first"
+            )
+        stream = runs.start(request)
+        return stream if runs.streams(request) else output_of(stream)
+
+
+class AiloyRun(RunStyle):
+    """Ailoy 0.2's ``run(messages, config=None)``: one `MessageOutput` per new message."""
+
+    kind = MESSAGES
+
+    def run(self, runs: AgentRuns, request: RunRequest) -> Any:
+        agno = request.given("config")
+        if agno:
+            raise TypeError(
+                f"run() got {', '.join(agno)}: this agent was built in Ailoy 0.2's form "
+                "(Agent(lm), a LangModel given first), whose run(messages, config=None) "
+                "streams MessageOutputs and takes nothing else. For Agno's run (stream=, "
+                "session_id=, files=, ...) give the model by keyword: Agent(model=lm), or "
+                "use agent.arun(...) here"
+            )
+        return runs.start(request)
+
+
+#: Which `Agent.run` an agent has: `AgnoRun` unless built as Ailoy 0.2's ``Agent(lm)``.
+RunT = TypeVar("RunT", bound=RunStyle, default=AgnoRun)
 
 
 def output_of(stream: AgentStream[Any, Any]) -> RunOutput[Any]:
@@ -249,11 +258,3 @@ def output_of(stream: AgentStream[Any, Any]) -> RunOutput[Any]:
     if output.status == "error" and output.error is not None:
         raise output.error
     return output
-
-
-def flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidInputError(
-            f"{name} must be True or False, got {type(value).__name__}", field=name
-        )
-    return value

@@ -438,7 +438,7 @@ class AgentSessions:
                 _NOT_HISTORY,
             )
             history = (await self.db_call("get_messages", inputs, MessagesResult)).messages
-        elif run.kind == "query":
+        elif run.kind.joins_conversation:
             history = list(self.history)
         if storage is not None and self.settings.add_memories_to_context:
             inputs2 = ListMemoriesInput(context.user_id or DEFAULT_USER_ID)

@@ -29,6 +29,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 
 from .hooks import check_hooks
+from .langmodel import LangModel
 from .memory import MemoryManager
 from .usage import UsageLimits
 
@@ -383,6 +384,53 @@ OPTION_GROUPS: dict[str, str] = {
 
 #: The options `Agent` takes by position (before its keyword-only ones).
 POSITIONAL = ("runtime", "model", "system_message", "tools")
+
+
+@attrs.frozen
+class AgentArguments:
+    """``Agent(...)``'s arguments sorted out: which form it was built in, its runtime,
+    model and tools, and its options (each for `AgentSettings.from_options`)."""
+
+    #: Built as Ailoy 0.2's ``Agent(lm, tools=None, knowledge=None)``: a `LangModel` first.
+    ailoy: bool
+    runtime: Any
+    model: Any
+    tools: Any
+    options: dict[str, Any]
+
+
+def agent_arguments(args: Sequence[Any], options: dict[str, Any]) -> AgentArguments:
+    """What ``Agent(*args, **options)`` was given, by its form: Ailoy 0.2's when the first
+    argument is a `LangModel` (``lm, tools, knowledge`` by position; ``knowledge`` is then
+    Ailoy's, searched for each run's last user message and put in the context, as
+    `Agent.set_knowledge` does), else ``runtime, model, system_message, tools`` by position.
+    Too many positional arguments, or one given twice, is a `TypeError` (Python's)."""
+    ailoy = bool(args) and isinstance(args[0], LangModel)
+    names = ("lm", "tools", "knowledge") if ailoy else POSITIONAL
+    if len(args) > len(names):
+        raise TypeError(
+            f"Agent() takes at most {len(names)} positional arguments ({', '.join(names)}); "
+            f"{len(args)} were given (the options are keywords)"
+        )
+    given = dict(zip(names, args, strict=False))
+    rest = dict(options)
+    for name in ("tools", "knowledge") if ailoy else POSITIONAL:
+        if name in rest and name in given:
+            raise TypeError(f"Agent() got multiple values for argument {name!r}")
+        if name in rest and (ailoy or name != "system_message"):
+            given[name] = rest.pop(name)
+    if ailoy:
+        if given.get("knowledge") is not None:
+            rest["knowledge"] = given["knowledge"]
+            rest.setdefault("search_knowledge", False)
+            rest.setdefault("add_knowledge_to_context", True)
+        return AgentArguments(True, None, given["lm"], given.get("tools"), rest)
+    if "system_message" in given:
+        rest["system_message"] = given["system_message"]
+    runtime, model = given.get("runtime"), given.get("model")
+    if model is None:  # Agent(model), or Agent(model=...)
+        runtime, model = None, runtime
+    return AgentArguments(False, runtime, model, given.get("tools"), rest)
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError
@@ -18,6 +18,7 @@ from ferrule_kit.storage import ToolExecution
 from .configs import AgentConfig
 from .context import RunSession
 from .output_schema import StructuredOutput
+from .request import RunKind
 from .results import RunMetrics, RunOutput, RunStatusName, ToolConfirmation
 from .usage import UsageLimits
 
@@ -25,9 +26,9 @@ from .usage import UsageLimits
 @attrs.define(eq=False)
 class RunState:
     id: str
-    #: What started it: `Agent.query` (responses), `Agent.run` on a whole history
-    #: (messages) or on one input (a `RunOutput`, or events).
-    kind: Literal["query", "run", "input"]
+    #: What started it (`request.RunKind`): `QUERY`, `MESSAGES` (a whole conversation)
+    #: or `INPUT` (Agno's one input).
+    kind: RunKind
     #: Everything the model sees: system message, history, this run's messages.
     messages: list[Message]
     #: Index of this run's first new message in ``messages``.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterator
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 from ferrule_kernel import FerruleError
@@ -78,6 +78,19 @@ class AgentStream(Generic[T, OutputT]):
 
     def __repr__(self) -> str:
         return f"<AgentStream run_id={self._run.id!r} status={self._run.status!r}>"
+
+    if not TYPE_CHECKING:  # at run time only: type checkers know a stream's attributes
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("_") or not hasattr(RunOutput, name):
+                raise AttributeError(f"'AgentStream' object has no attribute {name!r}")
+            raise AttributeError(
+                f"'AgentStream' object has no attribute {name!r}: this run is a stream "
+                "(an agent built as Ailoy 0.2's Agent(lm) streams from run()). Read it with "
+                "`for` / `async for`, or take its RunOutput with `stream.result()` (`await "
+                f"stream` in async code), then `.{name}`; for Agno's run, which returns "
+                "the RunOutput, give the model by keyword: Agent(model=lm)"
+            )
 
     # -- driving --------------------------------------------------------------------------
 

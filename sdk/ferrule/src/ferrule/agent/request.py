@@ -1,0 +1,149 @@
+"""What a run was asked: `RunRequest`, built by keyword by each call that starts a run
+(`Agent.query`, `run`, `arun`, `run_delta`, `run_sync`, `print_response`...) and taken by
+everything below it; `Continuation`, what `continue_run` was asked; and the run's
+`RunKind`, chosen once by the call, which says how the input becomes the run's messages
+and what the run is to its agent:
+
+- `QUERY` (Ailoy 0.1's `Agent.query`): the prompt is one user message after the agent's
+  own conversation, which the completed run joins;
+- `MESSAGES` (Ailoy 0.2's `Agent.run` / `run_delta` / `run_sync`, and `Agent.step`): the
+  input is the whole conversation (a string is one user message), and the run keeps
+  nothing;
+- `INPUT` (Agno's `Agent.run` / `arun`): one input (a string, a message, a list of
+  messages, a model...), and ``run`` returns the `RunOutput` unless it streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import attrs
+from ferrule_kernel import InvalidInputError
+from ferrule_kit.lm import Reasoning
+from ferrule_kit.messages import Message
+
+from .configs import AgentConfig
+from .context import Decisions, input_messages
+from .prompt import prompt_parts
+from .usage import UsageLimits
+
+
+class RunKind:
+    """How a run's input becomes its messages, and what the run is to its agent (see the
+    module docstring); one instance per kind."""
+
+    name: ClassVar[str]
+    #: The run starts from the agent's own conversation and, completed, joins it.
+    joins_conversation: ClassVar[bool] = False
+    #: `Agent.run` / `continue_run` without ``stream`` return its `RunOutput`.
+    returns_output: ClassVar[bool] = False
+
+    def messages(self, content: Any, files: Sequence[Any]) -> list[Message]:
+        """The run's own messages, from its input and the files that go with it."""
+        raise NotImplementedError
+
+    def first_new(self, messages: list[Message]) -> int:
+        """Where the run's new messages start (the rest came with the input)."""
+        return 0
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class QueryKind(RunKind):
+    name = "query"
+    joins_conversation = True
+
+    def messages(self, content: Any, files: Sequence[Any]) -> list[Message]:
+        return [Message("user", prompt_parts(content, files))]
+
+
+class MessagesKind(RunKind):
+    name = "messages"
+
+    def messages(self, content: Any, files: Sequence[Any]) -> list[Message]:
+        return input_messages(content, files)
+
+    def first_new(self, messages: list[Message]) -> int:
+        return len(messages)
+
+
+class InputKind(RunKind):
+    name = "input"
+    returns_output = True
+
+    def messages(self, content: Any, files: Sequence[Any]) -> list[Message]:
+        return input_messages(content, files)
+
+
+QUERY, MESSAGES, INPUT = QueryKind(), MessagesKind(), InputKind()
+
+
+def _is_flag(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, bool):
+        raise InvalidInputError(
+            f"{attribute.name} must be True or False, got {type(value).__name__}",
+            field=attribute.name,
+        )
+
+
+@attrs.frozen(kw_only=True)
+class RunRequest:
+    """One call's request for a run: its input and options (None: the agent's), and how
+    its caller reads it."""
+
+    kind: RunKind
+    input: Any
+    #: Files after a prompt, then Agno's ``images`` / ``audio`` / ``videos`` (`media_files`).
+    files: Sequence[Any] = ()
+    session_id: str | None = None
+    user_id: str | None = None
+    #: Merged over the session's state for this run.
+    session_state: Mapping[str, Any] | None = None
+    metadata: Mapping[str, Any] | None = None
+    reasoning: Reasoning | None = None
+    output_schema: Any = None
+    tool_call_limit: int | None = None
+    usage_limits: UsageLimits | None = None
+    #: For the tools (`ToolContext.deps`), as pydantic-ai's ``deps``.
+    deps: Any = None
+    #: Ailoy 0.2's run settings (inference, knowledge).
+    config: AgentConfig | None = attrs.field(default=None)
+    # -- how the caller reads it
+    #: Typed events (`ferrule.agent.events`); None: the agent's ``stream``.
+    stream: bool | None = None
+    stream_events: bool | None = None
+    #: A stream yields the `RunOutput` after its last item (Agno's).
+    yield_run_output: bool = attrs.field(default=False, validator=_is_flag)
+    #: `query`: the model reasons, no ``reasoning`` response is streamed (Ailoy's flag).
+    ignore_reasoning_messages: bool = False
+    #: Ailoy's deltas (`run_delta`) rather than whole messages.
+    deltas: bool = False
+
+    @config.validator
+    def _check_config(self, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None and not isinstance(value, AgentConfig):
+            raise InvalidInputError(
+                f"expected an AgentConfig, got {type(value).__name__}", field="config"
+            )
+
+    def given(self, *besides: str) -> list[str]:
+        """The options set to something other than their default (``besides`` aside)."""
+        return [
+            field.name
+            for field in attrs.fields(RunRequest)
+            if field.name not in ("kind", "input", *besides)
+            and getattr(self, field.name) != field.default
+        ]
+
+
+@attrs.frozen(kw_only=True)
+class Continuation:
+    """What `Agent.continue_run` was asked: resume the paused run ``run_id`` with these
+    ``decisions``, read as ``stream`` / ``stream_events`` say."""
+
+    run_id: str
+    decisions: Decisions
+    stream: bool | None = None
+    stream_events: bool | None = None
