@@ -292,10 +292,15 @@ def returned(function: Any) -> set[Any]:
             found.add(SELF)
         if inspect.isclass(value):
             found.add(value)
+        if inspect.isclass(typing.get_origin(value)):
+            found.add(typing.get_origin(value))  # Function[P, R]: Function
         for arg in typing.get_args(value):
             walk(arg)
 
     walk(hint)
+    if hint is Any:  # an overloaded function: what its overloads return
+        for overload in typing.get_overloads(function):
+            found |= returned(overload)
     return found
 
 

@@ -93,6 +93,9 @@ _PYTHON_TYPES: dict[str, type] = {
     "object": dict,
 }
 
+#: The Python types a model may name for a field it asks the user for (``field_type``).
+_FIELD_TYPES: dict[str, type] = {t.__name__: t for t in _PYTHON_TYPES.values()}
+
 
 @attrs.define
 class UserInputField:
@@ -177,9 +180,22 @@ class UserFeedbackQuestion:
 def user_input_for(tool: Any, arguments: Any) -> list[UserInputField] | None:
     """The fields of a call of ``tool`` with the model's ``arguments`` (None for a tool
     without ``requires_user_input``): every parameter, the ones in
-    ``tool.user_input_fields`` (all, when it names none) left for the user."""
+    ``tool.user_input_fields`` (all, when it names none) left for the user; for Agno's
+    ``get_user_input`` tool, the fields the model lists in its ``user_input_fields``."""
     if not tool.requires_user_input:
         return None
+    asked_fields = arguments.get("user_input_fields") if isinstance(arguments, dict) else None
+    if tool.name == "get_user_input" and isinstance(asked_fields, list):
+        # UserControlFlowTools: the model lists the fields it needs the user to fill in
+        return [
+            UserInputField(
+                str(f.get("field_name")),
+                _FIELD_TYPES.get(str(f.get("field_type")), str),
+                f.get("field_description"),
+            )
+            for f in asked_fields
+            if isinstance(f, dict) and f.get("field_name")
+        ]
     properties: dict[str, Any] = tool.parameters.get("properties", {})
     asked = set(tool.user_input_fields or properties)
     given = arguments if isinstance(arguments, dict) else {}

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from ferrule_kernel import InvalidInputError
 
-from .context import ToolContext
+from .context import RunContext
 from .toolkit import Toolkit
 
 __all__ = ["ReasoningTools"]
@@ -30,9 +30,26 @@ INSTRUCTIONS = (
 )
 
 
+#: How to think and analyze, shown first when ``add_few_shot`` is set (ferrule's example).
+FEW_SHOT_EXAMPLES = (
+    "<examples>\n"
+    "Question: Is 221 prime?\n"
+    "think(title='Try small factors', thought='221 is odd; try 13: 13 * 17 = 221.', "
+    "action='Check 13 * 17', confidence=0.9)\n"
+    "analyze(title='Check', result='13 * 17 = 221', analysis='221 has the factors 13 "
+    "and 17, so it is not prime.', next_action='final_answer', confidence=1.0)\n"
+    "Answer: No: 221 = 13 * 17.\n"
+    "</examples>"
+)
+
+
 class ReasoningTools(Toolkit):
     """``ReasoningTools(add_instructions=True)``; ``enable_think`` / ``enable_analyze``
-    (or ``all``) choose the tools; ``instructions`` replaces the default guidance."""
+    (or ``all``) choose the tools; ``instructions`` replaces the default guidance, and
+    ``add_few_shot`` adds an example (``few_shot_examples``: yours)."""
+
+    DEFAULT_INSTRUCTIONS = INSTRUCTIONS
+    FEW_SHOT_EXAMPLES = FEW_SHOT_EXAMPLES
 
     def __init__(
         self,
@@ -41,22 +58,29 @@ class ReasoningTools(Toolkit):
         all: bool = False,
         instructions: str | None = None,
         add_instructions: bool = False,
+        add_few_shot: bool = False,
+        few_shot_examples: str | None = None,
+        **kwargs: Any,
     ) -> None:
         tools = [
             tool
             for tool, wanted in ((self.think, enable_think), (self.analyze, enable_analyze))
             if wanted or all
         ]
+        guidance = self.DEFAULT_INSTRUCTIONS if instructions is None else instructions
+        if add_few_shot:
+            guidance += "\n\n" + (few_shot_examples or self.FEW_SHOT_EXAMPLES)
         super().__init__(
-            name="reasoning_tools",
+            name=kwargs.pop("name", "reasoning_tools"),
             tools=tools,
-            instructions=INSTRUCTIONS if instructions is None else instructions,
+            instructions=guidance,
             add_instructions=add_instructions,
+            **kwargs,
         )
 
     def think(
         self,
-        context: ToolContext[Any],
+        run_context: RunContext,
         title: str,
         thought: str,
         action: str | None = None,
@@ -72,11 +96,11 @@ class ReasoningTools(Toolkit):
             confidence: How sure you are of this thought, from 0.0 to 1.0.
         """
         step = {"title": title, "reasoning": thought, "action": action, "confidence": confidence}
-        return _record(context, step, next_action="continue")
+        return _record(run_context, step, next_action="continue")
 
     def analyze(
         self,
-        context: ToolContext[Any],
+        run_context: RunContext,
         title: str,
         result: str,
         analysis: str,
@@ -98,13 +122,13 @@ class ReasoningTools(Toolkit):
                 field="next_action",
             )
         step = {"title": title, "result": result, "reasoning": analysis, "confidence": confidence}
-        return _record(context, step, next_action=next_action)
+        return _record(run_context, step, next_action=next_action)
 
 
-def _record(context: ToolContext[Any], step: dict[str, Any], *, next_action: str) -> str:
+def _record(run_context: RunContext, step: dict[str, Any], *, next_action: str) -> str:
     """Keep ``step`` among the run's reasoning steps; all of them, numbered, as text."""
-    by_run = context.session_state.setdefault("reasoning_steps", {})
-    steps: list[dict[str, Any]] = by_run.setdefault(context.run_id or "", [])
+    by_run = run_context.session_state.setdefault("reasoning_steps", {})
+    steps: list[dict[str, Any]] = by_run.setdefault(run_context.run_id or "", [])
     steps.append({**step, "next_action": next_action})
     return "\n\n".join(_step_text(number, s) for number, s in enumerate(steps, 1))
 
