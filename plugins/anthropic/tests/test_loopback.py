@@ -4,7 +4,7 @@ server that speaks Anthropic's streaming wire format and refuses malformed reque
 from __future__ import annotations
 
 import base64
-import json
+from typing import ClassVar
 
 import pytest
 from ferrule import AsyncRuntime
@@ -16,53 +16,19 @@ from ferrule_anthropic.testing import (
     request_problems,
     stream_reply,
 )
-from ferrule_kernel import configure_logging
 from ferrule_kit.errors import (
     AuthenticationError,
-    MissingAPIKeyError,
-    ModelError,
     ModelNotFoundError,
     PermissionDeniedError,
     ProviderBadRequestError,
     ProviderProtocolError,
-    ProviderTimeoutError,
     ProviderUnavailableError,
     QuotaExceededError,
-    RateLimitError,
-    StreamInterruptedError,
     UnsupportedContentError,
 )
 from ferrule_kit.testing import fold, tiny_png
-from ferrule_kit.testing.loopback import Pause, Reply, Reset
-
-USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Weather now",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
-
-
-async def run(claude, inputs):
-    rt, name = claude
-    return [item async for item in rt.call_iter_method(name, "infer", inputs)]
-
-
-async def run_until_error(claude, inputs):
-    rt, name = claude
-    items = []
-    with pytest.raises(ModelError) as info:
-        async for item in rt.call_iter_method(name, "infer", inputs):
-            items.append(item)
-    return items, info.value
-
+from ferrule_kit.testing.loopback import Reply
+from ferrule_kit.testing.providers import USER, WEATHER, Failure, ProviderConformance, Refusal
 
 # -- the happy paths ---------------------------------------------------------------------
 
@@ -73,8 +39,7 @@ async def test_streamed_text_with_system_and_history(server, claude, api_key):
             message_events(text=["Hel", "lo", " there."], input_tokens=21, output_tokens=4)
         )
     )
-    items = await run(
-        claude,
+    items = await claude.collect(
         {
             "messages": [
                 {"role": "system", "content": "Be brief."},
@@ -110,7 +75,7 @@ async def test_tool_call_fragments_and_parallel_calls_keep_their_ids(server, cla
             )
         )
     )
-    items = await run(claude, {"messages": [USER], "tools": [WEATHER]})
+    items = await claude.collect({"messages": [USER], "tools": [WEATHER]})
     deltas = [c for i in items for c in i["message"].get("tool_calls", ())]
     assert [d["index"] for d in deltas].count(0) >= 3 and {d["index"] for d in deltas} == {0, 1}
     assert deltas[0]["id"] == "toolu_01A" and all(
@@ -138,7 +103,7 @@ async def test_thinking_signature_and_redacted_thinking_go_back_unchanged(server
         stream_reply(message_events(text=["It is 3°C."])),
     )
     first = {"messages": [USER], "tools": [WEATHER], "reasoning": "low"}
-    items = await run(claude, first)
+    items = await claude.collect(first)
     reasoning = [p for i in items for p in i["message"].get("reasoning", ())]
     assert [p["text"] for p in reasoning if p["text"]] == ["Need the ", "weather."]
     message = fold(items).message()
@@ -147,7 +112,7 @@ async def test_thinking_signature_and_redacted_thinking_go_back_unchanged(server
         message.to_dict(),
         {"role": "tool", "tool_call_id": "toolu_9", "content": "3°C"},
     ]
-    items = await run(claude, {**first, "messages": history})
+    items = await claude.collect({**first, "messages": history})
     assert fold(items).message().text == "It is 3°C."
     request = server.requests[0].json
     assert (
@@ -176,15 +141,14 @@ async def test_cumulative_usage_is_counted_once(server, claude):
         {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 11}},
     )
     server.script(stream_reply(events[:final_delta] + running + events[final_delta:]))
-    items = await run(claude, {"messages": [USER]})
+    items = await claude.collect({"messages": [USER]})
     assert items[-1]["usage"] == {"input_tokens": 30, "output_tokens": 11}
 
 
 async def test_base64_image_is_sent(server, claude):
     data = base64.b64encode(tiny_png()).decode()
     server.script(stream_reply(message_events(text=["A red square."])))
-    await run(
-        claude,
+    await claude.collect(
         {
             "messages": [
                 {
@@ -206,29 +170,6 @@ async def test_base64_image_is_sent(server, claude):
     }
 
 
-@pytest.mark.parametrize(
-    ("part", "content_type"),
-    [
-        ({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}, "audio"),
-        ({"type": "image_url", "image_url": {"url": "data:image/tiff;base64,SUkqAA=="}}, "image"),
-    ],
-)
-async def test_unsupported_content_is_refused_before_any_request(
-    server, claude, part, content_type
-):
-    rt, name = claude
-    with pytest.raises(UnsupportedContentError) as info:
-        async for _ in rt.call_iter_method(
-            name, "infer", {"messages": [{"role": "user", "content": [part]}]}
-        ):
-            pass
-    assert (
-        info.value.details["provider"] == "anthropic"
-        and info.value.details["content_type"] == content_type
-    )
-    assert server.requests == []
-
-
 # -- named events and failures mid-stream ------------------------------------------------
 
 
@@ -243,7 +184,7 @@ async def test_mid_stream_error_event_ends_the_stream_with_one_typed_error(serve
             ]
         )
     )
-    items, error = await run_until_error(claude, {"messages": [USER]})
+    items, error = await claude.collect_until_error({"messages": [USER]})
     assert [i["message"]["content"][0]["text"] for i in items] == ["Par", "tial"]
     assert (
         isinstance(error, ProviderUnavailableError)
@@ -252,131 +193,69 @@ async def test_mid_stream_error_event_ends_the_stream_with_one_typed_error(serve
     assert len(server.requests) == 1  # a stream that started is never replayed
 
 
-async def test_malformed_event_is_a_protocol_error(server, claude):
-    events = message_events(text=["ok"])
-    server.script(
-        stream_reply([*events[:3], b'event: content_block_delta\ndata: {"type": "content_bl\n\n'])
-    )
-    _, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, ProviderProtocolError) and "not JSON" in error.message
+# -- what every provider does alike: faults, retries, keys ---------------------------------
 
 
-async def test_reset_after_the_first_byte_is_an_interrupted_stream(server, claude):
-    events = message_events(text=["one", "two", "three"])
-    server.script(stream_reply([*events[:5], Reset()]))
-    items, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, StreamInterruptedError)
-    assert [i["message"]["content"][0]["text"] for i in items] == ["one", "two"]
-    assert len(server.requests) == 1
-
-
-async def test_connection_closed_before_message_stop_is_an_interrupted_stream(server, claude):
-    events = message_events(text=["one"])
-    server.script(stream_reply(events[:-2]))  # no message_delta, no message_stop, then EOF
-    _, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, StreamInterruptedError) and "message_stop" in error.message
-
-
-async def test_a_stall_before_the_first_byte_hits_the_read_timeout(server, claude):
-    server.script(stream_reply([Pause(2.0), *message_events(text=["late"])]))
-    _, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, ProviderTimeoutError) and "0.5s" in error.message
-
-
-async def test_a_stall_past_the_read_timeout_ends_the_stream(server, claude):
-    events = message_events(text=["slow"])
-    server.script(stream_reply([*events[:4], Pause(2.0), *events[4:]]))
-    items, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, ProviderTimeoutError) and "0.5s" in error.message
-    assert [i["message"]["content"][0]["text"] for i in items] == ["slow"]
-
-
-async def test_abandoning_a_stream_closes_its_connection(server, claude):
-    rt, name = claude
-    server.script(stream_reply(message_events(text=[f"w{i} " for i in range(200)]), delay=0.01))
-    stream = rt.call_iter_method(name, "infer", {"messages": [USER]})
-    await stream.__anext__()
-    await stream.aclose()
-    await server.wait_disconnected(0)
-
-
-# -- the fault matrix before the first byte ----------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "failure",
-    [
-        error_reply(
+class TestAnthropicProvider(ProviderConformance):
+    KEY_VARIABLES = ("ANTHROPIC_API_KEY",)
+    REFUSED: ClassVar[dict[str, Refusal]] = {
+        "audio": (
+            {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+            UnsupportedContentError,
+            ("Anthropic", "audio"),
+        ),
+        "tiff": (
+            {"type": "image_url", "image_url": {"url": "data:image/tiff;base64,SUkqAA=="}},
+            UnsupportedContentError,
+            ("Anthropic", "image/tiff"),
+        ),
+    }
+    RETRYABLE: ClassVar[dict[str, Reply]] = {
+        "429-retry-after": error_reply(
             429,
             "rate_limit_error",
             "Number of request tokens has exceeded your per-minute rate limit",
             headers={"retry-after": "0"},
         ),
-        error_reply(429, "rate_limit_error", "slow down", headers={"retry-after-ms": "10"}),
-        error_reply(500, "api_error", "Internal server error", headers={"retry-after": "0"}),
-        error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
-        error_reply(503, "api_error", "unavailable", headers={"retry-after": "0"}),
-        Reply.reset(),
-    ],
-    ids=["429-retry-after", "429-retry-after-ms", "500", "529", "503", "reset-before-first-byte"],
-)
-async def test_retryable_failures_are_retried(server, claude, failure):
-    server.script(failure, stream_reply(message_events(text=["Recovered."])))
-    items = await run(claude, {"messages": [USER]})
-    assert fold(items).message().text == "Recovered."
-    assert len(server.requests) == 2 and server.requests[0].body == server.requests[1].body
-
-
-async def test_retries_are_bounded_and_end_with_the_typed_error(server, claude):
-    server.script(
-        *[error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"})] * 3
-    )
-    _, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, ProviderUnavailableError) and error.details["status"] == 529
-    assert error.details["attempts"] == 3 and len(server.requests) == 3  # max_retries=2
-    server.script(
-        *[error_reply(429, "rate_limit_error", "slow down", headers={"retry-after": "0"})] * 3
-    )
-    _, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, RateLimitError)
-
-
-@pytest.mark.parametrize(
-    ("reply", "cls", "words"),
-    [
-        (
+        "429-retry-after-ms": error_reply(
+            429, "rate_limit_error", "slow down", headers={"retry-after-ms": "10"}
+        ),
+        "500": error_reply(500, "api_error", "Internal server error", headers={"retry-after": "0"}),
+        "529": error_reply(529, "overloaded_error", "Overloaded", headers={"retry-after": "0"}),
+        "503": error_reply(503, "api_error", "unavailable", headers={"retry-after": "0"}),
+        "reset-before-first-byte": Reply.reset(),
+    }
+    TERMINAL: ClassVar[dict[str, Failure]] = {
+        "401": (
             error_reply(401, "authentication_error", "invalid x-api-key"),
             AuthenticationError,
             "invalid x-api-key",
         ),
-        (
+        "400": (
             error_reply(400, "invalid_request_error", "messages: roles must alternate"),
             ProviderBadRequestError,
             "alternate",
         ),
-        (
+        "403": (
             error_reply(403, "permission_error", "no access to this model"),
             PermissionDeniedError,
             "no access",
         ),
-        (
+        "billing-402": (
             error_reply(402, "billing_error", "Your credit balance is too low"),
             QuotaExceededError,
             "credit balance",
         ),
-        (
+        "billing-429": (
             error_reply(429, "billing_error", "Your credit balance is too low"),
             QuotaExceededError,
             "credit balance",
         ),
-    ],
-    ids=["401", "400", "403", "billing-402", "billing-429"],
-)
-async def test_terminal_failures_are_not_retried(server, claude, reply, cls, words):
-    server.script(reply)  # a retry would find no scripted reply: the server check fails the test
-    _, error = await run_until_error(claude, {"messages": [USER]})
-    assert isinstance(error, cls) and words in error.message
-    assert len(server.requests) == 1
+    }
+
+    @pytest.fixture
+    def provider(self, claude):
+        return claude
 
 
 # -- count_tokens ------------------------------------------------------------------------
@@ -385,7 +264,7 @@ async def test_terminal_failures_are_not_retried(server, claude, reply, cls, wor
 async def test_count_tokens_asks_anthropics_count_endpoint_with_infers_body(server, claude):
     """The body ``infer`` would send (system, tools, tool choice, thinking), less what the
     count endpoint refuses; Anthropic's count is the answer, and nothing is generated."""
-    rt, name = claude
+    rt, name = claude.runtime, claude.name
     inputs = {
         "messages": [{"role": "system", "content": "Be brief."}, USER],
         "tools": [WEATHER],
@@ -397,7 +276,7 @@ async def test_count_tokens_asks_anthropics_count_endpoint_with_infers_body(serv
     (sent,) = server.requests  # the validator checked it as Anthropic would
     assert sent.path == "/v1/messages/count_tokens"
     server.script(stream_reply(message_events(text=["Hi."])))
-    await run(claude, inputs)
+    await claude.collect(inputs)
     messages_body = server.requests[1].json
     assert server.requests[1].path == "/v1/messages"
     unsent = {"max_tokens", "stream", "stop_sequences"}
@@ -407,7 +286,7 @@ async def test_count_tokens_asks_anthropics_count_endpoint_with_infers_body(serv
 
 
 async def test_a_count_tokens_failure_is_the_providers_typed_error(server, claude):
-    rt, name = claude
+    rt, name = claude.runtime, claude.name
     server.script(error_reply(404, "not_found_error", "model: claude-nope"))
     with pytest.raises(ModelNotFoundError, match="claude-nope"):
         await rt.call_method(name, "count_tokens", {"messages": [USER]})
@@ -456,14 +335,6 @@ async def test_a_retired_model_reaches_the_user_as_the_providers_error(server):
 # -- keys --------------------------------------------------------------------------------
 
 
-async def test_missing_key_fails_at_define_naming_the_variable(monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    async with AsyncRuntime() as rt:
-        with pytest.raises(MissingAPIKeyError) as info:
-            await rt.define("anthropic_language_model", "c", {"model": "claude-sonnet-4-20250514"})
-    assert "ANTHROPIC_API_KEY" in info.value.message
-
-
 async def test_key_from_the_environment(server, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
     server.script(stream_reply(message_events(text=["ok"])))
@@ -476,65 +347,13 @@ async def test_key_from_the_environment(server, monkeypatch):
     assert server.requests[0].headers["x-api-key"] == "sk-ant-from-env"
 
 
-async def test_the_key_never_reaches_errors_reprs_or_logs(server, claude, api_key, capsys):
-    rt, name = claude
-    configure_logging(debug=True)
-    try:
-        server.script(
-            error_reply(
-                529, "overloaded_error", f"Overloaded (key {api_key})", headers={"retry-after": "0"}
-            ),
-            error_reply(
-                401, "authentication_error", f"invalid x-api-key: {api_key[:12]}****{api_key[-4:]}"
-            ),
-        )
-        _, error = await run_until_error(claude, {"messages": [USER]})
-    finally:
-        configure_logging(debug=False)
-    component = rt.kernel.component(name)
-    logs = capsys.readouterr().err
-    assert "retrying" in logs  # the debug log did run
-    seen = [
-        error.message,
-        json.dumps(error.to_dict()),
-        repr(error),
-        repr(component),
-        repr(component.client),
-        str(rt.kernel.components()),
-        logs,
-    ]
-    assert isinstance(error, AuthenticationError)
-    for text in seen:
-        assert api_key not in text and api_key[-12:] not in text
-    with pytest.raises(UnsupportedContentError) as info:
-        async for _ in rt.call_iter_method(
-            name,
-            "infer",
-            {
-                "messages": [
-                    {
-                        "role": "user",
-                        "content": [
-                            {
-                                "type": "input_audio",
-                                "input_audio": {"data": "UklGRg==", "format": "wav"},
-                            }
-                        ],
-                    }
-                ]
-            },
-        ):
-            pass
-    assert api_key not in json.dumps(info.value.to_dict())
-
-
 # -- raw framing -------------------------------------------------------------------------
 
 
 async def test_crlf_framing_and_comments_are_read(server, claude):
     raw = b"".join(event_bytes(*e) for e in message_events(text=["x", "y"]))
     server.script(Reply.sse([b": keep-alive comment\n\n", raw.replace(b"\n", b"\r\n")]))
-    items = await run(claude, {"messages": [USER]})
+    items = await claude.collect({"messages": [USER]})
     assert fold(items).message().text == "xy"
 
 

@@ -1,15 +1,27 @@
 """A loopback Gemini (validating every request) and a runtime with a Gemini component
-pointed at it."""
+pointed at it, as `ferrule_kit.testing.providers.ProviderConformance` takes it."""
 
 from __future__ import annotations
 
 import pytest
 from ferrule import AsyncRuntime
-from ferrule_gemini.testing import validator
-from ferrule_kit.testing.loopback import LoopbackServer
+from ferrule_gemini.testing import error_body, reply_records, stream_reply, validator
+from ferrule_kit.testing.loopback import LoopbackServer, Reply
+from ferrule_kit.testing.providers import ProviderUnderTest, ProviderWire
 
 #: A key shaped like Google's; tests check it never leaks.
 KEY = "AIzaSyLOOPBACK-secret-0123456789abcdefXYZ"
+MODEL = "gemini-2.5-flash"
+#: Google's status names by HTTP status.
+STATUSES = {401: "UNAUTHENTICATED", 503: "UNAVAILABLE"}
+WIRE = ProviderWire(
+    pieces=lambda texts: reply_records(text=list(texts)),
+    stream=stream_reply,
+    error=lambda status, message, headers: Reply.json(
+        error_body(status, STATUSES[status], message), status=status, headers=headers
+    ),
+    not_json=b'data: {"candidates": [\r\n\r\n',
+)
 
 
 @pytest.fixture
@@ -25,17 +37,8 @@ async def server():
 
 @pytest.fixture
 async def gemini(server):
-    """``(runtime, component name)``: ``gemini`` defined against the loopback server."""
+    """``gemini`` defined against the loopback server as the provider suite has it."""
     async with AsyncRuntime() as rt:
-        await rt.define(
-            "gemini_language_model",
-            "gemini",
-            {
-                "model": "gemini-2.5-flash",
-                "api_key": KEY,
-                "base_url": server.url + "/v1beta",
-                "read_timeout": 0.5,
-                "max_retries": 2,
-            },
+        yield await ProviderUnderTest.define(
+            rt, server, WIRE, "gemini_language_model", MODEL, KEY, path="/v1beta"
         )
-        yield rt, "gemini"

@@ -5,23 +5,19 @@ sync Runtime, secrets, and model-id resolution. Nothing reaches the internet."""
 from __future__ import annotations
 
 import base64
-import json
+from typing import ClassVar
 
 import pytest
 import pytest_asyncio
-from ferrule import APIModel, AsyncRuntime, Runtime, configure_logging
+from ferrule import APIModel, AsyncRuntime, Runtime
 from ferrule.testing import AgentConformance
 from ferrule_kernel import InvalidInputError, Kernel
 from ferrule_kit.errors import (
     AuthenticationError,
-    MissingAPIKeyError,
     ModelNotFoundError,
-    ProviderProtocolError,
-    ProviderTimeoutError,
     ProviderUnavailableError,
     QuotaExceededError,
     RateLimitError,
-    StreamInterruptedError,
     UnknownModelError,
     UnsupportedContentError,
 )
@@ -37,7 +33,14 @@ from ferrule_kit.testing import (
     tiny_wav,
 )
 from ferrule_kit.testing import chat_completions as wire
-from ferrule_kit.testing.loopback import LoopbackServer, Pause, Reply, Reset, sse
+from ferrule_kit.testing.loopback import LoopbackServer, Reply, sse
+from ferrule_kit.testing.providers import (
+    USER,
+    Failure,
+    ProviderConformance,
+    ProviderUnderTest,
+    Refusal,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -78,9 +81,6 @@ async def define(runtime, openai_env):
         return name
 
     return define
-
-
-USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
 
 
 async def collect(runtime, name, inputs):
@@ -307,39 +307,6 @@ async def test_images_and_audio_on_the_wire(define, runtime, server):
     assert server.requests[0].json["messages"][0]["content"] == content
 
 
-@pytest.mark.parametrize(
-    ("part", "error", "words"),
-    [
-        (
-            {"type": "image_url", "image_url": {"url": "data:image/bmp;base64,Qk0="}},
-            UnsupportedContentError,
-            ["openai", "image/bmp", "image/png"],
-        ),
-        (
-            {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "flac"}},
-            UnsupportedContentError,
-            ["openai", "flac", "wav"],
-        ),
-        (
-            {
-                "type": "image_url",
-                "image_url": {"url": "data:image/png;base64," + "A" * (28 * 1024 * 1024)},
-            },
-            InvalidInputError,
-            ["MiB", "20"],
-        ),
-    ],
-)
-async def test_media_checked_before_sending(define, runtime, server, part, error, words):
-    name = await define()
-    with pytest.raises(error) as info:
-        await collect(runtime, name, {"messages": [{"role": "user", "content": [part]}]})
-    for word in words:
-        assert word in info.value.message
-    assert info.value.errors[0]["path"] == "$.messages[0].content[0]"
-    assert server.requests == []
-
-
 async def test_compatible_server_gets_max_tokens_and_no_environment_key(
     runtime, server, monkeypatch
 ):
@@ -489,101 +456,105 @@ async def test_server_without_usage_or_done(define, runtime, server):
 # -- faults ---------------------------------------------------------------------------
 
 OK = ScriptedTurn(text=("fine",))
+INCORRECT_KEY = wire.error(
+    f"Incorrect API key provided: {KEY[:8]}********{KEY[-4:]}.",
+    "invalid_request_error",
+    "invalid_api_key",
+)
 
 
-@pytest.mark.parametrize(
-    "failure",
-    [
-        Reply.json(
+class TestOpenAIProvider(ProviderConformance):
+    KEY_VARIABLES = ("OPENAI_API_KEY",)
+    ENDPOINT_VARIABLES = ("OPENAI_BASE_URL",)
+    REFUSED: ClassVar[dict[str, Refusal]] = {
+        "bmp": (
+            {"type": "image_url", "image_url": {"url": "data:image/bmp;base64,Qk0="}},
+            UnsupportedContentError,
+            ("openai", "image/bmp", "image/png"),
+        ),
+        "flac": (
+            {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "flac"}},
+            UnsupportedContentError,
+            ("openai", "flac", "wav"),
+        ),
+        "too-big": (
+            {
+                "type": "image_url",
+                "image_url": {"url": "data:image/png;base64," + "A" * (28 * 1024 * 1024)},
+            },
+            InvalidInputError,
+            ("MiB", "20"),
+        ),
+    }
+    RETRYABLE: ClassVar[dict[str, Reply]] = {
+        "429-retry-after": Reply.json(
             wire.error("Rate limit reached", "requests", "rate_limit_exceeded"),
             429,
             {"retry-after": "0.05"},
         ),
-        Reply.json(wire.error("The server had an error", "server_error"), 500),
-        Reply.json(wire.error("Overloaded", "server_error"), 529, {"retry-after-ms": "20"}),
-        Reply.json(
+        "500": Reply.json(wire.error("The server had an error", "server_error"), 500),
+        "529": Reply.json(wire.error("Overloaded", "server_error"), 529, {"retry-after-ms": "20"}),
+        "502": Reply.json(
             wire.error("Bad gateway", "server_error"),
             502,
             {"x-should-retry": "true", "retry-after-ms": "10"},
         ),
-        Reply.reset(),
-    ],
-    ids=["429-retry-after", "500", "529", "502", "reset-before-first-byte"],
-)
-async def test_retried_failures(define, runtime, server, failure):
-    name = await define()
-    server.script(failure, wire.reply(OK))
-    items = await collect(runtime, name, {"messages": [USER]})
-    assert fold(items).message().text == "fine"
-    assert len(server.requests) == 2
-
-
-async def test_retries_run_out(define, runtime, server):
-    name = await define(max_retries=1)
-    server.script(*[Reply.json(wire.error("Overloaded"), 529, {"retry-after-ms": "1"})] * 2)
-    with pytest.raises(ProviderUnavailableError, match="Overloaded") as info:
-        await collect(runtime, name, {"messages": [USER]})
-    assert info.value.details["status"] == 529 and len(server.requests) == 2
-
-
-@pytest.mark.parametrize(
-    ("status", "body", "error", "provider_says"),
-    [
-        (
-            401,
-            wire.error(
-                f"Incorrect API key provided: {KEY[:8]}********{KEY[-4:]}.",
-                "invalid_request_error",
-                "invalid_api_key",
-            ),
-            AuthenticationError,
-            "Incorrect API key provided",
-        ),
-        (
-            429,
-            wire.error(
-                "You exceeded your current quota, please check your plan and billing details.",
-                "insufficient_quota",
-                "insufficient_quota",
+        "reset-before-first-byte": Reply.reset(),
+    }
+    TERMINAL: ClassVar[dict[str, Failure]] = {
+        "401": (Reply.json(INCORRECT_KEY, 401), AuthenticationError, "Incorrect API key provided"),
+        "insufficient_quota": (
+            Reply.json(
+                wire.error(
+                    "You exceeded your current quota, please check your plan and billing details.",
+                    "insufficient_quota",
+                    "insufficient_quota",
+                ),
+                429,
             ),
             QuotaExceededError,
             "You exceeded your current quota",
         ),
-        (
-            404,
-            wire.error(
-                "The model `gpt-4.1-nano` does not exist or you do not have access to it.",
-                "invalid_request_error",
-                "model_not_found",
+        "retired-model": (
+            Reply.json(
+                wire.error(
+                    "The model `gpt-4.1-nano` does not exist or you do not have access to it.",
+                    "invalid_request_error",
+                    "model_not_found",
+                ),
+                404,
             ),
             ModelNotFoundError,
             "The model `gpt-4.1-nano` does not exist",
         ),
-    ],
-    ids=["401", "insufficient_quota", "retired-model"],
-)
-async def test_never_retried_typed_errors(
-    define, runtime, server, status, body, error, provider_says
+    }
+
+    @pytest_asyncio.fixture
+    async def provider(self, runtime, server, openai_env):
+        # OpenAI's own endpoint (OPENAI_BASE_URL), not a compatible server's base_url
+        return await ProviderUnderTest.define(
+            runtime, server, wire.WIRE, "openai_language_model", "gpt-4o", KEY, path=None
+        )
+
+
+async def test_a_typed_error_carries_the_providers_words_not_the_masked_key(
+    define, runtime, server
 ):
-    name = await define("gpt-4.1-nano")
-    server.script(Reply.json(body, status), wire.reply(OK))
-    with pytest.raises(error) as info:
+    name = await define()
+    server.script(Reply.json(INCORRECT_KEY, 401))
+    with pytest.raises(AuthenticationError) as info:
         await collect(runtime, name, {"messages": [USER]})
     err = info.value
-    assert len(server.requests) == 1, "never retried"
-    assert provider_says in err.message and err.details["provider_message"].startswith(
-        provider_says
-    )
-    assert err.details["provider"] == "openai" and err.details["status"] == status
-    everything = (
-        str(err)
-        + repr(err)
-        + json.dumps(err.to_dict())
-        + repr(err.__cause__)
-        + repr(err.__context__)
-    )
-    assert KEY not in everything and KEY[-4:] + "." not in err.message
-    server.script()  # the spare reply stays unused
+    assert err.details["provider_message"].startswith("Incorrect API key provided")
+    assert err.details["provider"] == "openai" and err.details["status"] == 401
+    assert KEY[-4:] + "." not in err.message
+
+
+def test_the_key_is_not_in_a_routes_or_attributes_repr():
+    from ferrule_openai.attributes import OpenAIAttributes
+
+    assert KEY not in repr(APIModel("gpt-4o", api_key=KEY))
+    assert KEY not in repr(OpenAIAttributes(model="gpt-4o", api_key=KEY))
 
 
 async def test_quota_error_after_rate_limit_retries(define, runtime, server):
@@ -620,24 +591,6 @@ async def test_rate_limit_asking_too_long_is_not_waited_for(define, runtime, ser
     assert not isinstance(info.value, QuotaExceededError)
 
 
-async def test_reset_after_first_byte_ends_stream_with_one_typed_error(define, runtime, server):
-    name = await define()
-    server.script(Reply.sse([wire.chunk({"content": "par"}), Pause(0.05), Reset()]), wire.reply(OK))
-    items = []
-    with pytest.raises(StreamInterruptedError):
-        async for item in runtime.call_iter_method(name, "infer", {"messages": [USER]}):
-            items.append(item)
-    assert [i["message"]["content"][0]["text"] for i in items] == ["par"]
-    assert len(server.requests) == 1
-
-
-async def test_malformed_event(define, runtime, server):
-    name = await define()
-    server.script(Reply.sse([wire.chunk({"content": "a"}), b"data: {not json\n\n"]))
-    with pytest.raises(ProviderProtocolError, match="not JSON"):
-        await collect(runtime, name, {"messages": [USER]})
-
-
 async def test_error_event_mid_stream(define, runtime, server):
     name = await define()
     server.script(
@@ -652,62 +605,7 @@ async def test_error_event_mid_stream(define, runtime, server):
         await collect(runtime, name, {"messages": [USER]})
 
 
-async def test_stream_ending_early(define, runtime, server):
-    name = await define()
-    server.script(Reply.sse([wire.chunk({"content": "a"})]))
-    with pytest.raises(StreamInterruptedError, match="ended before"):
-        await collect(runtime, name, {"messages": [USER]})
-
-
-async def test_stall_past_read_timeout(define, runtime, server):
-    name = await define(read_timeout=0.3)
-    server.script(Reply.sse([wire.chunk({"content": "a"}), Pause(3)]))
-    with pytest.raises(ProviderTimeoutError, match="stalled"):
-        await collect(runtime, name, {"messages": [USER]})
-
-
-async def test_abandoning_the_stream_closes_the_connection(define, runtime, server):
-    name = await define()
-    server.script(
-        wire.reply(ScriptedTurn(text=tuple(f"w{i} " for i in range(200)), chunk_delay=0.02))
-    )
-    stream = runtime.call_iter_method(name, "infer", {"messages": [USER]})
-    await stream.__anext__()
-    await stream.aclose()
-    await server.wait_disconnected(0, timeout=2)
-
-
 # -- keys and definitions -------------------------------------------------------------
-
-
-async def test_missing_key_fails_at_define_naming_the_variable(runtime, monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with pytest.raises(MissingAPIKeyError, match="OPENAI_API_KEY"):
-        await runtime.define("openai_language_model", "lm", {"model": "gpt-4o"})
-
-
-async def test_key_never_in_reprs_or_logs(define, runtime, server, capsys):
-    configure_logging(debug=True)
-    try:
-        name = await define("gpt-4o", api_key=KEY)
-        server.script(
-            Reply.json(wire.error("boom", "server_error"), 500),
-            Reply.json(wire.error("nope", "invalid_request_error"), 400),
-        )
-        with pytest.raises(Exception) as info:
-            await collect(runtime, name, {"messages": [USER]})
-    finally:
-        configure_logging(debug=False)
-    captured = capsys.readouterr()
-    assert "retrying" in captured.err  # the retry was logged...
-    assert KEY not in captured.err + captured.out  # ...without the key
-    component = runtime.kernel.component(name)
-    assert KEY not in repr(component) + repr(component.client) + repr(info.value)
-    assert KEY not in repr(APIModel("gpt-4o", api_key=KEY))
-    from ferrule_openai.attributes import OpenAIAttributes
-
-    assert KEY not in repr(OpenAIAttributes(model="gpt-4o", api_key=KEY))
 
 
 def test_sync_runtime_streams_and_closes(monkeypatch):

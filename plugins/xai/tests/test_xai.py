@@ -5,8 +5,10 @@ conformance suite, request shapes, the fault matrix, secrets and id resolution."
 from __future__ import annotations
 
 import base64
-import json
+from collections.abc import Mapping
+from typing import ClassVar
 
+import attrs
 import pytest
 import pytest_asyncio
 from ferrule import APIModel, AsyncRuntime
@@ -14,13 +16,9 @@ from ferrule.testing import AgentConformance
 from ferrule_kernel import InvalidInputError, Kernel
 from ferrule_kit.errors import (
     AuthenticationError,
-    MissingAPIKeyError,
     ModelNotFoundError,
     ProviderBadRequestError,
-    ProviderProtocolError,
-    ProviderTimeoutError,
     QuotaExceededError,
-    StreamInterruptedError,
     UnsupportedContentError,
 )
 from ferrule_kit.lm import MessageAccumulator
@@ -33,10 +31,16 @@ from ferrule_kit.testing import (
     tiny_png,
 )
 from ferrule_kit.testing import chat_completions as wire
-from ferrule_kit.testing.loopback import LoopbackServer, Pause, Reply, Reset
+from ferrule_kit.testing.loopback import LoopbackServer, Reply
+from ferrule_kit.testing.providers import (
+    USER,
+    Failure,
+    ProviderConformance,
+    ProviderUnderTest,
+    Refusal,
+)
 
 KEY = "xai-LOOPBACK-secret-key-0123456789abcdefghij"
-USER = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
 
 
 @pytest_asyncio.fixture
@@ -143,147 +147,89 @@ async def test_images_base64_and_url_on_the_wire(define, runtime, server):
     assert server.requests[0].json["messages"][0]["content"] == content
 
 
-@pytest.mark.parametrize(
-    ("part", "error", "words"),
-    [
-        (
+# -- faults ---------------------------------------------------------------------------
+
+
+def xai_error(status: int, message: str, headers: Mapping[str, str]) -> Reply:
+    """An error reply as xAI writes them: ``{"code": <what>, "error": <message>}``."""
+    return Reply.json({"code": f"HTTP {status}", "error": message}, status, headers)
+
+
+class TestXAIProvider(ProviderConformance):
+    KEY_VARIABLES = ("XAI_API_KEY",)
+    REFUSED: ClassVar[dict[str, Refusal]] = {
+        "audio": (
             {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
             UnsupportedContentError,
-            ["xai", "audio", "openai and gemini"],
+            ("xai", "audio", "openai and gemini"),
         ),
-        (
+        "webp": (
             {"type": "image_url", "image_url": {"url": "data:image/webp;base64,UklG"}},
             UnsupportedContentError,
-            ["xai", "image/webp", "image/png"],
+            ("xai", "image/webp", "image/png"),
         ),
-        (
+        "too-big": (
             {
                 "type": "image_url",
                 "image_url": {"url": "data:image/png;base64," + "A" * (15 * 1024 * 1024)},
             },
             InvalidInputError,
-            ["10 MiB"],
+            ("10 MiB",),
         ),
-    ],
-    ids=["audio", "webp", "too-big"],
-)
-async def test_unsupported_media_refused_before_any_request(
-    define, runtime, server, part, error, words
-):
-    name = await define("grok-4")
-    with pytest.raises(error) as info:
-        await collect(
-            runtime,
-            name,
-            {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}, part]}]},
-        )
-    for word in words:
-        assert word in info.value.message
-    assert server.requests == []
-
-
-# -- faults ---------------------------------------------------------------------------
-
-OK = ScriptedTurn(text=("fine",))
-
-
-@pytest.mark.parametrize(
-    "failure",
-    [
-        Reply.json(
+    }
+    RETRYABLE: ClassVar[dict[str, Reply]] = {
+        "429": Reply.json(
             {"code": "Too many requests", "error": "Rate limit exceeded"}, 429, {"retry-after": "0"}
         ),
-        Reply.json({"code": "Internal", "error": "upstream failed"}, 503, {"retry-after-ms": "10"}),
-        Reply.json({"code": "Overloaded", "error": "overloaded"}, 529, {"retry-after-ms": "10"}),
-        Reply.reset(),
-    ],
-    ids=["429", "503", "529", "reset-before-first-byte"],
-)
-async def test_retried(define, runtime, server, failure):
-    name = await define()
-    server.script(failure, wire.reply(OK))
-    assert fold(await collect(runtime, name, {"messages": [USER]})).message().text == "fine"
-    assert len(server.requests) == 2
-
-
-@pytest.mark.parametrize(
-    ("status", "body", "error", "says"),
-    [
-        (
-            429,
-            {"code": 429, "error": "You ran out of credits."},
+        "503": Reply.json(
+            {"code": "Internal", "error": "upstream failed"}, 503, {"retry-after-ms": "10"}
+        ),
+        "529": Reply.json(
+            {"code": "Overloaded", "error": "overloaded"}, 529, {"retry-after-ms": "10"}
+        ),
+        "reset-before-first-byte": Reply.reset(),
+    }
+    TERMINAL: ClassVar[dict[str, Failure]] = {
+        "out-of-credits": (
+            Reply.json({"code": 429, "error": "You ran out of credits."}, 429),
             QuotaExceededError,
             "You ran out of credits.",
         ),
-        (
-            400,
-            {
-                "code": "Client specified an invalid argument",
-                "error": "Incorrect API key provided: xa***ij. You can obtain an API key from https://console.x.ai.",
-            },
+        "bad-key-400": (
+            Reply.json(
+                {
+                    "code": "Client specified an invalid argument",
+                    "error": "Incorrect API key provided: xa***ij. You can obtain an API key from https://console.x.ai.",
+                },
+                400,
+            ),
             ProviderBadRequestError,
             "Incorrect API key provided",
         ),
-        (
-            401,
-            {"code": "Unauthorized", "error": f"bad key {KEY}"},
+        "401": (
+            Reply.json({"code": "Unauthorized", "error": f"bad key {KEY}"}, 401),
             AuthenticationError,
             "bad key ***",
         ),
-        (
-            404,
-            {
-                "code": "Some requested entity was not found",
-                "error": "The model grok-2-vision-1212 does not exist or your team does not have access to it.",
-            },
+        "retired-model": (
+            Reply.json(
+                {
+                    "code": "Some requested entity was not found",
+                    "error": "The model grok-2-vision-1212 does not exist or your team does not have access to it.",
+                },
+                404,
+            ),
             ModelNotFoundError,
             "The model grok-2-vision-1212 does not exist",
         ),
-    ],
-    ids=["out-of-credits", "bad-key-400", "401", "retired-model"],
-)
-async def test_never_retried(define, runtime, server, status, body, error, says):
-    name = await define("grok-2-vision-1212")
-    server.script(Reply.json(body, status))
-    with pytest.raises(error) as info:
-        await collect(runtime, name, {"messages": [USER]})
-    assert says in info.value.message and len(server.requests) == 1
-    assert info.value.details["provider"] == "xai"
-    assert KEY not in str(info.value) + json.dumps(info.value.to_dict())
+    }
 
-
-async def test_reset_after_first_byte(define, runtime, server):
-    name = await define()
-    server.script(Reply.sse([wire.chunk({"content": "a"}), Pause(0.05), Reset()]))
-    with pytest.raises(StreamInterruptedError):
-        await collect(runtime, name, {"messages": [USER]})
-
-
-async def test_malformed_event(define, runtime, server):
-    name = await define()
-    server.script(Reply.sse([b"data: [1, 2\n\n"]))
-    with pytest.raises(ProviderProtocolError):
-        await collect(runtime, name, {"messages": [USER]})
-
-
-async def test_stall(define, runtime, server):
-    name = await define(read_timeout=0.3)
-    server.script(Reply.sse([wire.chunk({"reasoning_content": "thinking"}), Pause(3)]))
-    with pytest.raises(ProviderTimeoutError):
-        await collect(runtime, name, {"messages": [USER]})
-
-
-async def test_missing_key(monkeypatch):
-    monkeypatch.delenv("XAI_API_KEY", raising=False)
-    async with AsyncRuntime() as rt:
-        with pytest.raises(MissingAPIKeyError, match="XAI_API_KEY"):
-            await rt.define("grok_language_model", "g", {"model": "grok-4"})
-
-
-async def test_key_not_in_reprs(define, runtime):
-    name = await define("grok-4", api_key=KEY)
-    component = runtime.kernel.component(name)
-    assert KEY not in repr(component) + repr(component.client)
+    @pytest_asyncio.fixture
+    async def provider(self, runtime, server):
+        of_xai = attrs.evolve(wire.WIRE, error=xai_error)
+        return await ProviderUnderTest.define(
+            runtime, server, of_xai, "xai_language_model", "grok-3", KEY, path="/v1"
+        )
 
 
 # -- resolution -----------------------------------------------------------------------

@@ -1,17 +1,21 @@
 """Replies in OpenAI's Responses wire for loopback servers in tests (this plugin's and
 others' that drive `openai_responses_language_model`): `responses_reply` streams one turn
 as the API does (typed events, each item added, its deltas, done, then
-``response.completed``)."""
+``response.completed``); `stream_events` frames events (and pauses, resets, raw bytes) as
+a reply; `WIRE` is the wire as `ferrule_kit.testing.providers.ProviderConformance`
+scripts it."""
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
-from ferrule_kit.testing.loopback import Reply, sse
+from ferrule_kit.testing.chat_completions import error_reply
+from ferrule_kit.testing.loopback import Action, Pause, Reply, sse
+from ferrule_kit.testing.providers import ProviderWire
 
 _ids = itertools.count(1)
 
@@ -142,6 +146,17 @@ def responses_events(
     return events
 
 
+def stream_events(events: Iterable[Mapping[str, Any] | Action], *, delay: float = 0.0) -> Reply:
+    """Typed events (each sent with its ``type`` as the SSE event name) as a streamed
+    `Reply`, ``delay`` seconds between them; raw bytes, `Pause` and `Reset` pass through."""
+    body: list[Action] = []
+    for event in events:
+        if body and delay:
+            body.append(Pause(delay))
+        body.append(sse(dict(event), event=event["type"]) if isinstance(event, Mapping) else event)
+    return Reply.sse(body)
+
+
 def responses_reply(
     text: Sequence[str] | str = (),
     *,
@@ -151,7 +166,16 @@ def responses_reply(
 ) -> Reply:
     """One streamed turn as a loopback `Reply` (event name and ``type`` on each event)."""
     chunks = [text] if isinstance(text, str) else list(text)
-    return Reply.sse(
-        sse(event, event=event["type"])
-        for event in responses_events(chunks, calls=calls, reasoning=reasoning, usage=usage)
-    )
+    return stream_events(responses_events(chunks, calls=calls, reasoning=reasoning, usage=usage))
+
+
+#: The Responses wire for `ferrule_kit.testing.providers.ProviderConformance`: the response
+#: and its message item opened, a text delta a text, then the item done and the response
+#: completed. Errors are OpenAI's error bodies, as Chat Completions has them.
+WIRE = ProviderWire(
+    pieces=lambda texts: responses_events(list(texts)),
+    stream=stream_events,
+    error=error_reply,
+    not_json=b"event: response.output_text.delta\ndata: {not json\n\n",
+    opening=2,
+)

@@ -4,6 +4,8 @@
   a test suite any backend subclasses (see its docstring).
 - `ferrule_kit.testing.loopback`: a scripted, validating loopback HTTP server for provider
   wire tests (see its docstring).
+- `ferrule_kit.testing.providers`: `ProviderConformance`, what every API provider plugin
+  does alike (faults, retries, typed errors, keys) as a test suite (see its docstring).
 - `ferrule_kit.testing.dialects`: this repository's providers defined on a loopback server
   by name, for content plugins' tests of their parts on every provider's wire.
 - `ferrule_kit.testing.embedding` and `ferrule_kit.testing.vectors`: `EmbedderConformance`

@@ -10,12 +10,16 @@
   a role chunk, reasoning (``delta.reasoning_content`` by default, as xAI and vLLM send
   it), text, tool calls (the first delta of each with id, type and name, then argument
   fragments), the finish chunk, the usage chunk with ``choices: []`` and ``data: [DONE]``.
-- `error(message, type, code)`: an error body in OpenAI's shape.
+- `error(message, type, code)`: an error body in OpenAI's shape; `error_reply(status,
+  message, headers)` a reply of one.
+- `stream(pieces, delay=...)`: SSE events (and `Pause` / `Reset` actions) as a reply,
+  paced; `WIRE`: the wire as `ferrule_kit.testing.providers.ProviderConformance` scripts it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .conformance import ScriptedTurn
@@ -29,8 +33,19 @@ from .loopback import (
     json_schema_validator,
     sse,
 )
+from .providers import ProviderWire
 
-__all__ = ["REQUEST_SCHEMA", "chunk", "chunks", "error", "reply", "validator"]
+__all__ = [
+    "REQUEST_SCHEMA",
+    "WIRE",
+    "chunk",
+    "chunks",
+    "error",
+    "error_reply",
+    "reply",
+    "stream",
+    "validator",
+]
 
 _TEXT_PART = {
     "type": "object",
@@ -389,14 +404,20 @@ def chunks(
     return out
 
 
+def stream(pieces: Iterable[Action], *, delay: float = 0.0) -> Reply:
+    """SSE events (and `Pause` / `Reset` actions) as a streamed `Reply`, ``delay`` seconds
+    between them."""
+    body: list[Action] = []
+    for piece in pieces:
+        if body and delay:
+            body.append(Pause(delay))
+        body.append(piece)
+    return Reply.sse(body)
+
+
 def reply(turn: ScriptedTurn, **kw: Any) -> Reply:
     """`chunks` as a streamed `Reply`, paced by ``turn.chunk_delay``."""
-    body: list[Action] = []
-    for event in chunks(turn, **kw):
-        body.append(event)
-        if turn.chunk_delay:
-            body.append(Pause(turn.chunk_delay))
-    return Reply.sse(body)
+    return stream(chunks(turn, **kw), delay=turn.chunk_delay)
 
 
 def error(
@@ -406,3 +427,24 @@ def error(
     param: str | None = None,
 ) -> dict[str, Any]:
     return {"error": {"message": message, "type": type, "param": param, "code": code}}
+
+
+def error_reply(status: int, message: str, headers: Mapping[str, str] | None = None) -> Reply:
+    """An error reply of ``status`` saying ``message``, its type as OpenAI types it."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    return Reply.json(error(message, kind), status, headers)
+
+
+def _text_pieces(texts: Sequence[str]) -> list[bytes]:
+    return chunks(ScriptedTurn(text=tuple(texts)))
+
+
+#: The Chat Completions wire for `ferrule_kit.testing.providers.ProviderConformance`: a role
+#: chunk, a chunk a text, then the finish and usage chunks and ``[DONE]``.
+WIRE = ProviderWire(
+    pieces=_text_pieces,
+    stream=stream,
+    error=error_reply,
+    not_json=b"data: {not json\n\n",
+    opening=1,
+)
