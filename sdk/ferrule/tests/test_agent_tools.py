@@ -585,3 +585,85 @@ def test_mcp_server_without_the_mcp_package_says_what_to_install():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "pip install 'ferrule[mcp]'" in done.stdout
+
+
+# -- a tool's own timeout, and no timeout (issue 31, item 11) ---------------------------------
+
+
+def test_a_tools_own_timeout_error_is_that_tools_error(rt):
+    async def fetch() -> str:
+        """Fetch a page."""
+        raise TimeoutError("the upstream server took too long")
+
+    results, _ = run_tools(rt, [fetch], call("fetch"))
+    assert results[0]["error"] == "TimeoutError: the upstream server took too long"
+
+
+def test_no_tool_timeout_runs_tools_unbounded_and_reports_their_errors(rt):
+    async def fetch() -> str:
+        """Fetch a page."""
+        raise TimeoutError("the upstream server took too long")
+
+    async def pause() -> str:
+        """Wait a little."""
+        await asyncio.sleep(0.2)
+        return "waited"
+
+    results, _ = run_tools(rt, [fetch, pause], call("fetch"), call("pause"), tool_timeout=None)
+    assert results[0]["error"] == "TimeoutError: the upstream server took too long"
+    assert results[1]["result"] == "waited"
+
+
+# -- decisions keyed by what the model cannot repeat (issue 31, item 3) -------------------------
+
+
+def test_a_rejected_call_does_not_run_when_the_model_repeats_its_id(rt):
+    wired: list[int] = []
+
+    @tool(requires_confirmation=True)
+    def wire_money(amount: int) -> str:
+        """Wire money to the saved account."""
+        wired.append(amount)
+        return f"wired {amount}"
+
+    calls = [
+        {"name": "wire_money", "arguments": {"amount": 1000000}, "id": "dup"},
+        {"name": "wire_money", "arguments": {"amount": 1}, "id": "dup"},
+    ]
+    with Agent(rt, TestModel([{"tool_calls": calls}, "Done."]), tools=[wire_money]) as agent:
+        paused = agent.run("Pay the bills")
+        big, small = paused.requirements
+        assert (big.tool_call.arguments, small.tool_call.arguments) == (
+            {"amount": 1000000},
+            {"amount": 1},
+        )
+        assert big.tool_call.id != small.tool_call.id  # renamed before any decision
+        big.reject("too much")
+        small.confirm()
+        output = agent.continue_run(paused.run_id, paused.requirements)
+    assert wired == [1]
+    assert output.status == "completed"
+    results = {m.tool_call_id: m.text for m in output.messages if m.role == "tool"}
+    assert results[small.tool_call.id] == "wired 1"
+    assert "declined" in results[big.tool_call.id]
+    # the model's turn as recorded carries the ids its results answer
+    turn = next(m for m in output.messages if m.tool_calls)
+    assert [c.id for c in turn.tool_calls] == [big.tool_call.id, small.tool_call.id]
+
+
+def test_a_decision_by_a_repeated_id_covers_one_call_only(rt):
+    @tool(requires_confirmation=True)
+    def wire_money(amount: int) -> str:
+        """Wire money to the saved account."""
+        return f"wired {amount}"
+
+    calls = [
+        {"name": "wire_money", "arguments": {"amount": 5}, "id": "dup"},
+        {"name": "wire_money", "arguments": {"amount": 6}, "id": "dup"},
+    ]
+    with Agent(rt, TestModel([{"tool_calls": calls}, "Done."]), tools=[wire_money]) as agent:
+        paused = agent.run("Pay")
+        renamed = paused.requirements[1].tool_call.id
+        with pytest.raises(InvalidInputError, match=f"'{renamed}'"):
+            agent.continue_run(paused.run_id, confirm={"dup": True})
+        assert agent.continue_run(paused.run_id, confirm=False).status == "completed"

@@ -1,43 +1,37 @@
-"""The turn loop: `drive` takes one run (`RunState`) through model turns (`model_turn`,
-falling back along the models in `open_infer`) and tool calls (`execute_tools`) until the
-model answers, a tool call waits for a human, or the run fails, telling its `Sink` each
-step; hooks, tracing spans, limits and the session's begin and end happen here, in order.
-It works over (`RunDeps`, `RunState`, `Sink`) and never sees the `Agent`."""
+"""The turn loop: `drive` takes one run (`RunState`) through named steps, telling its
+`Sink` each: `admit` (its model defined, the pre-hooks) and `start` (its session begun,
+the reasoning model's thinking); then model turns (`model_turn`: `infer_inputs`,
+`stream_reply` falling back along the models in `open_infer`, `distinct_call_ids`) and
+their tool calls (`waiting_calls` for a human, else `tool_execution.execute_tools`) until
+the model answers (`reply`), a call waits (`pause`) or the run fails (`fail`); then
+`complete` (post-hooks, storing), and `settle` either way. Each step is a function over
+(`RunDeps`, `RunState`, `Sink`), testable alone; none sees the `Agent`."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
 import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
+import attrs
 from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
 from ferrule_kit.guardrails import RunInput
 from ferrule_kit.lm import ANY_JSON_OBJECT, MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
-from ferrule_kit.storage import ToolExecution
 
-from ..exceptions import AgentRunException, RetryAgentRun, StopAgentRun
 from ..models import model_infer_options
-from ..tools import (
-    ModelRetry,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolRetriesExceededError,
-    result_text,
-)
+from ..tools import Tool
 from ..tools.function import user_input_for
-from .context import as_message, run_context_of
+from .context import run_context_of
 from .deps import RunDeps
 from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
-from .hooks import call_tool, run_hooks
+from .hooks import run_hooks
 from .output_schema import parse_output
 from .results import ModelCallMetrics, RunStatus, ToolConfirmation
 from .sinks import END, Sink
 from .state import RunState
+from .tool_execution import execute_tools
 
 log = get_logger("ferrule.agent")
 
@@ -57,25 +51,20 @@ def run_span(deps: RunDeps, run: RunState) -> Any:
 
 
 async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
+    """Take ``run`` to its end (or its pause), telling ``sink`` each step: `admit` and
+    `start`, then
+    model turns (`model_turn`) and their tool calls (`tool_execution.execute_tools`, or
+    `pause` when one waits for the caller) until the model answers (`reply`), then
+    `complete`; a failure ends it through `fail`, and `settle` closes it either way."""
     fresh = not run.pending and (run.session is None or run.session.resume is None)
     hooked = fresh and bool(deps.pre_hooks)
     # a run with pre-hooks is traced from the input they leave (masked, or refused: none)
     span = None if hooked else run_span(deps, run)
     try:
-        run.running = True
-        if run.cancel_requested:
-            raise asyncio.CancelledError
-        await deps.slots[0].ensure_defined(deps.runtime)
-        if hooked:  # before the run is set up: a refused input is not stored
-            await run_pre_hooks(deps, run)
+        await admit(deps, run, hooked)
+        if hooked:
             span = run_span(deps, run)
-        if run.session is not None and not run.session.ready:
-            await deps.sessions.begin(run)
-        deps.track_references(run)
-        sink.started()
-        debug(deps, "run_started", run, kind=run.kind.name, messages=len(run.messages))
-        if fresh and deps.reason is not None:
-            await deps.reason(run, sink)
+        await start(deps, run, sink, fresh)
         tools = await deps.resolve_tools(run_context_of(run))
         descriptions = [t.to_dict() for t in tools.values()]
         retries = deps.output_retries
@@ -86,104 +75,175 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
         while not stopped:
             message, usage = await model_turn(deps, run, sink, descriptions)
             calls = message.tool_calls
-            limit = run.tool_call_limit
-            over_limit = limit is not None and run.tool_calls_made + len(calls) > limit
-            waiting = [c for c in calls if c.name in tools and pauses_for(tools[c.name])]
-            requirements = (
-                []
-                if over_limit
-                else [
-                    ToolConfirmation(
-                        c,
-                        external_execution=tools[c.name].external_execution,
-                        user_input_schema=user_input_for(tools[c.name], c.arguments),
-                    )
-                    for c in waiting
-                ]
-            )
+            over_limit = exceeds_tool_call_limit(run, calls)
+            requirements = [] if over_limit else waiting_calls(calls, tools)
             sink.assistant(message, usage, requirements)
             if not calls:
-                if run.output is None or not deps.parse_response:
-                    run.content = "\n".join(
-                        [*run.shown, message.text] if message.text else run.shown
-                    )
+                if await reply(deps, run, message, retries):
                     break
-                if deps.parse_reply is not None:
-                    run.content = await deps.parse_reply(run, message.text)
-                    break
-                try:
-                    run.content = parse_output(run.output, message.text)
-                    break
-                except OutputValidationError as exc:
-                    if retries <= 0:
-                        raise
-                    retries -= 1
-                    run.messages.append(
-                        Message(
-                            "user",
-                            f"Your reply is not valid: {exc.message}. Reply again with only a "
-                            "JSON value that matches the required schema.",
-                        )
-                    )
-                    continue
+                retries -= 1  # the reply did not match the output schema: asked again
+                continue
             if over_limit:
-                raise ToolCallLimitError(
-                    f"the run reached its tool_call_limit of {limit}: "
-                    f"{run.tool_calls_made} call(s) made, {len(calls)} more requested",
-                    limit=limit,
-                    requested=[c.name for c in calls],
-                )
+                raise tool_call_limit_error(run, calls)
             run.tool_calls_made += len(calls)
             if requirements:
-                run.pending = list(calls)
-                run.requirements = requirements
-                run.status = "paused"
-                await deps.sessions.end(run)  # stored before anyone hears it paused
-                sink.paused(message)
+                await pause(deps, run, message, requirements, sink)
                 return
             stopped = await execute_tools(deps, run, calls, tools, sink)
-        if deps.post_hooks:
-            await run_post_hooks(deps, run)
-        run.status = "completed"
-        debug(deps, "run_completed", run, tool_calls=run.metrics.tool_calls)
-        await deps.sessions.end(run)
-        if run.kind.joins_conversation:
-            deps.history.extend(run.messages[run.first_new :])
-        sink.completed()
-    except asyncio.CancelledError:
+        await complete(deps, run, sink)
+    except BaseException as exc:
+        await fail(deps, run, sink, exc)
+    finally:
+        settle(deps, run, span, sink)
+
+
+async def admit(deps: RunDeps, run: RunState, hooked: bool) -> None:
+    """Let the run in: not cancelled already, its model defined, and (``hooked``: a fresh
+    run with pre-hooks) its input through the pre-hooks, before the run is set up, so that
+    a refused input is not stored."""
+    run.running = True
+    if run.cancel_requested:
+        raise asyncio.CancelledError
+    await deps.slots[0].ensure_defined(deps.runtime)
+    if hooked:
+        await run_pre_hooks(deps, run)
+
+
+async def start(deps: RunDeps, run: RunState, sink: Sink, fresh: bool) -> None:
+    """Set the run up: its session begun (what it starts from), its knowledge searches
+    recorded, its start told, and (``fresh``) the reasoning model's thinking."""
+    if run.session is not None and not run.session.ready:
+        await deps.sessions.begin(run)
+    deps.track_references(run)
+    sink.started()
+    debug(deps, "run_started", run, kind=run.kind.name, messages=len(run.messages))
+    if fresh and deps.reason is not None:
+        await deps.reason(run, sink)
+
+
+def exceeds_tool_call_limit(run: RunState, calls: list[ToolCall]) -> bool:
+    limit = run.tool_call_limit
+    return limit is not None and run.tool_calls_made + len(calls) > limit
+
+
+def tool_call_limit_error(run: RunState, calls: list[ToolCall]) -> ToolCallLimitError:
+    limit = run.tool_call_limit
+    return ToolCallLimitError(
+        f"the run reached its tool_call_limit of {limit}: "
+        f"{run.tool_calls_made} call(s) made, {len(calls)} more requested",
+        limit=limit,
+        requested=[c.name for c in calls],
+    )
+
+
+def waiting_calls(calls: list[ToolCall], tools: dict[str, Tool]) -> list[ToolConfirmation]:
+    """The calls that wait for the caller (to confirm them, run them, or give their
+    input), as the requirements a paused run holds, in the calls' order."""
+    return [
+        ToolConfirmation(
+            call,
+            external_execution=tools[call.name].external_execution,
+            user_input_schema=user_input_for(tools[call.name], call.arguments),
+        )
+        for call in calls
+        if call.name in tools and pauses_for(tools[call.name])
+    ]
+
+
+async def reply(deps: RunDeps, run: RunState, message: Message, retries: int) -> bool:
+    """The model answered: the run's content is its reply (after the results shown),
+    parsed into the output schema when there is one. False when the reply does not match
+    the schema and ``retries`` are left: the model is asked again."""
+    if run.output is None or not deps.parse_response:
+        run.content = "\n".join([*run.shown, message.text] if message.text else run.shown)
+        return True
+    if deps.parse_reply is not None:
+        run.content = await deps.parse_reply(run, message.text)
+        return True
+    try:
+        run.content = parse_output(run.output, message.text)
+        return True
+    except OutputValidationError as exc:
+        if retries <= 0:
+            raise
+        run.messages.append(
+            Message(
+                "user",
+                f"Your reply is not valid: {exc.message}. Reply again with only a "
+                "JSON value that matches the required schema.",
+            )
+        )
+        return False
+
+
+async def pause(
+    deps: RunDeps,
+    run: RunState,
+    message: Message,
+    requirements: list[ToolConfirmation],
+    sink: Sink,
+) -> None:
+    """A call waits for the caller: the run keeps the turn's calls and stops, stored
+    before anyone hears it paused."""
+    run.pending = list(message.tool_calls)
+    run.requirements = requirements
+    run.status = "paused"
+    await deps.sessions.end(run)
+    sink.paused(message)
+
+
+async def complete(deps: RunDeps, run: RunState, sink: Sink) -> None:
+    """The post-hooks on the output, then the run completed, stored, and (a query) its
+    messages joined to the agent's conversation."""
+    if deps.post_hooks:
+        await run_post_hooks(deps, run)
+    run.status = "completed"
+    debug(deps, "run_completed", run, tool_calls=run.metrics.tool_calls)
+    await deps.sessions.end(run)
+    if run.kind.joins_conversation:
+        deps.history.extend(run.messages[run.first_new :])
+    sink.completed()
+
+
+async def fail(deps: RunDeps, run: RunState, sink: Sink, exc: BaseException) -> None:
+    """End the run with one typed error: cancelled, its own `FerruleError`, or (a bug)
+    any other exception wrapped in one; it is stored as it ended."""
+    if isinstance(exc, asyncio.CancelledError):
         run.status = "cancelled"
         run.error = RequestCancelledError("the run was cancelled", run_id=run.id)
-        await deps.sessions.end_quietly(run)
-        sink.failed(run.error)
-    except FerruleError as exc:
+    elif isinstance(exc, FerruleError):
         run.status, run.error = "error", exc
-        await deps.sessions.end_quietly(run)
-        sink.failed(exc)
-    except Exception as exc:  # a bug must still end the stream with one typed error
+    elif isinstance(exc, Exception):
         log.exception("agent_run_failed", run_id=run.id)
         run.status = "error"
         run.error = FerruleError(
             f"the agent run failed: {type(exc).__name__}: {exc}", run_id=run.id
         )
-        await deps.sessions.end_quietly(run)
-        sink.failed(run.error)
-    finally:
-        run.running = False
-        run.metrics.duration = run.elapsed + time.perf_counter() - run.started
-        if span is not None:
-            last = run.messages[-1] if run.messages else None
-            span.finish(
-                status=run.status,
-                output=last if last is not None and last.role == "assistant" else None,
-                input_tokens=run.metrics.input_tokens,
-                output_tokens=run.metrics.output_tokens,
-                exception=run.error,
-            )
-        if run.status == "paused":
-            run.elapsed = run.metrics.duration
-        else:
-            deps.runs.pop(run.id, None)
-        sink.channel.put(END)
+    else:  # KeyboardInterrupt, SystemExit: not the run's to handle
+        raise exc
+    await deps.sessions.end_quietly(run)
+    sink.failed(run.error)
+
+
+def settle(deps: RunDeps, run: RunState, span: Any, sink: Sink) -> None:
+    """However the run ended: its duration, its span finished, the agent's table of
+    running runs left (a paused run stays, to be continued), and the stream's end."""
+    run.running = False
+    run.metrics.duration = run.elapsed + time.perf_counter() - run.started
+    if span is not None:
+        last = run.messages[-1] if run.messages else None
+        span.finish(
+            status=run.status,
+            output=last if last is not None and last.role == "assistant" else None,
+            input_tokens=run.metrics.input_tokens,
+            output_tokens=run.metrics.output_tokens,
+            exception=run.error,
+        )
+    if run.status == "paused":
+        run.elapsed = run.metrics.duration
+    else:
+        deps.runs.pop(run.id, None)
+    sink.channel.put(END)
 
 
 def pauses_for(tool: Tool) -> bool:
@@ -241,6 +301,51 @@ async def run_post_hooks(deps: RunDeps, run: RunState) -> None:
 async def model_turn(
     deps: RunDeps, run: RunState, sink: Sink, tools: list[dict[str, Any]]
 ) -> tuple[Message, dict[str, int] | None]:
+    """One model call: the run's messages (and ``tools``) sent, the reply streamed to the
+    sink as it comes and accumulated into the assistant message the run records (its
+    calls' ids made distinct, `distinct_call_ids`); the usage limits checked before and
+    after."""
+    inputs = infer_inputs(deps, run, tools)
+    if run.usage_limits is not None:
+        run.usage_limits.check_before_request(run.metrics)
+    accumulator = MessageAccumulator()
+    metrics = ModelCallMetrics()
+    debug(deps, "model_request", run, messages=len(run.wire), tools=len(tools))
+    span = None
+    if deps.instrumentation is not None:
+        span = deps.instrumentation.start_model_call(route=deps.route, inputs=inputs)
+    try:
+        await stream_reply(deps, inputs, accumulator, metrics, sink)
+        usage = accumulator.usage or {}
+        metrics.input_tokens = usage.get("input_tokens", 0)
+        metrics.output_tokens = usage.get("output_tokens", 0)
+        metrics.reasoning_tokens = usage.get("reasoning_tokens")
+        metrics.finish_reason = accumulator.finish_reason
+        run.metrics.model_calls.append(metrics)
+        message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
+    except BaseException as exc:
+        finish_model_span(span, accumulator, metrics, None, exc)
+        raise
+    finish_model_span(span, accumulator, metrics, message, None)
+    message = distinct_call_ids(message)
+    run.messages.append(message)
+    debug(
+        deps,
+        "model_response",
+        run,
+        finish_reason=metrics.finish_reason,
+        tool_calls=[call.name for call in message.tool_calls],
+        output_tokens=metrics.output_tokens,
+        seconds=round(metrics.latency, 3),
+    )
+    if run.usage_limits is not None:
+        run.usage_limits.check_tokens(run.metrics)
+    return message, accumulator.usage
+
+
+def infer_inputs(deps: RunDeps, run: RunState, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's ``infer`` inputs: the agent's options, the run's own, and the run's
+    messages on the wire (each converted once, as far as sent)."""
     for message in run.messages[len(run.wire) :]:
         run.wire.append(converter.unstructure(message))
     inputs: dict[str, Any] = {**deps.options, **run.infer_options, "messages": run.wire}
@@ -250,12 +355,19 @@ async def model_turn(
         inputs["reasoning"] = run.reasoning
     if run.output is not None and deps.parse_reply is None and deps.parse_response:
         inputs["output_schema"] = ANY_JSON_OBJECT if deps.use_json_mode else run.output.schema
-    if run.usage_limits is not None:
-        run.usage_limits.check_before_request(run.metrics)
-    accumulator = MessageAccumulator()
+    return inputs
+
+
+async def stream_reply(
+    deps: RunDeps,
+    inputs: dict[str, Any],
+    accumulator: MessageAccumulator,
+    metrics: ModelCallMetrics,
+    sink: Sink,
+) -> None:
+    """Stream the model's reply into ``accumulator``, its text and reasoning to the sink
+    as they come, timing it into ``metrics``."""
     add, texts, on_text = accumulator.add, accumulator.text, sink.text
-    metrics = ModelCallMetrics()
-    start = time.perf_counter()
 
     def fold(item: dict[str, Any]) -> None:
         delta = item["message"]
@@ -276,59 +388,56 @@ async def model_turn(
         if text:
             on_text(text)
 
-    debug(deps, "model_request", run, messages=len(run.wire), tools=len(tools))
-    span = None
-    if deps.instrumentation is not None:
-        span = deps.instrumentation.start_model_call(route=deps.route, inputs=inputs)
+    start = time.perf_counter()
+    stream, first = await open_infer(deps, inputs)
     try:
-        stream, first = await open_infer(deps, inputs)
-        try:
-            if first is not None:
-                metrics.time_to_first_token = time.perf_counter() - start
-                fold(first)
-                async for item in stream:
-                    fold(item)
-        finally:
-            await stream.aclose()
-        metrics.latency = time.perf_counter() - start
-        usage = accumulator.usage or {}
-        metrics.input_tokens = usage.get("input_tokens", 0)
-        metrics.output_tokens = usage.get("output_tokens", 0)
-        metrics.reasoning_tokens = usage.get("reasoning_tokens")
-        metrics.finish_reason = accumulator.finish_reason
-        run.metrics.model_calls.append(metrics)
-        message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
-    except BaseException as exc:
-        if span is not None:
-            span.finish(
-                message=None,
-                finish_reason=accumulator.finish_reason,
-                usage=accumulator.usage,
-                time_to_first_token=metrics.time_to_first_token,
-                exception=exc,
-            )
-        raise
+        if first is not None:
+            metrics.time_to_first_token = time.perf_counter() - start
+            fold(first)
+            async for item in stream:
+                fold(item)
+    finally:
+        await stream.aclose()
+    metrics.latency = time.perf_counter() - start
+
+
+def finish_model_span(
+    span: Any,
+    accumulator: MessageAccumulator,
+    metrics: ModelCallMetrics,
+    message: Message | None,
+    exception: BaseException | None,
+) -> None:
     if span is not None:
         span.finish(
             message=message,
             finish_reason=accumulator.finish_reason,
             usage=accumulator.usage,
             time_to_first_token=metrics.time_to_first_token,
-            exception=None,
+            exception=exception,
         )
-    run.messages.append(message)
-    debug(
-        deps,
-        "model_response",
-        run,
-        finish_reason=metrics.finish_reason,
-        tool_calls=[call.name for call in message.tool_calls],
-        output_tokens=metrics.output_tokens,
-        seconds=round(metrics.latency, 3),
-    )
-    if run.usage_limits is not None:
-        run.usage_limits.check_tokens(run.metrics)
-    return message, accumulator.usage
+
+
+def distinct_call_ids(message: Message) -> Message:
+    """``message`` with each tool call's id distinct within the turn: a repeated id (a
+    model may send ``"dup"`` twice) is renamed (``dup-2``, ...) before any decision is
+    asked or result recorded, so that each decision and each result names one call."""
+    calls = message.tool_calls
+    given = {call.id for call in calls}
+    if len(given) == len(calls):
+        return message
+    used: set[str] = set()
+    renamed = []
+    for call in calls:
+        new_id, count = call.id, 1
+        # the first keeps its id; a later one takes the next free "<id>-<n>" (not one
+        # another call of the turn was given)
+        while new_id in used or (new_id != call.id and new_id in given):
+            count += 1
+            new_id = f"{call.id}-{count}"
+        used.add(new_id)
+        renamed.append(call if new_id == call.id else attrs.evolve(call, id=new_id))
+    return attrs.evolve(message, tool_calls=renamed)
 
 
 async def open_infer(
@@ -360,169 +469,3 @@ async def open_infer(
         f"all {len(failures)} models failed; the last one: {failures[-1].message}",
         failures=[{**error.to_dict(), "model": i} for i, error in enumerate(failures)],
     )
-
-
-async def execute_tools(
-    deps: RunDeps, run: RunState, calls: list[ToolCall], tools: dict[str, Tool], sink: Sink
-) -> bool:
-    """Run the calls concurrently; results are sent in the calls' order. True when the run
-    ends here (a tool with ``stop_after_tool_call``, or one that raised `StopAgentRun`): its
-    content is then what those tools returned."""
-    decisions = {r.tool_call.id: r for r in run.requirements}
-    stops: dict[str, str | None] = {}  # call id -> a StopAgentRun's message, or None
-    added: dict[str, list[Message]] = {}  # call id -> the messages its exception adds
-    shown: dict[str, str] = {}  # call id -> its result, when its tool shows it
-    context_runtime = deps.runtime
-    session = run.session
-    state = session.session_state if session is not None else {}
-    session_id = session.session_id if session is not None else None
-    user_id = session.user_id if session is not None else None
-    run_context = run_context_of(run)
-    exceeded: list[ToolRetriesExceededError] = []
-    instrumentation = deps.instrumentation
-    sink.tools_started(calls)
-
-    async def call_one(call: ToolCall) -> tuple[Any, str | None, str]:
-        tool = tools.get(call.name)
-        try:
-            if tool is None:
-                raise ToolError(
-                    f"there is no tool named {call.name!r}; the tools are: {', '.join(tools) or 'none'}"
-                )
-            decision = decisions.get(call.id)
-            if decision is not None and not decision.confirmed:
-                raise ToolError(
-                    "the user declined this tool call"
-                    + (f": {decision.reason}" if decision.reason else "")
-                )
-            if decision is not None and decision.external_execution:  # run by the caller
-                text = result_text(decision.result)
-                return decision.result, None, text
-            if decision is not None and decision.user_input_schema is not None:
-                call = decision.with_user_input(call)
-            if not isinstance(call.arguments, dict):
-                raise ToolError("the arguments must be a JSON object")
-            retry = run.retries.get(call.name, 0)
-            context = ToolContext(
-                context_runtime,
-                call,
-                state,
-                session_id,
-                user_id,
-                run.tool_deps,
-                retry,
-                run.id,
-                deps.agent,
-                run_context,
-            )
-            if deps.tool_hooks:
-                work = call_tool(
-                    deps.tool_hooks,
-                    call.name,
-                    call.arguments,
-                    functools.partial(tool.invoke, context=context),
-                    deps.agent,
-                )
-            else:
-                work = tool.invoke(dict(call.arguments), context)
-            timeout = tool.timeout if tool.timeout is not None else deps.tool_timeout
-            result = await (asyncio.wait_for(work, timeout) if timeout is not None else work)
-            text = result_text(result)
-            if tool.show_result:
-                shown[call.id] = text
-            if tool.stop_after_tool_call:
-                stops[call.id] = None
-            return (result if isinstance(result, str) else json.loads(text)), None, text
-        except asyncio.TimeoutError:
-            error = f"the tool {call.name!r} did not finish within {timeout:g} s"
-        except StopAgentRun as exc:  # the run ends cleanly, with the tool's message
-            stops[call.id] = str(exc)
-            added[call.id] = messages_of(exc)
-            return None, None, str(exc)
-        except RetryAgentRun as exc:  # the message is the result: the model tries again
-            log.debug("tool_call_retry", tool=call.name, tool_call_id=call.id)
-            added[call.id] = messages_of(exc)
-            return None, str(exc), str(exc)
-        except ModelRetry as exc:  # the message is the result: the model tries again
-            assert tool is not None
-            retries = run.retries.get(call.name, 0)
-            if retries >= tool.retries:
-                exceeded.append(
-                    ToolRetriesExceededError(
-                        f"the tool {call.name!r} asked the model to retry more than the "
-                        f"{tool.retries} time(s) it may: {exc.message}",
-                        tool=call.name,
-                        retries=tool.retries,
-                    )
-                )
-            run.retries[call.name] = retries + 1
-            log.debug("tool_call_retry", tool=call.name, tool_call_id=call.id)
-            return None, exc.message, exc.message
-        except ToolError as exc:
-            error = exc.message
-        except FerruleError as exc:  # e.g. an operator's typed error
-            error = f"{exc.kind}: {exc.message}"
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        log.debug("tool_call_failed", tool=call.name, tool_call_id=call.id, error=error)
-        return None, error, json.dumps({"error": error}, ensure_ascii=False)
-
-    async def timed(call: ToolCall) -> tuple[Any, str | None, str, float]:
-        start = time.perf_counter()
-        if instrumentation is None:
-            result, error, text = await call_one(call)
-            return result, error, text, time.perf_counter() - start
-        span = instrumentation.start_tool_call(call=call)  # in this call's own task
-        try:
-            result, error, text = await call_one(call)
-        except BaseException:  # cancelled
-            span.finish(result=None, error="the tool call was cancelled")
-            raise
-        span.finish(result=text, error=error)
-        return result, error, text, time.perf_counter() - start
-
-    outcomes = await asyncio.gather(*(timed(c) for c in calls))
-    if exceeded:
-        raise exceeded[0]
-    run.metrics.tool_calls += len(calls)
-    run.requirements = []
-    for call, (result, error, text, seconds) in zip(calls, outcomes, strict=True):
-        message = Message("tool", text, tool_call_id=call.id)
-        run.messages.append(message)
-        execution = ToolExecution(call.id, call.name, call.arguments, result, error, seconds)
-        run.executions.append(execution)
-        # the tool and how it went, never its arguments or result (they may be secret)
-        debug(
-            deps,
-            "tool_call",
-            run,
-            tool=call.name,
-            failed=error is not None,
-            seconds=round(seconds, 3),
-        )
-        sink.tool_result(message, call.name, result, error)
-    # what a RetryAgentRun / StopAgentRun adds follows every result, as in Agno: the
-    # model's next turn sees it (a stopped run ends with it in its messages)
-    for call in calls:
-        run.messages += added.get(call.id, ())
-    run.shown += [shown[call.id] for call in calls if call.id in shown]
-    if not stops:
-        return False
-    # a StopAgentRun's message is in the content: it says why the run ended
-    reasons = [stops[c.id] for c in calls if c.id in stops]
-    run.content = "\n".join([*run.shown, *(r for r in reasons if r is not None)])
-    return True
-
-
-def messages_of(exc: AgentRunException) -> list[Message]:
-    """The messages a tool's `RetryAgentRun` / `StopAgentRun` adds to its run's conversation:
-    ``user_message`` (a user message), ``agent_message`` (an assistant message), then
-    ``messages`` (`Message`s or their dicts; a bad one is refused naming it)."""
-    added: list[Message] = []
-    user, agent = exc.user_message, exc.agent_message
-    if user is not None:
-        added.append(user if isinstance(user, Message) else Message("user", str(user)))
-    if agent is not None:
-        added.append(agent if isinstance(agent, Message) else Message("assistant", str(agent)))
-    added += [as_message(m, i) for i, m in enumerate(exc.messages or ())]
-    return added
