@@ -87,3 +87,40 @@ def test_a_wider_dimension_pads_with_zeros(embedder: MiniLMEmbedder) -> None:
     with pytest.raises(InvalidInputError) as error:
         MiniLMAttributes(dimension=100)
     assert [e["path"] for e in error.value.errors] == ["dimension"]
+
+
+BEFORE = json.loads((Path(__file__).with_name("vectors_before_threads.json")).read_text())
+
+
+@pytest.mark.parametrize(
+    ("threads", "batch_size"), [(1, 32), (2, 32), (2, 1), (3, 2)], ids=lambda v: str(v)
+)
+def test_worker_threads_and_batches_give_the_vectors_of_before(
+    threads: int, batch_size: int
+) -> None:
+    """However a call is cut into batches and spread over threads, the vectors are those
+    the embedder gave before it ran its own threads (`vectors_before_threads.json`: a
+    text truncated at 256 tokens, code, a question), to float32 rounding."""
+    embedder = MiniLMEmbedder(MiniLMAttributes(batch_size=batch_size, threads=threads))
+    got = np.array(embedder.embed(EmbedInput(BEFORE["texts"]))["vectors"])
+    assert np.abs(got - np.array(BEFORE["vectors"])).max() < 1e-6
+
+
+def test_blas_threads_are_limited_only_while_embedding(embedder: MiniLMEmbedder) -> None:
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> list[int]:
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    embedder.embed(EmbedInput(["a cat", "a dog", "a ship"]))
+    assert blas_threads() == before
+
+
+def test_threads_default_to_the_cores_this_process_may_use() -> None:
+    from ferrule_minilm.embedder import available_cores
+
+    assert MiniLMEmbedder(MiniLMAttributes()).threads == available_cores() >= 1
+    with pytest.raises(InvalidInputError) as error:
+        MiniLMAttributes(threads=0)
+    assert [e["path"] for e in error.value.errors] == ["threads"]

@@ -5,8 +5,9 @@ against ones sentence-transformers computed).
 Why numpy and not torch or onnxruntime: the package ships safetensors, which numpy reads
 directly (a JSON header, then raw little-endian arrays); torch would add hundreds of
 megabytes to every install for the same arithmetic, and no registry package ships this
-model as ONNX. The matrix products (nearly all the work) run in numpy's BLAS on every
-core; texts are sorted by length and batched so that padding costs little.
+model as ONNX. The matrix products (nearly all the work) run in numpy's BLAS, one batch
+per thread (`ferrule_minilm.embedder`); texts are sorted by length and batched so that
+padding costs little.
 """
 
 from __future__ import annotations
@@ -49,29 +50,31 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    """GELU with erf, as BERT was trained (not the tanh approximation), computed in place.
+    """GELU with erf, as BERT was trained (not the tanh approximation), in place.
 
     numpy has no erf: Abramowitz & Stegun 7.1.26 gives it with an absolute error below
-    1.5e-7, under float32's resolution of the result. In place, because this runs on the
-    largest activation (tokens x 1536) and temporaries would cost more than the arithmetic.
+    1.5e-7, under float32's resolution of the result. ``gelu(x) = x (1 + erf(x/sqrt 2)) / 2
+    = max(x, 0) - |x| erfc(|x|/sqrt 2) / 2``, and A&S write ``erfc(z) = P(t) exp(-z^2)``
+    with ``t = 1 / (1 + p z)``; the halving is folded into P's coefficients. In place,
+    because this runs on the largest activation (tokens x 1536): each pass over it costs
+    about as much as the arithmetic.
     """
-    z = np.abs(x) * np.float32(0.7071067811865476)
-    t = z * np.float32(0.3275911)
+    magnitude = np.abs(x)
+    t = magnitude * np.float32(0.3275911 * 0.7071067811865476)
     t += 1.0
     np.reciprocal(t, out=t)
-    poly = t * np.float32(1.061405429)
+    poly = t * np.float32(0.5 * 1.061405429)
     for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly += np.float32(c)
+        poly += np.float32(0.5 * c)
         poly *= t
-    np.square(z, out=z)
-    np.negative(z, out=z)
-    np.exp(z, out=z)
-    poly *= z  # 1 - erf(|x| / sqrt 2)
-    # gelu(x) = x/2 (1 + erf(x/sqrt 2)) = x (1 - poly/2) for x >= 0, x poly/2 for x < 0
-    poly *= np.float32(0.5)
-    half = np.where(x >= 0, 1.0 - poly, poly)
-    half *= x
-    return half
+    gauss = np.square(x, out=t)  # t is spent: exp(-x^2 / 2) = exp(-z^2)
+    gauss *= np.float32(-0.5)
+    np.exp(gauss, out=gauss)
+    poly *= gauss
+    poly *= magnitude
+    np.maximum(x, 0, out=x)
+    x -= poly
+    return x
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -89,7 +92,7 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarr
 
 
 class _Layer:
-    def __init__(self, t: dict[str, np.ndarray], prefix: str) -> None:
+    def __init__(self, t: dict[str, np.ndarray], prefix: str, heads: int) -> None:
         def linear(name: str) -> tuple[np.ndarray, np.ndarray]:
             # torch stores Linear weights as (out, in); x @ W needs (in, out), contiguous.
             return (
@@ -98,9 +101,12 @@ class _Layer:
             )
 
         q, k, v = (linear(f"attention.self.{n}") for n in ("query", "key", "value"))
+        # Attention divides the scores by sqrt(head size): done once here, on the query.
+        scale = np.float32(1.0 / np.sqrt(q[0].shape[1] // heads))
         # one product for Q, K and V together
-        self.qkv_w = np.ascontiguousarray(np.concatenate([q[0], k[0], v[0]], axis=1))
-        self.qkv_b = np.concatenate([q[1], k[1], v[1]])
+        self.qkv_w = np.ascontiguousarray(np.concatenate([q[0] * scale, k[0], v[0]], axis=1))
+        self.qkv_b = np.concatenate([q[1] * scale, k[1], v[1]])
+        self.heads = heads
         self.out_w, self.out_b = linear("attention.output.dense")
         self.ln1 = (
             t[f"{prefix}.attention.output.LayerNorm.weight"],
@@ -110,34 +116,39 @@ class _Layer:
         self.down_w, self.down_b = linear("output.dense")
         self.ln2 = (t[f"{prefix}.output.LayerNorm.weight"], t[f"{prefix}.output.LayerNorm.bias"])
 
-    def __call__(self, x: np.ndarray, mask_bias: np.ndarray, batch: int, heads: int) -> np.ndarray:
-        """``x``: (batch * length, hidden), kept 2-D so each product is one BLAS call."""
+    def __call__(self, x: np.ndarray, mask_bias: np.ndarray | None, batch: int) -> np.ndarray:
+        """``x``: (batch * length, hidden), kept 2-D so each product is one BLAS call;
+        ``mask_bias``: (batch, 1, 1, length), or None when no sequence is padded."""
         tokens, hidden = x.shape
+        heads = self.heads
         length, size = tokens // batch, hidden // heads
         qkv = x @ self.qkv_w
         qkv += self.qkv_b
         # (batch, length, 3, heads, size) -> three contiguous (batch, heads, length, size):
-        # numpy hands batched products to BLAS only for contiguous matrices.
+        # numpy hands batched products to BLAS only for contiguous matrices (K's transpose
+        # is a view BLAS reads as is).
         qkv = np.ascontiguousarray(
             qkv.reshape(batch, length, 3, heads, size).transpose(2, 0, 3, 1, 4)
         )
-        q, v = qkv[0], qkv[2]
-        k_t = np.ascontiguousarray(qkv[1].transpose(0, 1, 3, 2))
-        context = np.empty((batch, heads, length, size), dtype=np.float32)
-        scale = np.float32(1.0 / np.sqrt(size))
+        q, k_t, v = qkv[0], qkv[1].transpose(0, 1, 3, 2), qkv[2]
+        # The context lands in (batch, length, heads, size) order: the next product's input.
+        context = np.empty((batch, length, heads, size), dtype=np.float32)
+        by_head = context.transpose(0, 2, 1, 3)
         # A few sequences at a time: the softmax makes several passes over its scores,
         # which then stay in the CPU's cache instead of streaming from memory.
         step = max(1, _BLOCK // (heads * length * length))
         for i in range(0, batch, step):
             scores = q[i : i + step] @ k_t[i : i + step]
-            scores *= scale
-            scores += mask_bias[i : i + step]
+            if mask_bias is not None:
+                scores += mask_bias[i : i + step]
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
-            np.matmul(scores, v[i : i + step], out=context[i : i + step])
-        context = context.transpose(0, 2, 1, 3).reshape(tokens, hidden)
-        attended = context @ self.out_w
+            # softmax(s) @ v = (exp(s) @ v) / sum(exp(s)): dividing the (length, size)
+            # product costs length / size times fewer divisions than the scores.
+            total = scores.sum(axis=-1, keepdims=True)
+            np.matmul(scores, v[i : i + step], out=by_head[i : i + step])
+            by_head[i : i + step] /= total
+        attended = context.reshape(tokens, hidden) @ self.out_w
         attended += self.out_b
         attended += x
         x = _layer_norm(attended, *self.ln1)
@@ -145,7 +156,7 @@ class _Layer:
         up += self.up_b
         rows = max(1, _BLOCK // up.shape[1])
         for i in range(0, tokens, rows):  # in cache-sized blocks, as the softmax above
-            up[i : i + rows] = _gelu(up[i : i + rows])
+            _gelu(up[i : i + rows])
         down = up @ self.down_w
         down += self.down_b
         down += x
@@ -158,13 +169,13 @@ class MiniLM:
     def __init__(self, weights: Path = WEIGHTS) -> None:
         config: dict[str, Any] = json.loads((weights / "config.json").read_text())
         t = read_safetensors(weights / "model.safetensors")
-        self.heads = int(config["num_attention_heads"])
+        heads = int(config["num_attention_heads"])
         self.word = t["embeddings.word_embeddings.weight"]
         self.position = t["embeddings.position_embeddings.weight"]
         self.token_type = t["embeddings.token_type_embeddings.weight"][0]
         self.ln = (t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"])
         self.layers = [
-            _Layer(t, f"encoder.layer.{i}") for i in range(int(config["num_hidden_layers"]))
+            _Layer(t, f"encoder.layer.{i}", heads) for i in range(int(config["num_hidden_layers"]))
         ]
 
     def encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -175,9 +186,11 @@ class MiniLM:
         x = _layer_norm(x, *self.ln)
         # padding gets a large negative bias, so softmax gives it no weight
         mask_f = mask.astype(np.float32)
-        mask_bias = ((1.0 - mask_f) * np.float32(-1e9))[:, None, None, :]
+        mask_bias = None
+        if not mask_f.all():
+            mask_bias = ((1.0 - mask_f) * np.float32(-1e9))[:, None, None, :]
         for layer in self.layers:
-            x = layer(x, mask_bias, batch, self.heads)
+            x = layer(x, mask_bias, batch)
         hidden = x.reshape(batch, length, -1)
         summed = (hidden * mask_f[:, :, None]).sum(axis=1)
         pooled = summed / np.maximum(mask_f.sum(axis=1, keepdims=True), 1e-9)

@@ -20,8 +20,14 @@ PROVIDERS = frozenset({"minilm", "local"})
 class MiniLMAttributes:
     """What ``define`` takes: nothing is required."""
 
-    #: Texts per forward pass: larger batches use the BLAS better, up to memory.
+    #: Texts per forward pass, at most: a pass is padded to its longest text, and a few
+    #: texts of a few hundred tokens already make products large enough for BLAS.
     batch_size: int = attrs.field(default=32, validator=in_range(1, 1024))
+    #: Forward passes run at once, each on one thread (None: one per core this process
+    #: may use). `ferrule_minilm.embedder` says why not BLAS's own threads.
+    threads: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(in_range(1, 64))
+    )
     #: The vectors' dimension: 384 (the model's), or more with zeros after the model's
     #: 384, so that MiniLM can stand in for a wider model (Ailoy's ``BAAI/bge-m3``, 1024)
     #: in a store sized for it. The zeros change no cosine, inner product or distance.
