@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from ferrule import Agent, Runtime
-from ferrule.agent.knowledge import SEARCH_TOOL
+from ferrule.agent.retrieval import SEARCH_TOOL
 from ferrule.knowledge import Knowledge, MessageReferences
 from ferrule.knowledge.vectordb import SqliteVecDb
 from ferrule_kernel import InvalidInputError

@@ -43,14 +43,6 @@ from .deltas import (
     PartDelta,
     PartDeltaFunction,
 )
-from .errors import (
-    FallbackModelsFailedError,
-    HookError,
-    OutputValidationError,
-    ToolCallLimitError,
-    UnknownRunError,
-    UsageLimitExceeded,
-)
 from .events import (
     RunCompletedEvent,
     RunContentEvent,
@@ -76,6 +68,14 @@ from .results import (
     RunStatus,
     StepResult,
     ToolConfirmation,
+)
+from .run_errors import (
+    FallbackModelsFailedError,
+    HookError,
+    OutputValidationError,
+    ToolCallLimitError,
+    UnknownRunError,
+    UsageLimitExceeded,
 )
 from .runs import AgnoRun, AiloyRun
 from .sessions import AgentSession

@@ -2,7 +2,7 @@
 (the conversation, the running runs) and builds each run's `RunDeps`; its public methods
 are its collaborators' work: `run_calls.RunCalls` (the typed run calls) over
 `runs.AgentRuns` (how calls become runs), `sessions.AgentSessions` (storage, state,
-history, memories), `knowledge.AgentKnowledge`, `toolbox.AgentTools` and
+history, memories), `retrieval.AgentKnowledge`, `toolbox.AgentTools` and
 `console.AgentConsole`; the turn loop that drives a run is `loop`.
 """
 
@@ -25,11 +25,10 @@ from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
 from .console import AgentConsole
-from .context import DEFAULT_STEP_INSTRUCTIONS, as_message, system_text, tool_description
 from .delegation import Delegated
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
-from .knowledge import AgentKnowledge, checked_knowledge
+from .inputs import DEFAULT_STEP_INSTRUCTIONS, as_message, system_text, tool_description
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
 from .memory import MemoryManager
@@ -37,6 +36,7 @@ from .output_schema import structured_output
 from .reasoning import parse_with_model, reason
 from .request import MESSAGES
 from .results import AgentResponse, OutputT, StepResult
+from .retrieval import AgentKnowledge, checked_knowledge
 from .run_calls import RunCalls
 from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT
 from .sessions import AgentSessions
@@ -88,7 +88,7 @@ class Agent(RunCalls[OutputT, RunT]):
     ``num_history_runs`` (default 3) or ``num_history_messages``;
     ``enable_session_summaries`` and ``add_session_summary_to_context``;
     ``enable_user_memories``, ``memory_manager`` and ``add_memories_to_context``.
-    Knowledge (see `knowledge.AgentKnowledge`): ``knowledge`` (`ferrule.knowledge.Knowledge`),
+    Knowledge (see `retrieval.AgentKnowledge`): ``knowledge`` (`ferrule.knowledge.Knowledge`),
     ``search_knowledge`` (the model may call ``search_knowledge_base``; default True),
     ``add_knowledge_to_context``, ``knowledge_filters`` and
     ``enable_agentic_knowledge_filters``.
@@ -449,7 +449,7 @@ class Agent(RunCalls[OutputT, RunT]):
 
     rename = blocking(arename)
 
-    # -- knowledge (`knowledge.AgentKnowledge`) --------------------------------------------
+    # -- knowledge (`retrieval.AgentKnowledge`) --------------------------------------------
 
     aget_relevant_docs_from_knowledge = Delegated(
         _knowledge_of, AgentKnowledge.aget_relevant_docs_from_knowledge

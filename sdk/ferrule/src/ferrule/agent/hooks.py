@@ -29,7 +29,7 @@ from typing import Any
 from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.guardrails import BaseGuardrail
 
-from .errors import HookError
+from .run_errors import HookError
 
 
 def check_hooks(hooks: Sequence[Any] | None, field: str) -> list[Any]:

@@ -25,8 +25,8 @@ from ..models import APIModel, LocalModel, fetches_weights, prepare_model_inputs
 from ..runtime import new_kernel
 from ..shared_runtime import default_runtime
 from .configs import DocumentPolyfill, KVCacheConfig, LangModelInferConfig
-from .context import tool_description
 from .deltas import MessageDelta, MessageDeltaOutput, delta_of, messages_of
+from .inputs import tool_description
 from .results import MessageOutput
 
 _names = itertools.count(1)

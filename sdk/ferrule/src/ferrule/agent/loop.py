@@ -23,12 +23,12 @@ from ferrule_kit.messages import Message, ToolCall, converter
 from ..models import model_infer_options
 from ..tools import Tool
 from ..tools.function import user_input_for
-from .context import run_context_of
 from .deps import RunDeps
-from .errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .hooks import run_hooks
+from .inputs import run_context_of
 from .output_schema import parse_output
 from .results import ModelCallMetrics, RunStatus, ToolConfirmation
+from .run_errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .sinks import END, Sink
 from .state import RunState
 from .tool_execution import execute_tools

@@ -30,8 +30,8 @@ from ferrule_kit.storage import (
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, ToolError, as_tools
-from .context import DEFAULT_USER_ID, as_message
 from .deps import SecondModels
+from .inputs import DEFAULT_USER_ID, as_message
 from .langmodel import LangModel, component_name
 
 if TYPE_CHECKING:

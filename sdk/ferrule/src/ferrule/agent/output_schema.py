@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 from ferrule_kernel import InvalidInputError, json_schema
 
-from .errors import OutputValidationError
+from .run_errors import OutputValidationError
 
 
 @attrs.frozen

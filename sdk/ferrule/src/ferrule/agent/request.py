@@ -1,6 +1,7 @@
 """What a run was asked: `RunRequest`, built by keyword by each call that starts a run
 (`Agent.query`, `run`, `arun`, `run_delta`, `run_sync`, `print_response`...) and taken by
-everything below it; `Continuation`, what `continue_run` was asked; and the run's
+everything below it; `Continuation`, what `continue_run` was asked (the `Decisions` on the calls a paused run
+waits for); and the run's
 `RunKind`, chosen once by the call, which says how the input becomes the run's messages
 and what the run is to its agent:
 
@@ -24,8 +25,9 @@ from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message
 
 from .configs import AgentConfig
-from .context import Decisions, input_messages
+from .inputs import input_messages
 from .prompt import prompt_parts
+from .results import ToolConfirmation
 from .usage import UsageLimits
 
 
@@ -136,6 +138,40 @@ class RunRequest:
             if field.name not in ("kind", "input", *besides)
             and getattr(self, field.name) != field.default
         ]
+
+
+@attrs.define(eq=False)
+class Decisions:
+    """How `Agent.continue_run` decides the calls a paused run waits for: ``requirements``
+    passed back after `ToolConfirmation.confirm` / ``reject``, or ``confirm`` (True or
+    False for all, or ``{tool_call_id: bool}``), with ``reason`` for refusals."""
+
+    requirements: Sequence[ToolConfirmation] | None = None
+    confirm: bool | Mapping[str, bool] | None = None
+    reason: str | None = None
+
+    def apply(self, waiting: list[ToolConfirmation]) -> None:
+        decided = {r.tool_call.id: r for r in self.requirements or ()}
+        for requirement in waiting:
+            call_id = requirement.tool_call.id
+            if call_id in decided:
+                requirement.confirmed = decided[call_id].confirmed
+                requirement.reason = decided[call_id].reason
+                requirement.result = decided[call_id].result
+                schema = decided[call_id].user_input_schema
+                requirement.user_input_schema = schema or requirement.user_input_schema
+            elif isinstance(self.confirm, bool):
+                requirement.confirmed = self.confirm
+                requirement.reason = None if self.confirm else self.reason
+            elif isinstance(self.confirm, Mapping) and call_id in self.confirm:
+                requirement.confirmed = bool(self.confirm[call_id])
+                requirement.reason = None if requirement.confirmed else self.reason
+            requirement.settle_user_input()  # every field given: the call may run
+            if requirement.confirmed is None:
+                raise InvalidInputError(
+                    f"tool call {call_id!r} ({requirement.tool_call.name}) has no decision",
+                    field="requirements",
+                )
 
 
 @attrs.frozen(kw_only=True)

@@ -21,9 +21,8 @@ from ferrule_kit.messages import Message
 
 from ..media import media_files
 from .configs import AgentConfig
-from .context import Decisions
 from .deltas import MessageDeltaOutput
-from .request import INPUT, MESSAGES, QUERY, Continuation, RunRequest
+from .request import INPUT, MESSAGES, QUERY, Continuation, Decisions, RunRequest
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
 from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT, output_of
 from .stream import AgentStream

@@ -27,11 +27,10 @@ from typing import Any, Protocol
 from ferrule_kit.lm import Reasoning
 from typing_extensions import TypeVar
 
-from .context import RunSession
-from .errors import UnknownRunError
 from .output_schema import StructuredOutput, structured_output
 from .request import INPUT, MESSAGES, QUERY, Continuation, RunKind, RunRequest
 from .results import RunOutput
+from .run_errors import UnknownRunError
 from .sinks import (
     ContentEventSink,
     DeltaSink,
@@ -41,7 +40,7 @@ from .sinks import (
     SilentReasoningSink,
     Sink,
 )
-from .state import RunState
+from .state import RunSession, RunState
 from .stream import AgentStream, Launch
 from .usage import UsageLimits
 

@@ -50,12 +50,13 @@ from ferrule_kit.storage import (
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
-from .context import DEFAULT_USER_ID, RunSession, run_context_of
 from .deps import SecondModels
-from .errors import UnknownRunError
+from .inputs import DEFAULT_USER_ID, run_context_of
 from .langmodel import component_name
 from .memory import MemoryManager, summarize, update_memories
 from .results import RunMetrics, RunOutput, ToolConfirmation
+from .run_errors import UnknownRunError
+from .state import RunSession
 
 if TYPE_CHECKING:
     from .state import RunState

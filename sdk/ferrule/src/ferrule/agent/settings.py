@@ -148,7 +148,7 @@ class IdentitySettings:
 
 @attrs.frozen(kw_only=True)
 class ContextSettings:
-    """What the system message says (see `context.system_text`): ``system_message`` as
+    """What the system message says (see `inputs.system_text`): ``system_message`` as
     given, else ``description``, ``instructions`` and Agno's context lines."""
 
     #: A string, or a function making it (taking ``agent`` / ``session_state`` /
@@ -255,7 +255,7 @@ class MemorySettings:
 
 @attrs.frozen(kw_only=True)
 class KnowledgeSettings:
-    """The agent's knowledge (see `knowledge.AgentKnowledge`): ``knowledge`` (checked by
+    """The agent's knowledge (see `retrieval.AgentKnowledge`): ``knowledge`` (checked by
     the agent's knowledge side, which adopts the runtime), ``search_knowledge`` (the model
     may call ``search_knowledge_base``), ``add_knowledge_to_context``, filters, and Agno's
     ``knowledge_retriever`` searching in the knowledge's place."""

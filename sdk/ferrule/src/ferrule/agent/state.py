@@ -1,6 +1,6 @@
 """A run's state: `RunState`, what one run holds while the turn loop drives it (its
-messages, status, metrics, pending calls, session), and its cancellation from any thread
-or task (`request_cancel`)."""
+messages, status, metrics, pending calls), with its binding to its session
+(`RunSession`), and its cancellation from any thread or task (`request_cancel`)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,45 @@ import attrs
 from ferrule_kernel import FerruleError
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message, ToolCall
-from ferrule_kit.storage import ToolExecution
+from ferrule_kit.storage import SessionSummary, ToolExecution, UserMemory
 
+from ..knowledge.document import MessageReferences
 from .configs import AgentConfig
-from .context import RunSession
 from .output_schema import StructuredOutput
-from .request import RunKind
+from .request import Decisions, RunKind
 from .results import RunMetrics, RunOutput, RunStatusName, ToolConfirmation
 from .usage import UsageLimits
+
+
+@attrs.define(eq=False)
+class RunSession:
+    """A run's session: who and where it runs for, its state, and how far it is set up."""
+
+    session_id: str
+    user_id: str | None
+    agent_id: str | None
+    #: The session's state for this run (tools change it through `ToolContext`).
+    session_state: dict[str, Any]
+    #: What the caller passed as ``session_state``: merged over the stored state.
+    state_updates: dict[str, Any] | None = None
+    #: The input as stored with the run.
+    input: Any = None
+    metadata: dict[str, Any] = attrs.Factory(dict)
+    content_type: str = "str"
+    #: Index in the run's messages of its own first message (after system and history).
+    own: int = 0
+    #: True once set up; a run is committed only then.
+    ready: bool = False
+    #: A paused run stored by another process, to load and resume with these decisions.
+    resume: Decisions | None = None
+    memories: list[UserMemory] = attrs.Factory(list)
+    summary: SessionSummary | None = None
+    #: The knowledge searches made for the run (`RunOutput.references`).
+    references: list[MessageReferences] = attrs.Factory(list)
+    #: The state as read from the db before the run changed it, and its version: the run's
+    #: state is written compare-and-set, its change re-applied if another writer was first.
+    state_base: dict[str, Any] = attrs.Factory(dict)
+    state_version: int = 0
 
 
 @attrs.define(eq=False)

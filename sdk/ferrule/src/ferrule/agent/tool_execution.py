@@ -30,9 +30,9 @@ from ..tools import (
     ToolRetriesExceededError,
     result_text,
 )
-from .context import as_message, run_context_of
 from .deps import RunDeps
 from .hooks import call_tool
+from .inputs import as_message, run_context_of
 from .results import ToolConfirmation
 from .sinks import Sink
 from .state import RunState

@@ -16,7 +16,7 @@ from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
 from ..tools.context import RunContext
 from ..tools.presets import preset_tools
-from .context import call_by_name, update_session_state_tool
+from .inputs import call_by_name, update_session_state_tool
 
 log = get_logger("ferrule.agent")
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import attrs
 from ferrule_kernel import in_range
 
-from .errors import UsageLimitExceeded
 from .results import RunMetrics
+from .run_errors import UsageLimitExceeded
 
 
 @attrs.frozen

@@ -31,7 +31,7 @@ from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
 from ferrule_kit.messages import converter
 
 from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS
-from ..agent.context import as_message
+from ..agent.inputs import as_message
 from ..embedding_model import embedder_definition
 from ..models import APIModel, LocalModel, fetches_weights, prepare_model_inputs
 from ..remote import KERNEL_API

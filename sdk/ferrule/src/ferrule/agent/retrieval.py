@@ -25,7 +25,7 @@ from .._loop import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
 from ..tools import Tool, ToolContext
 from ..tools.context import RunContext
-from .context import call_by_name, run_context_of
+from .inputs import call_by_name, run_context_of
 from .langmodel import polyfill_documents
 
 if TYPE_CHECKING:

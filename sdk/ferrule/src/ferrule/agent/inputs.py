@@ -1,7 +1,8 @@
-"""What a run starts from: its input as messages (`input_messages`), its session context
-(`RunSession`), the system message the agent's settings make (`system_text`, or a single
-step's `DEFAULT_STEP_INSTRUCTIONS`), and the decisions that resume a paused run
-(`Decisions`)."""
+"""What a run starts from, as pure functions of the agent's settings and the caller's
+input: the input as messages (`input_messages`), the system message the settings make
+(`system_text`, or a single step's `DEFAULT_STEP_INSTRUCTIONS`), the tools' descriptions
+(`tool_description`), Agno's `RunContext` of a run (`run_context_of`) and the functions
+Agno calls by the names of their parameters (`call_by_name`)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,10 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import Message, converter
 from ferrule_kit.storage import SessionSummary, UserMemory
 
-from ..knowledge.document import MessageReferences
 from ..tools import Tool, as_tools
 from ..tools.context import RunContext
 from .output_schema import StructuredOutput
 from .prompt import prompt_parts
-from .results import ToolConfirmation
 
 #: The user memories belong to when a run names no user.
 #: The default instructions of a single step (execute-agent-step-api), used when the
@@ -92,71 +91,6 @@ def input_messages(value: Any, files: Sequence[Any] = ()) -> list[Message]:
     if files:
         raise InvalidInputError("files go with a prompt, not with messages", field="files")
     return messages
-
-
-@attrs.define(eq=False)
-class Decisions:
-    """How `Agent.continue_run` decides the calls a paused run waits for: ``requirements``
-    passed back after `ToolConfirmation.confirm` / ``reject``, or ``confirm`` (True or
-    False for all, or ``{tool_call_id: bool}``), with ``reason`` for refusals."""
-
-    requirements: Sequence[ToolConfirmation] | None = None
-    confirm: bool | Mapping[str, bool] | None = None
-    reason: str | None = None
-
-    def apply(self, waiting: list[ToolConfirmation]) -> None:
-        decided = {r.tool_call.id: r for r in self.requirements or ()}
-        for requirement in waiting:
-            call_id = requirement.tool_call.id
-            if call_id in decided:
-                requirement.confirmed = decided[call_id].confirmed
-                requirement.reason = decided[call_id].reason
-                requirement.result = decided[call_id].result
-                schema = decided[call_id].user_input_schema
-                requirement.user_input_schema = schema or requirement.user_input_schema
-            elif isinstance(self.confirm, bool):
-                requirement.confirmed = self.confirm
-                requirement.reason = None if self.confirm else self.reason
-            elif isinstance(self.confirm, Mapping) and call_id in self.confirm:
-                requirement.confirmed = bool(self.confirm[call_id])
-                requirement.reason = None if requirement.confirmed else self.reason
-            requirement.settle_user_input()  # every field given: the call may run
-            if requirement.confirmed is None:
-                raise InvalidInputError(
-                    f"tool call {call_id!r} ({requirement.tool_call.name}) has no decision",
-                    field="requirements",
-                )
-
-
-@attrs.define(eq=False)
-class RunSession:
-    """A run's session: who and where it runs for, its state, and how far it is set up."""
-
-    session_id: str
-    user_id: str | None
-    agent_id: str | None
-    #: The session's state for this run (tools change it through `ToolContext`).
-    session_state: dict[str, Any]
-    #: What the caller passed as ``session_state``: merged over the stored state.
-    state_updates: dict[str, Any] | None = None
-    #: The input as stored with the run.
-    input: Any = None
-    metadata: dict[str, Any] = attrs.Factory(dict)
-    content_type: str = "str"
-    #: Index in the run's messages of its own first message (after system and history).
-    own: int = 0
-    #: True once set up; a run is committed only then.
-    ready: bool = False
-    #: A paused run stored by another process, to load and resume with these decisions.
-    resume: Decisions | None = None
-    memories: list[UserMemory] = attrs.Factory(list)
-    summary: SessionSummary | None = None
-    #: The knowledge searches made for the run (`RunOutput.references`).
-    references: list[MessageReferences] = attrs.Factory(list)
-    #: The state as read from the db before the run changed it, and its version: the run's
-    #: state is written compare-and-set, its change re-applied if another writer was first.
-    state_base: dict[str, Any] = attrs.Factory(dict)
-    state_version: int = 0
 
 
 def run_context_of(run: Any) -> RunContext:
