@@ -21,9 +21,13 @@ from ferrule_kit.parts import (
     PartRegistry,
     PartType,
     class_name,
+    media_bytes,
     registry,
 )
 from ferrule_kit.policy import Accepts, ContentPolicy
+from ferrule_kit.testing.strategies import cut
+from hypothesis import given
+from hypothesis import strategies as st
 from parts_for_tests import COLOR, ColorPart, StickerPart
 
 # -- filled from entry points -------------------------------------------------------------
@@ -384,3 +388,24 @@ def test_adapters_match_a_public_class_name_along_the_mro():
     )
     assert parts.adapt(Circle()) == ColorPart("#00ff00")
     assert parts.adapt(3) is None
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [("not bytes", "expected bytes, got str"), (b"", "the image is empty"), (b"x" * 11, "MiB")],
+)
+def test_media_bytes_refuses_what_is_not_media_bytes_naming_data(data, words):
+    with pytest.raises(InvalidInputError, match=words) as info:
+        media_bytes(data, "the image", max_bytes=10)
+    assert info.value.errors[0]["path"] == "data"
+
+
+def test_media_bytes_takes_any_bytes_like_value():
+    assert media_bytes(memoryview(b"abc"), "the audio", 3) == b"abc"
+    assert media_bytes(bytearray(b"abc"), "the audio", 3) == b"abc"
+
+
+@given(st.text(max_size=30), st.lists(st.integers()))
+def test_cut_pieces_join_back_and_none_is_empty(data, points):
+    pieces = cut(data, points)
+    assert "".join(pieces) == data and all(pieces)

@@ -6,7 +6,7 @@ import base64
 import os
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import read_media_file
+from ferrule_kit.parts import media_bytes, read_media_file
 
 from .part import AudioPart
 
@@ -65,16 +65,7 @@ class AudioContent:
     def from_bytes(data: bytes, format: str, *, max_bytes: int = MAX_AUDIO_BYTES) -> AudioPart:
         """Audio bytes in ``format`` (``"wav"``, ``"mp3"``, ...); the bytes must be that format."""
         name = _format_name(format)
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise InvalidInputError(f"expected bytes, got {type(data).__name__}", field="data")
-        data = bytes(data)
-        if not data:
-            raise InvalidInputError("the audio is empty", field="data")
-        if len(data) > max_bytes:
-            raise InvalidInputError(
-                f"the audio is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB",
-                field="data",
-            )
+        data = media_bytes(data, "the audio", max_bytes)
         sniffed = sniff_audio_format(data)
         if sniffed != name:
             found = f"{sniffed} audio" if sniffed else "not a recognised audio format"

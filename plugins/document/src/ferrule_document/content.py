@@ -6,7 +6,7 @@ import base64
 import os
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import read_media_file
+from ferrule_kit.parts import media_bytes, read_media_file
 
 from .part import PDF, TEXT, DocumentPart
 
@@ -42,16 +42,7 @@ class DocumentContent:
         max_bytes: int = MAX_DOCUMENT_BYTES,
     ) -> DocumentPart:
         """Document bytes; the type is sniffed from them (a given ``mime_type`` must agree)."""
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise InvalidInputError(f"expected bytes, got {type(data).__name__}", field="data")
-        data = bytes(data)
-        if not data:
-            raise InvalidInputError("the document is empty", field="data")
-        if len(data) > max_bytes:
-            raise InvalidInputError(
-                f"the document is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB",
-                field="data",
-            )
+        data = media_bytes(data, "the document", max_bytes)
         sniffed = sniff_document_mime(data)
         if sniffed is None:
             raise InvalidInputError(

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import read_media_file
+from ferrule_kit.parts import media_bytes, read_media_file
 
 from .part import ImagePart
 
@@ -78,16 +78,7 @@ class ImageContent:
         data: bytes, mime_type: str | None = None, *, max_bytes: int = MAX_IMAGE_BYTES
     ) -> ImagePart:
         """Image bytes; the type is sniffed from them (a given ``mime_type`` must agree)."""
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise InvalidInputError(f"expected bytes, got {type(data).__name__}", field="data")
-        data = bytes(data)
-        if not data:
-            raise InvalidInputError("the image is empty", field="data")
-        if len(data) > max_bytes:
-            raise InvalidInputError(
-                f"the image is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB",
-                field="data",
-            )
+        data = media_bytes(data, "the image", max_bytes)
         sniffed = sniff_image_mime(data)
         if sniffed is None:
             raise InvalidInputError(

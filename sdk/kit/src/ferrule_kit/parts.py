@@ -238,6 +238,22 @@ def read_media_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         ) from None
 
 
+def media_bytes(data: Any, what: str, max_bytes: int) -> bytes:
+    """``data`` as bytes, refused (field ``data``) unless it is bytes-like, not empty and at
+    most ``max_bytes``; ``what`` names it in the message (``"the image"``)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise InvalidInputError(f"expected bytes, got {type(data).__name__}", field="data")
+    data = bytes(data)
+    if not data:
+        raise InvalidInputError(f"{what} is empty", field="data")
+    if len(data) > max_bytes:
+        raise InvalidInputError(
+            f"{what} is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB",
+            field="data",
+        )
+    return data
+
+
 # -- the registry ------------------------------------------------------------------------
 
 
