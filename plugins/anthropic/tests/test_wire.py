@@ -20,6 +20,7 @@ from ferrule_kit.errors import (
 from ferrule_kit.lm import InferInput, MessageAccumulator, parse_infer_input
 from ferrule_kit.messages import Message, ReasoningPart, TextPart, ToolCall
 from ferrule_kit.parts import registry
+from ferrule_kit.testing.strategies import cut, texts, tool_calls
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -679,33 +680,12 @@ def test_truncated_and_malformed_streams_raise_typed_errors():
 
 # -- properties ------------------------------------------------------------------------
 
-texts = st.text(min_size=1, max_size=20)
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-calls = st.lists(
-    st.tuples(
-        st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
-        st.dictionaries(st.text(max_size=6), json_values, max_size=3),
-    ),
-    max_size=3,
-)
-
-
-def split(text: str, cuts: list[int]) -> list[str]:
-    points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
-    return [text[a:b] for a, b in itertools.pairwise(points) if b > a]
-
 
 @given(
     thinking=st.lists(texts, max_size=3),
     signature=st.text(alphabet="ABCDEFabcdef0123456789+/=", min_size=1, max_size=30),
     answer=st.lists(texts, max_size=4),
-    tool_calls=calls,
+    tool_calls=tool_calls,
     cuts=st.lists(st.integers(0, 200), max_size=6),
     output_counts=st.lists(st.integers(0, 10_000), min_size=1, max_size=5),
 )
@@ -720,7 +700,7 @@ def test_any_stream_folds_back_into_the_message_and_round_trips(
         tool_calls=[(f"toolu_{n}", name, args) for n, (name, args) in enumerate(tool_calls)],
         input_tokens=7,
         output_tokens=running,
-        split_json=lambda arguments: split(arguments, cuts),
+        split_json=lambda arguments: cut(arguments, cuts),
     )
     # cumulative usage arrives in several message_delta events before the final one
     counts = list(itertools.accumulate(output_counts))

@@ -19,6 +19,7 @@ from ferrule_kit.errors import (
 from ferrule_kit.lm import FunctionDescription, InferInput, MessageAccumulator, parse_infer_input
 from ferrule_kit.messages import Message, ReasoningPart, TextPart, ToolCall
 from ferrule_kit.parts import registry
+from ferrule_kit.testing.strategies import texts, tool_calls
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -799,22 +800,7 @@ def test_error_details_retry_delay_and_daily_quota():
 
 # -- properties ------------------------------------------------------------------------
 
-texts = st.text(min_size=1, max_size=20)
 signatures = st.binary(min_size=1, max_size=24).map(lambda b: base64.b64encode(b).decode())
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-calls = st.lists(
-    st.tuples(
-        st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
-        st.dictionaries(st.text(max_size=6), json_values, max_size=3),
-    ),
-    max_size=3,
-)
 
 
 @given(
@@ -822,7 +808,7 @@ calls = st.lists(
     thought_signature=st.none() | signatures,
     answer=st.lists(texts, max_size=4),
     answer_signature=st.none() | signatures,
-    tool_calls=calls,
+    tool_calls=tool_calls,
     call_signature=signatures,
     usages=st.lists(st.integers(0, 5000), min_size=1, max_size=4),
 )

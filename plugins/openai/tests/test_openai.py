@@ -41,6 +41,7 @@ from ferrule_kit.testing.providers import (
     ProviderUnderTest,
     Refusal,
 )
+from ferrule_kit.testing.strategies import texts, tool_calls
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -713,28 +714,11 @@ def test_another_ferrule_serve_is_a_backend(monkeypatch):
         assert items[-1]["usage"]["output_tokens"] > 0
 
 
-_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-_calls = st.lists(
-    st.tuples(
-        st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
-        st.dictionaries(st.text(min_size=1, max_size=6), _json, max_size=4),
-    ),
-    max_size=3,
-)
-
-
 @settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    text=st.lists(_text, max_size=6),
-    reasoning=st.lists(_text, max_size=3),
-    calls=_calls,
+    text=st.lists(texts, max_size=6),
+    reasoning=st.lists(texts, max_size=3),
+    calls=tool_calls,
     fragments=st.integers(1, 6),
 )
 async def test_any_streamed_turn_folds_back_to_itself(text, reasoning, calls, fragments):

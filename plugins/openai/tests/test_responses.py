@@ -7,7 +7,6 @@ as the server. Nothing reaches the internet."""
 from __future__ import annotations
 
 import base64
-import itertools
 import json
 from typing import ClassVar
 
@@ -42,6 +41,7 @@ from ferrule_kit.testing.providers import (
     ProviderUnderTest,
     Refusal,
 )
+from ferrule_kit.testing.strategies import cut, texts, tool_calls
 from ferrule_openai.responses_wire import StreamTranslator, response_items
 from ferrule_openai.testing import (
     WIRE,
@@ -498,23 +498,12 @@ def test_ferrule_serve_is_a_responses_backend(monkeypatch):
 
 # -- the stream parser on any chunking --------------------------------------------------
 
-_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=10)
-_calls = st.lists(
-    st.tuples(
-        st.from_regex(r"[a-z_]{1,10}", fullmatch=True),
-        st.dictionaries(
-            st.text(min_size=1, max_size=5), st.integers() | st.text(max_size=6), max_size=3
-        ),
-    ),
-    max_size=3,
-)
-
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    text=st.lists(_text, max_size=5),
-    reasoning=st.lists(st.tuples(_text, st.text(min_size=1, max_size=8)), max_size=2),
-    calls=_calls,
+    text=st.lists(texts, max_size=5),
+    reasoning=st.lists(st.tuples(texts, st.text(min_size=1, max_size=8)), max_size=2),
+    calls=tool_calls,
     cuts=st.lists(st.integers(0, 10_000), max_size=20),
 )
 def test_any_chunking_folds_back_to_the_turn(text, reasoning, calls, cuts):
@@ -530,8 +519,7 @@ def test_any_chunking_folds_back_to_the_turn(text, reasoning, calls, cuts):
         reasoning=[ResponsesReasoning(s, e, f"rs_{i}") for i, (s, e) in enumerate(reasoning)],
     )
     raw = b"".join(sse(e, event=e["type"]) for e in events)
-    points = sorted({c % (len(raw) + 1) for c in cuts} | {0, len(raw)})
-    chunks = [raw[a:b] for a, b in itertools.pairwise(points)]
+    chunks = cut(raw, cuts)
 
     async def run():
         async def source():

@@ -356,6 +356,19 @@ def test_switched_off_no_span_is_made(rt, spans, monkeypatch):
     assert spans() == []
 
 
+def _printed_by(code: str, tmp_path) -> list[str]:
+    """The lines ``code`` prints, run in a fresh Python (caches under ``tmp_path``)."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"XDG_CACHE_HOME": str(tmp_path), "PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def test_a_process_that_never_traces_never_imports_opentelemetry(tmp_path):
     # the plugin is installed and every agent asks it, but nothing here uses OpenTelemetry
     code = (
@@ -369,15 +382,7 @@ def test_a_process_that_never_traces_never_imports_opentelemetry(tmp_path):
         "    print(agent.run('Hi there').content)\n"
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"XDG_CACHE_HOME": str(tmp_path), "PATH": ""},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["Hi there", "[]"]
+    assert _printed_by(code, tmp_path) == ["Hi there", "[]"]
 
 
 def test_once_opentelemetry_is_in_use_spans_are_made(tmp_path):
@@ -399,15 +404,7 @@ def test_once_opentelemetry_is_in_use_spans_are_made(tmp_path):
         "    agent.run('traced')\n"
         "print(sorted(s.name for s in exporter.get_finished_spans()))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"XDG_CACHE_HOME": str(tmp_path), "PATH": ""},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["['chat', 'invoke_agent']"]
+    assert _printed_by(code, tmp_path) == ["['chat', 'invoke_agent']"]
 
 
 def test_agent_steps_in_ferrule_serve_are_chat_spans(spans):

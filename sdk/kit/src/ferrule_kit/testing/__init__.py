@@ -6,6 +6,8 @@
   wire tests (see its docstring).
 - `ferrule_kit.testing.providers`: `ProviderConformance`, what every API provider plugin
   does alike (faults, retries, typed errors, keys) as a test suite (see its docstring).
+- `ferrule_kit.testing.strategies`: Hypothesis strategies of streamed turns (texts, JSON
+  arguments, tool calls) and `cut`, for providers' property tests.
 - `ferrule_kit.testing.dialects`: this repository's providers defined on a loopback server
   by name, for content plugins' tests of their parts on every provider's wire.
 - `ferrule_kit.testing.embedding` and `ferrule_kit.testing.vectors`: `EmbedderConformance`
