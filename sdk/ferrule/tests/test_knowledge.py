@@ -198,7 +198,9 @@ def test_add_contents_embeds_many_sources_together(rt: Any, tmp_path: Path) -> N
         progress=lambda done, total: seen.append((done, total)),
     )
     assert len(result.added) == 3 and result.chunks == 3
-    assert seen == [(0, 3), (2, 3), (3, 3)]
+    # told once the chunks are counted, then after each call of 2 (the two calls run at
+    # once: either may finish first)
+    assert seen in ([(0, 3), (2, 3), (3, 3)], [(0, 3), (1, 3), (3, 3)])
     assert count(rt, kb, {"n": 2}) == 2
     kb.close()
 

@@ -8,8 +8,10 @@ The knowledge base is a sqlite-vec file (``--db FILE``; default: ``ferrule-vecto
 in the storage directory) or PostgreSQL with pgvector (``--db-url postgresql://...``),
 embedded by the offline MiniLM model unless ``--embedder`` names another. With ``--url``
 (or ``$FERRULE_URL``) the embedder and the store run on that ``ferrule serve``: files are
-read here, and ``--db`` names a file in the server's storage directory. Adding shows a
-progress bar on a terminal while it embeds (none when stderr is not one). A folder's file
+read here, and ``--db`` names a file in the server's storage directory. Adding shows its
+progress on stderr from the start (`IngestDisplay`): a bar on a terminal, moving after
+each call of the embedder; elsewhere (a log, a pipe) plain lines, every
+``--progress-every`` seconds. A folder's file
 that cannot be read (a broken or oversized PDF, a link out of the folder) is reported on
 stderr, one ``failed: PATH: why`` line each, and counted in the summary; the rest is
 added. A URL is fetched under ``http_request``'s address policy (public addresses only
@@ -20,11 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from typing import Any
 
 from ferrule_kernel import FerruleError
 
 from .kernel import fail, runtime_for, server_address, server_arguments
+
+#: Seconds between progress lines when stderr is not a terminal.
+PLAIN_EVERY = 5.0
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,6 +74,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     add.add_argument(
         "--force", action="store_true", help="re-embed documents that are stored unchanged"
+    )
+    add.add_argument(
+        "--progress-every",
+        type=float,
+        default=PLAIN_EVERY,
+        metavar="SECONDS",
+        help=f"off a terminal, a progress line at most this often (default {PLAIN_EVERY:g})",
     )
     add.add_argument(
         "--follow-symlinks",
@@ -153,25 +166,11 @@ def _knowledge(args: argparse.Namespace, runtime: Any, **options: Any) -> Any:
 
 def _add(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     console = Console(stderr=True)  # stdout carries the result alone
-    bar = Progress(
-        "embedding",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
-    task = bar.add_task("embedding", total=None)
-
-    def progress(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
-
+    display = IngestDisplay(console, args.path, args.progress_every)
     try:
-        with runtime_for(args) as rt, bar:
+        with runtime_for(args) as rt:
             overlap = args.chunk_overlap
             if overlap is None:
                 overlap = min(100, max(args.chunk_size, 0) // 10)
@@ -185,11 +184,16 @@ def _add(args: argparse.Namespace) -> int:
                 include=args.include,
                 exclude=args.exclude,
                 skip_if_exists=not args.force,
-                progress=progress,
+                progress=display.update,
                 follow_symlinks=args.follow_symlinks,
             )
     except FerruleError as exc:
+        display.close(finished=False)
         return fail(exc)
+    except BaseException:
+        display.close(finished=False)
+        raise
+    display.close(finished=True)
     for failure in result.failed:
         console.print(f"failed: {failure.message}", markup=False, highlight=False, soft_wrap=True)
     failed = f"; {len(result.failed)} failed" if result.failed else ""
@@ -198,6 +202,104 @@ def _add(args: argparse.Namespace) -> int:
         f"{len(result.skipped)} document(s); {result.chunks} chunk(s) written{failed}"
     )
     return 0
+
+
+class IngestDisplay:
+    """``knowledge add``'s progress on stderr, shown from the start. On a terminal, a bar
+    (rich): reading, then chunks embedded of all, chunks per second, time spent and
+    left, moved after each embedder call. Elsewhere a line when reading starts, one when
+    the chunks are counted, then at most every ``every`` seconds (chunks, documents
+    stored, chunks per second, time left), and one at the end: a log reads in order."""
+
+    def __init__(self, console: Any, what: str, every: float) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.console, self.every = console, every
+        self.status: Any = None  # the last IngestProgress
+        self.since = 0.0  # when embedding started
+        self.told = 0.0  # when the last plain line was written
+        self.bar: Any = None
+        if console.is_terminal:
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("chunks {task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+            )
+            self.task = self.bar.add_task(f"reading {what}", total=None, rate="")
+            self.bar.start()
+        else:
+            self._line(f"reading {what}")
+
+    def update(self, status: Any) -> None:
+        """`ferrule.knowledge.IngestProgress` after each step (on the runtime's loop)."""
+        now = time.monotonic()
+        if self.status is None:
+            self.since = now
+        self.status = status
+        rate = status.embedded / (now - self.since) if now > self.since else 0.0
+        if self.bar is not None:
+            self.bar.update(
+                self.task,
+                description=f"embedding {status.documents} document(s)",
+                completed=status.embedded,
+                total=status.chunks,
+                rate=f"{_per_second(rate)}/s" if status.embedded else "",
+            )
+            return
+        unchanged = f" ({status.skipped} unchanged, skipped)" if status.skipped else ""
+        if status.chunks == 0:
+            self._line(f"nothing to embed{unchanged}")
+        elif status.embedded == 0:
+            self._line(
+                f"embedding {status.chunks} chunk(s) of {status.documents} document(s){unchanged}"
+            )
+        elif now - self.told >= self.every and status.embedded < status.chunks:
+            left = (status.chunks - status.embedded) / rate if rate else 0.0
+            self._line(
+                f"{status.embedded}/{status.chunks} chunks embedded "
+                f"({100 * status.embedded // max(status.chunks, 1)}%), "
+                f"{status.stored}/{status.documents} documents stored, "
+                f"{_per_second(rate)} chunks/s, about {_duration(left)} left"
+            )
+
+    def close(self, *, finished: bool) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            return
+        status = self.status
+        if finished and status is not None and status.chunks:
+            spent = time.monotonic() - self.since
+            self._line(
+                f"{status.embedded} chunks embedded in {_duration(spent)} "
+                f"({_per_second(status.embedded / max(spent, 1e-9))} chunks/s)"
+            )
+
+    def _line(self, text: str) -> None:
+        self.told = time.monotonic()
+        self.console.file.write(f"knowledge add: {text}\n")
+        self.console.file.flush()
+
+
+def _per_second(rate: float) -> str:
+    """A rate to three significant figures below 100 (0.0214, 3.51, 42.7), whole above."""
+    return f"{rate:.3g}" if rate < 100 else f"{rate:.0f}"
+
+
+def _duration(seconds: float) -> str:
+    minutes, second = divmod(round(seconds), 60)
+    return f"{minutes}:{second:02d}"
 
 
 def _search(args: argparse.Namespace) -> int:

@@ -17,12 +17,14 @@ from ferrule_kit.parts import lazy_attributes
 
 if TYPE_CHECKING:
     from .document import ContentResult, Document, MessageReferences, ReadFailure
+    from .ingest import IngestProgress
     from .knowledge import Knowledge
     from .readers import ReadLimits
 
 __all__ = [
     "ContentResult",
     "Document",
+    "IngestProgress",
     "Knowledge",
     "MessageReferences",
     "ReadFailure",
@@ -36,6 +38,7 @@ __getattr__ = lazy_attributes(
         "Document": ".document",
         "MessageReferences": ".document",
         "ReadFailure": ".document",
+        "IngestProgress": ".ingest",
         "Knowledge": ".knowledge",
         "ReadLimits": ".readers",
     },

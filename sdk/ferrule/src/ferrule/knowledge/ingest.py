@@ -1,13 +1,24 @@
 """Inserting into a knowledge base: reading what one content names (in a worker thread),
-then embedding its documents in batches and storing each document whole, an unchanged
-version skipped and a changed one replaced."""
+then embedding its documents' chunks in small calls and storing each document whole, an
+unchanged version skipped and a changed one replaced.
+
+Chunks are embedded a window at a time (`WINDOW` chunks in document order), sorted by
+length within it so that each call's texts are alike (a local embedder pads a batch to
+its longest text), in calls of ``batch_size`` chunks, `IN_FLIGHT` calls at once (an API
+embedder answers them in parallel; a local one runs them back to back, never idle
+between two). Progress is reported after each call. The documents a call completes are
+stored in one transaction while the next calls embed: a document is written whole or
+not at all.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
+import itertools
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import attrs
@@ -18,13 +29,41 @@ from .chunking import chunk_id, split
 from .document import ContentResult, ReadFailure
 from .readers import ReadLimits, Source, read_path, read_text, read_url
 
-__all__ = ["CONTENT_ARGUMENTS", "Chunking", "Progress", "Read", "insert", "read_content"]
+__all__ = [
+    "CONTENT_ARGUMENTS",
+    "Chunking",
+    "IngestProgress",
+    "Progress",
+    "Read",
+    "insert",
+    "read_content",
+]
 
 log = get_logger("ferrule.knowledge")
 
-#: ``progress(done, total)``: chunks embedded so far, of how many (called on the runtime's
-#: event loop thread).
-Progress = Callable[[int, int], None]
+#: Chunks sorted by length together, and embedder calls running at once (module docstring).
+WINDOW = 256
+IN_FLIGHT = 2
+
+
+@attrs.frozen
+class IngestProgress:
+    """Where an insertion stands: the ``documents`` to embed (new or changed) and their
+    ``chunks``, how many chunks are ``embedded`` and documents ``stored`` so far, and the
+    documents ``skipped`` as stored unchanged."""
+
+    documents: int
+    chunks: int
+    embedded: int = 0
+    stored: int = 0
+    skipped: int = 0
+
+
+#: ``progress(done, total)``: chunks embedded so far, of how many; or, for a callable of
+#: one argument, ``progress(IngestProgress)``. Called on the runtime's event loop thread,
+#: once the chunks are counted and after each embedder call (and, with `IngestProgress`,
+#: each store write).
+Progress = Callable[[int, int], None] | Callable[[IngestProgress], None]
 
 #: What each of `Knowledge.add_contents`'s ``contents`` may say.
 CONTENT_ARGUMENTS = (
@@ -142,6 +181,34 @@ async def _stored_versions(runtime: Any, store: str, ids: list[str]) -> dict[str
 _Todo = tuple[Source, str, list[str], bool]
 
 
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _reporter(progress: Any) -> Callable[[IngestProgress], None]:
+    """``progress`` as a function of `IngestProgress`: given as one (a callable of one
+    positional parameter), or as ``(done, total)``, told only when ``done`` moves."""
+    if progress is None:
+        return lambda status: None
+    try:
+        parameters = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):  # a builtin with no signature: (done, total)
+        parameters = None
+    if parameters is not None:
+        kinds = [p.kind for p in parameters]
+        positional = sum(k in _POSITIONAL for k in kinds)
+        if positional == 1 and inspect.Parameter.VAR_POSITIONAL not in kinds:
+            one: Callable[[IngestProgress], None] = progress
+            return one
+    told: list[int] = []
+
+    def pair(status: IngestProgress) -> None:
+        if told[-1:] != [status.embedded]:
+            told.append(status.embedded)
+            progress(status.embedded, status.chunks)
+
+    return pair
+
+
 async def insert(
     runtime: Any,
     store: str,
@@ -167,47 +234,19 @@ async def insert(
             result.skipped.append(source.document_id)  # nothing to read (a scanned PDF)
             continue
         todo.append((source, new, texts, old is not None))
-    total = sum(len(t[2]) for t in todo)
-    if progress is not None:
-        progress(0, total)
-    # Embed chunks in batches across documents. The documents a batch completes are
-    # stored in one transaction while the next batch is embedded (embedder and store
-    # each work in a thread of their own); a document is written whole or not at all.
-    flat = [(d, i) for d, (_, _, texts, _) in enumerate(todo) for i in range(len(texts))]
-    vectors: list[list[list[float]]] = [[] for _ in todo]
-    next_document = 0
-    writing: asyncio.Task[int] | None = None
-    in_flight: list[_Todo] = []
+    status = IngestProgress(len(todo), sum(len(t[2]) for t in todo), skipped=len(result.skipped))
+    report = _reporter(progress)
+    report(status)
+    embedding = _Embedding(runtime, store, embedder, todo, chunking.batch_size)
     try:
-        for start in range(0, max(len(flat), 1), chunking.batch_size):
-            batch = flat[start : start + chunking.batch_size]
-            if batch:
-                out = await runtime.acall_method(
-                    embedder,
-                    "embed",
-                    {"texts": [todo[d][2][i] for d, i in batch], "input_type": "document"},
-                )
-                for (d, _), vector in zip(batch, out["vectors"], strict=True):
-                    vectors[d].append(vector)
-            finished = next_document
-            while finished < len(todo) and len(vectors[finished]) == len(todo[finished][2]):
-                finished += 1
-            if finished > next_document:
-                if writing is not None:
-                    _record(result, in_flight, await writing)
-                in_flight = todo[next_document:finished]
-                done_vectors = vectors[next_document:finished]
-                vectors[next_document:finished] = [[] for _ in in_flight]  # let them go
-                writing = asyncio.ensure_future(_write(runtime, store, in_flight, done_vectors))
-                next_document = finished
-            if progress is not None and batch:
-                progress(min(total, start + len(batch)), total)
-        if writing is not None:
-            _record(result, in_flight, await writing)
-            writing = None
+        async for embedded, stored_documents in embedding.run():
+            status = attrs.evolve(status, embedded=embedded, stored=stored_documents)
+            report(status)
     finally:
-        if writing is not None:  # failed on the way: what was embedded is still stored
-            await asyncio.wait([writing])
+        await embedding.settle()
+    for source, _, _, existed in (todo[d] for d in sorted(embedding.stored)):
+        (result.replaced if existed else result.added).append(source.document_id)
+    result.chunks = embedding.chunks_written
     log.debug(
         "knowledge.inserted",
         added=len(result.added),
@@ -218,33 +257,106 @@ async def insert(
     return result
 
 
-async def _write(
-    runtime: Any, store: str, documents: list[_Todo], vectors: list[list[list[float]]]
-) -> int:
-    chunks: list[dict[str, Any]] = []
-    emptied: list[str] = []  # stored documents that now read as nothing
-    for (source, version_hash, texts, _), embedded in zip(documents, vectors, strict=True):
-        if not texts:
-            emptied.append(source.document_id)
-        for index, (text, vector) in enumerate(zip(texts, embedded, strict=True)):
-            chunks.append(
-                {
-                    "id": chunk_id(source.document_id, index),
-                    "document_id": source.document_id,
-                    "text": text,
-                    "vector": vector,
-                    "content_hash": version_hash,
-                    "metadata": {"name": source.name, **source.metadata, "chunk": index},
-                }
-            )
-    await runtime.acall_method(
-        store, "replace_documents", {"chunks": chunks, "document_ids": emptied}
-    )
-    return len(chunks)
+class _Embedding:
+    """One insertion's embedder calls and store writes (see the module docstring)."""
 
+    def __init__(
+        self, runtime: Any, store: str, embedder: str, todo: list[_Todo], batch_size: int
+    ) -> None:
+        self.runtime, self.store, self.embedder = runtime, store, embedder
+        self.todo = todo
+        self.vectors: list[list[Any]] = [[None] * len(texts) for _, _, texts, _ in todo]
+        self.missing = [len(texts) for _, _, texts, _ in todo]
+        self.calls = self._calls(batch_size)
+        self.embedding: set[asyncio.Task[tuple[list[tuple[int, int]], list[Any]]]] = set()
+        self.writing: asyncio.Task[int] | None = None
+        self.in_flight: list[int] = []  # the documents being written
+        self.stored: list[int] = []  # the documents written
+        self.chunks_written = 0
 
-def _record(result: ContentResult, documents: list[_Todo], chunks: int) -> None:
-    """Count a stored group of documents as added or replaced."""
-    result.chunks += chunks
-    for source, _, _, existed in documents:
-        (result.replaced if existed else result.added).append(source.document_id)
+    def _calls(self, batch_size: int) -> list[list[tuple[int, int]]]:
+        """The (document, chunk) pairs of each embedder call, in order."""
+        flat = [(d, i) for d, (_, _, texts, _) in enumerate(self.todo) for i in range(len(texts))]
+        calls = []
+        for start in range(0, len(flat), WINDOW):
+            window = sorted(flat[start : start + WINDOW], key=self._size, reverse=True)
+            calls += [window[k : k + batch_size] for k in range(0, len(window), batch_size)]
+        return calls
+
+    def _size(self, pair: tuple[int, int]) -> int:
+        return len(self.todo[pair[0]][2][pair[1]])
+
+    async def _embed(self, call: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], list[Any]]:
+        texts = [self.todo[d][2][i] for d, i in call]
+        out = await self.runtime.acall_method(
+            self.embedder, "embed", {"texts": texts, "input_type": "document"}
+        )
+        vectors: list[Any] = out["vectors"]
+        return call, vectors
+
+    async def run(self) -> AsyncIterator[tuple[int, int]]:
+        """Embed and store everything; yields (chunks embedded, documents stored) each
+        time either moves."""
+        embedded = 0
+        ready = [d for d, missing in enumerate(self.missing) if not missing]  # emptied ones
+        pending = iter(self.calls)
+        for call in itertools.islice(pending, IN_FLIGHT):
+            self.embedding.add(asyncio.ensure_future(self._embed(call)))
+        while self.embedding or ready or self.writing is not None:
+            if self.writing is None and ready:
+                self.in_flight, ready = sorted(ready), []
+                self.writing = asyncio.ensure_future(self._write(self.in_flight))
+            waiting: set[asyncio.Future[Any]] = set(self.embedding)
+            if self.writing is not None:
+                waiting.add(self.writing)
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if self.writing is not None and self.writing in done:
+                self.chunks_written += self.writing.result()
+                self.stored += self.in_flight
+                self.writing, self.in_flight = None, []
+            for task in done & self.embedding:
+                self.embedding.discard(task)
+                call, vectors = task.result()
+                for (d, i), vector in zip(call, vectors, strict=True):
+                    self.vectors[d][i] = vector
+                    self.missing[d] -= 1
+                    if not self.missing[d]:
+                        ready.append(d)
+                embedded += len(call)
+                for next_call in itertools.islice(pending, 1):
+                    self.embedding.add(asyncio.ensure_future(self._embed(next_call)))
+            yield embedded, len(self.stored)
+
+    async def settle(self) -> None:
+        """After a failure: stop embedding, and let a write under way finish (what was
+        embedded before is then stored)."""
+        for task in self.embedding:
+            task.cancel()
+        if self.embedding:
+            await asyncio.wait(self.embedding)
+        if self.writing is not None:
+            await asyncio.wait([self.writing])
+
+    async def _write(self, documents: list[int]) -> int:
+        chunks: list[dict[str, Any]] = []
+        emptied: list[str] = []  # stored documents that now read as nothing
+        for d in documents:
+            source, version_hash, texts, _ = self.todo[d]
+            if not texts:
+                emptied.append(source.document_id)
+            for index, (text, vector) in enumerate(zip(texts, self.vectors[d], strict=True)):
+                chunks.append(
+                    {
+                        "id": chunk_id(source.document_id, index),
+                        "document_id": source.document_id,
+                        "text": text,
+                        "vector": vector,
+                        "content_hash": version_hash,
+                        "metadata": {"name": source.name, **source.metadata, "chunk": index},
+                    }
+                )
+            self.vectors[d] = []  # let them go
+        await self.runtime.acall_method(
+            self.store, "replace_documents", {"chunks": chunks, "document_ids": emptied}
+        )
+        return len(chunks)

@@ -42,12 +42,20 @@ from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool
 from .document import ContentResult, Document, MessageReferences
 from .embedder import MiniLMEmbedder
-from .ingest import CONTENT_ARGUMENTS, Chunking, Progress, Read, insert, read_content
+from .ingest import (
+    CONTENT_ARGUMENTS,
+    Chunking,
+    IngestProgress,
+    Progress,
+    Read,
+    insert,
+    read_content,
+)
 from .readers import ReadLimits
 from .search import check_search, search
 from .vectordb import SearchType, SearchTypeName, SqliteVecDb, search_type_name
 
-__all__ = ["Knowledge", "Progress", "ReadLimits"]
+__all__ = ["IngestProgress", "Knowledge", "Progress", "ReadLimits"]
 
 
 #: Ailoy 0.2's knowledge tool's name (`Knowledge.as_tool`), and its documents per search.
@@ -67,8 +75,8 @@ class Knowledge:
     process's shared one). ``max_results``: what `search` returns by default.
     ``chunk_size`` / ``chunk_overlap``: `split_text`'s, in UTF-8 bytes (all-MiniLM-L6-v2
     reads 256 tokens, about 1,000 bytes of English). ``batch_size``: chunks per embedder
-    call (and per store transaction). ``limits``: bounds on reading each file or download
-    (`ReadLimits`: size, and a PDF's pages, text and time).
+    call (progress moves after each; `ferrule.knowledge.ingest`). ``limits``: bounds on
+    reading each file or download (`ReadLimits`: size, and a PDF's pages, text and time).
     """
 
     def __init__(
@@ -82,7 +90,7 @@ class Knowledge:
         runtime: Any = None,
         chunk_size: int = 1000,
         chunk_overlap: int = 100,
-        batch_size: int = 256,
+        batch_size: int = 32,
         limits: ReadLimits | None = None,
     ) -> None:
         if vector_db is None:
@@ -261,7 +269,9 @@ class Knowledge:
         ``description``, as its ``"description"``).
         ``skip_if_exists``: skip documents stored unchanged (False re-embeds them).
         ``follow_symlinks``: read a folder's links to files outside it (by default such a
-        link is a `ReadFailure`).
+        link is a `ReadFailure`). ``progress``: told how the embedding goes, as
+        ``progress(done, total)`` (chunks), or ``progress(IngestProgress)`` for a callable
+        of one argument (documents and chunks; `Progress`).
         Returns what was added, replaced, skipped and, for a folder's bad files, failed."""
         read = await read_content(
             name,
