@@ -186,6 +186,8 @@ async def observed_model_stream(
     accumulator = MessageAccumulator()
     start = time.perf_counter()
     first: float | None = None
+    failure: BaseException | None = None
+    message = None
     try:
         async with contextlib.aclosing(items):
             async for item in items:
@@ -193,22 +195,16 @@ async def observed_model_stream(
                     first = time.perf_counter() - start
                 accumulator.add(item)
                 yield item
-    except BaseException as exc:
+        with contextlib.suppress(FerruleError):  # tool-call arguments that are not JSON:
+            message = accumulator.message()  # the caller's to answer; the span lacks the reply
+    except BaseException as exc:  # a closed stream's GeneratorExit too: the span ends
+        failure = exc
+        raise
+    finally:
         span.finish(
-            message=None,
+            message=message,
             finish_reason=accumulator.finish_reason,
             usage=accumulator.usage,
             time_to_first_token=first,
-            exception=exc,
+            exception=failure,
         )
-        raise
-    message = None
-    with contextlib.suppress(FerruleError):  # tool-call arguments that are not JSON: the
-        message = accumulator.message()  # caller's to answer; the span only lacks the reply
-    span.finish(
-        message=message,
-        finish_reason=accumulator.finish_reason,
-        usage=accumulator.usage,
-        time_to_first_token=first,
-        exception=None,
-    )
