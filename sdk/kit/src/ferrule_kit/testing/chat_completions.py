@@ -47,244 +47,183 @@ __all__ = [
     "validator",
 ]
 
-_TEXT_PART = {
-    "type": "object",
-    "properties": {"type": {"const": "text"}, "text": {"type": "string"}},
-    "required": ["type", "text"],
-    "additionalProperties": False,
-}
-_IMAGE_PART = {
-    "type": "object",
-    "properties": {
-        "type": {"const": "image_url"},
-        "image_url": {
-            "type": "object",
-            "properties": {
-                "url": {
-                    "type": "string",
-                    "pattern": "^(https?://|data:image/[a-z0-9.+-]+;base64,[A-Za-z0-9+/]+=*$)",
-                },
-                "detail": {"enum": ["auto", "low", "high"]},
+
+def _closed(properties: dict[str, Any], *required: str) -> dict[str, Any]:
+    """A JSON object with these properties (``required`` among them) and no other."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return {**schema, "additionalProperties": False}
+
+
+def _part(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A content part: ``{"type": kind, kind: body}``."""
+    return _closed({"type": {"const": kind}, kind: body}, "type", kind)
+
+
+_BASE64 = "[A-Za-z0-9+/]+=*"
+_TEXT_PART = _closed({"type": {"const": "text"}, "text": {"type": "string"}}, "type", "text")
+_IMAGE_PART = _part(
+    "image_url",
+    _closed(
+        {
+            "url": {
+                "type": "string",
+                "pattern": f"^(https?://|data:image/[a-z0-9.+-]+;base64,{_BASE64}$)",
             },
-            "required": ["url"],
-            "additionalProperties": False,
+            "detail": {"enum": ["auto", "low", "high"]},
         },
-    },
-    "required": ["type", "image_url"],
-    "additionalProperties": False,
-}
-_AUDIO_PART = {
-    "type": "object",
-    "properties": {
-        "type": {"const": "input_audio"},
-        "input_audio": {
-            "type": "object",
-            "properties": {
-                "data": {"type": "string", "pattern": "^[A-Za-z0-9+/]+=*$"},
-                "format": {"enum": ["wav", "mp3"]},
+        "url",
+    ),
+)
+_AUDIO_PART = _part(
+    "input_audio",
+    _closed(
+        {"data": {"type": "string", "pattern": f"^{_BASE64}$"}, "format": {"enum": ["wav", "mp3"]}},
+        "data",
+        "format",
+    ),
+)
+_FILE_PART = _part(
+    "file",
+    _closed(
+        {
+            "filename": {"type": "string"},
+            "file_data": {
+                "type": "string",
+                "pattern": f"^data:[a-z]+/[a-z0-9.+-]+;base64,{_BASE64}$",
             },
-            "required": ["data", "format"],
-            "additionalProperties": False,
-        },
-    },
-    "required": ["type", "input_audio"],
-    "additionalProperties": False,
-}
-_FILE_PART = {
-    "type": "object",
-    "properties": {
-        "type": {"const": "file"},
-        "file": {
-            "type": "object",
-            "properties": {
-                "filename": {"type": "string"},
-                "file_data": {
-                    "type": "string",
-                    "pattern": "^data:[a-z]+/[a-z0-9.+-]+;base64,[A-Za-z0-9+/]+=*$",
-                },
-                "file_id": {"type": "string"},
-            },
-            "additionalProperties": False,
-        },
-    },
-    "required": ["type", "file"],
-    "additionalProperties": False,
-}
+            "file_id": {"type": "string"},
+        }
+    ),
+)
 _TEXT_CONTENT = {"anyOf": [{"type": "string"}, {"type": "array", "items": _TEXT_PART}]}
-_TOOL_CALL = {
-    "type": "object",
-    "properties": {
+_USER_CONTENT = {
+    "anyOf": [
+        {"type": "string"},
+        {
+            "type": "array",
+            "minItems": 1,
+            "items": {"anyOf": [_TEXT_PART, _IMAGE_PART, _AUDIO_PART, _FILE_PART]},
+        },
+    ]
+}
+_TOOL_CALL = _closed(
+    {
         "id": {"type": "string", "minLength": 1},
         "type": {"const": "function"},
-        "function": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "minLength": 1},
-                "arguments": {"type": "string"},
-            },
-            "required": ["name", "arguments"],
-            "additionalProperties": False,
-        },
+        "function": _closed(
+            {"name": {"type": "string", "minLength": 1}, "arguments": {"type": "string"}},
+            "name",
+            "arguments",
+        ),
     },
-    "required": ["id", "type", "function"],
-    "additionalProperties": False,
-}
+    "id",
+    "type",
+    "function",
+)
 
 
-def _role(role: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {"role": {"const": role}, "name": {"type": "string"}, **properties},
-        "required": ["role", *required],
-        "additionalProperties": False,
-    }
+def _definition(schema_key: str) -> dict[str, Any]:
+    """A named schema (a tool's ``parameters``, a response format's ``schema``)."""
+    return _closed(
+        {
+            "name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
+            "description": {"type": "string"},
+            schema_key: {"type": "object"},
+            "strict": {"type": ["boolean", "null"]},
+        },
+        "name",
+    )
+
+
+_TOOL = _part("function", _definition("parameters"))
+_JSON_SCHEMA_FORMAT = _part("json_schema", _definition("schema"))
+
+
+def _role(role: str, properties: dict[str, Any], *required: str) -> dict[str, Any]:
+    return _closed(
+        {"role": {"const": role}, "name": {"type": "string"}, **properties}, "role", *required
+    )
 
 
 REQUEST_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-        "model": {"type": "string", "minLength": 1},
-        "messages": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "oneOf": [
-                    _role("system", {"content": _TEXT_CONTENT}, ["content"]),
-                    _role("developer", {"content": _TEXT_CONTENT}, ["content"]),
-                    _role(
-                        "user",
-                        {
-                            "content": {
-                                "anyOf": [
-                                    {"type": "string"},
-                                    {
-                                        "type": "array",
-                                        "minItems": 1,
-                                        "items": {
-                                            "anyOf": [
-                                                _TEXT_PART,
-                                                _IMAGE_PART,
-                                                _AUDIO_PART,
-                                                _FILE_PART,
-                                            ]
-                                        },
-                                    },
-                                ]
-                            }
-                        },
-                        ["content"],
-                    ),
-                    _role(
-                        "assistant",
-                        {
-                            "content": {"anyOf": [{"type": "null"}, _TEXT_CONTENT]},
-                            "tool_calls": {"type": "array", "minItems": 1, "items": _TOOL_CALL},
-                            "refusal": {"type": ["string", "null"]},
-                        },
-                        [],
-                    ),
-                    _role(
-                        "tool",
-                        {
-                            "content": _TEXT_CONTENT,
-                            "tool_call_id": {"type": "string", "minLength": 1},
-                        },
-                        ["content", "tool_call_id"],
-                    ),
+    **_closed(
+        {
+            "model": {"type": "string", "minLength": 1},
+            "messages": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "oneOf": [
+                        _role("system", {"content": _TEXT_CONTENT}, "content"),
+                        _role("developer", {"content": _TEXT_CONTENT}, "content"),
+                        _role("user", {"content": _USER_CONTENT}, "content"),
+                        _role(
+                            "assistant",
+                            {
+                                "content": {"anyOf": [{"type": "null"}, _TEXT_CONTENT]},
+                                "tool_calls": {"type": "array", "minItems": 1, "items": _TOOL_CALL},
+                                "refusal": {"type": ["string", "null"]},
+                            },
+                        ),
+                        _role(
+                            "tool",
+                            {
+                                "content": _TEXT_CONTENT,
+                                "tool_call_id": {"type": "string", "minLength": 1},
+                            },
+                            "content",
+                            "tool_call_id",
+                        ),
+                    ]
+                },
+            },
+            "tools": {"type": "array", "items": _TOOL},
+            "tool_choice": {"anyOf": [{"enum": ["none", "auto", "required"]}, {"type": "object"}]},
+            "parallel_tool_calls": {"type": "boolean"},
+            "stream": {"type": "boolean"},
+            "stream_options": _closed(
+                {"include_usage": {"type": "boolean"}, "include_obfuscation": {"type": "boolean"}}
+            ),
+            "max_completion_tokens": {"type": "integer", "minimum": 1},
+            "max_tokens": {"type": "integer", "minimum": 1},
+            "reasoning_effort": {
+                "enum": ["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+            },
+            "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+            "top_p": {"type": "number", "minimum": 0, "maximum": 1},
+            "stop": {
+                "anyOf": [
+                    {"type": "string"},
+                    {"type": "array", "items": {"type": "string"}, "maxItems": 4},
                 ]
             },
-        },
-        "tools": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "type": {"const": "function"},
-                    "function": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
-                            "description": {"type": "string"},
-                            "parameters": {"type": "object"},
-                            "strict": {"type": ["boolean", "null"]},
-                        },
-                        "required": ["name"],
-                        "additionalProperties": False,
-                    },
-                },
-                "required": ["type", "function"],
-                "additionalProperties": False,
+            "response_format": {
+                "oneOf": [
+                    _closed({"type": {"enum": ["text", "json_object"]}}, "type"),
+                    _JSON_SCHEMA_FORMAT,
+                ]
             },
+            "n": {"type": "integer", "minimum": 1},
+            "seed": {"type": "integer"},
+            "user": {"type": "string"},
+            "frequency_penalty": {"type": "number"},
+            "presence_penalty": {"type": "number"},
+            "logprobs": {"type": "boolean"},
+            "top_logprobs": {"type": "integer"},
+            "logit_bias": {"type": "object"},
+            "metadata": {"type": "object"},
+            "store": {"type": "boolean"},
+            "service_tier": {"type": "string"},
+            "modalities": {"type": "array", "items": {"type": "string"}},
+            "audio": {"type": "object"},
+            "prediction": {"type": "object"},
         },
-        "tool_choice": {"anyOf": [{"enum": ["none", "auto", "required"]}, {"type": "object"}]},
-        "parallel_tool_calls": {"type": "boolean"},
-        "stream": {"type": "boolean"},
-        "stream_options": {
-            "type": "object",
-            "properties": {
-                "include_usage": {"type": "boolean"},
-                "include_obfuscation": {"type": "boolean"},
-            },
-            "additionalProperties": False,
-        },
-        "max_completion_tokens": {"type": "integer", "minimum": 1},
-        "max_tokens": {"type": "integer", "minimum": 1},
-        "reasoning_effort": {"enum": ["none", "minimal", "low", "medium", "high", "xhigh", "max"]},
-        "temperature": {"type": "number", "minimum": 0, "maximum": 2},
-        "top_p": {"type": "number", "minimum": 0, "maximum": 1},
-        "stop": {
-            "anyOf": [
-                {"type": "string"},
-                {"type": "array", "items": {"type": "string"}, "maxItems": 4},
-            ]
-        },
-        "response_format": {
-            "oneOf": [
-                {
-                    "type": "object",
-                    "properties": {"type": {"enum": ["text", "json_object"]}},
-                    "required": ["type"],
-                    "additionalProperties": False,
-                },
-                {
-                    "type": "object",
-                    "properties": {
-                        "type": {"const": "json_schema"},
-                        "json_schema": {
-                            "type": "object",
-                            "properties": {
-                                "name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
-                                "description": {"type": "string"},
-                                "schema": {"type": "object"},
-                                "strict": {"type": ["boolean", "null"]},
-                            },
-                            "required": ["name"],
-                            "additionalProperties": False,
-                        },
-                    },
-                    "required": ["type", "json_schema"],
-                    "additionalProperties": False,
-                },
-            ]
-        },
-        "n": {"type": "integer", "minimum": 1},
-        "seed": {"type": "integer"},
-        "user": {"type": "string"},
-        "frequency_penalty": {"type": "number"},
-        "presence_penalty": {"type": "number"},
-        "logprobs": {"type": "boolean"},
-        "top_logprobs": {"type": "integer"},
-        "logit_bias": {"type": "object"},
-        "metadata": {"type": "object"},
-        "store": {"type": "boolean"},
-        "service_tier": {"type": "string"},
-        "modalities": {"type": "array", "items": {"type": "string"}},
-        "audio": {"type": "object"},
-        "prediction": {"type": "object"},
-    },
-    "required": ["model", "messages"],
-    "additionalProperties": False,
+        "model",
+        "messages",
+    ),
 }
 
 
