@@ -1,5 +1,6 @@
-"""Continuous batching on the shipped SmolLM2 model: concurrent requests are decoded together,
-and each one's greedy tokens are exactly those it gets alone."""
+"""Continuous batching on the shipped SmolLM2 model in deterministic mode: concurrent requests
+are decoded together, and each one's greedy tokens are exactly those it gets alone (the
+default, packed mode is tested in test_packed.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,11 @@ from ferrule_kit.testing import check_stream
 
 SCHEMA = {
     "type": "object",
-    "properties": {"colour": {"enum": ["red", "green", "blue"]}, "why": {"type": "string"}},
+    # maxLength: the JSON ends within the request's max_tokens whatever the model writes.
+    "properties": {
+        "colour": {"enum": ["red", "green", "blue"]},
+        "why": {"type": "string", "maxLength": 60},
+    },
     "required": ["colour", "why"],
     "additionalProperties": False,
 }
@@ -31,29 +36,76 @@ def ask(text: str, **options: Any) -> dict[str, Any]:
 
 
 #: Different prompts, lengths and ends: a token limit, stop strings, a JSON schema, one that
-#: is cancelled after a few chunks (the "cancel_after" key is the test's, not the request's).
-REQUESTS: list[dict[str, Any]] = [
-    ask("Name three colours.", max_tokens=24),
+#: is cancelled after a few chunks. Keys of the test's own, not the request's:
+#: "cancel_after" (text items before the stream is closed), "stop_at_word" (the request
+#: stops at that word of the reply it gives without a stop string) and "limit_half" (its
+#: max_tokens becomes half the tokens of that reply): no test depends on what the model
+#: happens to say on this build of llama.cpp, only on greedy decoding being repeatable.
+BASE_REQUESTS: list[dict[str, Any]] = [
+    {**ask("Name three colours.", max_tokens=24), "limit_half": True},
     ask("Write a short poem about the sea at night, with the moon and the wind.", max_tokens=30),
-    ask("What is 2+2? Answer with one number.", max_tokens=12, stop=[" is"]),
+    {**ask("Explain in two sentences what 2+2 is.", max_tokens=16), "stop_at_word": 2},
     {
         **ask("Tell me a long story about a dragon who bakes bread.", max_tokens=40),
         "cancel_after": 4,
     },
     ask("Pick a colour and say why, as JSON.", max_tokens=60, output_schema=SCHEMA),
-    ask("List the days of the week.", max_tokens=28, stop=["Sunday"]),
+    {**ask("List the days of the week.", max_tokens=28), "stop_at_word": 4},
     ask("Explain in one sentence what a CPU does.", max_tokens=20),
-    ask(
-        "Say hello in French, Spanish and German, one per line, and nothing else at all.",
-        max_tokens=18,
-        stop=["espan"],
-    ),
+    {
+        **ask("Say hello in French, Spanish and German, one per line.", max_tokens=18),
+        "stop_at_word": 3,
+    },
 ]
+
+
+def stop_at(text: str, word: int) -> str:
+    """A stop string that cuts ``text`` after some text: `` <the word-th word>`` or a later one."""
+    for candidate in text.split()[word:]:
+        stop = " " + candidate
+        if text[: text.index(stop)].strip():
+            return stop
+    pytest.fail(f"the reply has too few words to stop in: {text!r}")
+
+
+@pytest.fixture(scope="module")
+def free(rt: Runtime, lm: str) -> dict[int, list[dict[str, Any]]]:
+    """The requests that stop at a word or get half a limit, run without either first."""
+
+    async def run_all() -> dict[int, list[dict[str, Any]]]:
+        test_keys = ("stop_at_word", "limit_half")
+        out = {}
+        for index, request in enumerate(BASE_REQUESTS):
+            if any(key in request for key in test_keys):
+                plain = {k: v for k, v in request.items() if k not in test_keys}
+                out[index] = await stream(rt, lm, plain)
+        return out
+
+    return asyncio.run(run_all())
+
+
+@pytest.fixture(scope="module")
+def requests(free: dict[int, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """BASE_REQUESTS with their stop strings and limits taken from their free replies."""
+    out = []
+    for index, request in enumerate(BASE_REQUESTS):
+        request = dict(request)
+        if request.pop("stop_at_word", None) is not None:
+            request["stop"] = [stop_at(text_of(free[index]), BASE_REQUESTS[index]["stop_at_word"])]
+        if request.pop("limit_half", None):
+            request["max_tokens"] = max(1, free[index][-1]["usage"]["output_tokens"] // 2)
+        out.append(request)
+    return out
+
+
+def text_of(items: list[dict[str, Any]]) -> str:
+    return "".join(i["message"]["content"][0]["text"] for i in items)
 
 
 @pytest.fixture(scope="module")
 def lm(rt: Runtime, smollm2_gguf: Path) -> str:
-    rt.define("llamacpp_language_model", "batched", {"parallel": 8, "n_ctx": 1024, "seed": 3})
+    attributes = {"parallel": 8, "n_ctx": 1024, "seed": 3, "deterministic": True}
+    rt.define("llamacpp_language_model", "batched", attributes)
     return "batched"
 
 
@@ -74,12 +126,12 @@ async def stream(rt: Runtime, lm: str, request: dict[str, Any]) -> list[dict[str
 
 
 @pytest.fixture(scope="module")
-def alone(rt: Runtime, lm: str) -> list[list[dict[str, Any]]]:
+def alone(rt: Runtime, lm: str, requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Each request run on its own, one after another (uncancelled)."""
 
     async def run_all() -> list[list[dict[str, Any]]]:
         out = []
-        for request in REQUESTS:
+        for request in requests:
             uncancelled = {k: v for k, v in request.items() if k != "cancel_after"}
             out.append(await stream(rt, lm, uncancelled))
         return out
@@ -92,20 +144,24 @@ def alone(rt: Runtime, lm: str) -> list[list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("concurrent", [1, 2, 4, 8])
 async def test_greedy_tokens_are_the_same_alone_and_batched(
-    rt: Runtime, lm: str, alone: list[list[dict[str, Any]]], concurrent: int
+    rt: Runtime,
+    lm: str,
+    requests: list[dict[str, Any]],
+    alone: list[list[dict[str, Any]]],
+    concurrent: int,
 ) -> None:
     model = rt.kernel.component(lm)
     decoder = model.decoder
     # Rotate which requests run together, so each count mixes different kinds.
-    chosen = [(concurrent + i) % len(REQUESTS) for i in range(concurrent)]
+    chosen = [(concurrent + i) % len(requests) for i in range(concurrent)]
     decoder.peak_batch = 0
-    results = await asyncio.gather(*(stream(rt, lm, REQUESTS[i]) for i in chosen))
+    results = await asyncio.gather(*(stream(rt, lm, requests[i]) for i in chosen))
     await asyncio.to_thread(model.wait_idle)
     # Decoded together (how many overlap depends on when each arrives and ends).
     assert decoder.peak_batch >= min(concurrent, 2)
     for index, items in zip(chosen, results, strict=True):
         reference = alone[index]
-        if "cancel_after" in REQUESTS[index]:
+        if "cancel_after" in requests[index]:
             # Cut off: its chunks so far are the first chunks of the whole reply.
             assert items == reference[: len(items)]
             assert items[-1].get("finish_reason") is None
@@ -116,19 +172,28 @@ async def test_greedy_tokens_are_the_same_alone_and_batched(
 
 
 def test_the_schema_request_gives_valid_json(alone: list[list[dict[str, Any]]]) -> None:
-    text = "".join(i["message"]["content"][0]["text"] for i in alone[4])
+    text = text_of(alone[4])
     assert json.loads(text)["colour"] in ("red", "green", "blue")
     assert alone[4][-1]["finish_reason"] == "stop"
 
 
-def test_stops_and_limits_apply_per_request(alone: list[list[dict[str, Any]]]) -> None:
+def test_stops_and_limits_apply_per_request(
+    requests: list[dict[str, Any]],
+    free: dict[int, list[dict[str, Any]]],
+    alone: list[list[dict[str, Any]]],
+) -> None:
     ends = [items[-1] for items in alone]
-    assert ends[0]["finish_reason"] == "length" and ends[0]["usage"]["output_tokens"] == 24
-    texts = ["".join(i["message"]["content"][0]["text"] for i in items) for items in alone]
-    # Each stop string cut its own reply where it came (none of them in the text).
-    for index, stop in ((2, " is"), (5, "Sunday"), (7, "espan")):
+    texts = [text_of(items) for items in alone]
+    # The limit cut the reply at that many tokens, where the free reply went on.
+    limit = requests[0]["max_tokens"]
+    assert ends[0]["finish_reason"] == "length" and ends[0]["usage"]["output_tokens"] == limit
+    assert text_of(free[0]).startswith(texts[0]) and len(texts[0]) < len(text_of(free[0]))
+    # Each stop string cut its own reply where it first came in the free reply.
+    for index in (2, 5, 7):
+        (stop,) = requests[index]["stop"]
+        whole = text_of(free[index])
         assert ends[index]["finish_reason"] == "stop", texts[index]
-        assert stop not in texts[index] and texts[index].strip()
+        assert texts[index] == whole[: whole.index(stop)] and texts[index].strip()
 
 
 async def test_past_the_cap_requests_wait_in_line_in_order(
@@ -211,7 +276,8 @@ async def test_a_request_copies_the_start_it_shares_with_another_slot(
     """Requests that share a long system prompt: one that lands in an empty slot gets the
     shared start copied from the slot holding it and reads only the rest, and its reply is
     the one it gets alone."""
-    await rt.adefine("llamacpp_language_model", "sharing", {"parallel": 3, "n_ctx": 512})
+    attributes = {"parallel": 3, "n_ctx": 512, "deterministic": True}
+    await rt.adefine("llamacpp_language_model", "sharing", attributes)
     decoder = rt.kernel.component("sharing").decoder
     system = "You are a careful assistant who answers briefly and plainly. " * 8
 

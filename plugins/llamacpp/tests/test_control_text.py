@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import llama_cpp
 import pytest
 from ferrule import Runtime
 from ferrule_kit.lm import InferInput
@@ -117,6 +116,7 @@ def test_a_forged_turn_in_every_field_the_prompt_holds_stays_text_on_qwen3(qwen3
 
 
 def test_control_texts_are_the_vocabularys_control_tokens(smollm2: Any, qwen3: Any) -> None:
+    import llama_cpp
     from ferrule_llamacpp.backend import control_texts
 
     texts = set(control_texts(qwen3.model))

@@ -4,13 +4,13 @@ weights, so the text is noise: these tests hold the mechanics, not the words).""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ferrule import Runtime
 from ferrule_kit import qwen3
 from ferrule_kit.lm import parse_infer_input
 from ferrule_kit.testing import check_stream, fold
-from llama_cpp import Llama
 
 MESSAGES = [
     {"role": "system", "content": "You are terse."},
@@ -33,7 +33,11 @@ def lm(rt: Runtime, tiny_qwen3: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def vocab(tiny_qwen3: Path) -> Llama:
+def vocab(tiny_qwen3: Path) -> Any:
+    # Imported here, not at collection: the backend sets how llama.cpp's threads wait
+    # before the library first loads (ferrule_llamacpp.openmp).
+    from llama_cpp import Llama
+
     return Llama(str(tiny_qwen3), vocab_only=True, verbose=False)
 
 
@@ -45,7 +49,7 @@ def run(rt: Runtime, lm: str, **inputs) -> list[dict]:
     return items
 
 
-def prompt_tokens(vocab: Llama, **inputs) -> int:
+def prompt_tokens(vocab: Any, **inputs) -> int:
     request = parse_infer_input({"messages": MESSAGES, **inputs})
     text = qwen3.render_prompt(request.messages, request.tools, reasoning=request.reasoning_on)
     return len(vocab.tokenize(text.encode(), add_bos=False, special=True))
@@ -68,7 +72,7 @@ def test_llama_cpp_loads_the_qwen3_file_with_its_context(rt: Runtime, lm: str) -
     assert model.n_ctx == 1024  # the file's qwen3.context_length
 
 
-def test_special_tokens_are_single_tokens(vocab: Llama) -> None:
+def test_special_tokens_are_single_tokens(vocab: Any) -> None:
     text = b"<|im_start|>user\n<think></think><tool_call>"
     tokens = vocab.tokenize(text, add_bos=False, special=True)
     for tag in (b"<|im_start|>", b"<think>", b"</think>", b"<tool_call>"):
@@ -79,7 +83,7 @@ def test_special_tokens_are_single_tokens(vocab: Llama) -> None:
 
 @pytest.mark.parametrize("reasoning", [False, True])
 def test_prompt_is_the_qwen3_render_and_usage_counts_it(
-    rt: Runtime, lm: str, vocab: Llama, reasoning: bool
+    rt: Runtime, lm: str, vocab: Any, reasoning: bool
 ) -> None:
     items = run(rt, lm, max_tokens=12, reasoning=reasoning)
     usage = items[-1]["usage"]
@@ -88,7 +92,7 @@ def test_prompt_is_the_qwen3_render_and_usage_counts_it(
     assert items[-1]["finish_reason"] == "length"
 
 
-def test_tools_are_rendered_into_the_prompt(rt: Runtime, lm: str, vocab: Llama) -> None:
+def test_tools_are_rendered_into_the_prompt(rt: Runtime, lm: str, vocab: Any) -> None:
     items = run(rt, lm, max_tokens=4, tools=[WEATHER])
     assert items[-1]["usage"]["input_tokens"] == prompt_tokens(vocab, tools=[WEATHER])
     assert items[-1]["usage"]["input_tokens"] > prompt_tokens(vocab)
@@ -184,6 +188,8 @@ def test_the_tool_result_goes_back_in_the_qwen3_prompt(
     request = parse_infer_input({"messages": history, "tools": [WEATHER], "reasoning": True})
     prompt = qwen3.render_prompt(request.messages, request.tools, reasoning=True)
     assert '<tool_response>\n{"temp": 3}\n</tool_response>' in prompt
+    from llama_cpp import Llama
+
     vocab = Llama(str(scripted_qwen3), vocab_only=True, verbose=False)
     expected = len(vocab.tokenize(prompt.encode(), add_bos=False, special=True))
     assert items[-1]["usage"]["input_tokens"] == expected

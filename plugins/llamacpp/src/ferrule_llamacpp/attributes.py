@@ -41,6 +41,11 @@ class LlamaCppAttributes:
     #: Requests decoded at once, in shared batches (each a sequence of the one llama.cpp
     #: context); more wait in line, in order, for one to end.
     parallel: int = attrs.field(default=4, validator=in_range(1, 64))
+    #: True: each greedy reply is token for token the one the request gets alone, whatever
+    #: else runs (prompts read each in a decode step of its own, one KV stream per
+    #: sequence); False: prompts and generating sequences share each decode step, as in
+    #: llama-server (faster under concurrency; see the README for how replies may differ).
+    deterministic: bool = False
     #: Threads for generation and prompt processing; None uses every core this process may
     #: run on (llama-cpp-python's own default is half of them).
     n_threads: int | None = attrs.field(default=None, validator=in_range(1))

@@ -25,7 +25,7 @@ from ferrule_kit.errors import ModelError
 from ferrule_kit.lm import InferInput
 from ferrule_kit.tool_choice import constrained_inputs, honour_tool_choice
 
-from . import weights
+from . import openmp, weights
 from .attributes import LlamaCppAttributes
 from .batching import _END, BatchDecoder, Job, Sequence
 from .formats import (
@@ -79,7 +79,8 @@ class LlamaCppLanguageModel:
     """A GGUF chat model loaded in llama.cpp, with the ``infer`` method of `ferrule_kit.lm`."""
 
     def __init__(self, attributes: LlamaCppAttributes) -> None:
-        import llama_cpp
+        with openmp.prepared():  # how its threads wait: read when the library loads
+            import llama_cpp
         from llama_cpp._internals import LlamaModel
         from llama_cpp._logger import set_verbose
 
@@ -128,6 +129,7 @@ class LlamaCppLanguageModel:
                 n_batch=attributes.n_batch,
                 threads=self.threads,
                 piece=self._piece,
+                deterministic=attributes.deterministic,
             )
         except BaseException:
             self.model.close()

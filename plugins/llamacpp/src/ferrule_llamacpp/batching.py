@@ -5,29 +5,33 @@ has a separate stream per sequence (``kv_unified=False``): one worker thread loo
 decode steps, and in each step
 
 1. requests waiting in line (in order) take the free sequence slots;
-2. sequences still reading their prompt read the next chunk of it (``n_batch`` tokens in
-   all per step, each prompt on its own), so a long prompt is read in chunks between the
-   others' decode steps, not in one go; a prompt read to its end samples its first token;
-3. every sequence that is generating decodes its last sampled token, all of them in one
-   ``llama_decode`` call, and each samples its next token with its own sampler chain
-   (penalties, grammar, top-k/top-p/min-p/temperature or greedy, its own seed).
+2. one ``llama_decode`` holds every generating sequence's last sampled token and the next
+   chunk of each prompt still being read (``n_batch`` prompt tokens in all per step,
+   shared out in the order the requests came), as llama-server does: prompts that arrive
+   together are read together, and a long prompt is read in chunks between the others'
+   tokens;
+3. each sequence whose logits the step produced samples its next token (a prompt read to
+   its end, its first) with its own sampler chain (penalties, grammar,
+   top-k/top-p/min-p/temperature or greedy, its own seed).
 
 A request leaves as soon as it ends (end of generation, a stop string, its token limit, its
 consumer gone): its slot is free for the next one at the next step.
 
-Why outputs do not depend on what else runs. Each sequence's tokens sit in their own stream
-at the same cells as when it runs alone, and prompts are read alone, so every matrix
-product sees the same shapes for that sequence's rows except the weight products of a
-decode step, whose kernels compute each row the same way whatever the row count. Flash
-attention is off: its CPU kernel splits the keys of a lone query across threads (more than
-511 cached tokens) but not those of several, which changes rounding. With greedy decoding
-a request's tokens are the same alone and among others (tested for 1 to 8 at once); with a
-unified KV cache they were not.
+Packed so, a reply can differ from the request's solo reply where two tokens are all but
+tied: llama.cpp cuts a decode over several KV streams into micro-batches of equal token
+counts per sequence, so a prompt read among others is cut where it is not alone, and a few
+numbers round differently (tested: the first token where a packed greedy reply leaves its
+solo one was within 0.5 logits of the best; see tests/test_packed.py).
 
-Prompts are read alone for that reason too: llama.cpp splits a batch over several KV
-streams into micro-batches of equal token counts per sequence, so a prompt packed with
-other sequences' tokens is cut where it is not when read alone (tried: greedy replies
-changed at 8 at once).
+The deterministic mode (``deterministic=True``) makes outputs independent of what else
+runs: each prompt chunk is read in a ``llama_decode`` of its own, then the generating
+sequences in one more. Each sequence's tokens then sit in their own stream at the same
+cells as when it runs alone, and every matrix product sees the same shapes for that
+sequence's rows except the weight products of a decode step, whose kernels compute each
+row the same way whatever the row count. Flash attention is off: its CPU kernel splits the
+keys of a lone query across threads (more than 511 cached tokens) but not those of
+several, which changes rounding. With greedy decoding a request's tokens are the same
+alone and among others (tested for 1 to 8 at once); with a unified KV cache they were not.
 
 A slot keeps its tokens when its request ends. A new request takes the lowest free slot
 (consecutive sequence ids decode in one pass over the weights, a gap costs another) and
@@ -71,8 +75,8 @@ class Job:
         self.loop = loop
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.cancelled = threading.Event()
-        #: Tokens generated so far (read by tests and logs after the job ends).
-        self.output_tokens = 0
+        #: The tokens generated so far (read by tests and logs after the job ends).
+        self.tokens: list[int] = []
 
     def _send(self, item: Any) -> None:
         try:
@@ -128,25 +132,34 @@ class _Slot:
 
 
 class StepStats:
-    """Time in ``llama_decode``: decode steps by how many sequences they held, and prompt
-    reads (each prompt chunk is a call of its own). Wall seconds, and the worker thread's
-    CPU seconds: with one thread llama.cpp computes on the calling thread, so that is the
-    step's work whatever else the machine runs."""
+    """Time in ``llama_decode``: decode steps by how many sequences they held, and steps
+    that read prompt tokens (with generating sequences or not). Wall seconds, and the
+    worker thread's CPU seconds: with one thread llama.cpp computes on the calling thread,
+    so that is the step's work whatever else the machine runs."""
 
     def __init__(self) -> None:
         #: sequences decoded together -> [steps, seconds, CPU seconds].
         self.decode: dict[int, list[float]] = {}
-        #: Prompt chunks read: [calls, tokens, seconds, CPU seconds].
+        #: Steps that read prompt tokens: [steps, tokens, seconds, CPU seconds].
         self.prompt = [0, 0, 0.0, 0.0]
+        #: Of those, steps that also decoded generating sequences (packed mode only), and
+        #: the most prompts one step read.
+        self.mixed = 0
+        self.peak_prompts = 0
         #: Prompt starts copied from another slot's KV stream (see BatchDecoder._admit).
         self.copies = 0
 
-    def timed(self, decode: Callable[[], int], sequences: int, prompt_tokens: int) -> int:
-        """Run ``decode`` (a llama_decode), count its time, return its status."""
+    def timed(
+        self, decode: Callable[[], int], sequences: int, prompt_tokens: int, prompts: int = 1
+    ) -> int:
+        """Run ``decode`` (a llama_decode of ``sequences`` generating sequences' tokens and
+        ``prompt_tokens`` of ``prompts`` prompts), count its time, return its status."""
         wall, cpu = time.perf_counter(), time.thread_time()
         status = decode()
         wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
         if prompt_tokens:
+            self.mixed += sequences > 0
+            self.peak_prompts = max(self.peak_prompts, prompts)
             self.prompt[0] += 1
             self.prompt[1] += prompt_tokens
             self.prompt[2] += wall
@@ -181,6 +194,8 @@ class BatchDecoder:
         n_batch: int,
         threads: int,
         piece: Callable[[int], bytes],
+        deterministic: bool = False,
+        kv_unified: bool = False,
     ) -> None:
         import llama_cpp
         from llama_cpp._internals import LlamaContext
@@ -189,13 +204,16 @@ class BatchDecoder:
         self.parallel = parallel
         self.n_ctx = n_ctx
         self.n_batch = n_batch
+        #: Read prompts alone and keep a KV stream per sequence (see the module).
+        self.deterministic = deterministic
         self._piece = piece
         self._vocab = model.vocab
         params = llama_cpp.llama_context_default_params()
         params.n_ctx = n_ctx * parallel  # llama.cpp gives each stream n_ctx / n_seq_max
-        params.n_batch = params.n_ubatch = max(n_batch, parallel)
+        # A packed step holds every generating sequence's token and n_batch prompt tokens.
+        params.n_batch = params.n_ubatch = n_batch + parallel
         params.n_seq_max = parallel
-        params.kv_unified = False
+        params.kv_unified = kv_unified and not deterministic
         params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
         params.n_threads = params.n_threads_batch = threads
         try:
@@ -313,6 +331,64 @@ class BatchDecoder:
 
     def _step(self) -> None:
         self._drop_cancelled()
+        if self.deterministic:
+            self._step_alone()
+        else:
+            self._step_packed()
+
+    def _step_packed(self) -> None:
+        """One llama_decode for the step: every generating sequence's last token and the
+        next prompt chunks (n_batch tokens in all, shared out in the order the requests
+        came), as llama-server does."""
+        reading: list[tuple[Sequence, list[int]]] = []
+        budget = self.n_batch
+        for sequence in self._running:
+            if sequence.next_token is not None or budget <= 0:
+                continue
+            start = len(sequence.slot.cached)  # type: ignore[union-attr]
+            chunk = sequence.prompt[start : start + budget]
+            reading.append((sequence, chunk))
+            budget -= len(chunk)
+        chunks = {id(sequence): chunk for sequence, chunk in reading}
+        rows: list[tuple[int, int, int, bool]] = []
+        samples: list[tuple[Sequence, int]] = []
+        generating: list[Sequence] = []
+        # By sequence id: llama.cpp puts consecutive ids in one micro-batch.
+        for sequence in sorted(self._running, key=lambda s: s.slot.seq_id):  # type: ignore[union-attr]
+            slot = sequence.slot
+            assert slot is not None
+            start = len(slot.cached)
+            if sequence.next_token is not None:
+                generating.append(sequence)
+                samples.append((sequence, len(rows)))
+                rows.append((sequence.next_token, start, slot.seq_id, True))
+            elif id(sequence) in chunks:
+                chunk = chunks[id(sequence)]
+                last = start + len(chunk) == len(sequence.prompt)
+                rows += [(t, start + i, slot.seq_id, False) for i, t in enumerate(chunk)]
+                if last:
+                    rows[-1] = (*rows[-1][:3], True)
+                    samples.append((sequence, len(rows) - 1))
+        if not rows:
+            return
+        self.peak_batch = max(self.peak_batch, len(generating))
+        prompt_tokens = len(rows) - len(generating)
+        status = self.stats.timed(
+            lambda: self._decode(rows), len(generating), prompt_tokens, len(reading)
+        )
+        if status != 0:
+            self._failed([*generating, *(s for s, _ in reading)], f"status {status}")
+            return
+        for sequence in generating:
+            sequence.slot.cached.append(sequence.next_token)  # type: ignore[union-attr,arg-type]
+        for sequence, chunk in reading:
+            sequence.slot.cached.extend(chunk)  # type: ignore[union-attr]
+        for sequence, index in samples:
+            self._sample(sequence, index)
+
+    def _step_alone(self) -> None:
+        """Prompt chunks each in a llama_decode of its own, then one for the generating
+        sequences (replies independent of what else runs: see the module)."""
         # Prompts first (a new request's first token comes one step sooner): chunks of up
         # to n_batch tokens in all, at least one, each read on its own (see the module).
         budget = self.n_batch
@@ -463,7 +539,7 @@ class BatchDecoder:
             if llama_cpp.llama_vocab_is_eog(self._vocab, token):
                 self._finish(sequence, "stop")
                 return
-            sequence.job.output_tokens += 1
+            sequence.job.tokens.append(token)
             self.generated_tokens += 1
             text = sequence.decode(self._piece(token))
             if text:
@@ -472,7 +548,7 @@ class BatchDecoder:
                 if sequence.stops.stopped:
                     self._finish(sequence, "stop")
                     return
-            if sequence.job.output_tokens >= sequence.limit:
+            if len(sequence.job.tokens) >= sequence.limit:
                 self._finish(sequence, "length")
                 return
             sequence.next_token = token
@@ -497,6 +573,6 @@ class BatchDecoder:
             job.put(item)
         if reason == "stop" and parser.saw_tool_calls:
             reason = "tool_calls"
-        usage = Usage(input_tokens=len(sequence.prompt), output_tokens=job.output_tokens)
+        usage = Usage(input_tokens=len(sequence.prompt), output_tokens=len(job.tokens))
         job.put(finish(reason, usage))  # type: ignore[arg-type]
         job.end()
