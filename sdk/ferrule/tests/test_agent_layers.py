@@ -30,13 +30,18 @@ def test_every_agent_module_is_in_the_import_order() -> None:
 
 
 def test_agent_is_composed_not_mixed_in() -> None:
-    """`Agent`'s one base is the typed run calls (`RunCalls`, abstract: it declares the two
-    things it needs); everything else is a collaborator it holds."""
+    """`Agent`'s one base with behaviour is the typed run calls (`RunCalls`, abstract: it
+    declares the two things it needs), beside `AgentAttributes`, which only declares the
+    options as attributes; everything else is a collaborator it holds."""
     from ferrule.agent.agent import Agent
+    from ferrule.agent.attributes import AgentAttributes
     from ferrule.agent.run_calls import RunCalls
 
     assert [base for base in Agent.__mro__ if base.__module__.startswith("ferrule.")] == [
         Agent,
         RunCalls,
+        AgentAttributes,
     ]
     assert RunCalls.__abstractmethods__ == frozenset({"_agent_runs", "_run_style"})
+    declared = {name for name in vars(AgentAttributes) if not name.startswith("__")}
+    assert declared == set(), f"AgentAttributes only annotates: {declared}"

@@ -1,7 +1,8 @@
 """The Agent's options as data (`ferrule.agent.settings`): one frozen group per concern,
 and everything that must follow a group's fields does. A new option is one field in one
 group (plus its behaviour): these tests name the line still missing elsewhere (the
-group's TypedDict for type checkers, the agent's attribute annotation)."""
+group's TypedDict in `_typing` for type checkers, its attribute in
+`attributes.AgentAttributes`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import attrs
 import pytest
 from ferrule import Agent, Runtime
 from ferrule.agent import MemoryManager, _typing
+from ferrule.agent.attributes import AgentAttributes
 from ferrule.agent.settings import (
     GROUPS,
     OPTION_GROUPS,
@@ -54,9 +56,10 @@ def test_agent_options_are_exactly_the_groups():
 
 
 def test_every_option_is_an_annotated_attribute_of_the_agent():
-    hints = {name for cls in Agent.__mro__ for name in getattr(cls, "__annotations__", {})}
+    hints = AgentAttributes.__annotations__
     missing = [name for name in OPTION_GROUPS if name not in hints]
-    assert not missing, f"declare these on Agent (its annotated attributes): {missing}"
+    assert not missing, f"declare these in attributes.AgentAttributes: {missing}"
+    assert AgentAttributes in Agent.__mro__
 
 
 def test_the_keyword_signature_is_made_from_the_groups():

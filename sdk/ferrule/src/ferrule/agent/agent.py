@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
 from ferrule_kit.instrumentation import instrumentation_of
-from ferrule_kit.lm import Reasoning
 from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message
 
 from .._loop import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
+from .attributes import AgentAttributes
 from .console import AgentConsole
 from .delegation import Delegated
 from .deps import RunDeps, SecondModels, SessionSteps
@@ -31,7 +31,6 @@ from .fallback import FallbackModel, model_slots
 from .inputs import DEFAULT_STEP_INSTRUCTIONS, as_message, system_text, tool_description
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
-from .memory import MemoryManager
 from .output_schema import structured_output
 from .reasoning import parse_with_model, reason
 from .request import MESSAGES
@@ -51,7 +50,6 @@ from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
 from .toolbox import AgentTools
-from .usage import UsageLimits
 
 if TYPE_CHECKING:
     from typing_extensions import Self, Unpack
@@ -66,132 +64,44 @@ _tools_of, _sessions_of = attrgetter("_toolbox"), attrgetter("_sessions")
 _knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
 
 
-class Agent(RunCalls[OutputT, RunT]):
+class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     """A language model with tools, streaming its turns.
 
-    ``Agent(rt, model, system_message=None, tools=None)`` with ``model`` a `LocalModel`,
-    `APIModel` or `ferrule_testmodel.TestModel` (defined on ``rt`` as the agent's own
-    component when first needed, deleted by `delete`), or ``Agent(lm)`` with a `LangModel`
-    (its runtime is used), or ``Agent(model)`` / ``Agent(model=model, ...)`` (the default
-    runtime). ``model`` may also be a `FallbackModel`: several models, tried in order when
-    one fails.
+    Built one of three ways, which also decides what its `run` is (docs/agent.md, "Which
+    run"; never the type of what `run` is given):
 
-    The Agent reference's settings: ``name`` and ``id`` (the agent's id in stored runs: by
-    default made from the name); ``description`` and ``instructions`` (a string, a list, or
-    a callable taking ``agent`` and/or ``session_state``) make the system message when
-    ``system_message`` is not given; ``stream`` and ``stream_events`` (`run`'s defaults).
-    Sessions (see `sessions.AgentSessions`): ``db`` (`ferrule.db.SqliteDb`,
-    `ferrule.db.PostgresDb`, or a storage component's name), ``session_id`` (default: a new
-    one per agent),
-    ``user_id``, ``session_state`` (the state a new session starts with; without a db, the
-    state itself) and ``add_session_state_to_context``; ``add_history_to_context`` with
-    ``num_history_runs`` (default 3) or ``num_history_messages``;
-    ``enable_session_summaries`` and ``add_session_summary_to_context``;
-    ``enable_user_memories``, ``memory_manager`` and ``add_memories_to_context``.
-    Knowledge (see `retrieval.AgentKnowledge`): ``knowledge`` (`ferrule.knowledge.Knowledge`),
-    ``search_knowledge`` (the model may call ``search_knowledge_base``; default True),
-    ``add_knowledge_to_context``, ``knowledge_filters`` and
-    ``enable_agentic_knowledge_filters``.
+    - ``Agent(lm, tools=None, knowledge=None)`` with a `LangModel` first, by position
+      (Ailoy 0.2): ``run(messages, config=None)`` streams one `MessageOutput` per new
+      message (`runs.AiloyRun`); ``knowledge`` is searched for each run's last user message.
+    - ``Agent(model=model, ...)`` or ``Agent(model)`` (Agno's; the default runtime) and
+      ``Agent(rt, model, system_message=None, tools=None)`` (Ailoy 0.1; ``model`` defined
+      on ``rt`` as the agent's own component when first needed, deleted by `delete`):
+      Agno's ``run(input)``, returning the `RunOutput` (`runs.AgnoRun`).
 
-    Options: ``output_schema`` (attrs class, pydantic model or JSON schema: the final reply
-    is validated into ``RunOutput.content``, with ``output_retries`` more tries when it does
-    not match); ``tool_call_limit`` (tool calls per run; reaching past it stops the run with
-    `ToolCallLimitError`); ``usage_limits`` (`UsageLimits`: model requests and tokens per
-    run; crossing one stops the run with `UsageLimitExceeded`); ``tool_timeout`` (seconds per tool call unless the tool sets its
-    own); ``reasoning`` (the default of `query`'s flag: True, or an effort level such as
-    ``"high"``); ``options`` (passed to the model's ``infer``: ``temperature``,
-    ``max_tokens``, ``top_p``, ``stop``).
+    ``model`` is a `LocalModel`, `APIModel`, an Agno model class, `ferrule_testmodel.TestModel`,
+    a `LangModel` or a `FallbackModel` (several models, tried in order when one fails).
 
-    Hooks (`ferrule.agent.hooks`): ``pre_hooks`` and ``post_hooks`` (functions or
-    guardrails, seeing each run's `RunInput` / `RunOutput`; `InputCheckError` /
-    `OutputCheckError` stop the run) and ``tool_hooks`` (wrapping each tool call). Second
-    models (`ferrule.agent.reasoning`): ``reasoning_model`` thinks before the main model
-    answers; ``parser_model`` (with ``parser_model_prompt``) turns the reply into the
-    ``output_schema``, which ``parse_response=False`` leaves as text. ``debug_mode`` logs
-    each step at debug level.
-
-    Agno's run control: ``markdown``, ``use_json_mode``, ``update_memory_on_run`` (as
-    ``enable_user_memories``), ``enable_agentic_state``, ``knowledge_retriever``, and
-    ``tools`` as a function making each run's tools; ``instructions``, ``system_message``
-    and the tool factory may be functions taking ``agent`` / ``session_state`` /
+    The options are keywords (Agno's names), checked as the agent is made (a bad one is an
+    `InvalidInputError` naming it) and kept in `settings`, one frozen group per concern,
+    each documenting its options: `settings.IdentitySettings` (``name``, ``id``),
+    `settings.ContextSettings` (the system message: ``description``, ``instructions``,
+    ``markdown``...), `settings.ModelSettings` (``options``, ``usage_limits``),
+    `settings.ToolSettings` (``tool_call_limit``, ``tool_timeout``),
+    `settings.SessionSettings` (``db``, ``session_id``, ``session_state``...),
+    `settings.HistorySettings`, `settings.MemorySettings`, `settings.KnowledgeSettings`,
+    `settings.ReasoningSettings`, `settings.OutputSettings` (``output_schema``...),
+    `settings.StreamSettings`, `settings.HookSettings` and `settings.DebugSettings`. Each is
+    also the agent's attribute, as it is now (``agent.session_id = ...`` counts).
+    ``tools`` may also be a function making each run's tools; ``instructions``,
+    ``system_message`` and that function may take ``agent`` / ``session_state`` /
     ``run_context`` (`ferrule.run.RunContext`) by name (docs/agent.md, "Agno's names").
 
-    For type checkers an agent is an ``Agent[OutputT]``: ``Agent[str]`` without an
+    For type checkers an agent is an ``Agent[OutputT, RunT]``: ``Agent[str]`` without an
     ``output_schema``, ``Agent[MyClass]`` with ``output_schema=MyClass`` (an attrs class, a
-    pydantic model, a TypedDict), ``Agent[dict[str, Any]]`` with a JSON schema; its runs'
-    `RunOutput.content` has that type.
+    pydantic model, a TypedDict), ``Agent[dict[str, Any]]`` with a JSON schema, its runs'
+    `RunOutput.content` of that type; ``RunT`` is `runs.AgnoRun` (the default) or
+    `runs.AiloyRun` (``Agent(lm)``).
     """
-
-    # every option (`AgentSettings`, by group) as the agent's attribute, as it is now
-    # (Agno's: ``agent.name``, ``agent.session_id = ...``); sdk/ferrule/tests/
-    # test_agent_options.py checks that each option has its line here
-    settings: AgentSettings
-    runtime: Any
-    model: Any
-    # identity
-    name: str | None
-    id: str
-    # context
-    system_message: Any
-    description: str | None
-    instructions: Any
-    markdown: bool
-    add_datetime_to_context: bool
-    timezone_identifier: str | None
-    datetime_format: str | None
-    add_name_to_context: bool
-    expected_output: str | None
-    additional_context: str | None
-    # model
-    options: dict[str, Any]
-    usage_limits: UsageLimits | None
-    # tools
-    tool_call_limit: int | None
-    tool_timeout: float | None
-    # session
-    db: Any
-    session_id: str
-    user_id: str | None
-    session_state: dict[str, Any]
-    add_session_state_to_context: bool
-    enable_agentic_state: bool
-    # history
-    add_history_to_context: bool
-    num_history_runs: int | None
-    num_history_messages: int | None
-    enable_session_summaries: bool
-    add_session_summary_to_context: bool
-    # memory
-    memory_manager: MemoryManager | None
-    enable_user_memories: bool
-    update_memory_on_run: bool
-    add_memories_to_context: bool
-    # knowledge
-    knowledge: Knowledge | None
-    search_knowledge: bool
-    add_knowledge_to_context: bool
-    knowledge_filters: dict[str, Any] | None
-    enable_agentic_knowledge_filters: bool
-    knowledge_retriever: Any
-    # reasoning
-    reasoning: Reasoning
-    reasoning_model: Any
-    # output
-    output_schema: Any
-    output_retries: int
-    use_json_mode: bool
-    parser_model: Any
-    parser_model_prompt: str | None
-    parse_response: bool
-    # streaming
-    stream: bool | None
-    stream_events: bool | None
-    # hooks
-    pre_hooks: list[Any]
-    post_hooks: list[Any]
-    tool_hooks: list[Any]
-    # debug
-    debug_mode: bool
 
     @overload
     def __init__(

@@ -28,105 +28,11 @@ import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 
+from . import option_checks as check
 from .hooks import check_hooks
 from .langmodel import LangModel
 from .memory import MemoryManager
 from .usage import UsageLimits
-
-_Check = Callable[[Any, "attrs.Attribute[Any]", Any], None]
-
-
-def _refuse(attribute: attrs.Attribute[Any], what: str, value: Any) -> InvalidInputError:
-    return InvalidInputError(
-        f"{attribute.name} must be {what}, got {type(value).__name__}", field=attribute.name
-    )
-
-
-def _optional(kind: type | tuple[type, ...], what: str) -> _Check:
-    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if value is not None and not isinstance(value, kind):
-            raise _refuse(attribute, what, value)
-
-    return check
-
-
-def _flag(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, bool):
-        raise _refuse(attribute, "True or False", value)
-
-
-def _count(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    """None, or a whole number not below zero."""
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _refuse(attribute, "a whole number", value)
-    if value < 0:
-        raise InvalidInputError("must not be negative", field=attribute.name)
-
-
-def _seconds(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _refuse(attribute, "a number of seconds", value)
-    if value <= 0:
-        raise InvalidInputError("must be more than 0 seconds", field=attribute.name)
-
-
-def _instructions(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is None or isinstance(value, str) or callable(value):
-        return
-    if isinstance(value, Sequence) and all(isinstance(line, str) for line in value):
-        return
-    raise _refuse(attribute, "a string, a list of strings or a function", value)
-
-
-def _db(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not isinstance(value, str) and not hasattr(value, "component_type"):
-        raise InvalidInputError(
-            f"db must be a SqliteDb, a PostgresDb or a storage component's name, got {value!r}",
-            field=attribute.name,
-        )
-
-
-def _reasoning(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if not isinstance(value, (bool, str)):
-        raise _refuse(attribute, "True, False or an effort level such as 'high'", value)
-
-
-def _hooks(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    check_hooks(value, attribute.name)
-
-
-def _text_or_function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not isinstance(value, str) and not callable(value):
-        raise _refuse(attribute, "a string or a function", value)
-
-
-def _function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not callable(value):
-        raise _refuse(attribute, "a function", value)
-
-
-def _timezone(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    """None, or an IANA time zone name the system knows (``"Europe/Paris"``)."""
-    if value is None:
-        return
-    if not isinstance(value, str):
-        raise _refuse(attribute, "an IANA time zone name", value)
-    import zoneinfo  # only when a zone is named
-
-    try:
-        zoneinfo.ZoneInfo(value)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise InvalidInputError(
-            f"not a time zone this system knows: {value!r}", field=attribute.name
-        ) from None
-
-
-_text = _optional(str, "a string")
-_state = _optional(dict, "a dict")
 
 
 def _resolve(group: Any, name: str, value: Any) -> None:
@@ -134,16 +40,13 @@ def _resolve(group: Any, name: str, value: Any) -> None:
     object.__setattr__(group, name, value)
 
 
-_maybe_flag = _optional(bool, "True or False")
-
-
 @attrs.frozen(kw_only=True)
 class IdentitySettings:
     """Who the agent is: ``name`` and ``id`` (its id in stored runs; by default made from
     the name, `agent_id_for`)."""
 
-    name: str | None = attrs.field(default=None, validator=_text)
-    id: str | None = attrs.field(default=None, validator=_text)
+    name: str | None = attrs.field(default=None, validator=check.text)
+    id: str | None = attrs.field(default=None, validator=check.text)
 
 
 @attrs.frozen(kw_only=True)
@@ -153,23 +56,25 @@ class ContextSettings:
 
     #: A string, or a function making it (taking ``agent`` / ``session_state`` /
     #: ``run_context`` by name).
-    system_message: Any = attrs.field(default=None, validator=_text_or_function)
-    description: str | None = attrs.field(default=None, validator=_text)
-    instructions: str | Sequence[str] | Any = attrs.field(default=None, validator=_instructions)
+    system_message: Any = attrs.field(default=None, validator=check.text_or_function)
+    description: str | None = attrs.field(default=None, validator=check.text)
+    instructions: str | Sequence[str] | Any = attrs.field(
+        default=None, validator=check.instructions
+    )
     #: Agno's instruction to answer in markdown, added to the system message.
-    markdown: bool = attrs.field(default=False, validator=_flag)
+    markdown: bool = attrs.field(default=False, validator=check.flag)
     #: Agno's context lines: the current time (in ``timezone_identifier``, else the local
     #: zone, as ``datetime_format`` says) and the agent's name, in the system message's
     #: ``<additional_information>``.
-    add_datetime_to_context: bool = attrs.field(default=False, validator=_flag)
-    timezone_identifier: str | None = attrs.field(default=None, validator=_timezone)
+    add_datetime_to_context: bool = attrs.field(default=False, validator=check.flag)
+    timezone_identifier: str | None = attrs.field(default=None, validator=check.timezone)
     #: The time's ``strftime`` format (default ``"%Y-%m-%d %H:%M:%S %Z"``).
-    datetime_format: str | None = attrs.field(default=None, validator=_text)
-    add_name_to_context: bool = attrs.field(default=False, validator=_flag)
+    datetime_format: str | None = attrs.field(default=None, validator=check.text)
+    add_name_to_context: bool = attrs.field(default=False, validator=check.flag)
     #: What the answer should look like (``<expected_output>``), and text added as is at
     #: the end of the system message.
-    expected_output: str | None = attrs.field(default=None, validator=_text)
-    additional_context: str | None = attrs.field(default=None, validator=_text)
+    expected_output: str | None = attrs.field(default=None, validator=check.text)
+    additional_context: str | None = attrs.field(default=None, validator=check.text)
 
 
 @attrs.frozen(kw_only=True)
@@ -178,10 +83,10 @@ class ModelSettings:
     ``max_tokens``...) and ``usage_limits`` (model requests and tokens per run)."""
 
     options: Mapping[str, Any] | None = attrs.field(
-        default=None, validator=_optional(Mapping, "a dict of model options")
+        default=None, validator=check.optional(Mapping, "a dict of model options")
     )
     usage_limits: UsageLimits | None = attrs.field(
-        default=None, validator=_optional(UsageLimits, "a UsageLimits")
+        default=None, validator=check.optional(UsageLimits, "a UsageLimits")
     )
 
     def __attrs_post_init__(self) -> None:
@@ -193,8 +98,8 @@ class ToolSettings:
     """How tools are called: ``tool_call_limit`` (calls per run) and ``tool_timeout``
     (seconds per call unless the tool sets its own; None: no limit)."""
 
-    tool_call_limit: int | None = attrs.field(default=None, validator=_count)
-    tool_timeout: float | None = attrs.field(default=60.0, validator=_seconds)
+    tool_call_limit: int | None = attrs.field(default=None, validator=check.count)
+    tool_timeout: float | None = attrs.field(default=60.0, validator=check.seconds)
 
 
 @attrs.frozen(kw_only=True)
@@ -204,12 +109,12 @@ class SessionSettings:
     itself), ``add_session_state_to_context`` and ``enable_agentic_state`` (the model may
     change the state through an ``update_session_state`` tool)."""
 
-    db: Any = attrs.field(default=None, validator=_db)
-    session_id: str | None = attrs.field(default=None, validator=_text)
-    user_id: str | None = attrs.field(default=None, validator=_text)
-    session_state: dict[str, Any] | None = attrs.field(default=None, validator=_state)
-    add_session_state_to_context: bool = attrs.field(default=False, validator=_flag)
-    enable_agentic_state: bool = attrs.field(default=False, validator=_flag)
+    db: Any = attrs.field(default=None, validator=check.db)
+    session_id: str | None = attrs.field(default=None, validator=check.text)
+    user_id: str | None = attrs.field(default=None, validator=check.text)
+    session_state: dict[str, Any] | None = attrs.field(default=None, validator=check.state)
+    add_session_state_to_context: bool = attrs.field(default=False, validator=check.flag)
+    enable_agentic_state: bool = attrs.field(default=False, validator=check.flag)
 
 
 @attrs.frozen(kw_only=True)
@@ -217,12 +122,14 @@ class HistorySettings:
     """What a run sees of earlier runs: ``add_history_to_context`` with
     ``num_history_runs`` or ``num_history_messages``; session summaries."""
 
-    add_history_to_context: bool = attrs.field(default=False, validator=_flag)
-    num_history_runs: int | None = attrs.field(default=None, validator=_count)
-    num_history_messages: int | None = attrs.field(default=None, validator=_count)
-    enable_session_summaries: bool = attrs.field(default=False, validator=_flag)
+    add_history_to_context: bool = attrs.field(default=False, validator=check.flag)
+    num_history_runs: int | None = attrs.field(default=None, validator=check.count)
+    num_history_messages: int | None = attrs.field(default=None, validator=check.count)
+    enable_session_summaries: bool = attrs.field(default=False, validator=check.flag)
     #: Default: ``enable_session_summaries``.
-    add_session_summary_to_context: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    add_session_summary_to_context: bool | None = attrs.field(
+        default=None, validator=check.maybe_flag
+    )
 
     def __attrs_post_init__(self) -> None:
         if self.add_session_summary_to_context is None:
@@ -236,12 +143,12 @@ class MemorySettings:
     ``add_memories_to_context`` (default: on when they are kept)."""
 
     memory_manager: MemoryManager | None = attrs.field(
-        default=None, validator=_optional(MemoryManager, "a MemoryManager")
+        default=None, validator=check.optional(MemoryManager, "a MemoryManager")
     )
-    enable_user_memories: bool = attrs.field(default=False, validator=_flag)
+    enable_user_memories: bool = attrs.field(default=False, validator=check.flag)
     #: Agno's name for ``enable_user_memories`` (either turns the memory manager on).
-    update_memory_on_run: bool = attrs.field(default=False, validator=_flag)
-    add_memories_to_context: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    update_memory_on_run: bool = attrs.field(default=False, validator=check.flag)
+    add_memories_to_context: bool | None = attrs.field(default=None, validator=check.maybe_flag)
 
     def __attrs_post_init__(self) -> None:
         enabled = self.enable_user_memories or self.update_memory_on_run
@@ -261,13 +168,13 @@ class KnowledgeSettings:
     ``knowledge_retriever`` searching in the knowledge's place."""
 
     knowledge: Any = None
-    search_knowledge: bool = attrs.field(default=True, validator=_flag)
-    add_knowledge_to_context: bool = attrs.field(default=False, validator=_flag)
+    search_knowledge: bool = attrs.field(default=True, validator=check.flag)
+    add_knowledge_to_context: bool = attrs.field(default=False, validator=check.flag)
     knowledge_filters: dict[str, Any] | None = attrs.field(
-        default=None, validator=_optional(dict, "a dict of metadata filters")
+        default=None, validator=check.optional(dict, "a dict of metadata filters")
     )
-    enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=_flag)
-    knowledge_retriever: Any = attrs.field(default=None, validator=_function)
+    enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=check.flag)
+    knowledge_retriever: Any = attrs.field(default=None, validator=check.function)
 
 
 @attrs.frozen(kw_only=True)
@@ -275,7 +182,7 @@ class ReasoningSettings:
     """Thinking: ``reasoning`` (the main model's: True, or an effort level such as
     ``"high"``) and ``reasoning_model`` (a second model thinking before the main one)."""
 
-    reasoning: Reasoning = attrs.field(default=False, validator=_reasoning)
+    reasoning: Reasoning = attrs.field(default=False, validator=check.reasoning)
     reasoning_model: Any = None
 
 
@@ -287,19 +194,19 @@ class OutputSettings:
     schema (``parse_response=False`` leaves it as text)."""
 
     output_schema: Any = None
-    output_retries: int = attrs.field(default=1, validator=_count)
-    use_json_mode: bool = attrs.field(default=False, validator=_flag)
+    output_retries: int = attrs.field(default=1, validator=check.count)
+    use_json_mode: bool = attrs.field(default=False, validator=check.flag)
     parser_model: Any = None
-    parser_model_prompt: str | None = attrs.field(default=None, validator=_text)
-    parse_response: bool = attrs.field(default=True, validator=_flag)
+    parser_model_prompt: str | None = attrs.field(default=None, validator=check.text)
+    parse_response: bool = attrs.field(default=True, validator=check.flag)
 
 
 @attrs.frozen(kw_only=True)
 class StreamSettings:
     """`run`'s defaults: ``stream`` and ``stream_events``."""
 
-    stream: bool | None = attrs.field(default=None, validator=_maybe_flag)
-    stream_events: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    stream: bool | None = attrs.field(default=None, validator=check.maybe_flag)
+    stream_events: bool | None = attrs.field(default=None, validator=check.maybe_flag)
 
 
 @attrs.frozen(kw_only=True)
@@ -307,9 +214,9 @@ class HookSettings:
     """Functions and guardrails around each run (``pre_hooks``, ``post_hooks``) and each
     tool call (``tool_hooks``): `ferrule.agent.hooks`."""
 
-    pre_hooks: Sequence[Any] | None = attrs.field(default=None, validator=_hooks)
-    post_hooks: Sequence[Any] | None = attrs.field(default=None, validator=_hooks)
-    tool_hooks: Sequence[Any] | None = attrs.field(default=None, validator=_hooks)
+    pre_hooks: Sequence[Any] | None = attrs.field(default=None, validator=check.hooks)
+    post_hooks: Sequence[Any] | None = attrs.field(default=None, validator=check.hooks)
+    tool_hooks: Sequence[Any] | None = attrs.field(default=None, validator=check.hooks)
 
     def __attrs_post_init__(self) -> None:
         for name in ("pre_hooks", "post_hooks", "tool_hooks"):
@@ -320,7 +227,7 @@ class HookSettings:
 class DebugSettings:
     """``debug_mode``: each step of a run logged at debug level."""
 
-    debug_mode: bool = attrs.field(default=False, validator=_flag)
+    debug_mode: bool = attrs.field(default=False, validator=check.flag)
 
 
 @attrs.frozen(kw_only=True)

@@ -1,0 +1,94 @@
+"""`AgentAttributes`: every option of `Agent` as the agent's attribute, declared for type
+checkers and readers (``agent.session_id``, ``agent.markdown``...): `Agent.__init__` sets
+each from its `settings.AgentSettings` group, and users may set them (Agno's users do:
+``agent.session_id = ...``); what a run reads is the attribute as it is then.
+
+An annotation-only base of `Agent` (no behaviour), so that the agent's module need not
+grow with each option. sdk/ferrule/tests/test_agent_options.py checks that every option
+has its line here, under its group's comment.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ferrule_kit.lm import Reasoning
+
+from .memory import MemoryManager
+from .usage import UsageLimits
+
+if TYPE_CHECKING:
+    from ..knowledge import Knowledge
+    from .settings import AgentSettings
+
+
+class AgentAttributes:
+    """The options of `Agent`, by group, as its attributes (see the module docstring)."""
+
+    settings: AgentSettings
+    runtime: Any
+    model: Any
+    # identity
+    name: str | None
+    id: str
+    # context
+    system_message: Any
+    description: str | None
+    instructions: Any
+    markdown: bool
+    add_datetime_to_context: bool
+    timezone_identifier: str | None
+    datetime_format: str | None
+    add_name_to_context: bool
+    expected_output: str | None
+    additional_context: str | None
+    # model
+    options: dict[str, Any]
+    usage_limits: UsageLimits | None
+    # tools
+    tool_call_limit: int | None
+    tool_timeout: float | None
+    # session
+    db: Any
+    session_id: str
+    user_id: str | None
+    session_state: dict[str, Any]
+    add_session_state_to_context: bool
+    enable_agentic_state: bool
+    # history
+    add_history_to_context: bool
+    num_history_runs: int | None
+    num_history_messages: int | None
+    enable_session_summaries: bool
+    add_session_summary_to_context: bool
+    # memory
+    memory_manager: MemoryManager | None
+    enable_user_memories: bool
+    update_memory_on_run: bool
+    add_memories_to_context: bool
+    # knowledge
+    knowledge: Knowledge | None
+    search_knowledge: bool
+    add_knowledge_to_context: bool
+    knowledge_filters: dict[str, Any] | None
+    enable_agentic_knowledge_filters: bool
+    knowledge_retriever: Any
+    # reasoning
+    reasoning: Reasoning
+    reasoning_model: Any
+    # output
+    output_schema: Any
+    output_retries: int
+    use_json_mode: bool
+    parser_model: Any
+    parser_model_prompt: str | None
+    parse_response: bool
+    # streaming
+    stream: bool | None
+    stream_events: bool | None
+    # hooks
+    pre_hooks: list[Any]
+    post_hooks: list[Any]
+    tool_hooks: list[Any]
+    # debug
+    debug_mode: bool

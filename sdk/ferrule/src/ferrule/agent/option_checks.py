@@ -1,0 +1,112 @@
+"""The checks of the Agent's options (`settings`' groups use them as attrs validators):
+each refuses a bad value with `InvalidInputError` naming the option
+(``field="tool_call_limit"``). ``from . import option_checks as check``, then
+``attrs.field(default=False, validator=check.flag)``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+from ferrule_kernel import InvalidInputError
+
+from .hooks import check_hooks
+
+Check = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
+
+def refuse(attribute: attrs.Attribute[Any], what: str, value: Any) -> InvalidInputError:
+    return InvalidInputError(
+        f"{attribute.name} must be {what}, got {type(value).__name__}", field=attribute.name
+    )
+
+
+def optional(kind: type | tuple[type, ...], what: str) -> Check:
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None and not isinstance(value, kind):
+            raise refuse(attribute, what, value)
+
+    return check
+
+
+def flag(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, bool):
+        raise refuse(attribute, "True or False", value)
+
+
+def count(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, or a whole number not below zero."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise refuse(attribute, "a whole number", value)
+    if value < 0:
+        raise InvalidInputError("must not be negative", field=attribute.name)
+
+
+def seconds(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise refuse(attribute, "a number of seconds", value)
+    if value <= 0:
+        raise InvalidInputError("must be more than 0 seconds", field=attribute.name)
+
+
+def instructions(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is None or isinstance(value, str) or callable(value):
+        return
+    if isinstance(value, Sequence) and all(isinstance(line, str) for line in value):
+        return
+    raise refuse(attribute, "a string, a list of strings or a function", value)
+
+
+def db(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, str) and not hasattr(value, "component_type"):
+        raise InvalidInputError(
+            f"db must be a SqliteDb, a PostgresDb or a storage component's name, got {value!r}",
+            field=attribute.name,
+        )
+
+
+def reasoning(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, (bool, str)):
+        raise refuse(attribute, "True, False or an effort level such as 'high'", value)
+
+
+def hooks(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    check_hooks(value, attribute.name)
+
+
+def text_or_function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, str) and not callable(value):
+        raise refuse(attribute, "a string or a function", value)
+
+
+def function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not callable(value):
+        raise refuse(attribute, "a function", value)
+
+
+def timezone(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, or an IANA time zone name the system knows (``"Europe/Paris"``)."""
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise refuse(attribute, "an IANA time zone name", value)
+    import zoneinfo  # only when a zone is named
+
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise InvalidInputError(
+            f"not a time zone this system knows: {value!r}", field=attribute.name
+        ) from None
+
+
+text = optional(str, "a string")
+state = optional(dict, "a dict")
+
+
+maybe_flag = optional(bool, "True or False")
