@@ -294,7 +294,7 @@ item per content chunk plus the final item; the SDK: every chunk object; raw: ev
 
 Targets: LM stream >= 0.5x raw: **{"met" if target_raw else "missed"}** ({rate["ferrule_async"] / raw:.2f}x); >= 4x the official SDK: **{"met" if target_sdk else "missed"}** ({rate["ferrule_async"] / sdk:.1f}x). Agent stream >= 3x the official SDK: **{"met" if target_agent else "missed"}** ({rate["agent_async"] / sdk:.1f}x async, {rate["agent_sync"] / sdk:.1f}x sync).
 
-The sync Runtime reads the stream ahead on its loop and hands over everything buffered at once (`ferrule._loop._Pump`): {rate["ferrule_sync"] / rate["ferrule_async"]:.2f}x of the async stream.
+The sync Runtime reads the stream ahead on its loop and hands over everything buffered at once (`ferrule._bridge._Pump`): {rate["ferrule_sync"] / rate["ferrule_async"]:.2f}x of the async stream.
 """
     print(body_md)
     write_section("openai_stream", "OpenAI-wire streaming throughput", body_md)

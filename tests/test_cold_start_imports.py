@@ -50,7 +50,7 @@ print(json.dumps({
 #: (each first line of a cold start's cost; a new module here is a choice, not an accident).
 IMPORT_FERRULE = {
     "ferrule",
-    "ferrule._loop",
+    "ferrule._bridge",
     "ferrule._transport",
     "ferrule.runtime",
     "contextvars",

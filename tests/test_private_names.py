@@ -6,10 +6,10 @@ own (a name it defines or sets), so a private name can be renamed or removed by 
 file.
 
 One pattern is allowed, the existing and documented one: a package's private module holds
-the package's internals behind public names (``ferrule._loop``'s `Bridge` and `Watchdog`,
+the package's internals behind public names (``ferrule._bridge``'s `Bridge` and `Watchdog`,
 ``ferrule._transport``, ``ferrule.agent._typing``), and is imported from within that package
-only: ``ferrule.server.app`` may import ``ferrule._loop.Watchdog``; ``ferrule_kit`` may not
-import ``ferrule._loop`` at all, and no module may import ``_Watchdog``.
+only: ``ferrule.server.app`` may import ``ferrule._bridge.Watchdog``; ``ferrule_kit`` may not
+import ``ferrule._bridge`` at all, and no module may import ``_Watchdog``.
 
 The standard library's own underscore names that have no public spelling are listed in
 `STDLIB` with the reason each is used.
@@ -140,7 +140,7 @@ def test_the_check_finds_each_kind_of_reach(tmp_path: Path) -> None:
     planted = tmp_path / "ferrule_kit" / "planted.py"
     planted.parent.mkdir()
     planted.write_text(
-        "from ferrule._loop import Bridge\n"  # a private module of another package
+        "from ferrule._bridge import Bridge\n"  # a private module of another package
         "from ._inner import helper\n"  # its own package's private module: allowed
         "from .storage import _rows\n"  # a sibling's underscore name
         "from . import _inner\n"  # its own package's private module: allowed
@@ -152,10 +152,10 @@ def test_the_check_finds_each_kind_of_reach(tmp_path: Path) -> None:
         "self._x, cls._y\n",
         encoding="utf-8",
     )
-    known = {"ferrule_kit", "ferrule_kit.planted", "ferrule_kit._inner", "ferrule._loop"}
+    known = {"ferrule_kit", "ferrule_kit.planted", "ferrule_kit._inner", "ferrule._bridge"}
     found = _reaches("ferrule_kit.planted", planted, known)
     assert sorted(found, key=lambda reach: int(reach.split(":")[0])) == [
-        "1: imports from private module ferrule._loop",
+        "1: imports from private module ferrule._bridge",
         "3: imports _rows from ferrule_kit.storage",
         "5: imports private module ferrule._transport",
         "9: reads other._secret",

@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 import pytest
 from ferrule import Runtime
-from ferrule._loop import Watchdog
+from ferrule._bridge import Watchdog
 from ferrule_kernel import ComponentTypeSpec, Kernel, MethodSpec, OperatorSpec, hookimpl
 
 REPORTED = threading.Event()

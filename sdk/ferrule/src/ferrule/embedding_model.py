@@ -22,7 +22,7 @@ from typing import Any
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.ailoy_embedding import MODEL_DIMENSIONS, aliased_dimension
 
-from ._loop import Bridge, blocking, on_bridge_loop
+from ._bridge import Bridge, blocking, on_bridge_loop
 from .agent.langmodel import (
     CacheProgress,
     check_device_id,

@@ -31,7 +31,7 @@ from ferrule_kernel import get_logger
 from .tools import Tool, ToolContext, ToolError
 
 if TYPE_CHECKING:
-    from ._loop import LoopThread
+    from ._bridge import LoopThread
 
 __all__ = ["MCPClient", "MCPServer"]
 
@@ -294,7 +294,7 @@ class MCPClient:
 
     @classmethod
     async def _open(cls, server: MCPServer) -> MCPClient:
-        from ._loop import LoopThread
+        from ._bridge import LoopThread
 
         client = cls(server, LoopThread())
         try:

@@ -8,7 +8,7 @@
   (`_awaited`, `_streamed`): it runs on the caller's event loop.
 - `Runtime` is the sync facade, derived from the same requests (`_waited`,
   `_waited_stream`): it waits for them on an event loop in a daemon thread of its own,
-  started on first need (`ferrule._loop.LoopThread`), so a synchronous caller, even one
+  started on first need (`ferrule._bridge.LoopThread`), so a synchronous caller, even one
   inside a running loop as in Jupyter, just waits; a plain sync operator runs in the
   caller's thread and starts no loop. Its async twins (``acall``, ``aiter``, ...) are
   `AsyncRuntime`'s methods, which reach that loop from any event loop.
@@ -34,7 +34,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ferrule_kernel import FerruleError, InvalidInputError, Kernel
 
-from ._loop import Bridge, CallerLoop, LoopThread
+from ._bridge import Bridge, CallerLoop, LoopThread
 from ._transport import Exchange, KernelTransport, Transport
 
 # asyncio is imported inside the methods that use it: a synchronous call of a plain
@@ -291,7 +291,7 @@ class _Face:
     @property
     def sync_bridge(self) -> Bridge:
         """Where this runtime's async code runs: a `Runtime`'s (or a named runtime's) loop
-        thread, or an `AsyncRuntime`'s caller's loop. `ferrule._loop.blocking` derives
+        thread, or an `AsyncRuntime`'s caller's loop. `ferrule._bridge.blocking` derives
         the sync twins of objects using this runtime through it."""
         return self._core.engine.bridge
 

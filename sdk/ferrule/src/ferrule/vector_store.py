@@ -32,7 +32,7 @@ import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.vectors import VectorStoreUnavailableError
 
-from ._loop import Bridge, blocking, on_bridge_loop
+from ._bridge import Bridge, blocking, on_bridge_loop
 from .agent.langmodel import component_name
 from .embedding_model import EmbeddingModel
 from .shared_runtime import default_runtime

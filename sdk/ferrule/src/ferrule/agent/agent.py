@@ -20,7 +20,7 @@ from ferrule_kit.instrumentation import instrumentation_of
 from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message
 
-from .._loop import Bridge, blocking, on_bridge_loop
+from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
 from .attributes import AgentAttributes
@@ -226,7 +226,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     @property
     def sync_bridge(self) -> Bridge:
-        """Where the agent's async code runs (its runtime's `ferrule._loop.Bridge`): the
+        """Where the agent's async code runs (its runtime's `ferrule._bridge.Bridge`): the
         synchronous twins (`step`, `load`, the session calls...) wait for it there."""
         bridge: Bridge = self.runtime.sync_bridge
         return bridge

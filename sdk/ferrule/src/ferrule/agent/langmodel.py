@@ -20,7 +20,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message, TextPart, converter
 
-from .._loop import Bridge, blocking, blocking_iter
+from .._bridge import Bridge, blocking, blocking_iter
 from ..models import APIModel, LocalModel, fetches_weights, prepare_model_inputs
 from ..runtime import new_kernel
 from ..shared_runtime import default_runtime

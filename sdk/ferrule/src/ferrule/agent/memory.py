@@ -28,7 +28,7 @@ from ferrule_kit.storage import (
     UserMemory,
 )
 
-from .._loop import Bridge, blocking, on_bridge_loop
+from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, ToolError, as_tools
 from .deps import SecondModels
 from .inputs import DEFAULT_USER_ID, as_message

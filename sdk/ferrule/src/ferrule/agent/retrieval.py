@@ -21,7 +21,7 @@ import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import TextPart
 
-from .._loop import Bridge, blocking, on_bridge_loop
+from .._bridge import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
 from ..tools import Tool, ToolContext
 from ..tools.context import RunContext

@@ -48,7 +48,7 @@ from ferrule_kit.storage import (
     UserMemory,
 )
 
-from .._loop import Bridge, blocking, on_bridge_loop
+from .._bridge import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
 from .deps import SecondModels
 from .inputs import DEFAULT_USER_ID, run_context_of

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import attrs
 from ferrule_kernel import FerruleError
 
-from .._loop import Bridge, LoopThread
+from .._bridge import Bridge, LoopThread
 from .results import OutputT, RunOutput
 from .sinks import END, Channel, Failure, Sink
 from .state import RunState, cancel_in_loop, request_cancel

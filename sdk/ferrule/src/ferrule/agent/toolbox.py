@@ -12,7 +12,7 @@ import attrs
 from ferrule_kernel import InvalidInputError, get_logger
 from ferrule_kit.lm import FunctionDescription as ToolDescription
 
-from .._loop import Bridge, blocking, on_bridge_loop
+from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
 from ..tools.context import RunContext
 from ..tools.presets import preset_tools

@@ -1,5 +1,5 @@
 """`Knowledge`, a knowledge base's public face: its components' lifecycle and its async
-methods, each with a sync twin derived through the runtime's bridge (`ferrule._loop`).
+methods, each with a sync twin derived through the runtime's bridge (`ferrule._bridge`).
 
 Documents are chunked by ``split_text`` (`chunking`), embedded by an embedder component
 and kept in a vector-store component (`ingest`), searched by meaning, words or both
@@ -38,7 +38,7 @@ from typing import Any
 
 from ferrule_kernel import InvalidInputError
 
-from .._loop import Bridge, blocking, on_bridge_loop
+from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool
 from .document import ContentResult, Document, MessageReferences
 from .embedder import MiniLMEmbedder
@@ -90,7 +90,7 @@ class Knowledge:
         runtime: Any = None,
         chunk_size: int = 1000,
         chunk_overlap: int = 100,
-        batch_size: int = 32,
+        batch_size: int = 16,
         limits: ReadLimits | None = None,
     ) -> None:
         if vector_db is None:

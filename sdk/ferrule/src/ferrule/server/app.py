@@ -17,7 +17,7 @@ from ferrule_kernel import FerruleError, Kernel, get_logger
 from ferrule_kernel.errors import interrupts_request
 from ferrule_kit import kit_plugin
 
-from .._loop import Watchdog
+from .._bridge import Watchdog
 from ..remote import KERNEL_API, RemoteError
 from ..runtime import new_kernel
 from .agent_api import AgentRoutes
