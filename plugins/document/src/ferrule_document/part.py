@@ -56,20 +56,39 @@ class DocumentPart:
         max_pages: int | None = None,
         max_chars: int | None = None,
         max_seconds: float | None = None,
+        password: str | None = None,
     ) -> str:
-        """The document's text: a PDF's extracted text, page after page (pypdf, imported
-        now), or the plain text decoded as UTF-8.
+        """The document's text: a PDF's extracted text, page after page (`pages`, joined
+        by blank lines), or the plain text decoded as UTF-8."""
+        if self.mime_type == TEXT:
+            return self.to_bytes().decode("utf-8", errors="replace")
+        pages = self.pages(
+            max_pages=max_pages, max_chars=max_chars, max_seconds=max_seconds, password=password
+        )
+        return "\n\n".join(pages).strip()
 
-        A PDF is hostile input: one pypdf cannot read, or whose stream would inflate past
-        pypdf's limit (75 MB a stream: a decompression bomb), raises `InvalidInputError`
-        naming the file, as does one over a bound the caller sets (each None: none):
-        ``max_pages``, ``max_chars`` of extracted text, ``max_seconds`` of extraction
-        (checked after each page). ``details["reason"]`` says which: ``"unreadable"``,
-        ``"pages"``, ``"text_size"`` or ``"time"``.
+    def pages(
+        self,
+        *,
+        max_pages: int | None = None,
+        max_chars: int | None = None,
+        max_seconds: float | None = None,
+        password: str | None = None,
+    ) -> list[str]:
+        """A PDF's text, page by page (pypdf, imported now; plain text: one page).
+        ``password`` opens an encrypted PDF (one that opens with the empty password needs
+        none).
+
+        A PDF is hostile input: one pypdf cannot read (or cannot open with the password),
+        or whose stream would inflate past pypdf's limit (75 MB a stream: a decompression
+        bomb), raises `InvalidInputError` naming the file, as does one over a bound the
+        caller sets (each None: none): ``max_pages``, ``max_chars`` of extracted text,
+        ``max_seconds`` of extraction (checked after each page). ``details["reason"]`` says
+        which: ``"unreadable"``, ``"encrypted"``, ``"pages"``, ``"text_size"`` or ``"time"``.
         """
         data = self.to_bytes()
         if self.mime_type == TEXT:
-            return data.decode("utf-8", errors="replace")
+            return [data.decode("utf-8", errors="replace")]
         import io
         import time
 
@@ -83,7 +102,14 @@ class DocumentPart:
         deadline = None if max_seconds is None else time.monotonic() + max_seconds
         texts: list[str] = []
         try:
-            pages = PdfReader(io.BytesIO(data)).pages
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(password or ""):
+                raise refuse(
+                    f"{what} is encrypted: "
+                    + ("the password does not open it" if password else "give its password"),
+                    "encrypted",
+                )
+            pages = reader.pages
             if max_pages is not None and len(pages) > max_pages:
                 raise refuse(f"{what} has {len(pages)} pages; the limit is {max_pages}", "pages")
             size = 0
@@ -103,7 +129,7 @@ class DocumentPart:
             raise
         except Exception as exc:  # any failure of the parser on hostile bytes, bombs included
             raise refuse(f"cannot read {what}: {type(exc).__name__}: {exc}", "unreadable") from None
-        return "\n\n".join(texts).strip()
+        return texts
 
 
 _FIELDS = frozenset({"type", "file"})

@@ -17,14 +17,12 @@ transaction holds the file). A state write is a compare-and-set when the caller 
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Callable, Generator, Sequence
 from typing import Any, Literal, TypeVar
 
 import attrs
-from ferrule_kernel import InvalidInputError
 
 from .errors import SessionNotFoundError, SessionStateConflictError, StorageConflictError
 from .sqlrows import (
@@ -41,6 +39,8 @@ from .sqlrows import (
     session_record,
     summary_json,
 )
+from .sqlrun import run_async, run_blocking
+from .sqltables import TableNames, table_name
 from .storage import (
     AppendRunInput,
     ClearMemoriesInput,
@@ -82,52 +82,6 @@ Mode = Literal["write", "snapshot", "plain"]
 Fetch = Literal["none", "one", "all", "rowcount"]
 #: Runs read per query while `get_messages` fills a ``limit`` without ``last_n_runs``.
 PAGE = 16
-
-
-#: A table name a store may be given: a lower-case SQL identifier, short enough that the
-#: names made from it (``<name>_runs``, ``<name>_by_user``) stay within Postgres's 63.
-TABLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,39}")
-
-
-def table_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
-    """An attrs validator: ``value`` is a table name a store may be given (`TABLE_NAME`)."""
-    if not TABLE_NAME.fullmatch(value):
-        raise InvalidInputError(
-            "must be a lower-case SQL identifier: letters, digits and '_', 40 at most",
-            field=attribute.name,
-        )
-
-
-@attrs.frozen
-class TableNames:
-    """The tables of one store: its sessions (their runs in ``<sessions>_runs``, or
-    ``runs`` beside the default ``sessions``) and its user memories. Names other than the
-    defaults are quoted in SQL (a reserved word is a name too), and the store's schema
-    versions are kept in a table of their own (`schema`), so two sets of tables can share
-    one database."""
-
-    sessions: str = attrs.field(default="sessions", validator=table_name)
-    memories: str = attrs.field(default="memories", validator=table_name)
-
-    @property
-    def is_default(self) -> bool:
-        return (self.sessions, self.memories) == ("sessions", "memories")
-
-    @property
-    def runs(self) -> str:
-        return "runs" if self.sessions == "sessions" else f"{self.sessions}_runs"
-
-    @property
-    def schema(self) -> str:
-        """The table of the store's schema versions."""
-        if self.is_default:
-            return "ferrule_schema"
-        return f"ferrule_schema_{self.sessions}_{self.memories}"[:63]
-
-    def sql(self, name: str) -> str:
-        """``name`` (a table, or an index made from one) as SQL: a default as released,
-        any other quoted."""
-        return name if self.is_default else f'"{name}"'
 
 
 @attrs.frozen
@@ -557,50 +511,6 @@ class SqlStorage:
                 f"DELETE FROM {self.memories} WHERE user_id = ?", (inputs.user_id,), "rowcount"
             )
         return {"deleted": deleted}
-
-
-# -- running plans ----------------------------------------------------------------------
-
-
-def run_blocking(steps: Steps, connection: Any) -> dict[str, Any]:
-    """Run a plan's steps on a blocking DB-API connection with ``execute(sql, args)``
-    returning a cursor (sqlite3, psycopg); the plan's result."""
-    try:
-        result: Any = None
-        while True:
-            query = steps.send(result)
-            cursor = connection.execute(query.sql, query.args)
-            if query.fetch == "one":
-                result = cursor.fetchone()
-            elif query.fetch == "all":
-                result = cursor.fetchall()
-            else:
-                result = cursor.rowcount if query.fetch == "rowcount" else None
-    except StopIteration as done:
-        value: dict[str, Any] = done.value
-        return value
-    finally:
-        steps.close()
-
-
-async def run_async(steps: Steps, connection: Any) -> dict[str, Any]:
-    """`run_blocking` on an async connection (psycopg's ``AsyncConnection``)."""
-    try:
-        result: Any = None
-        while True:
-            query = steps.send(result)
-            cursor = await connection.execute(query.sql, query.args)
-            if query.fetch == "one":
-                result = await cursor.fetchone()
-            elif query.fetch == "all":
-                result = await cursor.fetchall()
-            else:
-                result = cursor.rowcount if query.fetch == "rowcount" else None
-    except StopIteration as done:
-        value: dict[str, Any] = done.value
-        return value
-    finally:
-        steps.close()
 
 
 # -- the contract's methods on a backend ------------------------------------------------

@@ -17,15 +17,19 @@ from ferrule_kit.parts import lazy_attributes
 
 if TYPE_CHECKING:
     from .document import ContentResult, Document, MessageReferences, ReadFailure
+    from .filesystem import FileSystemKnowledge
     from .ingest import IngestProgress
     from .knowledge import Knowledge
+    from .protocol import KnowledgeProtocol
     from .readers import ReadLimits
 
 __all__ = [
     "ContentResult",
     "Document",
+    "FileSystemKnowledge",
     "IngestProgress",
     "Knowledge",
+    "KnowledgeProtocol",
     "MessageReferences",
     "ReadFailure",
     "ReadLimits",
@@ -38,8 +42,10 @@ __getattr__ = lazy_attributes(
         "Document": ".document",
         "MessageReferences": ".document",
         "ReadFailure": ".document",
+        "FileSystemKnowledge": ".filesystem",
         "IngestProgress": ".ingest",
         "Knowledge": ".knowledge",
+        "KnowledgeProtocol": ".protocol",
         "ReadLimits": ".readers",
     },
 )

@@ -1,6 +1,8 @@
 """What `Knowledge` returns: found chunks (`Document`), what an insertion did
 (`ContentResult`, with a `ReadFailure` per bad file) and the references a run used
-(`MessageReferences`)."""
+(`MessageReferences`).
+
+`Document` is Agno's ``agno.knowledge.document.Document`` too (`ferrule.knowledge.document.base`)."""
 
 from __future__ import annotations
 
@@ -8,49 +10,9 @@ from typing import Any
 
 import attrs
 
+from .base import Document
+
 __all__ = ["ContentResult", "Document", "MessageReferences", "ReadFailure"]
-
-
-@attrs.define
-class Document:
-    """One chunk found in a knowledge base, with Agno's names: ``content`` (its text),
-    ``name`` (its document's), ``meta_data``, ``id`` (the chunk's), ``content_id`` (its
-    document's, what `Knowledge.remove_content_by_id` takes) and the search's ``score``
-    (higher is nearer). Ailoy 0.2 reads ``text`` and ``title``."""
-
-    content: str
-    id: str | None = None
-    name: str | None = None
-    meta_data: dict[str, Any] = attrs.Factory(dict)
-    content_id: str | None = None
-    score: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Agno's shape: ``name``, ``meta_data`` and ``content`` (what a model is shown)."""
-        out: dict[str, Any] = {}
-        if self.name is not None:
-            out["name"] = self.name
-        if self.meta_data:
-            out["meta_data"] = self.meta_data
-        out["content"] = self.content
-        return out
-
-    @property
-    def text(self) -> str:
-        """Ailoy 0.2's name of `content`."""
-        return self.content
-
-    @property
-    def title(self) -> str | None:
-        """Ailoy 0.2's name of `name`."""
-        return self.name
-
-    def to_ailoy(self) -> dict[str, Any]:
-        """Ailoy 0.2's shape of a document: ``id``, ``text`` and ``title`` when it has one."""
-        out: dict[str, Any] = {"id": self.id, "text": self.content}
-        if self.name is not None:
-            out["title"] = self.name
-        return out
 
 
 @attrs.frozen

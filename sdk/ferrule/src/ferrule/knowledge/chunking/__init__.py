@@ -17,6 +17,10 @@ Every byte of the text is in some chunk (blank space at a chunk's ends aside), a
 chunk is over ``chunk_size`` UTF-8 bytes. The one chunk that may hold only headings is
 a document's last, when headings that no text follows end the document and its last
 section is cut.
+
+The package's modules are Agno's chunking strategies (``agno.knowledge.chunking``), for
+Agno's readers (`ferrule.knowledge.reader`): `strategy` (`ChunkingStrategy`, the factory),
+`fixed`, `recursive`, `document`, `markdown`, `row`, `semantic`, `code`, `agentic`.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 from ferrule_kit.vectors import content_hash
 
-from .readers import Source
+from ..readers import Source
 
 __all__ = ["chunk_id", "heading_only", "markdown_chunks", "markdown_sections", "split", "utf8_size"]
 

@@ -1,0 +1,59 @@
+"""The tables of one SQL store (`TableNames`): the names a program gives them (Agno's
+``session_table`` / ``memory_table``), checked (`table_name`), quoted in SQL when not the
+defaults, with the store's schema versions in a table of their own. `ferrule_kit.sqlstore`
+and `ferrule_kit.sqlschema` build their statements with them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import attrs
+from ferrule_kernel import InvalidInputError
+
+__all__ = ["TABLE_NAME", "TableNames", "table_name"]
+
+#: A table name a store may be given: a lower-case SQL identifier, short enough that the
+#: names made from it (``<name>_runs``, ``<name>_by_user``) stay within Postgres's 63.
+TABLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,39}")
+
+
+def table_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
+    """An attrs validator: ``value`` is a table name a store may be given (`TABLE_NAME`)."""
+    if not TABLE_NAME.fullmatch(value):
+        raise InvalidInputError(
+            "must be a lower-case SQL identifier: letters, digits and '_', 40 at most",
+            field=attribute.name,
+        )
+
+
+@attrs.frozen
+class TableNames:
+    """The tables of one store: its sessions (their runs in ``<sessions>_runs``, or
+    ``runs`` beside the default ``sessions``) and its user memories. Names other than the
+    defaults are quoted in SQL (a reserved word is a name too), and the store's schema
+    versions are kept in a table of their own (`schema`), so two sets of tables can share
+    one database."""
+
+    sessions: str = attrs.field(default="sessions", validator=table_name)
+    memories: str = attrs.field(default="memories", validator=table_name)
+
+    @property
+    def is_default(self) -> bool:
+        return (self.sessions, self.memories) == ("sessions", "memories")
+
+    @property
+    def runs(self) -> str:
+        return "runs" if self.sessions == "sessions" else f"{self.sessions}_runs"
+
+    @property
+    def schema(self) -> str:
+        """The table of the store's schema versions."""
+        if self.is_default:
+            return "ferrule_schema"
+        return f"ferrule_schema_{self.sessions}_{self.memories}"[:63]
+
+    def sql(self, name: str) -> str:
+        """``name`` (a table, or an index made from one) as SQL: a default as released,
+        any other quoted."""
+        return name if self.is_default else f'"{name}"'
