@@ -282,7 +282,7 @@ class IngestDisplay:
         if finished and status is not None and status.chunks:
             spent = time.monotonic() - self.since
             self._line(
-                f"{status.embedded} chunks embedded in {_duration(spent)} "
+                f"{status.embedded} chunk(s) embedded in {_duration(spent)} "
                 f"({_per_second(status.embedded / max(spent, 1e-9))} chunks/s)"
             )
 

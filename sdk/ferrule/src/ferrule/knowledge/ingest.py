@@ -43,7 +43,7 @@ log = get_logger("ferrule.knowledge")
 
 #: Chunks sorted by length together, and embedder calls running at once (module docstring).
 WINDOW = 256
-IN_FLIGHT = 2
+IN_FLIGHT = 4
 
 
 @attrs.frozen
@@ -272,6 +272,7 @@ class _Embedding:
         self.writing: asyncio.Task[int] | None = None
         self.in_flight: list[int] = []  # the documents being written
         self.stored: list[int] = []  # the documents written
+        self.ready: list[int] = []  # the documents embedded whole, waiting to be written
         self.chunks_written = 0
 
     def _calls(self, batch_size: int) -> list[list[tuple[int, int]]]:
@@ -298,13 +299,13 @@ class _Embedding:
         """Embed and store everything; yields (chunks embedded, documents stored) each
         time either moves."""
         embedded = 0
-        ready = [d for d, missing in enumerate(self.missing) if not missing]  # emptied ones
+        self.ready = [d for d, missing in enumerate(self.missing) if not missing]  # emptied
         pending = iter(self.calls)
         for call in itertools.islice(pending, IN_FLIGHT):
             self.embedding.add(asyncio.ensure_future(self._embed(call)))
-        while self.embedding or ready or self.writing is not None:
-            if self.writing is None and ready:
-                self.in_flight, ready = sorted(ready), []
+        while self.embedding or self.ready or self.writing is not None:
+            if self.writing is None and self.ready:
+                self.in_flight, self.ready = sorted(self.ready), []
                 self.writing = asyncio.ensure_future(self._write(self.in_flight))
             waiting: set[asyncio.Future[Any]] = set(self.embedding)
             if self.writing is not None:
@@ -314,28 +315,45 @@ class _Embedding:
                 self.chunks_written += self.writing.result()
                 self.stored += self.in_flight
                 self.writing, self.in_flight = None, []
-            for task in done & self.embedding:
+            failed = [task for task in done & self.embedding if task.exception() is not None]
+            for task in done & self.embedding - set(failed):
                 self.embedding.discard(task)
                 call, vectors = task.result()
                 for (d, i), vector in zip(call, vectors, strict=True):
                     self.vectors[d][i] = vector
                     self.missing[d] -= 1
                     if not self.missing[d]:
-                        ready.append(d)
+                        self.ready.append(d)
                 embedded += len(call)
                 for next_call in itertools.islice(pending, 1):
                     self.embedding.add(asyncio.ensure_future(self._embed(next_call)))
+            if failed:  # after keeping what the calls that did not fail embedded
+                failed[0].result()
             yield embedded, len(self.stored)
 
     async def settle(self) -> None:
-        """After a failure: stop embedding, and let a write under way finish (what was
-        embedded before is then stored)."""
+        """After a failure: stop embedding, let a write under way finish, then store the
+        documents embedded whole meanwhile (what was embedded is not lost; a store that
+        fails again leaves them, and the first error stands)."""
         for task in self.embedding:
             task.cancel()
         if self.embedding:
             await asyncio.wait(self.embedding)
         if self.writing is not None:
             await asyncio.wait([self.writing])
+            if self.writing.cancelled() or self.writing.exception() is not None:
+                return  # the store failed: writing more would fail the same way
+            self.chunks_written += self.writing.result()
+            self.stored += self.in_flight
+            self.writing = None
+        if self.ready:
+            documents, self.ready = sorted(self.ready), []
+            try:
+                self.chunks_written += await self._write(documents)
+            except Exception as exc:  # the error that stopped the insertion is raised
+                log.debug("knowledge.store_after_failure_failed", error=repr(exc))
+                return
+            self.stored += documents
 
     async def _write(self, documents: list[int]) -> int:
         chunks: list[dict[str, Any]] = []
