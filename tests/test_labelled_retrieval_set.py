@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from ferrule import Runtime
@@ -98,3 +99,54 @@ def test_every_span_is_found_in_some_chunk_whatever_the_chunking(
     normalized = [labelled.normalize(c) for c in chunks]
     missing = [span for span in SPANS if not labelled.covers(normalized, span)]
     assert not missing
+
+
+# -- the docs set: questions about docs/, labelled by section ---------------------------
+
+DOCS = ROOT / "docs"
+DOCS_QUESTIONS = labelled.docs_questions()
+
+
+def test_the_docs_set_is_large_enough_and_well_formed() -> None:
+    assert len(DOCS_QUESTIONS) >= 40
+    assert len({q["id"] for q in DOCS_QUESTIONS}) == len(DOCS_QUESTIONS)
+    assert len({q["question"].lower() for q in DOCS_QUESTIONS}) == len(DOCS_QUESTIONS)
+    for q in DOCS_QUESTIONS:
+        assert q["question"].strip().endswith("?"), q["id"]
+        assert q["sections"] and len(set(q["sections"])) == len(q["sections"]), q["id"]
+    # the query docs/memory.md shows for `ferrule knowledge search` is asked as written
+    assert "how do I resume a session?" in {q["question"] for q in DOCS_QUESTIONS}
+    provenance = labelled.DOCS_QUESTIONS.with_name("README.md").read_text()
+    assert "written for this set before the chunking" in " ".join(provenance.split())
+
+
+@pytest.mark.parametrize("question", DOCS_QUESTIONS, ids=lambda q: q["id"])
+def test_every_labelled_section_is_in_the_docs_once_with_text(question: dict[str, Any]) -> None:
+    """A heading renamed or a section emptied in docs/ fails here, naming the label."""
+    for label in question["sections"]:
+        file, _, heading = label.partition("#")
+        assert file != "benchmarks.md", "benchmarks.md is rewritten by the benchmarks"
+        assert (DOCS / file).is_file(), label
+        sections = labelled.docs_sections((DOCS / file).read_text(encoding="utf-8"))
+        assert len(sections.get(heading, [])) == 1, label
+        assert sum(map(len, sections[heading][0])) >= 200, label
+
+
+def test_a_chunk_answers_when_it_holds_its_section_not_its_heading() -> None:
+    text = (
+        "# Guide\n\n## Sessions\n\n"
+        "A session outlives the process: open it again by its id, with the same db.\n"
+        "Its runs come back as history, the last three by default, in order.\n"
+        "```python\nagent.run('hi', session_id='user-123')\n```\n\n"
+        "## Other\n\n```python\nagent.run('hi', session_id='user-123')\n```\n"
+    )
+    section = labelled.docs_sections(text)["Sessions"][0]
+    assert "```python" not in section  # lines that occur twice say nothing of where
+    assert not labelled.answers("## Sessions", section)  # the heading alone
+    assert labelled.answers(text, section)
+    first = "A session outlives the process: open it again by its id, with the same db."
+    second = "Its runs come back as history, the last three by default, in order."
+    assert labelled.answers(f"## Sessions\n\n{first}\n{second}", section)
+    assert not labelled.answers(f"## Sessions\n\n{first[:40]}", section)  # a line cut short
+    wide = labelled.docs_sections("## S\n\n" + "\n".join(f"line {i} " * 9 for i in range(20)))
+    assert not labelled.answers("line 0 " * 9, wide["S"][0])  # 63 of about 1,300 characters
