@@ -124,3 +124,19 @@ def test_the_agent_reads_its_options_from_the_groups(rt):
         assert agent.settings.context.system_message == "Be brief."
         assert agent.settings.tools.tool_timeout is None
         assert agent.options == {} and agent.pre_hooks == []
+
+
+def test_positional_arguments_follow_the_form(rt, langmodel):
+    """Ailoy 0.2's form takes ``lm, tools, knowledge`` by position, the others ``runtime,
+    model, system_message, tools``; too many, or one given twice, is Python's TypeError."""
+    lm = langmodel(rt, TestModel())
+    with pytest.raises(TypeError, match=r"at most 3 positional arguments \(lm, tools, knowledge\)"):
+        Agent(lm, [], None, "extra")  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="at most 4 positional arguments"):
+        Agent(rt, TestModel(), "Be brief.", [], "extra")  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="multiple values for argument 'tools'"):
+        Agent(lm, [], tools=[])  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="multiple values for argument 'model'"):
+        Agent(rt, TestModel(), model=TestModel())  # type: ignore[call-overload]
+    with Agent(lm, system_message="Be brief.") as agent:
+        assert agent.system_message == "Be brief." and agent.model is lm

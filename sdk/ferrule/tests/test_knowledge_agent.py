@@ -180,3 +180,22 @@ def test_references_are_stored_with_the_run_and_survive_a_pause(
         stored = agent.get_last_run_output(session_id=done.session_id)
     assert stored is not None and stored.metadata == {"who": "test"}
     assert stored.references == done.references
+
+
+def test_ailoy_form_takes_its_knowledge_as_ailoy_does(
+    rt: Any, knowledge: Knowledge, langmodel: Any
+) -> None:
+    """``Agent(lm, tools, knowledge)``, Ailoy 0.2's constructor: the knowledge is searched
+    for the run's last user message and given with it (as `Agent.set_knowledge`), not
+    offered as a search tool; by keyword too."""
+    for made in (
+        lambda lm: Agent(lm, [], knowledge),
+        lambda lm: Agent(lm, knowledge=knowledge),
+    ):
+        lm = langmodel(rt, TestModel(["At nine."]))
+        with made(lm) as agent:
+            outputs = list(agent.run("When does the ferry to Holm leave?"))
+            sent = requests(rt, agent)
+        assert [o.message.text for o in outputs] == ["At nine."]
+        assert sent[0].tools in (None, [])
+        assert "ferry to Holm leaves at nine" in sent[0].messages[-1].text
