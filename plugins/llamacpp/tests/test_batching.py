@@ -273,11 +273,11 @@ def test_ferrule_batch_decodes_its_runs_together(tmp_path: Path, smollm2_gguf: P
 async def test_a_request_copies_the_start_it_shares_with_another_slot(
     rt: Runtime, smollm2_gguf: Path
 ) -> None:
-    """Requests that share a long system prompt: one that lands in an empty slot gets the
-    shared start copied from the slot holding it and reads only the rest, and its reply is
-    the one it gets alone."""
-    attributes = {"parallel": 3, "n_ctx": 512, "deterministic": True}
-    await rt.adefine("llamacpp_language_model", "sharing", attributes)
+    """Requests that share a long system prompt (the default mode): one that lands in an
+    empty slot gets the shared start copied from the slot holding it and reads only the
+    rest. (Read in other pieces than alone, its reply may round differently: see
+    test_packed.py; the deterministic mode copies nothing.)"""
+    await rt.adefine("llamacpp_language_model", "sharing", {"parallel": 3, "n_ctx": 512})
     decoder = rt.kernel.component("sharing").decoder
     system = "You are a careful assistant who answers briefly and plainly. " * 8
 
@@ -285,7 +285,7 @@ async def test_a_request_copies_the_start_it_shares_with_another_slot(
         messages = [{"role": "system", "content": system}, {"role": "user", "content": question}]
         return {"messages": messages, "temperature": 0.0, "max_tokens": 10}
 
-    first = await stream(rt, "sharing", request("Name a colour."))
+    await stream(rt, "sharing", request("Name a colour."))
     assert decoder.slot_tokens()[1:] == [0, 0]
     read_before = decoder.stats.prompt[1]
     # Two at once: one takes slot 0 (the shared start cached there), the other slot 1,
@@ -298,8 +298,44 @@ async def test_a_request_copies_the_start_it_shares_with_another_slot(
     assert all(tokens > 80 for tokens in decoder.slot_tokens()[:2])
     # Nothing but the new ends of the two prompts was read (each at least its last token).
     assert decoder.stats.prompt[1] - read_before < 30
-    assert both[0] == first
-    await asyncio.to_thread(decoder.clear_cache)
-    alone = await stream(rt, "sharing", request("Name a fruit."))
-    assert both[1] == alone
+    for items in both:
+        check_stream(items)
+        assert items[-1]["usage"]["output_tokens"] > 0
     await rt.adelete("sharing")
+
+
+async def test_the_deterministic_mode_reads_every_prompt_whole(
+    rt: Runtime, lm: str, requests: list[dict[str, Any]], alone: list[list[dict[str, Any]]]
+) -> None:
+    """The same request again, its prompt still in the slot: read whole all the same, so
+    the reply is the one it got before (a start kept would have the rest read in another
+    piece, which can round differently)."""
+    decoder = rt.kernel.component(lm).decoder
+    read_before = decoder.stats.prompt[1]
+    again = await stream(rt, lm, requests[6])
+    assert again == alone[6]
+    assert decoder.stats.prompt[1] - read_before == again[-1]["usage"]["input_tokens"]
+    assert decoder.stats.copies == 0
+
+
+async def test_deterministic_long_prompts_are_read_in_the_pieces_they_have_alone(
+    rt: Runtime, smollm2_gguf: Path
+) -> None:
+    """Two prompts of several n_batch pieces, arriving together: each is still read in
+    pieces of n_batch tokens from its start (never one cut short to share a step), so
+    each reply is the one it gets alone."""
+    attributes = {"parallel": 2, "n_ctx": 512, "n_batch": 32, "deterministic": True}
+    await rt.adefine("llamacpp_language_model", "pieces", attributes)
+    texts = [
+        "Summarise: " + "the sea is calm and the sky is grey. " * 12,
+        "Summarise: " + "a cat sleeps on the warm red mat. " * 10,
+    ]
+    stats = rt.kernel.component("pieces").decoder.stats
+    alone = [await stream(rt, "pieces", ask(text, max_tokens=12)) for text in texts]
+    reads_alone = stats.prompt[0]
+    together = await asyncio.gather(*(stream(rt, "pieces", ask(t, max_tokens=12)) for t in texts))
+    # As many reads (one per piece) as alone: no piece was cut short to fill a step.
+    assert stats.prompt[0] - reads_alone == reads_alone
+    assert together == alone
+    assert all(items[-1]["usage"]["input_tokens"] > 100 for items in alone)
+    await rt.adelete("pieces")

@@ -23,8 +23,9 @@ counts per sequence, so a prompt read among others is cut where it is not alone,
 numbers round differently (tested: the first token where a packed greedy reply leaves its
 solo one was within 0.5 logits of the best; see tests/test_packed.py).
 
-The deterministic mode (``deterministic=True``) makes outputs independent of what else
-runs: each prompt chunk is read in a ``llama_decode`` of its own, then the generating
+The deterministic mode (``deterministic=True``) makes outputs depend on the request
+alone: each prompt is read whole (no start kept or copied), in pieces of ``n_batch``
+tokens from its start, each in a ``llama_decode`` of its own, then the generating
 sequences in one more. Each sequence's tokens then sit in their own stream at the same
 cells as when it runs alone, and every matrix product sees the same shapes for that
 sequence's rows except the weight products of a decode step, whose kernels compute each
@@ -34,12 +35,13 @@ several, which changes rounding. With greedy decoding a request's tokens are the
 alone and among others (tested for 1 to 8 at once); with a unified KV cache they were not.
 
 A slot keeps its tokens when its request ends. A new request takes the lowest free slot
-(consecutive sequence ids decode in one pass over the weights, a gap costs another) and
-reads only what that slot does not already hold of its prompt, as ``Llama.generate`` does
-for one sequence (an agent's next turn repeats the conversation so far); where another
-slot holds a longer start of it (concurrent requests share a system prompt), that slot's
-KV stream is copied in first (llama.cpp copies whole streams; exact, so outputs stay the
-same).
+(consecutive sequence ids decode in one pass over the weights, a gap costs another) and,
+but in the deterministic mode, reads only what that slot does not already hold of its
+prompt, as ``Llama.generate`` does for one sequence (an agent's next turn repeats the
+conversation so far); where another slot holds a longer start of it (concurrent requests
+share a system prompt), that slot's KV stream is copied in first (llama.cpp copies whole
+streams). The copy is exact, but the rest of the prompt is read in another piece than a
+fresh read, which can round differently, as above.
 """
 
 from __future__ import annotations
@@ -389,13 +391,16 @@ class BatchDecoder:
     def _step_alone(self) -> None:
         """Prompt chunks each in a llama_decode of its own, then one for the generating
         sequences (replies independent of what else runs: see the module)."""
-        # Prompts first (a new request's first token comes one step sooner): chunks of up
-        # to n_batch tokens in all, at least one, each read on its own (see the module).
+        # Prompts first (a new request's first token comes one step sooner), each read in
+        # the pieces it is read in alone: n_batch tokens from its start, whole pieces
+        # only, up to n_batch tokens in all per step (at least one piece).
         budget = self.n_batch
         for sequence in [s for s in self._running if s.next_token is None]:
-            if budget <= 0:
+            start = len(sequence.slot.cached)  # type: ignore[union-attr]
+            piece = min(len(sequence.prompt), start + self.n_batch) - start
+            if piece > budget and budget < self.n_batch:
                 break
-            budget -= self._read_prompt(sequence, budget)
+            budget -= self._read_prompt(sequence, piece)
         generating = [s for s in self._running if s.next_token is not None]
         if generating:
             self._decode_step(generating)
@@ -416,14 +421,17 @@ class BatchDecoder:
             # The lowest free id: llama.cpp decodes consecutive sequence ids in one pass
             # over the weights, a gap costs another (its split_equal).
             slot = free[0]
-            keep = _common_prefix(slot.cached, prompt)
+            # Deterministic: nothing kept, the prompt read whole as on a fresh component
+            # (a start kept from before would have the rest read in other pieces).
+            keep = 0 if self.deterministic else _common_prefix(slot.cached, prompt)
             # The slot (busy or free) holding the longest start of this prompt: an agent's
             # next turn repeats its conversation, concurrent requests share a system prompt.
             # Its whole KV stream is copied (llama.cpp copies streams, not cells), so it
             # must save enough prompt to pay for copying n_ctx tokens' worth.
             source = max(self._slots, key=lambda s: (_common_prefix(s.cached, prompt), -s.seq_id))
             shared = _common_prefix(source.cached, prompt)
-            if source is not slot and shared - keep >= max(_MIN_COPY, self.n_ctx // 64):
+            wanted = max(_MIN_COPY, self.n_ctx // 64)
+            if not self.deterministic and source is not slot and shared - keep >= wanted:
                 self._copy(source, slot, shared)
                 keep = shared
             # At least the prompt's last token is read again, for its logits.
