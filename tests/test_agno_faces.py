@@ -104,12 +104,15 @@ def test_llama_cpp_always_runs_llama_cpp_and_follows_the_aliases(monkeypatch):
 
 
 def test_knowledge_faces_are_ferrules_classes():
-    assert (OpenAIFace, GoogleFace, PgVectorFace, SqliteVecFace) == (
-        OpenAIEmbedder,
-        GeminiEmbedder,
-        PgVector,
-        SqliteVecDb,
+    assert (OpenAIFace, GoogleFace, SqliteVecFace) == (OpenAIEmbedder, GeminiEmbedder, SqliteVecDb)
+    # Agno's PgVector is a VectorDb of its own that describes the store as ferrule's does
+    face = PgVectorFace("documents", db_url="postgresql://u:p@localhost/db", schema="docs")
+    described = PgVector(
+        table_name="documents", db_url="postgresql://u:p@localhost/db", schema="docs"
     )
+    attributes = face.attributes(None)
+    assert {k: attributes[k] for k in described.attributes(None)} == described.attributes(None)
+    assert face.component_type == described.component_type
     assert SentenceTransformerEmbedder() == MiniLMEmbedder()
     assert SentenceTransformerEmbedder("all-MiniLM-L6-v2", batch_size=8) == MiniLMEmbedder(8)
     with pytest.raises(InvalidInputError) as info:

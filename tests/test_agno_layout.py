@@ -63,7 +63,7 @@ LAYOUT = {
         "ferrule.knowledge.embedder",
         "OpenAIEmbedder",
     ),
-    ("ferrule.vectordb.pgvector", "PgVector"): ("ferrule.knowledge.vectordb", "PgVector"),
+    ("ferrule.vectordb.pgvector", "PgVector"): ("ferrule.vectordb.pgvector.pgvector", "PgVector"),
     ("ferrule.vectordb.pgvector", "SearchType"): ("ferrule.vectordb.search", "SearchType"),
     ("ferrule.vectordb.sqlite_vec", "SearchType"): ("ferrule.vectordb.search", "SearchType"),
     ("ferrule.knowledge.vectordb", "SearchType"): ("ferrule.vectordb.search", "SearchType"),
@@ -96,7 +96,7 @@ def test_agnos_search_type_members_are_the_names_a_store_keeps():
     from ferrule.vectordb.pgvector import PgVector, SearchType
     from ferrule.vectordb.sqlite_vec import SqliteVecDb
 
-    assert PgVector(search_type=SearchType.hybrid).search_type == "hybrid"
+    assert PgVector("docs", search_type=SearchType.hybrid).search_type == "hybrid"
     assert type(SqliteVecDb(search_type=SearchType.keyword).search_type) is str
     with pytest.raises(InvalidInputError) as caught:
         SqliteVecDb(search_type="fuzzy")  # type: ignore[arg-type]

@@ -108,3 +108,27 @@ async def test_two_components_share_a_collection(postgres_dsn: str) -> None:
         await one.call_method("kb", "upsert", {"chunks": [{"id": "a", "vector": [1.0, 0, 0]}]})
         assert (await two.call_method("kb", "info", {}))["dimension"] == 3
         assert (await two.call_method("kb", "count", {}))["count"] == 1
+
+
+async def test_the_hnsw_index_is_built_as_asked(postgres_dsn: str) -> None:
+    schema = _schema()
+    attributes = {
+        "dsn": postgres_dsn,
+        "schema": schema,
+        "collection": "tuned",
+        "hnsw_m": 8,
+        "hnsw_ef_construction": 40,
+        "maintenance_work_mem": "64MB",
+    }
+    async with AsyncRuntime() as rt:
+        await rt.define("pgvector_store", "kb", attributes)
+        await rt.call_method("kb", "ensure_collection", {"dimension": 3, "distance": "cosine"})
+        with pytest.raises(InvalidInputError) as error:
+            await rt.define("pgvector_store", "bad", {**attributes, "maintenance_work_mem": "lots"})
+        assert error.value.errors[0]["path"].endswith("maintenance_work_mem")
+    with psycopg.connect(postgres_dsn) as conn:
+        (definition,) = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = 'tuned_hnsw'",
+            (schema,),
+        ).fetchone()
+    assert "m='8'" in definition and "ef_construction='40'" in definition

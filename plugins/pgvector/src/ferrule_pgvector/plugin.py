@@ -26,6 +26,17 @@ def _schema(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None
         )
 
 
+_MEMORY = re.compile(r"[1-9][0-9]{0,6}(kB|MB|GB|TB)")
+
+
+def _memory(_instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and not _MEMORY.fullmatch(value):
+        raise InvalidInputError(
+            "must be a PostgreSQL memory size: a number and kB, MB, GB or TB ('2GB')",
+            field=attribute.name,
+        )
+
+
 @attrs.frozen
 class PgVectorAttributes(VectorStoreAttributes):
     """What ``define`` takes: where the database is, and the collection (see
@@ -47,6 +58,14 @@ class PgVectorAttributes(VectorStoreAttributes):
     index: Literal["hnsw", "none"] = "hnsw"
     #: Candidates the HNSW search keeps (``hnsw.ef_search``; at least ``top_k`` is used).
     ef_search: int = attrs.field(default=100, validator=in_range(1, 1000))
+    #: The HNSW index's links per node (``m``) and build-time candidates
+    #: (``ef_construction``, at least twice ``m``), pgvector's defaults; they shape the
+    #: index when the collection is made (an existing one keeps its index).
+    hnsw_m: int = attrs.field(default=16, validator=in_range(2, 100))
+    hnsw_ef_construction: int = attrs.field(default=64, validator=in_range(4, 1000))
+    #: Memory PostgreSQL may use to build the index (``maintenance_work_mem``: ``"2GB"``,
+    #: ``"512MB"``); None: the server's setting.
+    maintenance_work_mem: str | None = attrs.field(default=None, validator=_memory)
     min_size: int = attrs.field(default=1, validator=in_range(0, 1000))
     max_size: int = attrs.field(default=10, validator=in_range(1, 1000))
     #: Seconds a call waits for a free connection before the store counts as unavailable.

@@ -6,8 +6,9 @@ Layout, in the schema ``S`` (created if missing), per collection ``C``:
   ``text``, ``content_hash``, ``metadata`` (JSONB), ``embedding vector(n)``, and ``tsv``, a
   generated ``tsvector`` of the text (English stemming) with a GIN index for
   ``keyword_search``;
-- an HNSW index on ``embedding`` with the operator class of the collection's distance
-  (unless ``index: "none"``, or over 2,000 dimensions, HNSW's limit for ``vector``);
+- an HNSW index on ``embedding`` with the operator class of the collection's distance,
+  built with ``hnsw_m`` and ``hnsw_ef_construction`` (unless ``index: "none"``, or over
+  2,000 dimensions, HNSW's limit for ``vector``);
 - ``S.ferrule_vector_collections``: each collection's dimension, distance and schema
   version.
 
@@ -271,9 +272,22 @@ class PgVectorStore:
             )
         )
         if self.attributes.index == "hnsw" and dimension <= HNSW_MAX_DIMENSION:
+            memory = self.attributes.maintenance_work_mem
+            if memory is not None:
+                conn.execute(
+                    sql.SQL("SET LOCAL maintenance_work_mem = {}").format(sql.Literal(memory))
+                )
             conn.execute(
-                sql.SQL("CREATE INDEX {} ON {} USING hnsw (embedding {})").format(
-                    sql.Identifier(f"{name}_hnsw"), t, sql.SQL(_OPCLASS[distance])
+                sql.SQL(
+                    "CREATE INDEX {} ON {} USING hnsw (embedding {}) WITH (m = {}, ef_construction = {})"
+                ).format(
+                    sql.Identifier(f"{name}_hnsw"),
+                    t,
+                    sql.SQL(_OPCLASS[distance]),
+                    sql.Literal(self.attributes.hnsw_m),
+                    sql.Literal(
+                        max(self.attributes.hnsw_ef_construction, 2 * self.attributes.hnsw_m)
+                    ),
                 )
             )
         conn.execute(

@@ -40,6 +40,7 @@ from ferrule_kernel import InvalidInputError
 
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool
+from ..vectordb.distance import store_distance
 from .document import ContentResult, Document, MessageReferences
 from .embedder import MiniLMEmbedder
 from .ingest import (
@@ -192,6 +193,8 @@ class Knowledge:
                 info = await runtime.acall_method(self._embedder, "info", {})
                 store = await self._define(self.vector_db, "knowledge-store")
                 distance = getattr(self.vector_db, "distance", None)
+                if distance is not None:  # Agno's Distance names the store's metric its way
+                    distance = store_distance(distance)
                 if distance is None and isinstance(self.vector_db, str):
                     # a store its owner defined keeps the metric its collection has
                     have = await runtime.acall_method(store, "info", {})

@@ -1,5 +1,20 @@
-"""Agno's import paths for vector databases: ``ferrule.vectordb.pgvector.PgVector`` (PostgreSQL
-with pgvector, ferrule-pgvector) and ``ferrule.vectordb.sqlite_vec.SqliteVecDb`` (one SQLite
-file, ferrule-sqlite-vec: `ferrule.knowledge.Knowledge`'s embedded default). They are the
-classes of `ferrule.knowledge.vectordb`; `ferrule.vectordb.search.SearchType` (also exported by
-both) is Agno's enum of search types."""
+"""Agno's ``agno.vectordb``: `VectorDb` (`ferrule.vectordb.base`), the stores
+(``ferrule.vectordb.pgvector.PgVector``: PostgreSQL with pgvector, ferrule-pgvector;
+``ferrule.vectordb.chroma.ChromaDb``: a Chroma server, ferrule-chroma;
+``ferrule.vectordb.sqlite_vec.SqliteVecDb``: one SQLite file, ferrule-sqlite-vec,
+`ferrule.knowledge.Knowledge`'s embedded default), `ferrule.vectordb.distance.Distance`,
+`ferrule.vectordb.score` and `ferrule.vectordb.search.SearchType`. The names load on first
+access."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ferrule_kit.parts import lazy_attributes
+
+if TYPE_CHECKING:
+    from .base import VectorDb
+
+__all__ = ["VectorDb"]
+
+__getattr__ = lazy_attributes(__name__, {"VectorDb": ".base"})
