@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import socket
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit
 
 from .client import http_request
 from .errors import HTTPRequestError
 from .plugin import PROXY_VARIABLE, HTTPRequestInput, WebFetchOutput
-from .policy import AddressPolicyError, AddressRefusedError, Policy, address_of
+from .policy import AddressPolicyError, AddressRefusedError, Policy
 
 if TYPE_CHECKING:
     from .plugin import WebFetchInput
@@ -55,20 +54,7 @@ def check_target(url: str) -> None:
     """Raise `AddressRefusedError` unless the address policy allows ``url``'s host: an
     address it spells (in any spelling), or every address its name resolves to here. A
     name that does not resolve here is the proxy's to resolve, on its own network."""
-    host = urlsplit(url).hostname or ""
-    policy = Policy.from_environment()
-    address = address_of(host)
-    if address is not None:
-        policy.check(host, address)
-        return
-    try:
-        found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError):
-        return
-    for *_, sockaddr in found:
-        resolved = address_of(str(sockaddr[0]))
-        if resolved is not None:
-            policy.check(host, resolved)
+    Policy.from_environment().check_host(urlsplit(url).hostname or "", unresolved_ok=True)
 
 
 async def web_fetch(inputs: WebFetchInput) -> WebFetchOutput:

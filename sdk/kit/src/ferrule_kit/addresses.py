@@ -141,11 +141,12 @@ class Policy:
                 )
         return cls(frozenset(hosts), tuple(networks))
 
-    def check_host(self, host: str) -> None:
+    def check_host(self, host: str, *, unresolved_ok: bool = False) -> None:
         """Raise `AddressRefusedError` unless every address ``host`` reaches is allowed: the
         address it spells, else each one it resolves to now (for a URL checked before
         another library connects to it; `ferrule_kit.checked_connector` checks aiohttp's
-        own connections as they are made)."""
+        own connections as they are made). ``unresolved_ok``: a name that does not resolve
+        here passes (another machine will resolve it, on its own network: a proxy's)."""
         address = address_of(host)
         if address is not None:
             self.check(host, address)
@@ -155,6 +156,8 @@ class Policy:
         try:
             found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
         except (OSError, UnicodeError) as exc:
+            if unresolved_ok:
+                return
             raise AddressRefusedError(f"{host} does not resolve ({exc})") from None
         for *_, sockaddr in found:
             resolved = address_of(str(sockaddr[0]))
