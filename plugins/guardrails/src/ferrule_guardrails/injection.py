@@ -53,6 +53,8 @@ class PromptInjectionGuardrail(BaseGuardrail):
     punctuation (``i g n o r e``) do not hide a phrase. A phrase list catches the common
     attempts, not a determined attacker: keep tools' permissions narrow too."""
 
+    injection_patterns: list[str]
+
     def __init__(self, injection_patterns: Sequence[str] | None = None) -> None:
         patterns = DEFAULT_INJECTION_PATTERNS if injection_patterns is None else injection_patterns
         self.injection_patterns = [normalize(p) for p in patterns if skeleton(p)]

@@ -121,6 +121,10 @@ class PIIDetectionGuardrail(BaseGuardrail):
     post-hook it checks the run's output the same way (`OutputCheckError`).
     """
 
+    mask_pii: bool
+    pii_finders: dict[str, Finder]
+    pii_patterns: dict[str, re.Pattern[str]]
+
     def __init__(
         self,
         mask_pii: bool = False,
@@ -133,16 +137,21 @@ class PIIDetectionGuardrail(BaseGuardrail):
     ) -> None:
         self.mask_pii = mask_pii
         # cards and IBANs first: a masked number is no longer taken for a phone number
-        checks: list[tuple[bool, str, Finder]] = [
-            (enable_credit_card_check, "Credit Card", _cards),
-            (enable_iban_check, "IBAN", _ibans),
-            (enable_ssn_check, "SSN", _pattern(_SSN)),
-            (enable_email_check, "Email", _pattern(_EMAIL)),
-            (enable_phone_check, "Phone", _pattern(_PHONE)),
+        checks: list[tuple[bool, str, Finder, re.Pattern[str]]] = [
+            (enable_credit_card_check, "Credit Card", _cards, _CARD),
+            (enable_iban_check, "IBAN", _ibans, _IBAN),
+            (enable_ssn_check, "SSN", _pattern(_SSN), _SSN),
+            (enable_email_check, "Email", _pattern(_EMAIL), _EMAIL),
+            (enable_phone_check, "Phone", _pattern(_PHONE), _PHONE),
         ]
-        self.pii_finders: dict[str, Finder] = {name: find for on, name, find in checks if on}
-        for name, pattern in (custom_patterns or {}).items():
-            self.pii_finders[name] = _pattern(re.compile(pattern))
+        self.pii_finders = {name: find for on, name, find, _ in checks if on}
+        #: Each kind's pattern (Agno's ``pii_patterns``); cards and IBANs must also pass
+        #: their checksum to count.
+        self.pii_patterns = {name: pattern for on, name, _, pattern in checks if on}
+        for name, given in (custom_patterns or {}).items():
+            compiled = re.compile(given)
+            self.pii_finders[name] = _pattern(compiled)
+            self.pii_patterns[name] = compiled
 
     def __repr__(self) -> str:
         return f"PIIDetectionGuardrail(mask_pii={self.mask_pii}, checks={list(self.pii_finders)})"
