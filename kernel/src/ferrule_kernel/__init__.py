@@ -1,14 +1,16 @@
 """ferrule's kernel: routes five requests to plugins and knows nothing else.
 
 Plugin authors need `hookimpl`, the descriptions (`OperatorSpec`, `ComponentTypeSpec`,
-`MethodSpec`) and the errors; hosts embedding ferrule use `Kernel` (and may hand it an
-`InstallHint`). Code that validates wire data of its own with the kernel's rules builds
+`MethodSpec`) and the errors; a component built on other components is handed the
+kernel's requests as a `ComponentRequests` (``ComponentTypeSpec.uses_components``).
+Hosts embedding ferrule use `Kernel` (and may hand it an `InstallHint`). Code that validates wire data of its own with the kernel's rules builds
 on `make_converter`, `structure_input`, `field_errors`, `type_checked` and `type_name`;
 text bound for a client or a log that holds words nobody here wrote passes through
 `scrub_secrets`, the one secret scrubber.
 The hooks a plugin implements are specified in `ferrule_kernel.hookspecs`.
 """
 
+from .composition import ComponentRequests
 from .discovery import ENTRY_POINT_GROUP, PluginInfo, discover_plugins, hookimpl, import_target
 from .errors import (
     DuplicateComponentError,
@@ -49,6 +51,7 @@ from .validation import (
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "ComponentRequests",
     "ComponentTypeSpec",
     "DuplicateComponentError",
     "FerruleError",

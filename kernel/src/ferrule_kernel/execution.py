@@ -42,10 +42,8 @@ class Prepared:
     streaming: bool
     #: The spec's converter; None: the kernel's (`default_converter`).
     converter: Any = None
-    #: The declared output class (each item's, for a stream), or None: JSON is checked only.
-    outputs: type | None = None
-    #: The output may be any JSON value, not only an object (`MethodSpec.value_output`).
-    any_value: bool = False
+    #: The declared output type (each item's, for a stream), or None: a JSON object.
+    outputs: Any = None
 
     @property
     def inline(self) -> bool:
@@ -56,9 +54,11 @@ class Prepared:
         return request_failure(self.label, self.provider, exc)
 
     def _output(self, value: Any) -> dict[str, Any]:
-        return check_output(
-            value, self.label, self.provider, self.converter, self.outputs, self.any_value
+        # (a JSON value other than an object where the description declares one)
+        out: dict[str, Any] = check_output(
+            value, self.label, self.provider, self.converter, self.outputs
         )
+        return out
 
     def _call(self) -> Any:
         """Run the implementation in this thread (the caller's, the loop's or a worker's):

@@ -17,6 +17,7 @@ import attrs
 import pluggy
 
 from . import discovery
+from .composition import ComponentRequests
 from .errors import (
     DuplicateComponentError,
     FerruleError,
@@ -49,6 +50,8 @@ class Component:
     type_name: str
     entry: discovery.Entry
     instance: Any
+    #: The component built on this one (`Kernel.define`'s ``owner``), or None.
+    owner: str | None = None
     kinds: dict[str, str] = attrs.Factory(dict)  # method name -> call_kind, computed once
 
 
@@ -99,6 +102,8 @@ class Kernel:
         # entries loaded from their plugin alone, before discovery (see the class docstring)
         self._provided: dict[tuple[str, str], discovery.Entry] = {}
         self._components: dict[str, Component] = {}
+        # owner -> the components it is built on, in the order they were defined
+        self._owned: dict[str, list[str]] = {}
         self._pending: set[str] = set()
         self._deleted: set[str] = set()
         for plugin in plugins:
@@ -295,9 +300,6 @@ class Kernel:
         trusted: bool,
     ) -> Prepared:
         conv = entry.named(spec.converter)
-        method = spec if isinstance(spec, MethodSpec) else None  # (a method's opt-ins)
-        if method is not None and method.array_input is not None and type(inputs) is list:
-            inputs = {method.array_input: inputs}
         with validating(trusted):
             arg = structure_input(inputs, entry.named(spec.inputs), target=label, conv=conv)
         return Prepared(
@@ -310,7 +312,6 @@ class Kernel:
             spec.streaming,
             conv,
             entry.named(spec.outputs),
-            method is not None and method.value_output,
         )
 
     def prepare(
@@ -414,15 +415,20 @@ class Kernel:
         *,
         placement: Any = None,
         trusted: bool = False,
+        owner: str | None = None,
     ) -> None:
         """Create component ``name`` of ``component_type``. With ``placement`` (a JSON
         object with a string ``kind``), the plugin answering ``ferrule_place_component``
         for that kind builds it where it says (a Ray actor, ...) and this kernel routes the
-        component's requests to the stand-in it returns."""
+        component's requests to the stand-in it returns. ``owner``: the component (defined,
+        or being defined) that is built on this one (`ComponentRequests.define` names it):
+        this one is then deleted with its owner, and a `delete` of its own is refused."""
         if not isinstance(name, str) or not name:
             raise InvalidInputError(
                 f"name: expected a non-empty string, got {type_name(name)}", field="name"
             )
+        if owner is not None and owner not in self._pending and owner not in self._components:
+            raise InvalidInputError(f"owner: no component {owner!r} is defined", field="owner")
         entry = self._component_type(component_type)
         spec: ComponentTypeSpec = entry.spec  # type: ignore[assignment]
         if name in self._components or name in self._pending:
@@ -448,37 +454,53 @@ class Kernel:
         self._pending.add(name)
         try:
             factory = entry.resolve() if placed is None else placed
-
-            def create() -> Any:  # in a worker thread: what it raises is judged there
-                try:
-                    return factory(arg)
-                except BaseException as exc:
-                    raise request_failure(label, entry.provider, exc)  # noqa: B904
-
-            try:
-                if discovery.call_kind(factory) == "async":
-                    instance = await factory(arg)
-                else:
-                    import asyncio
-
-                    instance = await asyncio.to_thread(create)
-                    if inspect.isawaitable(instance):
-                        instance = await instance
-            except BaseException as exc:
-                raise request_failure(label, entry.provider, exc)  # noqa: B904
-            if instance is None:
-                # Caught here, not as an AttributeError at the component's first request.
-                raise PluginError(
-                    f"{label} failed in plugin {entry.provider!r}: its factory returned None, "
-                    "not the component",
-                    plugin=entry.provider,
-                    target=label,
-                )
-            self._components[name] = Component(name, spec.name, entry, instance)
+            args: tuple[Any, ...] = (arg,)
+            if spec.uses_components and placed is None:
+                args = (arg, ComponentRequests(self, name, trusted=trusted))
+            instance = await self._create(factory, args, label, entry.provider)
+            self._components[name] = Component(name, spec.name, entry, instance, owner)
+            if owner is not None:
+                self._owned.setdefault(owner, []).append(name)
             self._deleted.discard(name)
             log.debug("component_defined", name=name, component_type=spec.name)
+        except BaseException:
+            await self._delete_owned(name)  # what its factory defined goes with it
+            raise
         finally:
             self._pending.discard(name)
+
+    @staticmethod
+    async def _create(
+        factory: Callable[..., Any], args: tuple[Any, ...], label: str, provider: str
+    ) -> Any:
+        """The component ``factory(*args)`` makes (sync factories in a worker thread)."""
+
+        def create() -> Any:  # in a worker thread: what it raises is judged there
+            try:
+                return factory(*args)
+            except BaseException as exc:
+                raise request_failure(label, provider, exc)  # noqa: B904
+
+        try:
+            if discovery.call_kind(factory) == "async":
+                instance = await factory(*args)
+            else:
+                import asyncio
+
+                instance = await asyncio.to_thread(create)
+                if inspect.isawaitable(instance):
+                    instance = await instance
+        except BaseException as exc:
+            raise request_failure(label, provider, exc)  # noqa: B904
+        if instance is None:
+            # Caught here, not as an AttributeError at the component's first request.
+            raise PluginError(
+                f"{label} failed in plugin {provider!r}: its factory returned None, "
+                "not the component",
+                plugin=provider,
+                target=label,
+            )
+        return instance
 
     def _placement_factory(
         self, spec: ComponentTypeSpec, name: str, attributes: Any, placement: Any, label: str
@@ -486,6 +508,12 @@ class Kernel:
         if not isinstance(placement, Mapping):
             raise InvalidInputError(
                 f"placement: expected an object, got {type_name(placement)}", field="placement"
+            )
+        if spec.uses_components:
+            raise InvalidInputError(
+                f"placement: component type {spec.name!r} is built on components of this "
+                "kernel, so it runs here; define it without a placement",
+                field="placement",
             )
         kind = placement.get("kind")
         if not isinstance(kind, str):
@@ -512,9 +540,23 @@ class Kernel:
         return factory
 
     async def delete(self, name: str) -> None:
+        """Delete component ``name``, closing it, then the components it is built on."""
         component = self._component(name)
+        if component.owner is not None:
+            raise InvalidInputError(
+                f"name: component {name!r} is part of {component.owner!r}, which is built on "
+                f"it; delete {component.owner!r}",
+                field="name",
+            )
         del self._components[name]
         self._deleted.add(name)
+        try:
+            await self._close(component)
+        finally:
+            await self._delete_owned(name)
+
+    @staticmethod
+    async def _close(component: Component) -> None:
         close = getattr(component.instance, "close", None)
         if close is None:
             return
@@ -523,11 +565,28 @@ class Kernel:
             if inspect.isawaitable(result):
                 await result
         except BaseException as exc:
-            raise request_failure(f"delete {name!r}", component.entry.provider, exc)  # noqa: B904
+            raise request_failure(f"delete {component.name!r}", component.entry.provider, exc)  # noqa: B904
+
+    async def _delete_owned(self, owner: str) -> None:
+        """Delete the components ``owner`` is built on, the last defined first (each closed,
+        then what it is built on); a failure to close one is logged, not raised."""
+        for name in reversed(self._owned.pop(owner, [])):
+            component = self._components.pop(name, None)
+            if component is None:
+                continue
+            self._deleted.add(name)
+            try:
+                await self._close(component)
+            except FerruleError as exc:
+                log.warning("component_close_failed", name=name, error=exc.message)
+            await self._delete_owned(name)
 
     async def aclose(self) -> None:
         """Delete every component (closing each); errors are logged, not raised."""
         for name in list(self._components):
+            component = self._components.get(name)
+            if component is None or component.owner is not None:
+                continue  # deleted with its owner
             try:
                 await self.delete(name)
             except FerruleError as exc:

@@ -1,6 +1,7 @@
-"""Output checking: what a plugin produced, as a JSON object that can cross the network.
+"""Output checking: what a plugin produced, as JSON that can cross the network (an object,
+or a JSON value of the type its description declares).
 
-An output that is not JSON (NaN, an arbitrary object) or does not match the class a
+An output that is not JSON (NaN, an arbitrary object) or does not match the type a
 description declares is an `InvalidOutputError` naming the field, in-process as over
 ``ferrule serve``; `check_output` is run on every result and every streamed item.
 """
@@ -68,26 +69,28 @@ def check_output(
     label: str,
     provider: str,
     conv: Any = None,
-    outputs: type | None = None,
-    any_value: bool = False,
-) -> dict[str, Any]:
-    """The output a plugin produced, as a JSON object, checked: what cannot cross the
-    network (NaN, an arbitrary object) or does not match the declared ``outputs`` class
-    is an `InvalidOutputError` naming the field, in-process as over `ferrule serve`.
-    With ``any_value`` (`MethodSpec.value_output`) a JSON value that is not an object
-    (``true``, ``null``, a list) is an output too, returned as it is."""
+    outputs: Any = None,
+) -> Any:
+    """The output a plugin produced, checked: JSON, and of the declared ``outputs`` type.
+
+    Without ``outputs`` an output is a JSON object (a dict, a mapping or an attrs instance,
+    returned as a dict). With an attrs class it is also checked against that class. With any
+    other type (``bool``, ``Item | None``), it may be a JSON value of that type that is not
+    an object (``true``, ``null``), checked by structuring it as that type. What cannot
+    cross the network (NaN, an arbitrary object) or does not match is an
+    `InvalidOutputError` naming the field, in-process as over `ferrule serve`."""
     if type(value) is dict:
-        out = value
-    elif any_value and not attrs.has(type(value)) and not isinstance(value, Mapping):
         out = value
     elif attrs.has(type(value)):
         out = (conv or default_converter()).unstructure(value)
     elif isinstance(value, Mapping):
         out = dict(value)
+    elif outputs is not None and not attrs.has(outputs):
+        out = value  # a JSON value the description declares, checked below
     else:
         message = f"expected an object, got {type_name(value)}"
         raise invalid_output(label, provider, [{"path": "$", "message": message}])
-    if outputs is not None and type(out) is dict and not isinstance(value, outputs):
+    if outputs is not None and not (attrs.has(outputs) and isinstance(value, outputs)):
         try:
             structure_input(out, outputs, target=label, conv=conv)
         except InvalidInputError as exc:

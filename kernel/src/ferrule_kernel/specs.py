@@ -28,12 +28,19 @@ Target = Union[str, Callable[..., Any]]  # noqa: UP007 (a runtime alias)
 class OperatorSpec:
     """A stateless operator, called with ``call`` (or ``iter`` when ``streaming``).
 
-    ``function`` receives one instance of ``inputs`` (an attrs class) and returns an
+    ``function`` receives the request's input structured as ``inputs`` and returns an
     attrs instance or a JSON-compatible dict; a streaming operator yields them.
+    ``inputs`` is an attrs class (the input is a JSON object of its fields), or any other
+    type made of JSON-compatible parts, which the converter structures as it would a
+    field of that type (``list[Item]``: the input is a JSON array of ``Item`` objects;
+    ``Item | None``: an object or null).
     Sync functions are run in a worker thread by async callers unless ``blocking`` is
     False (for trivial, non-blocking code, where a thread hop would cost more than the call).
-    Every output is checked to be JSON; with ``outputs`` (an attrs class, or its
-    ``"module:attr"``) it is also checked against that class, field by field.
+    Every output is checked to be JSON; with ``outputs`` (or its ``"module:attr"``) it is
+    also checked against that type: an attrs class field by field; any other type made of
+    JSON-compatible parts (``bool``, ``Item | None``) lets an output be a JSON value of
+    that type that is not an object (``true``, ``null``). Without ``outputs``, each output
+    is a JSON object.
     """
 
     name: str
@@ -45,20 +52,13 @@ class OperatorSpec:
     #: cattrs converter for ``inputs`` and attrs outputs (or its ``"module:attr"``);
     #: the kernel's strict one if None.
     converter: Any = attrs.field(default=None, eq=False, repr=False)
-    #: The class each output (each item, for a stream) must match; None: any JSON object.
+    #: The type each output (each item, for a stream) must match; None: any JSON object.
     outputs: type | str | None = None
 
 
 @attrs.frozen
 class MethodSpec:
-    """A method of a component type; same rules as `OperatorSpec`, the target is an attribute name.
-
-    Two opt-ins let a method speak another runtime's protocol (Ailoy 0.1's vector stores
-    take ``insert_many([...])`` and answer ``remove`` with ``true``):
-    ``array_input`` names the field of ``inputs`` that an input sent as a bare JSON array
-    fills (``[...]`` is taken as ``{array_input: [...]}``); with ``value_output`` the
-    method's result may be any JSON value (``true``, ``null``), not only an object.
-    """
+    """A method of a component type; same rules as `OperatorSpec`, the target is an attribute name."""
 
     name: str
     inputs: type | str
@@ -67,8 +67,6 @@ class MethodSpec:
     description: str = ""
     converter: Any = attrs.field(default=None, eq=False, repr=False)
     outputs: type | str | None = None
-    array_input: str | None = None
-    value_output: bool = False
 
 
 @attrs.frozen
@@ -80,6 +78,10 @@ class ComponentTypeSpec:
     ``methods`` are what ``call_method`` / ``iter`` reach. If it has ``close()`` (sync
     or async), ``delete`` calls it. ``aliases`` are other names accepted for this type
     (e.g. a type named after another engine).
+
+    ``uses_components``: the component is built on other components. Its factory is
+    called with a second argument, a `ferrule_kernel.ComponentRequests`, through which it
+    defines them (they are deleted with it) and which its instance keeps to call them.
     """
 
     name: str
@@ -89,6 +91,7 @@ class ComponentTypeSpec:
     aliases: tuple[str, ...] = attrs.field(default=(), converter=_as_tuple)
     description: str = ""
     converter: Any = attrs.field(default=None, eq=False, repr=False)
+    uses_components: bool = False
 
     def method(self, name: str) -> MethodSpec | None:
         for spec in self.methods:

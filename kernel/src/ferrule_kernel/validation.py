@@ -328,8 +328,10 @@ def structure_input(
     data: Any, cls: type, *, target: str, conv: cattrs.Converter | None = None
 ) -> Any:
     """Structure request input ``data`` into ``cls`` or raise `InvalidInputError` naming each
-    bad field. ``conv`` None is the kernel's converter (`default_converter`)."""
-    if type(data) is not dict and not isinstance(data, Mapping):
+    bad field. ``conv`` None is the kernel's converter (`default_converter`). An attrs
+    ``cls`` takes a JSON object; any other type (``list[Item]``, ``Item | None``, ``bool``)
+    takes what the converter structures as that type."""
+    if type(data) is not dict and not isinstance(data, Mapping) and attrs.has(cls):
         raise InvalidInputError(
             f"invalid input for {target}: $: expected object, got {type_name(data)}",
             errors=[{"path": "$", "message": f"expected object, got {type_name(data)}"}],

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from ferrule import AsyncRuntime
 from ferrule_chroma.testing import ChromaServer
-from ferrule_kit.testing.ailoy_vectors import AiloyVectorStoreConformance
 from ferrule_kit.testing.vectors import VectorStoreConformance, VectorStoreUnderTest
 
 
@@ -33,9 +32,3 @@ class TestChromaConformance(VectorStoreConformance):
 
             # HNSW is approximate: the suite holds it to a recall bar, not exact order
             yield VectorStoreUnderTest(rt, make, keyword_search=False, exact=False)
-
-
-class TestChromaAiloyMethods(AiloyVectorStoreConformance):
-    """Ailoy 0.1's insert_many / get_by_id / retrieve / remove / clear on the same store."""
-
-    store = TestChromaConformance.store

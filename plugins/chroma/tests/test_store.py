@@ -1,6 +1,6 @@
 """What Chroma itself adds: the data really is in the Chroma server (seen by Chroma's own
-client, and a collection written by that client read back), the Ailoy name, the URL's
-checks and an unreachable server's typed error."""
+client, and a collection written by that client read back), the URL's checks and an
+unreachable server's typed error."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_chunks_are_in_the_chroma_server(chroma_server: ChromaServer) -> None:
     database = chroma_server.new_database()
     with Runtime() as rt:
         rt.define(
-            "chromadb_vector_store",  # Ailoy 0.1's name
+            "chroma_vector_store",
             "kb",
             {
                 "url": chroma_server.url,
@@ -120,24 +120,23 @@ async def test_a_url_from_the_network_must_pass_the_address_policy(
     database = chroma_server.new_database()
     attributes = {"url": chroma_server.url, "database": database, "dimension": 3}
     with pytest.raises(InvalidInputError) as refused:
-        await kernel.define("chromadb_vector_store", "vs0", attributes)
+        await kernel.define("chroma_vector_store", "vs0", attributes)
     assert [e["path"] for e in refused.value.errors] == ["$.url"]
     assert "loopback" in refused.value.message and ALLOW_VARIABLE in refused.value.message
     assert kernel.components() == {}
     local = f"http://localhost:{chroma_server.port}"
     with pytest.raises(InvalidInputError, match="loopback"):
-        await kernel.define("chromadb_vector_store", "vs0", {**attributes, "url": local})
+        await kernel.define("chroma_vector_store", "vs0", {**attributes, "url": local})
 
     monkeypatch.setenv(ALLOW_VARIABLE, "localhost")  # how a host lets its clients use it
-    await kernel.define("chromadb_vector_store", "vs0", {**attributes, "url": local})
-    ids = await kernel.call_method(
-        "vs0", "insert_many", [{"embedding": [1.0, 0.0, 0.0], "document": "d"}]
-    )
-    assert len(ids["ids"]) == 1
+    await kernel.define("chroma_vector_store", "vs0", {**attributes, "url": local})
+    chunk = {"id": "c1", "vector": [1.0, 0.0, 0.0], "text": "d"}
+    await kernel.call_method("vs0", "upsert", {"chunks": [chunk]})
+    assert (await kernel.call_method("vs0", "count", {}))["count"] == 1
     with pytest.raises(InvalidInputError, match="loopback"):  # the name, not its address
-        await kernel.define("chromadb_vector_store", "vs1", attributes)
+        await kernel.define("chroma_vector_store", "vs1", attributes)
     monkeypatch.setenv(ALLOW_VARIABLE, "127.0.0.0/8")
-    await kernel.define("chromadb_vector_store", "vs1", attributes)
+    await kernel.define("chroma_vector_store", "vs1", attributes)
     await kernel.aclose()
 
 
@@ -148,5 +147,5 @@ def test_a_url_from_code_in_the_process_is_taken_as_given(
     with Runtime() as rt:  # in-process: trusted
         database = chroma_server.new_database()
         attributes = {"url": chroma_server.url, "database": database, "dimension": 2}
-        rt.define("chromadb_vector_store", "vs0", attributes)
-        assert rt.call_method("vs0", "clear", None) is True
+        rt.define("chroma_vector_store", "vs0", attributes)
+        assert rt.call_method("vs0", "count", {})["count"] == 0

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 from ferrule import AsyncRuntime
-from ferrule_kit.testing.ailoy_vectors import AiloyVectorStoreConformance
 from ferrule_kit.testing.vectors import VectorStoreConformance, VectorStoreUnderTest
 
 
@@ -16,15 +15,7 @@ class TestFaissConformance(VectorStoreConformance):
         async with AsyncRuntime() as rt:
 
             async def make(collection: str, **attributes: Any) -> str:
-                await rt.define(
-                    "faiss_vector_store", collection, {"collection": collection, **attributes}
-                )
+                await rt.define("faiss_store", collection, {"collection": collection, **attributes})
                 return collection
 
             yield VectorStoreUnderTest(rt, make, keyword_search=False, exact=True)
-
-
-class TestFaissAiloyMethods(AiloyVectorStoreConformance):
-    """Ailoy 0.1's insert_many / get_by_id / retrieve / remove / clear on the same store."""
-
-    store = TestFaissConformance.store

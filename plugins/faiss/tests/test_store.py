@@ -1,5 +1,5 @@
 """What FAISS itself adds: its distances agree with a brute-force reference for each
-metric, a filter reaches FAISS as an id selector, and the Ailoy name ``faiss`` defines it."""
+metric, a filter reaches FAISS as an id selector, and the short name ``faiss`` defines it."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_distances_match_a_brute_force_reference(metric: str) -> None:
     vectors = {f"c{i}": [rng.uniform(-1, 1) for _ in range(8)] for i in range(40)}
     query = [rng.uniform(-1, 1) for _ in range(8)]
     with Runtime() as rt:
-        rt.define("faiss_vector_store", "kb", {"distance": metric})
+        rt.define("faiss_store", "kb", {"distance": metric})
         rt.call_method(
             "kb", "upsert", {"chunks": [{"id": k, "vector": v} for k, v in vectors.items()]}
         )
@@ -39,7 +39,7 @@ def test_distances_match_a_brute_force_reference(metric: str) -> None:
 
 def test_a_filter_keeps_only_passing_chunks_even_when_others_are_nearer() -> None:
     with Runtime() as rt:
-        rt.define("faiss", "kb", {})  # the Ailoy name
+        rt.define("faiss", "kb", {})  # the alias
         rt.call_method(
             "kb",
             "upsert",
@@ -61,7 +61,7 @@ def test_a_filter_keeps_only_passing_chunks_even_when_others_are_nearer() -> Non
 
 def test_equal_distances_come_in_insertion_order() -> None:
     with Runtime() as rt:
-        rt.define("faiss_vector_store", "kb", {})
+        rt.define("faiss_store", "kb", {})
         ids = [f"same{i}" for i in range(6)]
         for chunk_id in ids:  # one upsert each: insertion order is call order
             rt.call_method("kb", "upsert", {"chunks": [{"id": chunk_id, "vector": [0.5, 0.5]}]})

@@ -21,6 +21,19 @@ from ferrule.catalog import install_hint
             "local_language_model",
             "It is provided by ferrule-llamacpp (or ferrule-exllama with CUDA).",
         ),
+        (
+            "component_type",
+            "faiss_vector_store",
+            "It is Ailoy 0.1's, provided by ferrule-ailoy over ferrule-faiss: "
+            "pip install ferrule-ailoy ferrule-faiss.",
+        ),
+        (
+            "component_type",
+            "claude",
+            "It is Ailoy 0.1's, provided by ferrule-ailoy over ferrule-anthropic: "
+            "pip install ferrule-ailoy ferrule-anthropic.",
+        ),
+        ("component_type", "faiss_store", "It is provided by ferrule-faiss."),
         ("part_type", "image_url", "It is provided by ferrule-image: pip install ferrule-image."),
         ("part_type", "input_audio", "It is provided by ferrule-audio: pip install ferrule-audio."),
         ("part_type", "file", "It is provided by ferrule-document: pip install ferrule-document."),

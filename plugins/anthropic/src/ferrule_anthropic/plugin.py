@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import ailoy_api_model_type, api_model_route, language_model_type
+from ferrule_kit.lmspec import api_model_route, language_model_type
 
 COMPONENT_TYPE = "anthropic_language_model"
 PROVIDERS = frozenset({"anthropic", "claude"})
@@ -25,7 +25,7 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
         description="Claude models through Anthropic's Messages API (streamed).",
         counts_tokens=True,
     )
-    return [model, ailoy_api_model_type("claude", model)]
+    return [model]
 
 
 @hookimpl

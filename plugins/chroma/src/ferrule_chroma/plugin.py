@@ -1,6 +1,4 @@
-"""Registers `chroma_vector_store` (alias `chromadb_vector_store`, Ailoy 0.1's name), with
-the contract's methods and Ailoy 0.1's (``insert_many``, ``get_by_id``, ``retrieve``,
-``remove``, ``clear``: `ferrule_kit.ailoy_vectors`) on the same store.
+"""Registers `chroma_vector_store`, with the contract's methods.
 Imports nothing heavy: the chromadb client loads when a store is defined
 (`ferrule_chroma.store`)."""
 
@@ -66,8 +64,6 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             COMPONENT_TYPE,
             "ferrule_chroma.store:create",
             ChromaAttributes,
-            aliases=("chromadb_vector_store",),
-            ailoy_v0_1=True,
             description="Chunks in a collection of a Chroma server (HNSW search: cosine, "
             "inner product or L2) with ferrule's metadata filters.",
         )

@@ -35,7 +35,6 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from ferrule_kernel import FerruleError, InvalidInputError
-from ferrule_kit.ailoy_vectors import AiloyVectorStoreMethods
 from ferrule_kit.vectorfilters import Filter
 from ferrule_kit.vectors import (
     Chunk,
@@ -116,8 +115,8 @@ def _decode(stored: dict[str, Any] | None) -> tuple[dict[str, Any], str | None, 
 _CHROMA_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_]{1,61}[a-zA-Z0-9]")
 
 
-class ChromaStore(AiloyVectorStoreMethods):
-    """The contract's methods, and Ailoy 0.1's (`AiloyVectorStoreMethods`) over them."""
+class ChromaStore:
+    """The contract's methods on a Chroma collection (the module docstring)."""
 
     def __init__(self, attributes: ChromaAttributes) -> None:
         if not _CHROMA_NAME.fullmatch(attributes.collection):

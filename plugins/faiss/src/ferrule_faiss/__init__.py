@@ -1,1 +1,1 @@
-"""ferrule-faiss: the `faiss_vector_store` component, ferrule's vector-store contract on FAISS."""
+"""ferrule-faiss: the `faiss_store` component, ferrule's vector-store contract on FAISS."""

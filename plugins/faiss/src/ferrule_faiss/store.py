@@ -1,4 +1,4 @@
-"""The `faiss_vector_store` component: `ferrule_kit.vectors`' contract over a FAISS index.
+"""The `faiss_store` component: `ferrule_kit.vectors`' contract over a FAISS index.
 
 The vectors live in a flat FAISS index wrapped in an ``IndexIDMap2`` (so chunks keep
 their int ids across deletes); the chunks' text, metadata and hashes in a dict beside it.
@@ -14,7 +14,7 @@ A metadata filter becomes the set of chunks that pass it (`ferrule_kit.vectorfil
 reference semantics) and an ``IDSelectorBatch``: FAISS scores only those. Equal distances
 are ordered by insertion, as the other stores order by row id.
 
-The store is in memory: it lives as long as its component (as Ailoy's FAISS store does).
+The store is in memory: it lives as long as its component.
 There is no keyword search.
 """
 
@@ -25,7 +25,6 @@ import threading
 from typing import Any
 
 import attrs
-from ferrule_kit.ailoy_vectors import AiloyVectorStoreMethods
 from ferrule_kit.vectors import (
     Chunk,
     CountInput,
@@ -57,8 +56,8 @@ class _Stored:
     chunk: Chunk
 
 
-class FaissStore(AiloyVectorStoreMethods):
-    """The contract's methods, and Ailoy 0.1's (`AiloyVectorStoreMethods`) over them."""
+class FaissStore:
+    """The contract's methods on a FAISS index (the module docstring)."""
 
     def __init__(self, attributes: VectorStoreAttributes) -> None:
         self.collection = attributes.collection

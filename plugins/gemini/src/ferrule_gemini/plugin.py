@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import ailoy_api_model_type, api_model_route, language_model_type
+from ferrule_kit.lmspec import api_model_route, language_model_type
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -30,7 +30,6 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
     )
     return [
         model,
-        ailoy_api_model_type("gemini", model),
         *embedder_types(),
     ]
 

@@ -1,5 +1,4 @@
-"""The `minilm_embedder` component: `ferrule_kit.embedding`'s contract on `ferrule_minilm.model`
-(and Ailoy 0.1's `tvm_embedding_model`: the same embedder, with its ``infer``).
+"""The `minilm_embedder` component: `ferrule_kit.embedding`'s contract on `ferrule_minilm.model`.
 
 How it uses the cores: a call's texts are sorted by length and cut into batches, and
 `threads` worker threads each run whole batches, with numpy's BLAS held to one thread
@@ -22,12 +21,6 @@ from typing import Any
 
 import numpy as np
 from ferrule_kernel import get_logger
-from ferrule_kit.ailoy_embedding import (
-    AiloyEmbedderMethods,
-    AiloyEmbeddingAttributes,
-    aliased_dimension,
-    check_model,
-)
 from ferrule_kit.embedding import (
     EmbedderInfo,
     EmbedderUnavailableError,
@@ -39,7 +32,7 @@ from ferrule_kit.embedding import (
 
 from .checksums import mismatched
 from .model import DIMENSION, MAX_TOKENS, MODEL_ID, WEIGHTS, MiniLM
-from .plugin import COMPONENT_TYPE, MODEL_IDS, MiniLMAttributes
+from .plugin import COMPONENT_TYPE, MiniLMAttributes
 
 log = get_logger("ferrule.minilm")
 
@@ -67,10 +60,9 @@ def _one_blas_thread() -> Iterator[None]:
         yield
 
 
-class MiniLMEmbedder(AiloyEmbedderMethods):
+class MiniLMEmbedder:
     """Embeds texts with all-MiniLM-L6-v2. The model has one role for queries and
-    documents, so ``input_type`` changes nothing here. Ailoy 0.1's ``infer`` is its
-    ``embed`` of one text (`AiloyEmbedderMethods`)."""
+    documents, so ``input_type`` changes nothing here."""
 
     def __init__(self, attributes: MiniLMAttributes, weights: Path = WEIGHTS) -> None:
         self.batch_size = attributes.batch_size
@@ -155,12 +147,3 @@ class MiniLMEmbedder(AiloyEmbedderMethods):
 
 def create(attributes: MiniLMAttributes) -> MiniLMEmbedder:
     return MiniLMEmbedder(attributes, WEIGHTS)
-
-
-def create_for_ailoy(attributes: AiloyEmbeddingAttributes) -> MiniLMEmbedder:
-    """Ailoy 0.1's ``tvm_embedding_model``, when the model id is MiniLM's (after
-    ``$FERRULE_MODEL_ALIASES``): at the width of the id's own model when it is an alias
-    (bge-m3's 1024, zeros after MiniLM's 384), else MiniLM's 384."""
-    check_model(attributes, MODEL_IDS)
-    dimension = aliased_dimension(attributes.model) or DIMENSION
-    return MiniLMEmbedder(MiniLMAttributes(dimension=dimension))

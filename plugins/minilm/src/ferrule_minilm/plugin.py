@@ -1,13 +1,11 @@
-"""Registers `minilm_embedder` (alias `local_embedder`), and Ailoy 0.1's
-`tvm_embedding_model` on the same embedder (Ailoy's attributes and ``infer``; its model id
-must stand for MiniLM through ``$FERRULE_MODEL_ALIASES``). Imports nothing heavy: numpy,
+"""Registers `minilm_embedder` (alias `local_embedder`). Imports nothing heavy: numpy,
 the tokenizer and the weights load when a component is defined (`ferrule_minilm.embedder`)."""
 
 from __future__ import annotations
 
 import attrs
 from ferrule_kernel import ComponentTypeSpec, hookimpl, in_range
-from ferrule_kit.embedspec import ailoy_embedding_model_type, embedder_type
+from ferrule_kit.embedspec import embedder_type
 from ferrule_kit.lmspec import ModelRoute
 
 COMPONENT_TYPE = "minilm_embedder"
@@ -29,8 +27,9 @@ class MiniLMAttributes:
         default=None, validator=attrs.validators.optional(in_range(1, 64))
     )
     #: The vectors' dimension: 384 (the model's), or more with zeros after the model's
-    #: 384, so that MiniLM can stand in for a wider model (Ailoy's ``BAAI/bge-m3``, 1024)
-    #: in a store sized for it. The zeros change no cosine, inner product or distance.
+    #: 384, so that MiniLM can stand in for a wider model (``BAAI/bge-m3``, 1024, by an
+    #: alias: `ferrule_kit.embedspec.aliased_dimension`) in a store sized for it. The zeros
+    #: change no cosine, inner product or distance.
     dimension: int = attrs.field(default=384, validator=in_range(384, 65536))
     #: Check each weights file's SHA-256 against the published one (`ferrule_minilm.
     #: checksums`) before loading it: a damaged file is then refused with
@@ -52,12 +51,6 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
             aliases=("local_embedder",),
             description="all-MiniLM-L6-v2 (384 dimensions, cosine), offline on numpy, "
             "with its weights in the package.",
-        ),
-        ailoy_embedding_model_type(
-            "ferrule_minilm.embedder:create_for_ailoy",
-            description="Ailoy 0.1's embedding model on all-MiniLM-L6-v2: its model id must "
-            "be MiniLM's (384 dimensions), or stand for it in FERRULE_MODEL_ALIASES (the "
-            "id's own width: bge-m3's 1024, zeros after MiniLM's 384).",
         ),
     ]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import ailoy_api_model_type, api_model_route, language_model_type
+from ferrule_kit.lmspec import api_model_route, language_model_type
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -50,7 +50,6 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
     )
     return [
         model,
-        ailoy_api_model_type("openai", model),
         language_model_type(
             RESPONSES_COMPONENT_TYPE,
             "ferrule_openai.responses_model:create",

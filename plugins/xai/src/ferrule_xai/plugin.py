@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import ailoy_api_model_type, api_model_route, language_model_type
+from ferrule_kit.lmspec import api_model_route, language_model_type
 
 COMPONENT_TYPE = "xai_language_model"
 PROVIDERS = frozenset({"xai", "grok"})
@@ -44,7 +44,7 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
         aliases=("grok_language_model",),
         description="xAI Grok models through xAI's OpenAI-compatible Chat Completions API (streamed).",
     )
-    return [model, ailoy_api_model_type("grok", model, drops_text_with_tool_calls=True)]
+    return [model]
 
 
 @hookimpl

@@ -41,14 +41,8 @@ COMPONENT_TYPES: dict[str, str] = {
     "local_language_model": _LOCAL_BACKENDS,
     "tvm_language_model": _LOCAL_BACKENDS,
     "test_language_model": "ferrule-testmodel",
-    # Ailoy 0.1's raw API-model types (ferrule_kit.ailoy_models), one per provider plugin
-    "openai": "ferrule-openai",
-    "gemini": "ferrule-gemini",
-    "claude": "ferrule-anthropic",
-    "grok": "ferrule-xai",
     "minilm_embedder": "ferrule-minilm",
     "local_embedder": "ferrule-minilm",
-    "tvm_embedding_model": "ferrule-minilm",
     "openai_embedder": "ferrule-openai",
     "openai_compatible_embedder": "ferrule-openai",
     "gemini_embedder": "ferrule-gemini",
@@ -57,11 +51,26 @@ COMPONENT_TYPES: dict[str, str] = {
     "sqlite_vec_store": "ferrule-sqlite-vec",
     "local_vector_store": "ferrule-sqlite-vec",
     "pgvector_store": "ferrule-pgvector",
-    "faiss_vector_store": "ferrule-faiss",
+    "faiss_store": "ferrule-faiss",
     "faiss": "ferrule-faiss",
     "chroma_vector_store": "ferrule-chroma",
-    "chromadb_vector_store": "ferrule-chroma",
 }
+
+#: Ailoy 0.1's raw component types, which ferrule-ailoy defines over a ferrule component of
+#: another distribution: both are needed.
+ADAPTED_COMPONENT_TYPES: dict[str, tuple[str, str]] = {
+    name: ("ferrule-ailoy", over)
+    for name, over in {
+        "faiss_vector_store": "ferrule-faiss",
+        "chromadb_vector_store": "ferrule-chroma",
+        "tvm_embedding_model": "ferrule-minilm",
+        "openai": "ferrule-openai",
+        "gemini": "ferrule-gemini",
+        "claude": "ferrule-anthropic",
+        "grok": "ferrule-xai",
+    }.items()
+}
+COMPONENT_TYPES.update({name: adapter for name, (adapter, _) in ADAPTED_COMPONENT_TYPES.items()})
 
 #: API providers by the names `APIModel(provider=...)` and ``provider:model`` ids take: the
 #: distribution serving each, the name its key is stored under (``ferrule keys``), and the
@@ -119,6 +128,11 @@ def install_hint(kind: str, name: str) -> str | None:
     (a part's wire ``type``), ``"export"`` (a name content plugins export) or ``"object"``
     (the qualified class name of an object a content plugin turns into a part). A
     `ferrule_kernel.InstallHint`."""
+    if kind == "component_type" and name in ADAPTED_COMPONENT_TYPES:
+        adapter, over = ADAPTED_COMPONENT_TYPES[name]
+        return (
+            f"It is Ailoy 0.1's, provided by {adapter} over {over}: pip install {adapter} {over}."
+        )
     if kind == "component_type":
         distribution = COMPONENT_TYPES.get(name)
         return None if distribution is None else f"It is provided by {distribution}."

@@ -14,7 +14,7 @@ Ailoy 0.1: an embedding model and a store defined together, storing and retrievi
         vs.insert("BGE M3 is an embedding model ...", metadata={"value": "BGE-M3"})
         vs.retrieve("What is BGE M3?", top_k=1)[0].metadata  # {"value": "BGE-M3"}
 
-``"faiss"`` is ferrule-faiss's ``faiss_vector_store``, ``"chromadb"`` ferrule-chroma's
+``"faiss"`` is ferrule-faiss's ``faiss_store``, ``"chromadb"`` ferrule-chroma's
 ``chroma_vector_store`` (a real Chroma server); any other vector-store component type is
 taken by its ferrule name. Each Ailoy document is one chunk: its text, metadata and
 vector. Every method has an async twin (``aadd_vector``, ``aretrieve``, ...). For
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 #: Ailoy's vector-store names -> ferrule component types.
-STORE_TYPES = {"faiss": "faiss_vector_store", "chromadb": "chroma_vector_store"}
+STORE_TYPES = {"faiss": "faiss_store", "chromadb": "chroma_vector_store"}
 #: Where Ailoy 0.2's ``new_chroma`` keeps vectors when given no collection.
 DEFAULT_CHROMA_COLLECTION = "default_collection"
 #: Everything passes this filter: ``clear`` deletes by it.

@@ -17,12 +17,15 @@ from ferrule_kernel import (
     register_error_kind,
 )
 
+from .lmspec import resolve_model_alias
+
 __all__ = [
     "EMBED_INPUT",
     "EMBED_TOKENS_INPUT",
     "INFO_INPUT",
+    "MODEL_DIMENSIONS",
     "EmbedderUnavailableError",
-    "ailoy_embedding_model_type",
+    "aliased_dimension",
     "embedder_type",
 ]
 
@@ -93,27 +96,17 @@ def embedder_type(
     )
 
 
-#: Ailoy 0.1's name of its embedding-model component type.
-AILOY_EMBEDDING_MODEL = "tvm_embedding_model"
+#: The width of embedding models that code may name without running them (their id is
+#: aliased to a model this machine has): what `aliased_dimension` answers.
+MODEL_DIMENSIONS = {"BAAI/bge-m3": 1024}
 
 
-def ailoy_embedding_model_type(factory: Target, *, description: str = "") -> ComponentTypeSpec:
-    """Describe Ailoy 0.1's ``tvm_embedding_model`` for an embedder plugin: Ailoy's
-    attributes (`ferrule_kit.ailoy_embedding.AiloyEmbeddingAttributes`, given to
-    ``factory``), its ``infer`` (``{prompt}`` -> ``{embedding}``) beside the contract's
-    ``embed`` and ``info``. The embedder class mixes in
-    `ferrule_kit.ailoy_embedding.AiloyEmbedderMethods`; ``factory`` checks the model with
-    `ferrule_kit.ailoy_embedding.check_model`."""
-    contract = embedder_type(AILOY_EMBEDDING_MODEL, factory, "")
-    infer = MethodSpec(
-        "infer",
-        "ferrule_kit.ailoy_embedding:PromptInput",
-        description="Ailoy 0.1: the vector of one text, {prompt} -> {embedding}.",
-    )
-    return ComponentTypeSpec(
-        name=AILOY_EMBEDDING_MODEL,
-        factory=factory,
-        attributes="ferrule_kit.ailoy_embedding:AiloyEmbeddingAttributes",
-        methods=(*contract.methods, infer),
-        description=description,
-    )
+def aliased_dimension(model_id: str) -> int | None:
+    """The width ``model_id``'s own model has (`MODEL_DIMENSIONS`) when
+    ``$FERRULE_MODEL_ALIASES`` runs the id on another model: code written for the id sizes
+    its stores so, and the stand-in is asked for vectors that wide (zeros after its own
+    values, which change no cosine, inner product or distance). None when the id is not
+    aliased or its width is not known: the model's own width holds."""
+    if model_id in MODEL_DIMENSIONS and resolve_model_alias(model_id) != model_id:
+        return MODEL_DIMENSIONS[model_id]
+    return None

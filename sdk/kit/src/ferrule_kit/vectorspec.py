@@ -15,7 +15,6 @@ import attrs
 from ferrule_kernel import ComponentTypeSpec, InvalidInputError, MethodSpec, Target, in_range
 
 __all__ = [
-    "AILOY_V0_1_METHODS",
     "METHODS",
     "Distance",
     "VectorStoreAttributes",
@@ -44,38 +43,6 @@ METHODS = (
     ("get", "GetInput", "Chunks by id."),
     ("documents", "DocumentsInput", "What is stored of each named document."),
     ("info", "InfoInput", "The collection: dimension, distance, count, capabilities."),
-)
-
-_AILOY = "ferrule_kit.ailoy_vectors"
-
-#: Ailoy 0.1's methods (`ferrule_kit.ailoy_vectors`): (method, input class, description,
-#: the field a bare JSON array input fills, whether the answer may be a bare value).
-AILOY_V0_1_METHODS = (
-    ("insert", "InsertInput", "Ailoy 0.1: store one document and its vector -> {id}.", None, False),
-    (
-        "insert_many",
-        "InsertManyInput",
-        "Ailoy 0.1: store a list of documents and vectors -> {ids}.",
-        "items",
-        False,
-    ),
-    (
-        "get_by_id",
-        "IdInput",
-        "Ailoy 0.1: a document by id -> {id, document, metadata, embedding}, or null.",
-        None,
-        True,
-    ),
-    (
-        "retrieve",
-        "RetrieveInput",
-        "Ailoy 0.1: the top_k documents nearest to query_embedding, nearest first -> "
-        "{results: [{id, document, metadata, similarity}]}.",
-        None,
-        False,
-    ),
-    ("remove", "IdInput", "Ailoy 0.1: remove a document by id -> true.", None, True),
-    ("clear", "ClearInput", "Ailoy 0.1: remove every document -> true.", None, True),
 )
 
 
@@ -109,16 +76,13 @@ def vector_store_type(
     blocking: bool = True,
     aliases: tuple[str, ...] = (),
     description: str = "",
-    ailoy_v0_1: bool = False,
 ) -> ComponentTypeSpec:
     """Describe a vector-store component type with every method of the contract.
 
     ``blocking``: True for a store whose methods are plain functions doing I/O (the
     kernel runs them off the event loop); False for ``async def`` methods.
-    ``ailoy_v0_1``: the type also answers Ailoy 0.1's methods (`AILOY_V0_1_METHODS`), which
-    a blocking store gets by mixing in `ferrule_kit.ailoy_vectors.AiloyVectorStoreMethods`.
     """
-    methods = [
+    methods = tuple(
         MethodSpec(
             method,
             f"ferrule_kit.vectors:{inputs}",
@@ -127,26 +91,12 @@ def vector_store_type(
             converter=_CONVERTER,
         )
         for method, inputs, text in METHODS
-    ]
-    if ailoy_v0_1:
-        if not blocking:
-            raise ValueError("Ailoy 0.1's methods are for blocking stores (blocking=True)")
-        methods += [
-            MethodSpec(
-                method,
-                f"{_AILOY}:{inputs}",
-                description=text,
-                converter=_CONVERTER,
-                array_input=array_input,
-                value_output=value_output,
-            )
-            for method, inputs, text, array_input, value_output in AILOY_V0_1_METHODS
-        ]
+    )
     return ComponentTypeSpec(
         name=name,
         factory=factory,
         attributes=attributes,
-        methods=tuple(methods),
+        methods=methods,
         aliases=aliases,
         description=description,
     )

@@ -4,21 +4,47 @@ with ``{api_key, model}``, then ``call_iter_method(name, "infer", {messages})`` 
 item, ``{message, finish_reason}`` with the message's content a string. Ailoy asks the real
 gpt-4o; here a loopback server speaking OpenAI's wire answers (``OPENAI_BASE_URL``), in this
 process and over ``ferrule serve``. The same types for Claude, Gemini and Grok answer the
-same shape from their own wires (`ferrule_kit.ailoy_models`)."""
+same shape from their own wires (ferrule-ailoy's types over each provider's model; the
+suite of `ferrule_ailoy.testing` runs ``claude`` and ``gemini`` here, against their
+providers' own request validators)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from ferrule import Runtime
+from ferrule import AsyncRuntime, Runtime
 from ferrule.server import ServerThread
+from ferrule_ailoy.testing import APIModelSuite, APIModelUnderTest
+from ferrule_anthropic.testing import validator as anthropic_wire
+from ferrule_gemini.testing import validator as gemini_wire
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import ToolCall
+from ferrule_kit.parts import ANTHROPIC, GEMINI
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer
 
 from ..conftest import PROVIDERS, TEST_KEY, Provider
+
+# the claude and gemini types, each against its provider's own wire validator (ferrule-ailoy's
+# own tests run openai and grok, against OpenAI's)
+
+
+class TestClaude(APIModelSuite):
+    @pytest.fixture
+    async def ailoy(self, monkeypatch):
+        async with LoopbackServer(validate=anthropic_wire) as server, AsyncRuntime() as rt:
+            monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+            yield APIModelUnderTest(rt, server, "claude", "claude-sonnet-4-20250514", ANTHROPIC)
+
+
+class TestGemini(APIModelSuite):
+    @pytest.fixture
+    async def ailoy(self, monkeypatch):
+        async with LoopbackServer(validate=gemini_wire) as server, AsyncRuntime() as rt:
+            monkeypatch.setenv("GEMINI_BASE_URL", server.url + "/v1beta")
+            yield APIModelUnderTest(rt, server, "gemini", "gemini-2.5-flash", GEMINI)
+
 
 QUESTION = "Who is the president of US in 2021? Just answer in two words."
 

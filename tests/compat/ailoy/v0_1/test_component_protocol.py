@@ -4,12 +4,13 @@ ferrule's components, each case on an in-process runtime and over ``ferrule serv
 
 - ``faiss_vector_store`` / ``chromadb_vector_store``: ``insert_many`` (a bare list),
   ``get_by_id``, ``retrieve`` (nearest first, ``similarity``), ``remove`` and ``clear``
-  (answering ``true``) on ferrule-faiss's and ferrule-chroma's stores
-  (`ferrule_kit.ailoy_vectors`); the Chroma store on a real Chroma server. Over the
-  network its ``url`` passes the address policy of ``http_request``.
-- ``tvm_embedding_model``: ferrule-minilm's embedder, ``infer({prompt})`` ->
-  ``{embedding}``; ``BAAI/bge-m3`` is the offline MiniLM by alias, at bge-m3's 1024
-  dimensions as Ailoy's case checks (MiniLM's 384 values, then zeros: no distance changes).
+  (answering ``true``): ferrule-ailoy's types over ferrule-faiss's and ferrule-chroma's
+  stores; the Chroma store on a real Chroma server. Over the network its ``url`` passes
+  the address policy of ``http_request``.
+- ``tvm_embedding_model``: ferrule-ailoy's, over ferrule-minilm's embedder,
+  ``infer({prompt})`` -> ``{embedding}``; ``BAAI/bge-m3`` is the offline MiniLM by alias,
+  at bge-m3's 1024 dimensions as Ailoy's case checks (MiniLM's 384 values, then zeros: no
+  distance changes).
 - ``tvm_language_model``: the offline SmolLM2 by alias, streaming ``{message,
   finish_reason}`` (in process only, on ``inproc://language_model`` as Ailoy's case has
   it: the model's stream over the server is the Node tests' and tests/test_serve*'s).
@@ -28,7 +29,7 @@ import pytest
 from ferrule import Runtime
 from ferrule.server import ServerThread
 from ferrule_chroma.testing import ChromaServer
-from ferrule_kernel import InvalidInputError
+from ferrule_kernel import InvalidInputError, UnknownComponentError
 from ferrule_kit.addresses import ALLOW_VARIABLE
 from ferrule_kit.testing.loopback import LoopbackServer, Reply
 
@@ -147,8 +148,10 @@ def _ailoy_vector_store_case(rt: Runtime, cosine_range: bool) -> None:
     assert rt.call_method("vs0", "remove", {"id": ids[0]}) is True
     assert rt.call_method("vs0", "get_by_id", {"id": ids[0]}) is None
     assert rt.call_method("vs0", "clear", None) is True
-    assert rt.call_method("vs0", "count", {})["count"] == 0  # ferrule's own view of it
+    assert rt.call_method("vs0/store", "count", {})["count"] == 0  # ferrule's own store
     rt.delete("vs0")
+    with pytest.raises(UnknownComponentError):  # deleted with it
+        rt.call_method("vs0/store", "count", {})
 
 
 def test_run_faiss_vector_store(rt: Runtime) -> None:
@@ -161,7 +164,8 @@ def test_run_chromadb_vector_store(
 ) -> None:
     # Ailoy's case names http://localhost:8000; this server's port is a free one.
     url = f"http://localhost:{chroma_server.port}"
-    attributes = {"url": url, "database": chroma_server.new_database()}
+    # Ailoy's attributes (no database): a collection of its own keeps the case apart
+    attributes = {"url": url, "collection": f"ailoy_{'served' if served(rt) else 'local'}"}
     if served(rt):
         # A url from a network client goes where http_request may: not to loopback,
         # unless the host allows it. How a host lets its clients use a local Chroma:

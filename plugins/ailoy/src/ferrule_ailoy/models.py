@@ -1,5 +1,6 @@
-"""Ailoy 0.1's raw API-model components, ``openai``, ``gemini``, ``claude`` and ``grok``,
-over the provider plugins' own language models.
+"""Ailoy 0.1's API models, ``openai``, ``gemini``, ``claude`` and ``grok``, over the provider
+plugins' own language models (``openai_language_model``, ``gemini_language_model``,
+``anthropic_language_model``, ``xai_language_model``).
 
 Ailoy 0.1 defines them with ``{api_key, model}`` and calls ``infer`` with OpenAI's chat
 request (``{messages, tools?}``, content a string or parts). It is not streamed: the
@@ -11,9 +12,9 @@ iterator yields exactly one item, the provider's whole reply::
         item -> {"message": {"role": "assistant", "content": "Joe Biden"},
                  "finish_reason": "stop", "usage": {...}}
 
-A provider plugin registers its type with one line, `ferrule_kit.lmspec.ailoy_api_model_type`
-over its own type: the component here wraps that plugin's model, collects its stream
-(`MessageAccumulator`) and answers with OpenAI's wire message, as Ailoy did:
+Defining one defines the provider's model (``oai/model``, deleted with it) with the same key
+and model id; ``infer`` streams that model's ``infer``, collects it
+(`ferrule_kit.lm.MessageAccumulator`) and answers with OpenAI's wire message, as Ailoy did:
 
 - ``content``: the reply's text as a string; absent when the reply only calls tools (OpenAI
   sends null there, which Ailoy left out), and, with Grok, whenever it calls tools;
@@ -33,19 +34,25 @@ in Ailoy, and never shown (reprs, logs, errors).
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import AsyncIterator
 from typing import Any
 
 import attrs
-from ferrule_kernel import InvalidInputError, import_target
+from ferrule_kernel import ComponentRequests, InvalidInputError
+from ferrule_kit.lm import InferInput, MessageAccumulator
+from ferrule_kit.messages import converter
 
-from .lm import InferInput, MessageAccumulator
-from .lmspec import AiloyAPIModelFactory
-from .messages import converter
+from .plugin import API_MODEL_TYPES
 
-__all__ = ["AiloyAPIModel", "AiloyAPIModelAttributes", "ailoy_item", "create"]
+__all__ = [
+    "APIModel",
+    "APIModelAttributes",
+    "create_claude",
+    "create_gemini",
+    "create_grok",
+    "create_openai",
+    "reply_item",
+]
 
 
 def _not_empty(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
@@ -54,9 +61,9 @@ def _not_empty(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> N
 
 
 @attrs.frozen
-class AiloyAPIModelAttributes:
-    """What ``define("openai" | "gemini" | "claude" | "grok", name, attrs)`` takes: Ailoy 0.1's
-    attributes, both required."""
+class APIModelAttributes:
+    """What ``define("openai" | "gemini" | "claude" | "grok", name, attrs)`` takes: Ailoy
+    0.1's attributes, both required."""
 
     #: The provider's key (an Anthropic key for ``claude``, a Google key for ``gemini``).
     api_key: str = attrs.field(repr=False, validator=_not_empty)
@@ -64,7 +71,7 @@ class AiloyAPIModelAttributes:
     model: str = attrs.field(validator=_not_empty)
 
 
-def ailoy_item(
+def reply_item(
     collected: MessageAccumulator, *, drops_text_with_tool_calls: bool
 ) -> dict[str, Any]:
     """The one item Ailoy 0.1's ``infer`` answers, from the provider's collected stream."""
@@ -86,12 +93,19 @@ def ailoy_item(
     return item
 
 
-class AiloyAPIModel:
-    """A provider's language model answering Ailoy 0.1's ``infer`` (the module docstring)."""
+class APIModel:
+    """An Ailoy 0.1 API model: requests to the provider's model ``model`` (the module
+    docstring)."""
 
     def __init__(
-        self, component_type: str, model: Any, *, drops_text_with_tool_calls: bool = False
+        self,
+        requests: ComponentRequests,
+        component_type: str,
+        model: str,
+        *,
+        drops_text_with_tool_calls: bool = False,
     ) -> None:
+        self.requests = requests
         self.component_type = component_type
         self.model = model
         self.drops_text_with_tool_calls = drops_text_with_tool_calls
@@ -101,30 +115,36 @@ class AiloyAPIModel:
 
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
         collected = MessageAccumulator()
-        async for item in self.model.infer(inputs):
+        request = converter.unstructure(inputs)
+        async for item in self.requests.iter_method(self.model, "infer", request):
             collected.add(item)
-        yield ailoy_item(collected, drops_text_with_tool_calls=self.drops_text_with_tool_calls)
-
-    async def close(self) -> None:
-        close = getattr(self.model, "close", None)
-        if close is not None:
-            result = close()
-            if inspect.isawaitable(result):
-                await result
+        yield reply_item(collected, drops_text_with_tool_calls=self.drops_text_with_tool_calls)
 
 
-async def create(
-    factory: AiloyAPIModelFactory, attributes: AiloyAPIModelAttributes
-) -> AiloyAPIModel:
-    """Build the provider's own model with Ailoy's key and model id, and wrap it."""
-    options = import_target(factory.attributes)(model=attributes.model, api_key=attributes.api_key)
-    build = import_target(factory.factory)
-    if inspect.iscoroutinefunction(build):
-        model = await build(options)
-    else:  # a sync factory may block: off the event loop, as the kernel runs one
-        model = await asyncio.to_thread(build, options)
-        if inspect.isawaitable(model):
-            model = await model
-    return AiloyAPIModel(
-        factory.component_type, model, drops_text_with_tool_calls=factory.drops_text_with_tool_calls
+async def _create(
+    component_type: str, attributes: APIModelAttributes, requests: ComponentRequests
+) -> APIModel:
+    model = await requests.define(
+        API_MODEL_TYPES[component_type],
+        "model",
+        {"model": attributes.model, "api_key": attributes.api_key},
     )
+    # Grok's rule in Ailoy 0.1: a reply that calls tools carries no text.
+    drops = component_type == "grok"
+    return APIModel(requests, component_type, model, drops_text_with_tool_calls=drops)
+
+
+async def create_openai(attributes: APIModelAttributes, requests: ComponentRequests) -> APIModel:
+    return await _create("openai", attributes, requests)
+
+
+async def create_gemini(attributes: APIModelAttributes, requests: ComponentRequests) -> APIModel:
+    return await _create("gemini", attributes, requests)
+
+
+async def create_claude(attributes: APIModelAttributes, requests: ComponentRequests) -> APIModel:
+    return await _create("claude", attributes, requests)
+
+
+async def create_grok(attributes: APIModelAttributes, requests: ComponentRequests) -> APIModel:
+    return await _create("grok", attributes, requests)
