@@ -13,7 +13,7 @@ import secrets
 import shlex
 import shutil
 import signal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.hostpolicy import narrowed
@@ -121,9 +121,10 @@ async def _feed(process: asyncio.subprocess.Process, data: str | None) -> None:
         process.stdin.close()
 
 
-async def _reaped(process: asyncio.subprocess.Process) -> int:
-    """The killed command's exit status, waited for `_REAP_SECONDS` at most (a process
-    stuck in the kernel cannot hold the call)."""
+async def _end(process: asyncio.subprocess.Process, call_id: str) -> int:
+    """Kill everything the call started, then the command's exit status, waited for
+    `_REAP_SECONDS` at most (a process stuck in the kernel cannot hold the call)."""
+    await end_call(process.pid, call_id, running=process.returncode is None)
     with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
         await asyncio.wait_for(process.wait(), _REAP_SECONDS)
     return process.returncode if process.returncode is not None else -signal.SIGKILL
@@ -171,32 +172,41 @@ async def terminal(inputs: TerminalInput) -> TerminalOutput:
         os.close(out_write)
         os.close(err_write)
     stdout, stderr = _Capture(inputs.max_output_bytes), _Capture(inputs.max_output_bytes)
-    (out_stream, out_pipe), (err_stream, err_pipe) = (
-        await _pipe_reader(out_read),
-        await _pipe_reader(err_read),
-    )
-    readers = asyncio.gather(stdout.read(out_stream), stderr.read(err_stream))
+    unread = [out_read, err_read]  # read ends no reader owns yet
+    pipes: list[asyncio.BaseTransport] = []
+    readers: asyncio.Future[Any] | None = None
     timed_out = False
+    # From here on, whatever happens (a timeout, the call cancelled at any await), the
+    # command and everything it started end with the call.
     try:
+        streams = []
+        while unread:
+            stream, pipe = await _pipe_reader(unread[0])
+            unread.pop(0)
+            streams.append(stream)
+            pipes.append(pipe)
+        readers = asyncio.gather(stdout.read(streams[0]), stderr.read(streams[1]))
         try:
             await asyncio.wait_for(
                 asyncio.gather(_feed(process, inputs.stdin), process.wait()), inputs.timeout
             )
         except (asyncio.TimeoutError, TimeoutError):
             timed_out = True
-        await end_call(process.pid, call_id, running=process.returncode is None)
-        returncode = await _reaped(process)
+        returncode = await asyncio.shield(_end(process, call_id))
         try:
             await asyncio.wait_for(asyncio.shield(readers), _DRAIN_SECONDS)
         except (asyncio.TimeoutError, TimeoutError):
             pass  # a process that left the call's reach holds the pipes: keep what came
     finally:
-        if process.returncode is None:  # the call was cancelled
-            await end_call(process.pid, call_id, running=True)
-            await _reaped(process)
-        readers.cancel()
-        out_pipe.close()
-        err_pipe.close()
+        if process.returncode is None:  # the call was cancelled before the end above
+            # shielded: a second cancellation does not stop the killing half way
+            await asyncio.shield(_end(process, call_id))
+        if readers is not None:
+            readers.cancel()
+        for pipe in pipes:
+            pipe.close()
+        for fd in unread:
+            os.close(fd)
     return TerminalOutput(
         stdout.text(),
         stderr.text(),
