@@ -46,6 +46,27 @@ def toolkit_classes() -> list[type]:
     return found
 
 
+#: What a toolkit that needs an argument is built with, by the argument's name. The walk
+#: reads the tools' parameters only, which do not depend on it: the store a toolkit
+#: searches or writes is never reached.
+ARGUMENTS: dict[str, Any] = {"knowledge": object(), "db": object()}
+
+
+def build(cls: type) -> Any:
+    """``cls`` built with its defaults and `ARGUMENTS` for what it requires."""
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    required = [
+        p.name
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    unknown = [name for name in required if name not in ARGUMENTS]
+    if unknown:
+        pytest.fail(f"{cls.__qualname__} needs {unknown}: say in ARGUMENTS what to build it with")
+    return cls(**{name: ARGUMENTS[name] for name in required})
+
+
 async def model_tools(kernel: Kernel, rt: AsyncRuntime) -> dict[str, Tool]:
     """Every built-in tool, by where it comes from."""
     tools: dict[str, Tool] = {}
@@ -54,10 +75,7 @@ async def model_tools(kernel: Kernel, rt: AsyncRuntime) -> dict[str, Tool]:
     for name, make in PRESETS.items():
         tools[f"preset {name}"] = make()
     for cls in toolkit_classes():
-        try:
-            toolkit = cls()
-        except TypeError as exc:  # a toolkit needs arguments: say how to build it here
-            pytest.fail(f"{cls.__qualname__}() cannot be built with defaults for the walk: {exc}")
+        toolkit = build(cls)
         for tool in await toolkit.list_tools():
             tools[f"toolkit {cls.__name__}.{tool.name}"] = tool
     for operator in kernel.operators():
