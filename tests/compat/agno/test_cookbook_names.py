@@ -238,16 +238,22 @@ def test_run_input_from_agnos_path_is_what_a_pre_hook_gets(wire):
     assert wire.last["messages"][-1]["content"] == "SAY HELLO"
 
 
-def test_utils_log_is_a_logger_the_application_configures(caplog):
+def test_utils_log_writes_to_agnos_logger():
     import logging
 
     from ferrule.utils.log import log_info, log_warning, logger
 
-    assert isinstance(logger, logging.Logger) and logger.name == "ferrule"
-    with caplog.at_level(logging.INFO, logger="ferrule"):
-        log_info("loaded %d documents", 3)
+    assert isinstance(logger, logging.Logger) and logger.name == "agno"
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = seen.append  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        log_info("loaded %d documents", False, "*", 3)
         log_warning("slow")
-    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+    finally:
+        logger.removeHandler(handler)
+    assert [(r.levelname, r.getMessage()) for r in seen] == [
         ("INFO", "loaded 3 documents"),
         ("WARNING", "slow"),
     ]

@@ -1,0 +1,1 @@
+"""Agno's ``agno.utils.models``: what model settings take (`claude`)."""
