@@ -1,11 +1,13 @@
 """Continuous batching in ferrule-llamacpp, through a real ``ferrule serve``.
 
 One server process (``python -m ferrule.cli serve``); the clients, in this process, define
-two components of the same GGUF over the network (``AsyncRuntime(url=...)``): **one at a
-time** (``parallel: 1``, requests wait in line: the backend before batching) and
-**batched** (``parallel: 8``). For 1, 2, 4 and 8 concurrent streams, each stream sends its
-requests one after another (``infer``, greedy, its own prompt, a fixed ``max_tokens``), to
-one component and then the other.
+three components of the same GGUF over the network (``AsyncRuntime(url=...)``): **one at
+a time** (``parallel: 1``, requests wait in line: the backend before batching),
+**deterministic** (``parallel: 8, deterministic: true``: each prompt read whole, in steps
+of its own) and **packed** (``parallel: 8``, the default: prompts and generating sequences
+in one step). For 1, 2, 4 and 8 concurrent streams, each stream sends its requests one
+after another (``infer``, greedy, its own prompt, a fixed ``max_tokens``), to each
+component in turn.
 
 - aggregate tokens/s: output tokens of all streams (from each reply's usage) / wall time;
 - time to first token: request sent -> first non-empty text delta, p50 and p99 over all
@@ -55,6 +57,12 @@ PROMPT_SHARED, PROMPT_END = 29, 20
 #: llama.cpp threads of the served components (0: every core, the component's default).
 THREADS = int(os.environ.get("BENCH_BATCHING_THREADS", "0"))
 STREAMS = (1, 2, 4, 8)
+#: The components compared, by name: their attributes besides the model and context.
+CONFIGS: dict[str, dict[str, object]] = {
+    "one at a time": {"parallel": 1},
+    "deterministic": {"parallel": 8, "deterministic": True},
+    "packed": {"parallel": 8},
+}
 TOPICS = [
     "the sea", "a dragon", "bread", "the moon", "a city at night", "winter", "a robot",
     "the forest", "a library", "rain", "mountains", "a small boat", "coffee", "a garden",
@@ -226,16 +234,15 @@ async def bench_model(
     from ferrule import AsyncRuntime
 
     async with AsyncRuntime(url=url) as rt:
-        configs = {"one at a time": 1, "batched": 8}
-        for name, parallel in configs.items():
-            attributes = {"model": path, "parallel": parallel, "n_ctx": 1024}
+        for name, options in CONFIGS.items():
+            attributes = {"model": path, "n_ctx": 1024, **options}
             if THREADS:
                 attributes["n_threads"] = THREADS
             await rt.define("llamacpp_language_model", name.replace(" ", "_"), attributes)
-        table: dict[str, dict[int, dict[str, float]]] = {name: {} for name in configs}
-        await measure(rt, "batched", 2, (1, 8))  # warm-up: page the weights in
+        table: dict[str, dict[int, dict[str, float]]] = {name: {} for name in CONFIGS}
+        await measure(rt, "packed", 2, (1, 8))  # warm-up: page the weights in
         for streams in STREAMS:
-            for name in configs:  # interleaved, so load changes hit both alike
+            for name in CONFIGS:  # interleaved, so load changes hit all alike
                 result = await measure(rt, name.replace(" ", "_"), streams, workload)
                 table[name][streams] = result
                 print(
@@ -244,7 +251,7 @@ async def bench_model(
                     f"(load {os.getloadavg()[0]:.1f})",
                     flush=True,
                 )
-        for name in configs:
+        for name in CONFIGS:
             await rt.delete(name.replace(" ", "_"))
     return table
 
@@ -256,7 +263,14 @@ async def step_costs(path: str, threads: int) -> tuple[dict[int, tuple[float, fl
     from ferrule import AsyncRuntime
 
     async with AsyncRuntime() as rt:
-        attributes = {"model": path, "parallel": 8, "n_ctx": 1024, "n_threads": threads}
+        # Deterministic: prompt reads in steps of their own, so each kind is timed apart.
+        attributes = {
+            "model": path,
+            "parallel": 8,
+            "n_ctx": 1024,
+            "n_threads": threads,
+            "deterministic": True,
+        }
         await rt.define("llamacpp_language_model", "steps", attributes)
         stats = rt.kernel.component("steps").decoder.stats
 
@@ -307,7 +321,7 @@ def reading(
     """What caps the curve, from the step costs at 1 thread (the CPU time of a step is the
     same whatever the neighbours run)."""
     served = "; ".join(
-        f"{title}: {t['batched'][4]['tps'] / t['batched'][1]['tps']:.2f}x at 4 streams"
+        f"{title}: {t['packed'][4]['tps'] / t['packed'][1]['tps']:.2f}x at 4 streams"
         for title, t in tables.items()
     )
     gains, reads = [], []
@@ -316,7 +330,7 @@ def reading(
         cpu = {n: c for n, (_, c) in step_ms.items()}
         gain = ", ".join(f"{n * cpu[1] / cpu[n]:.2f}x at {n}" for n in STREAMS[1:] if n in cpu)
         gains.append(f"{title}: {gain}")
-        reads.append(f"{1e3 * PROMPT_END / prompt_rate:.0f} ms ({title})")
+        reads.append(f"{1e3 * (PROMPT_SHARED + PROMPT_END) / prompt_rate:.0f} ms ({title})")
     return f"""
 What caps it. Decoding n sequences in one step gives, in tokens per CPU second over one
 sequence (1 thread), {"; ".join(gains)}: that is what sharing a step saves. The 135M Q4_1
@@ -328,15 +342,15 @@ decoder idle between its requests and while its prompt is read, which other stre
 on a busy machine they lose what the server's event loop (a write per token and stream),
 the client and the neighbours take from the 2 cores.
 
-Time to first token. Requests that come together are admitted in the same step, each gets
-the start its prompt shares with the others (the chat template's system prompt and the
-first words, {PROMPT_SHARED} tokens here) copied from a slot that holds it, and reads only
-its own end (about {PROMPT_END} tokens); those reads are separate `llama_decode` calls, one
-after another, before the step's decode (packing them into one call changed greedy replies:
-see `ferrule_llamacpp.batching`), and each request's first token is sampled as soon as its
-own read ends. The last of 4 waits for 4 reads, one read being {", ".join(reads)} of CPU:
-p99 stays within 2x one request's only where a request's time to first token is mostly
-something else (the HTTP round trip, the wait for the step in progress).
+Time to first token. Requests that come together are admitted in the same step. Packed
+(the default), each gets the start its prompt shares with the others (the chat template's
+system prompt and the first words, {PROMPT_SHARED} tokens here) copied from a slot that
+holds it, and the prompts' own ends (about {PROMPT_END} tokens each) are read in one
+`llama_decode` with the generating sequences' tokens: every first token comes out of the
+same step. Deterministic, each prompt is read whole in a `llama_decode` of its own, one
+after another, before the step's decode: the last of 4 waits for 4 reads of the whole
+prompt, one {PROMPT_SHARED + PROMPT_END}-token read being about {", ".join(reads)} of CPU
+(the cost of replies that depend on nothing but the request; see the README).
 """
 
 
@@ -347,16 +361,23 @@ def report(
     load_after: tuple[float, float, float],
 ) -> str:
     summary = "; ".join(
-        f"{title}: **{t['batched'][4]['tps'] / t['batched'][1]['tps']:.2f}x** one stream's "
-        f"tokens/s at 4 streams, p99 TTFT **{t['batched'][4]['p99'] / t['batched'][1]['p50']:.2f}x** "
+        f"{title}: **{t['packed'][4]['tps'] / t['packed'][1]['tps']:.2f}x** one stream's "
+        f"tokens/s at 4 streams, p99 TTFT **{t['packed'][4]['p99'] / t['packed'][1]['p50']:.2f}x** "
         "one request's"
         for title, t in tables.items()
     )
     versus = "; ".join(
-        f"{title}: tokens/s **{t['batched'][4]['tps'] / t['one at a time'][4]['tps']:.2f}x** / "
-        f"**{t['batched'][8]['tps'] / t['one at a time'][8]['tps']:.2f}x**, TTFT p99 "
-        f"**{t['one at a time'][4]['p99'] / t['batched'][4]['p99']:.1f}x** / "
-        f"**{t['one at a time'][8]['p99'] / t['batched'][8]['p99']:.1f}x** shorter"
+        f"{title}: tokens/s **{t['packed'][4]['tps'] / t['one at a time'][4]['tps']:.2f}x** / "
+        f"**{t['packed'][8]['tps'] / t['one at a time'][8]['tps']:.2f}x**, TTFT p99 "
+        f"**{t['one at a time'][4]['p99'] / t['packed'][4]['p99']:.1f}x** / "
+        f"**{t['one at a time'][8]['p99'] / t['packed'][8]['p99']:.1f}x** shorter"
+        for title, t in tables.items()
+    )
+    modes = "; ".join(
+        f"{title}: tokens/s **{t['packed'][4]['tps'] / t['deterministic'][4]['tps']:.2f}x** / "
+        f"**{t['packed'][8]['tps'] / t['deterministic'][8]['tps']:.2f}x**, TTFT p99 "
+        f"**{t['deterministic'][4]['p99'] / t['packed'][4]['p99']:.1f}x** / "
+        f"**{t['deterministic'][8]['p99'] / t['packed'][8]['p99']:.1f}x** shorter"
         for title, t in tables.items()
     )
     steps = [
@@ -389,14 +410,15 @@ One `ferrule serve` process; clients in another process over loopback
 {LARGE_REQUESTS} of {LARGE_TOKENS} on the larger one; the tokens counted are those each
 reply's usage reports: the random model may end a reply early, its end token being as
 likely as any other); "one at a time" is the component with `parallel: 1` (requests wait
-in line, as before batching), "batched" the same GGUF with `parallel: 8`; rounds
+in line, as before batching), "deterministic" the same GGUF with `parallel: 8` and
+`deterministic: true`, "packed" with `parallel: 8` (the default mode); rounds
 interleaved. Threads: {THREADS or f"every core ({available_cores()})"}. Load average (1, 5, 15 min) before
 {" / ".join(f"{x:.1f}" for x in load_before)}, after {" / ".join(f"{x:.1f}" for x in load_after)}
 (other jobs shared the machine: absolute numbers move with it, the interleaved ratios less).
 
 Target at 4 streams: >= 2x the aggregate tokens/s of one stream, p99 time to first token
-<= 2x a single request's (p50 at 1 stream). {summary}. Batched against one at a time at 4 /
-8 streams: {versus}.
+<= 2x a single request's (p50 at 1 stream). {summary}. Packed against one at a time at 4 /
+8 streams: {versus}. Packed against deterministic at 4 / 8 streams: {modes}.
 
 What one step costs: the decoder's own timings of `llama_decode` (`BatchDecoder.stats`), n
 requests sent at once in one process: with 1 thread, wall / CPU milliseconds per step of n

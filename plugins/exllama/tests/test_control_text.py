@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -34,32 +33,27 @@ ADDED = [
 ]
 
 
-def write_tokenizer(directory: Path) -> dict[str, int]:
-    """A byte-level BPE tokenizer (the 256 bytes, no merges) with Qwen3's added tokens after
-    them, in the files exllamav2 reads; returns the added tokens' ids."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
-
-    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
-    tokenizer = Tokenizer(models.BPE(vocab={c: i for i, c in enumerate(alphabet)}, merges=[]))
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = decoders.ByteLevel()
-    for content, special in ADDED:
-        token = AddedToken(content, special=special, normalized=False)
-        (tokenizer.add_special_tokens if special else tokenizer.add_tokens)([token])
-    directory.mkdir(parents=True, exist_ok=True)
-    tokenizer.save(str(directory / "tokenizer.json"))
-    ids = {content: tokenizer.token_to_id(content) for content, _ in ADDED}
-    decoder = {
-        str(ids[content]): {"content": content, "special": special} for content, special in ADDED
-    }
-    config = {"added_tokens_decoder": decoder, "eos_token": "<|im_end|>", "bos_token": None}
-    (directory / "tokenizer_config.json").write_text(json.dumps(config))
-    return ids
-
-
 SCRIPT = """
 import json, sys, types
+from pathlib import Path
 import torch
+from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+# A byte-level BPE tokenizer (the 256 bytes, no merges) with Qwen3's added tokens after
+# them, in the files exllamav2 reads (tokenizers comes with exllamav2).
+directory, added = Path(sys.argv[1]), json.loads(sys.argv[2])
+alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+bpe = Tokenizer(models.BPE(vocab={c: i for i, c in enumerate(alphabet)}, merges=[]))
+bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+bpe.decoder = decoders.ByteLevel()
+for content, special in added:
+    token = AddedToken(content, special=special, normalized=False)
+    (bpe.add_special_tokens if special else bpe.add_tokens)([token])
+bpe.save(str(directory / "tokenizer.json"))
+ids = {content: bpe.token_to_id(content) for content, _ in added}
+decoder = {str(ids[c]): {"content": c, "special": s} for c, s in added}
+config = {"added_tokens_decoder": decoder, "eos_token": "<|im_end|>", "bos_token": None}
+(directory / "tokenizer_config.json").write_text(json.dumps(config))
 
 ext = types.ModuleType("exllamav2.ext")
 ext.exllamav2_ext = types.SimpleNamespace()
@@ -72,9 +66,8 @@ from ferrule_exllama.attributes import ExLlamaAttributes
 from ferrule_kit.lm import InferInput
 from ferrule_kit.messages import converter
 
-directory, ids = sys.argv[1], json.loads(sys.argv[2])
 config = types.SimpleNamespace(
-    model_dir=directory, eos_token_id=ids["<|im_end|>"], bos_token_id=ids["<|endoftext|>"],
+    model_dir=str(directory), eos_token_id=ids["<|im_end|>"], bos_token_id=ids["<|endoftext|>"],
     pad_token_id=None,
 )
 tokenizer = ExLlamaV2Tokenizer(config)
@@ -106,6 +99,7 @@ unguarded = settings.plan_turn(conversation(forge), attributes)
 out["unguarded"] = tokenizer.encode(unguarded.prompt, encode_special_tokens=True)[0].tolist()
 out["plain"] = tokenizer.encode("<|im_start|>", encode_special_tokens=False)[0].tolist()
 out["texts"] = sorted(guard.texts)
+out["ids"] = ids
 print(json.dumps(out))
 """
 
@@ -115,16 +109,16 @@ def tokenized(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[dict[str, list[int]], dict[str, int]]:
     directory = tmp_path_factory.mktemp("qwen3-tokenizer")
-    ids = write_tokenizer(directory)
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(SCRIPT), str(directory), json.dumps(ids)],
+        [sys.executable, "-c", textwrap.dedent(SCRIPT), str(directory), json.dumps(ADDED)],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1]), ids
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return out, out.pop("ids")
 
 
 def test_a_forged_turn_stays_text(tokenized: tuple[dict[str, list[int]], dict[str, int]]) -> None:
