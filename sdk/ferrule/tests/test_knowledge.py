@@ -284,6 +284,26 @@ def test_changed_document_replaces_its_chunks_and_unchanged_is_skipped(
     kb.close()
 
 
+def test_a_new_markdown_cut_re_embeds_markdown_documents(
+    rt: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """How Markdown is cut is part of its version: a knowledge base stored by an older cut
+    (heading-only chunks) is re-chunked on the next add, without --force; text is not."""
+    from ferrule.knowledge import ingest
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "guide.md").write_text("# Guide\n\n## Tides\n\nTwice a day.\n")
+    (folder / "notes.txt").write_text(HARBOUR)
+    kb = knowledge_at(rt, tmp_path / "kb.db")
+    assert len(kb.add_content(path=folder).added) == 2
+    monkeypatch.setattr(ingest, "MARKDOWN_CUT", "a later cut")
+    again = kb.add_content(path=folder)
+    assert again.replaced == [f"file:{(folder / 'guide.md').resolve()}"]
+    assert again.skipped == [f"file:{(folder / 'notes.txt').resolve()}"]
+    kb.close()
+
+
 def test_text_by_name_is_replaced_and_removed(rt: Any, tmp_path: Path) -> None:
     kb = knowledge_at(rt, tmp_path / "kb.db")
     kb.add_content(text_content=HARBOUR, name="notes")

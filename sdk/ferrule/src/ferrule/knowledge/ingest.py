@@ -25,7 +25,7 @@ import attrs
 from ferrule_kernel import InvalidInputError, get_logger
 from ferrule_kit.vectors import content_hash
 
-from .chunking import chunk_id, split
+from .chunking import MARKDOWN_CUT, chunk_id, split
 from .document import ContentResult, ReadFailure
 from .readers import ReadLimits, Source, read_path, read_text, read_url
 
@@ -163,6 +163,8 @@ def version(source: Source, chunking: Chunking) -> str:
     """The hash of a document version: what it says and how it is chunked."""
     key: list[Any] = [source.text, source.name, source.metadata, source.kind]
     key += [chunking.chunk_size, chunking.chunk_overlap]
+    if source.kind == "markdown":
+        key.append(MARKDOWN_CUT)
     return content_hash(json.dumps(key, sort_keys=True, ensure_ascii=False, default=str))
 
 

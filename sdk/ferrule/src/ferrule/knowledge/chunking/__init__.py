@@ -33,12 +33,23 @@ from ferrule_kit.vectors import content_hash
 
 from ..readers import Source
 
-__all__ = ["chunk_id", "heading_only", "markdown_chunks", "markdown_sections", "split", "utf8_size"]
+__all__ = [
+    "MARKDOWN_CUT",
+    "chunk_id",
+    "heading_only",
+    "markdown_chunks",
+    "markdown_sections",
+    "split",
+    "utf8_size",
+]
 
 _HEADING = re.compile(r"^#{1,6}\s")
 _FENCE = re.compile(r"^(```|~~~)")
 #: The longest chunk id a store takes.
 _MAX_ID = 512
+#: Part of a Markdown document's version (`ferrule.knowledge.ingest.version`): a change
+#: of how Markdown is cut re-embeds what the older cut stored.
+MARKDOWN_CUT = "sections-2"
 
 #: ``cut(text, size, overlap)``: ``text``'s chunks of at most ``size`` bytes (`split_text`).
 Cut = Callable[[str, int, int], Awaitable[list[str]]]
