@@ -9,7 +9,6 @@ import asyncio
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 from ferrule.agent import Agent
@@ -42,7 +41,11 @@ TEXT = ("The harbour master keeps the lighthouse log. " * 6).strip()
 
 def test_document_is_agnos_and_embeds_with_an_embedder():
     doc = Document("hello there", name="greeting", meta_data={"lang": "en"})
-    assert doc.to_dict() == {"name": "greeting", "meta_data": {"lang": "en"}, "content": "hello there"}
+    assert doc.to_dict() == {
+        "name": "greeting",
+        "meta_data": {"lang": "en"},
+        "content": "hello there",
+    }
     assert Document.from_json(json.dumps({"content": "x", "id": "1"})).id == "1"
     with pytest.raises(InvalidInputError, match="no field colour"):
         Document.from_dict({"content": "x", "colour": "red"})
@@ -65,7 +68,9 @@ def test_size_strategies_cut_within_their_size_and_number_the_chunks():
         assert len(chunks) > 2
         assert all(len(c.content) <= strategy.chunk_size for c in chunks)
         assert [c.meta_data["chunk"] for c in chunks] == list(range(1, len(chunks) + 1))
-        assert chunks[0].id == "d1_1" and chunks[0].name == "log" and chunks[0].meta_data["src"] == "a"
+        assert (
+            chunks[0].id == "d1_1" and chunks[0].name == "log" and chunks[0].meta_data["src"] == "a"
+        )
         assert chunks[0].meta_data["chunk_size"] == len(chunks[0].content)
     fixed = FixedSizeChunking(100, 20).chunk(doc)
     assert fixed[1].content.split()[0] in fixed[0].content  # the overlap
@@ -159,7 +164,10 @@ def test_pdf_reader_reads_page_by_page_and_opens_an_encrypted_one(tmp_path):
     path = tmp_path / "report.pdf"
     path.write_bytes(pdf_bytes(["Harbour report", "ships dock", "1"], ["Second page", "2"]))
     pages = PDFReader(chunk=False).read(path)
-    assert [(d.name, d.meta_data) for d in pages] == [("report", {"page": 1}), ("report", {"page": 2})]
+    assert [(d.name, d.meta_data) for d in pages] == [
+        ("report", {"page": 1}),
+        ("report", {"page": 2}),
+    ]
     assert pages[0].content == "<start page 1>\nHarbour report ships dock\n<end page 1>"
     bare = PDFReader(chunk=False, page_start_numbering_format="", page_end_numbering_format="")
     assert bare.read(path)[1].content == "Second page"
@@ -189,7 +197,10 @@ def test_file_readers_read_paths_and_open_files(tmp_path):
     ]
     (tmp_path / "items.json").write_text('[{"a": 1}, {"b": "é"}]')
     items = JSONReader(chunk=False).read(tmp_path / "items.json")
-    assert [(i.content, i.meta_data) for i in items] == [('{"a": 1}', {"page": 1}), ('{"b": "é"}', {"page": 2})]
+    assert [(i.content, i.meta_data) for i in items] == [
+        ('{"a": 1}', {"page": 1}),
+        ('{"b": "é"}', {"page": 2}),
+    ]
     (tmp_path / "guide.md").write_text("# Guide\nintro\n## Part\nbody\n")
     assert MarkdownReader().read(tmp_path / "guide.md")[0].name == "guide"
     text = TextReader(chunk_size=10).read(io.BytesIO(b"alpha beta gamma delta"), name="n")
@@ -225,7 +236,9 @@ def test_reader_factory_by_key_extension_and_url():
     assert type(ReaderFactory.get_reader_for_extension(".unknown")) is TextReader
     assert ReaderFactory.create_reader("csv") is ReaderFactory.create_reader("csv")
     assert ReaderFactory.get_reader_class("markdown") is MarkdownReader
-    assert type(ReaderFactory.get_reader_for_url("https://example.org/a.md")).__name__ == "URLReader"
+    assert (
+        type(ReaderFactory.get_reader_for_url("https://example.org/a.md")).__name__ == "URLReader"
+    )
     with pytest.raises(InvalidInputError, match="no reader 'youtube'"):
         ReaderFactory.create_reader("youtube")
     ReaderFactory.register_reader(
@@ -255,7 +268,9 @@ def test_filesystem_knowledge_tools_through_an_agent_and_never_out_of_its_folder
     wire.calls("grep_file", query="brew")
     wire.calls("get_file", path="sub/tea.txt")
     wire.says("Brew it with hot water.")
-    agent = Agent(model=OpenAIChat(id="gpt-4o"), tools=fs.get_tools(), instructions=fs.build_context())
+    agent = Agent(
+        model=OpenAIChat(id="gpt-4o"), tools=fs.get_tools(), instructions=fs.build_context()
+    )
     agent.run("How is coffee made?")
     grep = [m for m in wire.bodies[1]["messages"] if m["role"] == "tool"][-1]["content"]
     assert grep.startswith("### coffee.md\nCoffee is brewed")

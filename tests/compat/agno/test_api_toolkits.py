@@ -174,7 +174,11 @@ def test_python_tools_refuse_shared_globals_naming_why():
 
 
 def test_python_tools_through_an_agent(folder, wire):
-    wire.calls("run_python_code", code="fib = [0, 1]\nfor _ in range(8): fib.append(fib[-1] + fib[-2])", variable_to_return="fib")
+    wire.calls(
+        "run_python_code",
+        code="fib = [0, 1]\nfor _ in range(8): fib.append(fib[-1] + fib[-2])",
+        variable_to_return="fib",
+    )
     wire.says("The first ten: 0 1 1 2 3 5 8 13 21 34.")
     agent = Agent(model=OpenAIChat(id="gpt-4o"), tools=[PythonTools(base_dir=folder)])
     run = agent.run("The first ten Fibonacci numbers?")

@@ -31,8 +31,14 @@ from ferrule_kit.testing.postgres import postgres_server_fixture
 postgres_server = postgres_server_fixture()
 
 FACTS = [
-    Document("The harbour master keeps the lighthouse log.", name="harbour", meta_data={"town": "port"}),
-    Document("The bakery on Mill Lane opens at dawn and sells rye bread.", name="bakery", meta_data={"town": "mill"}),
+    Document(
+        "The harbour master keeps the lighthouse log.", name="harbour", meta_data={"town": "port"}
+    ),
+    Document(
+        "The bakery on Mill Lane opens at dawn and sells rye bread.",
+        name="bakery",
+        meta_data={"town": "mill"},
+    ),
     Document("The library lends maps of the coast.", name="library", meta_data={"town": "port"}),
 ]
 
@@ -59,7 +65,9 @@ def test_scores_and_distances():
 
 
 def test_pgvector_writes_searches_and_deletes(db_url):
-    vector_db = PgVector(table_name="facts", db_url=db_url.replace("postgresql://", "postgresql+psycopg://"))
+    vector_db = PgVector(
+        table_name="facts", db_url=db_url.replace("postgresql://", "postgresql+psycopg://")
+    )
     assert isinstance(vector_db, VectorDb) and vector_db.schema == "ai"
     assert not vector_db.exists()
     vector_db.insert(content_hash="h1", documents=fresh(FACTS), filters={"source": "guide"})
@@ -73,7 +81,9 @@ def test_pgvector_writes_searches_and_deletes(db_url):
     assert hybrid[0].name == "library"
     in_port = vector_db.search("bread", limit=3, filters={"town": "port"})
     assert {d.name for d in in_port} == {"harbour", "library"}
-    assert {d.name for d in vector_db.search("bread", limit=3, filters=[EQ("town", "mill")])} == {"bakery"}
+    assert {d.name for d in vector_db.search("bread", limit=3, filters=[EQ("town", "mill")])} == {
+        "bakery"
+    }
     assert vector_db.id_exists(first.id)
     assert vector_db.delete_by_name("bakery") and not vector_db.name_exists("bakery")
     assert vector_db.delete_by_metadata({"town": "port"}) and vector_db.get_count() == 0
@@ -81,7 +91,9 @@ def test_pgvector_writes_searches_and_deletes(db_url):
     vector_db.drop()
     assert vector_db.get_count() == 0
     with psycopg.connect(db_url) as conn:
-        tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'ai'")}
+        tables = {
+            r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'ai'")
+        }
     assert "facts" in tables
 
 
