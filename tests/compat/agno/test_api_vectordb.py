@@ -165,7 +165,26 @@ def test_chromadb_on_a_chroma_server():
         assert vector_db.delete_by_name("bakery") and vector_db.get_count() == 2
     named = ChromaDb(name="My Facts")
     assert named.collection_name == "my_facts"
-    with pytest.raises(InvalidInputError, match="Chroma server"):
-        ChromaDb(collection="x", persistent_client=True)
+    with pytest.raises(InvalidInputError, match="no chromadb client"):
+        named.client
     with pytest.raises(InvalidInputError, match="not settings"):
         ChromaDb(collection="x", settings={})
+
+
+def test_chromadb_in_the_process_keeps_its_collection_as_asked(tmp_path):
+    kept = ChromaDb(collection="facts", path=str(tmp_path / "chroma"), persistent_client=True)
+    kept.insert("h1", fresh(FACTS))
+    again = ChromaDb(collection="facts", path=str(tmp_path / "chroma"), persistent_client=True)
+    assert again.get_count() == 3  # a new object finds the file the first wrote
+    assert again.search("bread at dawn", limit=1)[0].name == "bakery"
+    assert (tmp_path / "chroma").is_dir()
+    fleeting = ChromaDb(collection="facts", search_type=SearchType.hybrid)
+    fleeting.insert("h1", fresh(FACTS))
+    assert fleeting.search("lighthouse log", limit=1)[0].name == "harbour"
+    assert ChromaDb(collection="facts").get_count() == 0  # another in-memory collection
+    knowledge = Knowledge(
+        vector_db=ChromaDb(collection="kb", path=str(tmp_path / "kb"), persistent_client=True)
+    )
+    knowledge.add_content(text_content="Ships dock at pier four after dusk.", name="pier")
+    assert knowledge.search("ships")[0].name == "pier"
+    knowledge.close()

@@ -25,7 +25,7 @@ the vector-store contract (`ferrule_kit.vectors`), embedding with the db's ``emb
 from __future__ import annotations
 
 import hashlib
-from typing import Any, ClassVar
+from typing import Any
 
 from ferrule_kernel import InvalidInputError
 
@@ -59,7 +59,8 @@ def _chunk_id(content_hash: str, text: str) -> str:
 class VectorDb:
     """A vector database (see the module docstring); a subclass names its store."""
 
-    component_type: ClassVar[str] = ""
+    #: The store's component type (a subclass names it).
+    component_type: str = ""
     id: str | None
     name: str | None
     description: str | None

@@ -1,19 +1,22 @@
-"""Agno's ``agno.vectordb.chroma.chromadb``: `ChromaDb`, chunks in a collection of a Chroma
-server (ferrule-chroma's ``chroma_vector_store``): ``ChromaDb(collection="docs")``.
+"""Agno's ``agno.vectordb.chroma.chromadb``: `ChromaDb`, a collection of chunks as Agno's
+Chroma keeps them: in the process by default, on a Chroma server when given one.
 
-ferrule speaks to Chroma over HTTP; it does not embed the chromadb library. The server is
-the one ``host`` / ``port`` / ``ssl`` name (chromadb's ``HttpClient`` keywords), else
-``$FERRULE_CHROMA_URL``, else ``http://localhost:8000``. The collection lives on the server,
-so it outlasts the process: Agno's on-disk client (``persistent_client=True`` with a
-``path``) is refused, naming the server (or `SqliteVecDb` for a file of one's own), as is
-the chromadb ``client`` object. ``batch_size`` chunks go per request; ``hybrid_rrf_k`` is
-the hybrid search's fusion constant. The rest is `ferrule.vectordb.base.VectorDb`'s.
+ferrule does not embed the chromadb library: in the process, the collection is kept by
+ferrule's embedded store (ferrule-sqlite-vec), in a file under ``path`` with
+``persistent_client=True`` (kept between runs, as Chroma's on-disk client keeps it), else in
+a temporary file removed at exit (as Chroma's in-memory client forgets it). Given a server
+(``host``, ``port``, ``ssl``: chromadb's ``HttpClient`` keywords) it is that server's
+collection (ferrule-chroma). The chromadb ``client`` object is refused. ``batch_size``
+chunks go per request; ``hybrid_rrf_k`` is the hybrid search's fusion constant; the rest is
+`ferrule.vectordb.base.VectorDb`'s.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections import defaultdict
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any
 
 from ferrule_kernel import InvalidInputError
 
@@ -21,13 +24,14 @@ from ..base import VectorDb
 from ..distance import Distance, store_distance
 from ..search import SearchType
 
-__all__ = ["NO_EMBEDDED_CHROMA", "ChromaDb", "reciprocal_rank_fusion"]
+__all__ = ["NO_CLIENT", "STORE_FILE", "ChromaDb", "reciprocal_rank_fusion"]
 
-NO_EMBEDDED_CHROMA = (
-    "ferrule talks to a Chroma server (ferrule-chroma: host/port, or $FERRULE_CHROMA_URL), "
-    "whose collections persist there; it does not run Chroma in the process. For an "
-    "embedded store in a file of your own, use SqliteVecDb(db_file=...)"
+NO_CLIENT = (
+    "ChromaDb.client: ferrule keeps the collection in its own embedded store (or on the "
+    "Chroma server given as host=/port=), with no chromadb client object: use the db's methods"
 )
+#: The file of a persistent collection, under ``path``.
+STORE_FILE = "ferrule-chroma.db"
 #: Chunks per request when ``batch_size`` is not given.
 DEFAULT_BATCH_SIZE = 1000
 _CLIENT_KEYWORDS = ("host", "port", "ssl")
@@ -48,7 +52,6 @@ def reciprocal_rank_fusion(
 class ChromaDb(VectorDb):
     """``ChromaDb(collection="docs", host="localhost", port=8000)`` (see the module docstring)."""
 
-    component_type: ClassVar[str] = "chroma_vector_store"
     collection_name: str
     path: str
     persistent_client: bool
@@ -71,8 +74,6 @@ class ChromaDb(VectorDb):
         reranker: Any = None,
         **kwargs: Any,
     ) -> None:
-        if persistent_client:
-            raise InvalidInputError(NO_EMBEDDED_CHROMA, field="persistent_client")
         unknown = sorted(set(kwargs) - set(_CLIENT_KEYWORDS))
         if unknown:
             raise InvalidInputError(
@@ -97,6 +98,9 @@ class ChromaDb(VectorDb):
         self.reranker = reranker
         self.kwargs = dict(kwargs)
         self._batch_size = batch_size
+        self._server = "host" in self.kwargs
+        self.component_type = "chroma_vector_store" if self._server else "sqlite_vec_store"
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
         super().__init__(id=id, name=name, description=description)
 
     def __repr__(self) -> str:
@@ -108,9 +112,17 @@ class ChromaDb(VectorDb):
             "collection": self.collection_name,
             "distance": store_distance(self.distance),
         }
-        if "host" in self.kwargs:
+        if self._server:
             scheme = "https" if self.kwargs.get("ssl") else "http"
             out["url"] = f"{scheme}://{self.kwargs['host']}:{int(self.kwargs.get('port', 8000))}"
+        elif self.persistent_client:
+            folder = Path(self.path).expanduser().resolve()
+            folder.mkdir(parents=True, exist_ok=True)
+            out["path"] = str(folder / STORE_FILE)
+        else:
+            if self._scratch is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="ferrule-chroma-")
+            out["path"] = str(Path(self._scratch.name) / STORE_FILE)
         return out
 
     @property
@@ -120,7 +132,7 @@ class ChromaDb(VectorDb):
 
     @property
     def client(self) -> Any:
-        raise InvalidInputError(NO_EMBEDDED_CHROMA, field="client")
+        raise InvalidInputError(NO_CLIENT, field="client")
 
     async def async_upsert(
         self, content_hash: str, documents: list[Any], filters: dict[str, Any] | None = None

@@ -15,7 +15,7 @@ schema's creation or upgrade off or on, and recreating indexes (``optimize(force
 from __future__ import annotations
 
 import copy
-from typing import Any, ClassVar
+from typing import Any
 
 from ferrule_kernel import InvalidInputError
 
@@ -44,7 +44,7 @@ _DEFAULT_INDEX = HNSW()
 class PgVector(VectorDb):
     """``PgVector(table_name="docs", db_url=...)`` (see the module docstring)."""
 
-    component_type: ClassVar[str] = "pgvector_store"
+    component_type: str = "pgvector_store"
     table_name: str
     schema: str
     db_url: str | None
