@@ -14,6 +14,7 @@ import {
   type ContentPart,
   type ImagePart,
   ImageContent,
+  type TextPart,
   isSharpImage,
 } from "./content.js";
 import {
@@ -25,14 +26,34 @@ import {
 } from "./errors.js";
 import {
   type MessageDeltaOutput,
+  MessageDeltaOutputIterator,
   type MessageOutput,
+  MessageOutputIterator,
   type Messages,
+  endDelta,
+  finishReason,
   fromAgentMessages,
+  textDelta,
   toAgentMessage,
 } from "./messages.js";
-import { type DocumentPolyfill, type Knowledge, type KnowledgeConfig, type LangModel, getDocumentPolyfill, renderDocuments } from "./models.js";
+import {
+  type DocumentPolyfill,
+  type Knowledge,
+  type KnowledgeConfig,
+  type LangModel,
+  getDocumentPolyfill,
+  placeDocuments,
+} from "./models.js";
 import type { JsonObject } from "./runtime.js";
 import { Runtime } from "./runtime.js";
+import {
+  type ToolAuthenticator,
+  type ToolDefinition,
+  type ToolDefinitionBuiltin,
+  type ToolDefinitionRESTAPI,
+  builtinTool,
+  restApiTool,
+} from "./restapi.js";
 import { FunctionTool, MCPClient, type McpServerParams, type ToolDesc, presetTools } from "./tools.js";
 
 // -- models ------------------------------------------------------------------------------
@@ -82,22 +103,137 @@ export class ModelSpec {
   }
 }
 
+/** Ailoy 0.1's API model ids by provider (an id of these lists needs no `provider`). */
+export const openAIModelIds = [
+  "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5-chat-latest", "o4-mini", "o3", "o3-pro", "o3-mini",
+  "gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano",
+] as const;
+export const geminiModelIds = ["gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.0-flash", "gemini-1.5-flash", "gemini-1.5-pro"] as const;
+export const claudeModelIds = [
+  "claude-sonnet-4-20250514", "claude-3-7-sonnet-20250219", "claude-3-5-sonnet-20241022", "claude-3-5-sonnet-20240620",
+  "claude-opus-4-1-20250805", "claude-opus-4-20250514", "claude-3-opus-20240229", "claude-3-5-haiku-20241022",
+  "claude-3-haiku-20240307",
+] as const;
+export const grokModelIds = [
+  "grok-4", "grok-4-0709", "grok-3", "grok-3-fast", "grok-3-mini", "grok-3-mini-fast", "grok-2", "grok-2-1212",
+  "grok-2-vision-1212", "grok-2-image-1212",
+] as const;
+
+/** An API model id: one of Ailoy 0.1's lists, or any other the provider serves. */
+export type APIModelId =
+  | (typeof openAIModelIds)[number]
+  | (typeof geminiModelIds)[number]
+  | (typeof claudeModelIds)[number]
+  | (typeof grokModelIds)[number]
+  | (string & {});
+export type APIModelProvider = "openai" | "gemini" | "claude" | "grok";
+
+/** `APIModel`'s arguments (Ailoy 0.1's `apiKey`; `options` are passed to the model's `infer`). */
+export interface APIModelArgs {
+  id: APIModelId;
+  provider?: APIModelProvider | (string & {});
+  apiKey?: string;
+  options?: JsonObject;
+}
+
+/** Ailoy 0.1's local model ids (run offline on the model they alias, `$FERRULE_MODEL_ALIASES`). */
+export type LocalModelId =
+  | "Qwen/Qwen3-0.6B"
+  | "Qwen/Qwen3-1.7B"
+  | "Qwen/Qwen3-4B"
+  | "Qwen/Qwen3-8B"
+  | "Qwen/Qwen3-14B"
+  | "Qwen/Qwen3-32B"
+  | "Qwen/Qwen3-30B-A3B"
+  | (string & {});
+export type LocalModelBackend = "tvm";
+export type Quantization = "q4f16_1";
+
+/** `LocalModel`'s arguments: Ailoy 0.1's (`backend`, `quantization` and `device` take only what ferrule runs). */
+export interface LocalModelArgs {
+  id?: LocalModelId;
+  backend?: LocalModelBackend;
+  quantization?: Quantization;
+  device?: number;
+  options?: JsonObject;
+}
+
+const PROVIDER_OF_ID: Array<[readonly string[], APIModelProvider]> = [
+  [openAIModelIds, "openai"],
+  [geminiModelIds, "gemini"],
+  [claudeModelIds, "claude"],
+  [grokModelIds, "grok"],
+];
+
+/** What `APIModel({...})` makes (Ailoy 0.1's class of that name): a `ModelSpec` with Ailoy's fields. */
+export class _APIModel extends ModelSpec {
+  /** The Ailoy 0.1 raw component type of this provider (`"openai"`, `"claude"`, ...). */
+  readonly componentType: string;
+  readonly #key: string | undefined;
+
+  constructor(args: APIModelArgs) {
+    if (!args || typeof args.id !== "string" || !args.id) {
+      throw InvalidInputError.forField("an API model needs its id", "id");
+    }
+    const provider = args.provider ?? PROVIDER_OF_ID.find(([ids]) => ids.includes(args.id))?.[1];
+    super({ local: false, id: args.id, ...(provider === undefined ? {} : { provider }), ...pick(args, "apiKey", "options") });
+    this.componentType = provider ?? "";
+    this.#key = args.apiKey;
+  }
+
+  /** The key (never shown by `toString`, `toJSON` or `console.log`). */
+  get apiKey(): string | undefined {
+    return this.#key;
+  }
+
+  /** Ailoy 0.1's attributes of its raw component (`rt.define(model.componentType, name, model.toAttrs())`). */
+  toAttrs(): JsonObject {
+    if (this.#key === undefined) throw InvalidInputError.forField("Ailoy's raw API-model components need the key", "apiKey");
+    return { model: this.id as string, api_key: this.#key };
+  }
+}
+
+/** What `LocalModel({...})` makes (Ailoy 0.1's class of that name): a `ModelSpec` with Ailoy's fields. */
+export class _LocalModel extends ModelSpec {
+  readonly backend: LocalModelBackend = "tvm";
+  readonly quantization: Quantization = "q4f16_1";
+  readonly device: number = 0;
+  /** The raw component type (`rt.define(model.componentType, name, model.toAttrs())`). */
+  readonly componentType = "tvm_language_model";
+
+  constructor(args: LocalModelArgs = {}) {
+    if ((args.backend ?? "tvm") !== "tvm") throw InvalidInputError.forField('the only local backend name is "tvm" (llama.cpp runs it)', "backend");
+    if ((args.quantization ?? "q4f16_1") !== "q4f16_1") throw InvalidInputError.forField('only "q4f16_1" (the default) is taken', "quantization");
+    if ((args.device ?? 0) !== 0) throw InvalidInputError.forField("ferrule's local models run on the CPU: only device 0 is taken", "device");
+    super({ local: true, ...pick(args, "id", "options") });
+  }
+
+  /** Ailoy 0.1's default system message for the model (Qwen's, for a Qwen id). */
+  defaultSystemMessage(): string | undefined {
+    return this.id?.startsWith("Qwen") ? "You are Qwen, created by Alibaba Cloud. You are a helpful assistant." : undefined;
+  }
+
+  /** Ailoy 0.1's attributes of the raw `tvm_language_model`. */
+  toAttrs(): JsonObject {
+    return { model: this.id ?? "SmolLM2-135M-Instruct", quantization: this.quantization, device: this.device };
+  }
+}
+
+function pick<T extends object, K extends keyof T>(from: T, ...keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => from[k] !== undefined).map((k) => [k, from[k]])) as Partial<Pick<T, K>>;
+}
+
+/** Ailoy 0.1's model union. */
+export type AiloyModel = _APIModel | _LocalModel;
+
 /** A model run by the server's machine: `LocalModel({ id: "Qwen/Qwen3-0.6B" })`; no id: the offline default. */
-export function LocalModel(init: { id?: string; options?: JsonObject } = {}): ModelSpec {
-  return new ModelSpec({ local: true, ...init });
+export function LocalModel(init: LocalModelArgs = {}): _LocalModel {
+  return new _LocalModel(init);
 }
 
 /** A model behind a provider's API: `APIModel({ id: "gpt-4o", apiKey })`; `provider` for ids without a known prefix. */
-export function APIModel(init: {
-  id: string;
-  apiKey?: string;
-  provider?: string;
-  options?: JsonObject;
-}): ModelSpec {
-  if (!init || typeof init.id !== "string" || !init.id) {
-    throw InvalidInputError.forField("an API model needs its id", "id");
-  }
-  return new ModelSpec({ local: false, ...init });
+export function APIModel(init: APIModelArgs): _APIModel {
+  return new _APIModel(init);
 }
 
 // -- messages and responses ----------------------------------------------------------------
@@ -116,7 +252,40 @@ export interface Message {
   tool_call_id?: string;
 }
 
+/** Ailoy 0.1's message shapes (what `getMessages()` holds, each a `Message`). */
+export interface FunctionData {
+  type: "function";
+  id?: string;
+  function: { name: string; arguments: any };
+}
+export interface SystemMessage {
+  role: "system";
+  content: string | TextPart[];
+}
+export interface UserMessage {
+  role: "user";
+  content: string | ContentPart[];
+}
+export interface AssistantMessage {
+  role: "assistant";
+  content?: string | TextPart[];
+  name?: string;
+  tool_calls?: FunctionData[] | ToolCallRequest[];
+  reasoning?: { type: "text"; text: string }[];
+}
+export interface ToolMessage {
+  role: "tool";
+  content: TextPart[];
+  tool_call_id?: string;
+}
+
 export type ResponseType = "output_text" | "reasoning" | "tool_call" | "tool_call_result" | "error";
+
+/** Ailoy 0.1's names of the `AgentResponse` kinds. */
+export type AgentResponseText = AgentResponse & { type: "output_text" | "reasoning"; role: "assistant"; content: string };
+export type AgentResponseToolCall = AgentResponse & { type: "tool_call"; role: "assistant" };
+export type AgentResponseToolResult = AgentResponse & { type: "tool_call_result"; role: "tool" };
+export type AgentResponseError = AgentResponse & { type: "error"; role: "assistant"; content: string };
 
 /** One streamed piece of a query (agent-guide, "Agent Responses"). */
 export interface AgentResponse {
@@ -124,6 +293,8 @@ export interface AgentResponse {
   role: "assistant" | "tool";
   /** True on the first response of a new type: time for a new message box. */
   is_type_switched: boolean;
+  /** Ailoy 0.1's spelling of `is_type_switched` (the same value). */
+  isTypeSwitched: boolean;
   /** A string for output_text, reasoning and error; an object for tool_call and tool_call_result. */
   content: any;
   /** The typed error of an `error` response. */
@@ -177,8 +348,18 @@ export interface QueryOptions {
 
 export type QueryInput = string | Array<string | ContentPart | unknown>;
 
-function checkTool(given: ToolSpec | FunctionTool, index: number): ToolSpec {
-  const tool = given instanceof FunctionTool ? given.toSpec() : given;
+/** Ailoy 0.1's tool object: its description and the function the agent calls. */
+export interface Tool01 {
+  desc: ToolDesc;
+  call: (input: any) => unknown;
+}
+
+function isTool01(value: unknown): value is Tool01 {
+  return typeof value === "object" && value !== null && "desc" in value && "call" in value && !("run" in value);
+}
+
+function checkTool(given: ToolSpec | FunctionTool | Tool01, index: number): ToolSpec {
+  const tool = given instanceof FunctionTool ? given.toSpec() : isTool01(given) ? new FunctionTool(given.desc, (args) => given.call(args)).toSpec() : given;
   if (typeof tool !== "object" || tool === null) {
     throw InvalidInputError.forField("a tool is an object with a name and a run function", `tools[${index}]`);
   }
@@ -231,28 +412,75 @@ interface StepItem {
   finish_reason?: string;
 }
 
-function finishReason(reason: string | undefined, calls: ToolCallRequest[]): MessageOutput["finish_reason"] {
-  if (calls.length > 0 || reason === "tool_calls" || reason === "tool_call") return { type: "tool_call" };
-  if (reason === "length") return { type: "length" };
-  return { type: "stop" };
-}
-
 /** What one step of the loop produced (the public streams are views of these). */
 type LoopEvent =
   | { kind: "delta"; type: "output_text" | "reasoning"; content: string }
   | { kind: "assistant"; message: Message; calls: ToolCallRequest[]; finishReason: string | undefined }
   | { kind: "tool"; call: ToolCallRequest; outcome: ToolOutcome; message: Message };
 
-/** Options of Ailoy 0.2's `run` / `runDelta`. */
+export type ThinkEffort = "disable" | "enable" | "low" | "medium" | "high";
+
+/**
+ * What shape a reply must have (Ailoy 0.2's): any text, a JSON object (JSON mode), or JSON
+ * valid against `schema` (JSON text). `regex` and `cfg` are refused: ferrule constrains a
+ * reply by JSON schema only.
+ */
+export type Grammar =
+  | { type: "plain" }
+  | { type: "json" }
+  | { type: "jsonschema"; schema: string }
+  | { type: "regex"; regex: string }
+  | { type: "cfg"; cfg: string };
+
+/** Ailoy 0.2's inference settings of a run (each passed to the model's `infer`; an unknown one is refused). */
+export interface LangModelInferConfig {
+  /** How the knowledge's documents reach the model (default: the Qwen3 polyfill). */
+  documentPolyfill?: DocumentPolyfill;
+  thinkEffort?: ThinkEffort;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  grammar?: Grammar;
+}
+
+/** Options of Ailoy 0.2's `run` / `runDelta` (`AgentConfig` is its name there). */
 export interface RunConfig {
-  inference?: {
-    thinkEffort?: string;
-    /** How the knowledge's documents reach the model (default: the Qwen3 polyfill). */
-    documentPolyfill?: DocumentPolyfill;
-    [key: string]: unknown;
-  };
+  inference?: LangModelInferConfig;
   knowledge?: KnowledgeConfig;
   signal?: AbortSignal;
+}
+
+export type AgentConfig = RunConfig;
+
+/** `inference`'s settings as the model's `infer` options; what ferrule cannot do is refused, named. */
+function inferOptions(inference: LangModelInferConfig | undefined): JsonObject {
+  const options: JsonObject = {};
+  const known = ["documentPolyfill", "thinkEffort", "temperature", "topP", "maxTokens", "grammar"];
+  for (const [key, value] of Object.entries(inference ?? {})) {
+    if (value === undefined || value === null) continue;
+    if (!known.includes(key)) {
+      throw InvalidInputError.forField(`no inference setting ${JSON.stringify(key)}; the settings: ${known.join(", ")}`, `inference.${key}`);
+    }
+    if (key === "temperature") options["temperature"] = value;
+    else if (key === "topP") options["top_p"] = value;
+    else if (key === "maxTokens") options["max_tokens"] = value;
+  }
+  const grammar = inference?.grammar;
+  if (grammar === undefined || grammar === null || grammar.type === "plain") return options;
+  if (grammar.type === "json") options["output_schema"] = { type: "object" };
+  else if (grammar.type === "jsonschema") {
+    try {
+      options["output_schema"] = JSON.parse(grammar.schema);
+    } catch {
+      throw InvalidInputError.forField("must be a JSON schema as JSON text", "inference.grammar.schema");
+    }
+  } else {
+    throw InvalidInputError.forField(
+      `ferrule constrains a reply by JSON schema only: use { type: "json" } or { type: "jsonschema", schema }, not ${JSON.stringify(grammar.type)}`,
+      "inference.grammar",
+    );
+  }
+  return options;
 }
 
 /**
@@ -307,13 +535,33 @@ export class Agent {
     (options.tools ?? []).forEach((tool, index) => this.addTool(tool, index));
   }
 
-  /** Add a tool: the seeds' `{ name, run, ... }` or a `Tool.newFunction(...)` / builtin / MCP tool. */
-  addTool(tool: ToolSpec | FunctionTool, index = this.#tools.size): void {
+  /**
+   * Add a tool: the seeds' `{ name, run, ... }`, a `Tool.newFunction(...)` / builtin / MCP
+   * tool, or Ailoy 0.1's `{ desc, call }`. Returns true (Ailoy 0.1's); a second tool of
+   * one name is refused with an InvalidInputError naming it.
+   */
+  addTool(tool: ToolSpec | FunctionTool | Tool01, index = this.#tools.size): true {
     const spec = checkTool(tool, index);
     if (this.#tools.has(spec.name)) {
       throw InvalidInputError.forField(`two tools are named ${JSON.stringify(spec.name)}`, `tools[${index}].name`);
     }
     this.#tools.set(spec.name, spec);
+    return true;
+  }
+
+  /** Ailoy 0.1: an operator of the server as a tool, called by its description's name (`outputPath`: JMESPath over its output). */
+  addBuiltinTool(tool: ToolDefinitionBuiltin): true {
+    return this.addTool(builtinTool(tool));
+  }
+
+  /** Ailoy 0.1: a REST API as a tool, requested through the server's `http_request` (`auth` may change each request). */
+  addRESTAPITool(tool: ToolDefinitionRESTAPI, auth?: ToolAuthenticator): true {
+    return this.addTool(restApiTool(tool, auth));
+  }
+
+  /** Ailoy 0.1: the descriptions of the agent's tools, as the model sees them. */
+  getAvailableTools(): ToolDesc[] {
+    return this.tools.map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.parameters ?? { type: "object", properties: {} } }));
   }
 
   addTools(tools: Array<ToolSpec | FunctionTool>): void {
@@ -346,15 +594,31 @@ export class Agent {
     this.#tools.clear();
   }
 
-  /** Ailoy 0.1: a preset's tools (`"calculator"`, `"frankfurter"`, `"http_request"`). */
-  addToolsFromPreset(presetName: string): void {
-    this.addTools(presetTools(presetName));
+  /**
+   * Ailoy 0.1: a preset's tools (`"calculator"`, `"frankfurter"`, `"http_request"`), or a
+   * list of tool definitions (`{name: ToolDefinition}`, a preset file's content) with
+   * `authenticator` applied to its REST tools' requests.
+   */
+  addToolsFromPreset(preset: string | Record<string, ToolDefinition>, args: { authenticator?: ToolAuthenticator } = {}): true {
+    if (typeof preset === "string") {
+      if (args.authenticator !== undefined) {
+        throw InvalidInputError.forField(`the preset ${JSON.stringify(preset)} needs no authenticator`, "authenticator");
+      }
+      this.addTools(presetTools(preset));
+      return true;
+    }
+    for (const [name, definition] of Object.entries(preset ?? {})) {
+      if (definition?.type === "restapi") this.addRESTAPITool(definition, args.authenticator);
+      else if (definition?.type === "builtin") this.addBuiltinTool(definition);
+      else throw InvalidInputError.forField('a tool definition\'s type is "builtin" or "restapi"', `${name}.type`);
+    }
+    return true;
   }
 
   /** Ailoy 0.1: a JavaScript function as a tool, described by `desc` (`name`, `description`, `parameters`). */
-  addJSFunctionTool(f: (args: any) => unknown, desc: ToolDesc): void {
+  addJSFunctionTool(f: (args: any) => unknown, desc: ToolDesc): true {
     if (typeof f !== "function") throw InvalidInputError.forField("must be a function", "f");
-    this.addTool(new FunctionTool(desc, (args) => f(args)));
+    return this.addTool(new FunctionTool(desc, (args) => f(args)));
   }
 
   /**
@@ -420,7 +684,8 @@ export class Agent {
   async *query(input: QueryInput, options: QueryOptions = {}): AsyncGenerator<AgentResponse, void, undefined> {
     let last: ResponseType | undefined;
     const respond = (type: ResponseType, role: "assistant" | "tool", content: unknown, error?: FerruleError): AgentResponse => {
-      const response: AgentResponse = { type, role, is_type_switched: type !== last, content };
+      const switched = type !== last;
+      const response: AgentResponse = { type, role, is_type_switched: switched, isTypeSwitched: switched, content };
       if (error !== undefined) response.error = error;
       last = type;
       return response;
@@ -453,7 +718,11 @@ export class Agent {
    * whole message (the assistant's, then each tool result) with its finish reason. Runs
    * are independent: the agent keeps no conversation between them. Failures raise.
    */
-  async *run(messages: Messages, config: RunConfig = {}): AsyncGenerator<MessageOutput, void, undefined> {
+  run(messages: Messages, config: RunConfig = {}): MessageOutputIterator {
+    return new MessageOutputIterator(this.#outputs(messages, config));
+  }
+
+  async *#outputs(messages: Messages, config: RunConfig): AsyncGenerator<MessageOutput, void, undefined> {
     for await (const event of this.#run02(messages, config)) {
       if (event.kind === "assistant") {
         yield { message: toAgentMessage(event.message), finish_reason: finishReason(event.finishReason, event.calls) };
@@ -464,26 +733,16 @@ export class Agent {
   }
 
   /** Ailoy 0.2: as `run`, as it streams: text and thinking deltas, then tool calls and results. */
-  async *runDelta(messages: Messages, config: RunConfig = {}): AsyncGenerator<MessageDeltaOutput, void, undefined> {
+  runDelta(messages: Messages, config: RunConfig = {}): MessageDeltaOutputIterator {
+    return new MessageDeltaOutputIterator(this.#deltas(messages, config));
+  }
+
+  async *#deltas(messages: Messages, config: RunConfig): AsyncGenerator<MessageDeltaOutput, void, undefined> {
     for await (const event of this.#run02(messages, config)) {
       if (event.kind === "delta") {
-        yield {
-          delta:
-            event.type === "output_text"
-              ? { role: "assistant", contents: [{ type: "text", text: event.content }], tool_calls: [] }
-              : { role: "assistant", contents: [], thinking: event.content, tool_calls: [] },
-        };
+        yield textDelta(event.type, event.content);
       } else if (event.kind === "assistant") {
-        const delta: MessageDeltaOutput["delta"] = {
-          role: "assistant",
-          contents: [],
-          tool_calls: event.calls.map((call) => ({
-            type: "function",
-            id: call.id,
-            function: { type: "with_parsed_args", name: call.function.name, arguments: call.function.arguments },
-          })),
-        };
-        yield { delta, finish_reason: finishReason(event.finishReason, event.calls) };
+        yield endDelta(event.calls, event.finishReason);
       } else {
         const message = toAgentMessage(event.message);
         const delta: MessageDeltaOutput["delta"] = { role: "tool", contents: message.contents as any[], tool_calls: [] };
@@ -501,8 +760,9 @@ export class Agent {
     if (config.inference?.thinkEffort !== undefined && config.inference.thinkEffort !== "disable") {
       options.reasoning = config.inference.thinkEffort === "enable" ? true : config.inference.thinkEffort;
     }
+    const extra = inferOptions(config.inference);
     try {
-      yield* this.#loop(await this.#withDocuments(fromAgentMessages(messages), config), options, controller);
+      yield* this.#loop(await this.#withDocuments(fromAgentMessages(messages), config), options, controller, extra);
     } finally {
       controller.abort();
     }
@@ -512,27 +772,18 @@ export class Agent {
   async #withDocuments(messages: Message[], config: RunConfig): Promise<Message[]> {
     const lastUser = messages.map((m) => m.role).lastIndexOf("user");
     if (this.#knowledge === undefined || lastUser < 0) return messages;
-    const user = messages[lastUser] as Message;
-    const query = user.content.map((p) => (p.type === "text" ? p.text : "")).join(" ");
-    const documents = renderDocuments(await this.#knowledge.retrieve(query, config.knowledge));
-    if (!documents) return messages;
-    const polyfill = config.inference?.documentPolyfill ?? getDocumentPolyfill("Qwen3");
-    const out = [...messages];
-    if (polyfill.queryMessageTemplate !== undefined) {
-      const text = polyfill.queryMessageTemplate.replaceAll("{{query}}", query).replaceAll("{{documents}}", documents);
-      out[lastUser] = { ...user, content: [{ type: "text", text }, ...user.content.filter((p) => p.type !== "text")] };
-    }
-    if (polyfill.systemMessageTemplate !== undefined) {
-      const text = polyfill.systemMessageTemplate.replaceAll("{{documents}}", documents);
-      const system = out[0]?.role === "system" ? (out.shift() as Message) : undefined;
-      const before = system ? system.content.map((p) => (p.type === "text" ? p.text : "")).join("") + "\n\n" : "";
-      out.unshift({ role: "system", content: [{ type: "text", text: before + text }] });
-    }
-    return out;
+    const query = (messages[lastUser] as Message).content.map((p) => (p.type === "text" ? p.text : "")).join(" ");
+    const documents = await this.#knowledge.retrieve(query, config.knowledge);
+    return placeDocuments(messages, documents, config.inference?.documentPolyfill ?? getDocumentPolyfill("Qwen3"));
   }
 
   /** The agent loop on `messages` (appended to as it goes): steps until no tool is called. */
-  async *#loop(messages: Message[], options: QueryOptions, controller: AbortController): AsyncGenerator<LoopEvent, void, undefined> {
+  async *#loop(
+    messages: Message[],
+    options: QueryOptions,
+    controller: AbortController,
+    extra: JsonObject = {},
+  ): AsyncGenerator<LoopEvent, void, undefined> {
     const outer = options.signal;
     const onAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener("abort", onAbort, { once: true });
@@ -552,7 +803,7 @@ export class Agent {
         const body: JsonObject = {
           name: this.component,
           messages: [...this.#system(), ...messages],
-          options: this.#options,
+          options: { ...this.#options, ...extra },
         };
         if (tools.length) body["tools"] = tools;
         if (options.reasoning) body["reasoning"] = options.reasoning;
@@ -614,16 +865,29 @@ export class Agent {
 
   /**
    * Print a response as a terminal shows it: text as it streams, reasoning dimmed, tool
-   * calls and results as JSON, errors in red (colours only on a terminal).
+   * calls and results as JSON, errors in red (colours only on a terminal). An agent made
+   * on a `LangModel` (Ailoy 0.2's) prints what its `run` gives, a whole `MessageOutput`;
+   * any other prints `query`'s `AgentResponse`s.
    */
-  print(response: AgentResponse, out: NodeJS.WritableStream = process.stdout): void {
+  print(response: AgentResponse | MessageOutput, out: NodeJS.WritableStream = process.stdout): void {
     const color = (out as { isTTY?: boolean }).isTTY === true;
     const paint = (text: string, code: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
-    const { type, content } = response;
+    if (!this.#ownsModel) {
+      // an agent made on a LangModel (Ailoy 0.2's) prints what its run gives: a whole message
+      const { message } = response as MessageOutput;
+      if (message?.contents === undefined) throw InvalidInputError.forField("expected what run() gives (a MessageOutput)", "response");
+      const text = message.contents.map((p) => (p.type === "text" ? p.text : JSON.stringify(p))).join("");
+      if (message.thinking) out.write(paint(`[thinking] ${message.thinking}\n`, "2"));
+      if (text) out.write(`${message.role === "tool" ? paint("[tool result] ", "36") : ""}${text}\n`);
+      for (const call of message.tool_calls ?? []) out.write(`${paint("[tool call] ", "36")}${JSON.stringify(call)}\n`);
+      return;
+    }
+    const { type, content } = response as AgentResponse;
+    const switched = (response as AgentResponse).is_type_switched;
     if (type === "output_text") {
-      out.write((response.is_type_switched ? "\n" : "") + content);
+      out.write((switched ? "\n" : "") + content);
     } else if (type === "reasoning") {
-      out.write((response.is_type_switched ? paint("\n[reasoning]\n", "2") : "") + paint(content, "2"));
+      out.write((switched ? paint("\n[reasoning]\n", "2") : "") + paint(content, "2"));
     } else if (type === "tool_call" || type === "tool_call_result") {
       const label = type === "tool_call" ? "tool call" : "tool result";
       out.write(`${paint(`\n[${label}] `, "36")}${JSON.stringify(content)}\n`);

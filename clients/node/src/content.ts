@@ -50,9 +50,31 @@ export function isSharpImage(value: unknown): value is SharpLike {
   );
 }
 
-export const ImageContent = {
+/** Ailoy 0.1's text part: `new TextContent("text", "Hello")` (a `TextPart`). */
+export class TextContent implements TextPart {
+  readonly type = "text" as const;
+  text: string;
+
+  constructor(type: "text", text: string) {
+    if (type !== "text") throw InvalidInputError.forField('a TextContent\'s type is "text"', "type");
+    if (typeof text !== "string") throw InvalidInputError.forField("must be a string", "text");
+    this.text = text;
+  }
+}
+
+/** An image part (`{type: "image_url", image_url: {url}}`): `ImageContent.fromUrl(url)`, `fromBytes`, `fromSharp`. */
+export class ImageContent implements ImagePart {
+  readonly type = "image_url" as const;
+  image_url: { url: string };
+
+  constructor(type: "image_url", image_url: { url: string }) {
+    if (type !== "image_url") throw InvalidInputError.forField('an ImageContent\'s type is "image_url"', "type");
+    if (typeof image_url?.url !== "string") throw InvalidInputError.forField("must be a string", "image_url.url");
+    this.image_url = { url: image_url.url };
+  }
+
   /** An image at a public http(s) URL (the provider fetches it; not every provider can). */
-  fromUrl(url: string): ImagePart {
+  static fromUrl(url: string): ImageContent {
     let parsed: URL | undefined;
     try {
       parsed = new URL(url);
@@ -65,11 +87,11 @@ export const ImageContent = {
         "url",
       );
     }
-    return { type: "image_url", image_url: { url } };
-  },
+    return new ImageContent("image_url", { url });
+  }
 
   /** Image bytes (PNG, JPEG, WEBP or GIF); the type is read from them. */
-  fromBytes(data: Uint8Array, mimeType?: string): ImagePart {
+  static fromBytes(data: Uint8Array, mimeType?: string): ImageContent {
     if (!(data instanceof Uint8Array) || data.length === 0) {
       throw InvalidInputError.forField("expected non-empty image bytes", "data");
     }
@@ -81,28 +103,40 @@ export const ImageContent = {
       throw InvalidInputError.forField(`mimeType says ${mimeType} but the bytes are ${sniffed}`, "mime_type");
     }
     const base64 = Buffer.from(data).toString("base64");
-    return { type: "image_url", image_url: { url: `data:${sniffed};base64,${base64}` } };
-  },
+    return new ImageContent("image_url", { url: `data:${sniffed};base64,${base64}` });
+  }
 
   /** A `sharp` image, as PNG. Needs sharp installed by you; this package does not depend on it. */
-  async fromSharp(image: unknown): Promise<ImagePart> {
+  static async fromSharp(image: unknown): Promise<ImageContent> {
     if (!isSharpImage(image)) {
       throw InvalidInputError.forField("expected a sharp image (sharp(...))", "image");
     }
     return ImageContent.fromBytes(await image.png().toBuffer(), "image/png");
-  },
-};
+  }
+}
 
-export const AudioContent = {
+/** An audio part (`{type: "input_audio", input_audio: {data, format}}`): `AudioContent.fromBytes(data, format)`. */
+export class AudioContent implements AudioPart {
+  readonly type = "input_audio" as const;
+  input_audio: { data: string; format: string };
+
+  constructor(type: "input_audio", input_audio: { data: string; format: string }) {
+    if (type !== "input_audio") throw InvalidInputError.forField('an AudioContent\'s type is "input_audio"', "type");
+    if (typeof input_audio?.data !== "string") throw InvalidInputError.forField("must be base64 text", "input_audio.data");
+    if (typeof input_audio.format !== "string" || !input_audio.format) {
+      throw InvalidInputError.forField("name the audio format (\"wav\", \"mp3\", ...)", "input_audio.format");
+    }
+    this.input_audio = { data: input_audio.data, format: input_audio.format.toLowerCase() };
+  }
+
   /** Audio bytes in `format` (`"wav"`, `"mp3"`, ...). */
-  async fromBytes(data: Uint8Array, format: string): Promise<AudioPart> {
+  static async fromBytes(data: Uint8Array, format: string): Promise<AudioContent> {
     if (!(data instanceof Uint8Array) || data.length === 0) {
       throw InvalidInputError.forField("expected non-empty audio bytes", "data");
     }
     if (typeof format !== "string" || !format) {
       throw InvalidInputError.forField("name the audio format (\"wav\", \"mp3\", ...)", "format");
     }
-    const base64 = Buffer.from(data).toString("base64");
-    return { type: "input_audio", input_audio: { data: base64, format: format.toLowerCase() } };
-  },
-};
+    return new AudioContent("input_audio", { data: Buffer.from(data).toString("base64"), format });
+  }
+}

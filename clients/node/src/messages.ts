@@ -11,11 +11,24 @@ import { InvalidInputError } from "./errors.js";
 
 export type Role = "system" | "user" | "assistant" | "tool";
 
+/** An image's colour space (Ailoy 0.2's, for binary images). */
+export type PartImageColorspace = "grayscale" | "rgb" | "rgba";
+
+/** Bytes, as Ailoy 0.2 types them. */
+export type Bytes = Buffer;
+
+/** An image in a part: ferrule sends images by URL (a public one, or a `data:` URL of the bytes). */
 export type PartImage = { type: "url"; url: string };
+
+/** A function call in a part. */
+export interface PartFunction {
+  name: string;
+  arguments: any;
+}
 
 export type Part =
   | { type: "text"; text: string }
-  | { type: "function"; id?: string; function: { name: string; arguments: any } }
+  | { type: "function"; id?: string; function: PartFunction }
   | { type: "value"; value: any }
   | { type: "image"; image: PartImage };
 
@@ -68,6 +81,80 @@ export interface MessageDeltaOutput {
   delta: MessageDelta;
   finish_reason?: FinishReason;
 }
+
+/** A tool call of a step (`{ id, function: { name, arguments } }`, arguments parsed). */
+interface StepCall {
+  id: string;
+  function: { name: string; arguments: any };
+}
+
+/** Why a step ended, in Ailoy 0.2's words (a step that calls tools ends with `tool_call`). */
+export function finishReason(reason: string | undefined, calls: StepCall[]): FinishReason {
+  if (calls.length > 0 || reason === "tool_calls" || reason === "tool_call") return { type: "tool_call" };
+  if (reason === "length") return { type: "length" };
+  return { type: "stop" };
+}
+
+/** A streamed piece of a step's text or thinking, as Ailoy 0.2's delta. */
+export function textDelta(type: "output_text" | "reasoning", content: string): MessageDeltaOutput {
+  return {
+    delta:
+      type === "output_text"
+        ? { role: "assistant", contents: [{ type: "text", text: content }], tool_calls: [] }
+        : { role: "assistant", contents: [], thinking: content, tool_calls: [] },
+  };
+}
+
+/** The end of a step: its tool calls (arguments parsed) and why it ended. */
+export function endDelta(calls: StepCall[], reason: string | undefined): MessageDeltaOutput {
+  const tool_calls: PartDelta[] = calls.map((call) => ({
+    type: "function",
+    id: call.id,
+    function: { type: "with_parsed_args", name: call.function.name, arguments: call.function.arguments },
+  }));
+  return { delta: { role: "assistant", contents: [], tool_calls }, finish_reason: finishReason(reason, calls) };
+}
+
+export interface MessageOutputIteratorResult {
+  value: MessageOutput;
+  done: boolean;
+}
+
+export interface MessageDeltaOutputIteratorResult {
+  value: MessageDeltaOutput;
+  done: boolean;
+}
+
+/** An async iterator over a run's outputs (`for await`, or `next()`); leaving it early cancels the run. */
+class OutputIterator<T> implements AsyncIterableIterator<T> {
+  readonly #source: AsyncGenerator<T, void, undefined>;
+
+  constructor(source: AsyncGenerator<T, void, undefined>) {
+    this.#source = source;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T, void>> {
+    return this.#source.next();
+  }
+
+  return(): Promise<IteratorResult<T, void>> {
+    return this.#source.return(undefined);
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<T, void>> {
+    return this.#source.throw(error);
+  }
+}
+
+/** What Ailoy 0.2's `agent.run(...)` returns: whole messages, as each is done. */
+export class MessageOutputIterator extends OutputIterator<MessageOutput> {}
+
+/** What Ailoy 0.2's `agent.runDelta(...)` returns: the deltas as they stream. */
+export class MessageDeltaOutputIterator extends OutputIterator<MessageDeltaOutput> {}
 
 // -- images ----------------------------------------------------------------------------------
 

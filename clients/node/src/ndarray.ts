@@ -96,4 +96,6 @@ export class NDArray {
 /** Where Ailoy 0.1's protocol answers an NDArray: component type → method → fields. */
 export const ndarrayOutputs: Record<string, Record<string, string[]>> = {
   tvm_embedding_model: { infer: ["embedding"] },
+  faiss_vector_store: { get_by_id: ["embedding"] },
+  chromadb_vector_store: { get_by_id: ["embedding"] },
 };

@@ -8,7 +8,7 @@
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
@@ -305,6 +305,84 @@ export class ItemStream implements AsyncIterableIterator<any> {
 
 const NOT_STARTED = "(not started)";
 
+/**
+ * The servers of named runtimes (`new Runtime("inproc://name")`): every runtime of one name
+ * in this process shares one, as Ailoy's runtimes of one URL share its threads; it stops
+ * when the last of them (and `stopThreads`) lets go.
+ */
+const namedServers = new Map<string, { server: Promise<ServerProcess>; users: number }>();
+
+function useNamedServer(name: string, options: Omit<StartRuntimeOptions, "url" | "token">): Promise<ServerProcess> {
+  let entry = namedServers.get(name);
+  if (entry === undefined) {
+    const started = { server: ServerProcess.start(options), users: 0 };
+    started.server.catch(() => {
+      if (namedServers.get(name) === started) namedServers.delete(name); // a later start tries again
+    });
+    namedServers.set(name, (entry = started));
+  }
+  entry.users++;
+  return entry.server;
+}
+
+async function leaveNamedServer(name: string): Promise<void> {
+  const entry = namedServers.get(name);
+  if (entry === undefined || --entry.users > 0) return;
+  namedServers.delete(name);
+  await (await entry.server).stop();
+}
+
+function inprocName(url: string): string {
+  if (typeof url !== "string" || !url.startsWith("inproc://")) {
+    throw InvalidInputError.forField(`expected an "inproc://name" URL, got ${JSON.stringify(url)}`, "url");
+  }
+  return url.slice("inproc://".length);
+}
+
+/**
+ * Ailoy 0.1's `startThreads(url)`: start the server that runtimes of the URL
+ * `"inproc://name"` share (here a `ferrule serve` of this process), and keep it until
+ * `stopThreads(url)`. A Promise (starting a server takes a moment; Ailoy's returned
+ * nothing); runtimes of the name start it themselves when needed.
+ */
+export async function startThreads(url: string): Promise<void> {
+  await useNamedServer(inprocName(url), {});
+}
+
+/** Ailoy 0.1's `stopThreads(url)`: let go of what `startThreads(url)` started (it stops once no runtime of the name uses it). */
+export async function stopThreads(url: string): Promise<void> {
+  await leaveNamedServer(inprocName(url));
+}
+
+/** Ailoy 0.1's `generateUUID()`: a random (version 4) UUID. */
+export function generateUUID(): string {
+  return randomUUID();
+}
+
+/** Ailoy 0.1's broker packets (the wire of its native addon). */
+export type PacketType = "connect" | "disconnect" | "subscribe" | "unsubscribe" | "execute" | "respond" | "respond_execute";
+export type InstructionType = "call_function" | "call_method" | "define_compoennt" | "delete_component";
+export interface Packet {
+  packet_type: PacketType;
+  instruction_type: InstructionType | undefined;
+  headers: Array<string | boolean | number>;
+  body: Record<string, any>;
+}
+
+/**
+ * Ailoy 0.1's `BrokerClient` was its runtime's connection to the native broker (packets
+ * in-process). ferrule's `Runtime` speaks `ferrule serve`'s HTTP protocol instead, so there
+ * is no broker to connect to: constructing one is refused, saying what to use.
+ */
+export class BrokerClient {
+  constructor(url: string) {
+    throw InvalidInputError.forField(
+      `BrokerClient(${JSON.stringify(url)}) is Ailoy 0.1's native broker connection, which ferrule has not: use new Runtime(url) (its define, call, callMethod, callIterMethod are the broker's requests)`,
+      "url",
+    );
+  }
+}
+
 function tail(text: string): string {
   return text.length > 2000 ? text.slice(-2000) : text;
 }
@@ -314,8 +392,10 @@ function tail(text: string): string {
  * `callMethod`, `callIterMethod`, introspection and `stop`. Results and typed errors are
  * those of the Python runtime. The token never appears in its string form.
  *
- * `new Runtime()` (or an Ailoy-style `new Runtime("inproc://name")`) starts its own
- * `ferrule serve` on `await rt.start()`, or on its first request, as `startRuntime()` does.
+ * `new Runtime()` starts its own `ferrule serve` on `await rt.start()`, or on its first
+ * request, as `startRuntime()` does. Ailoy's `new Runtime("inproc://name")` does the same,
+ * but every runtime of one name in this process shares that server (and so its components),
+ * which stops with the last of them.
  */
 export class Runtime {
   /** The server's URL (`"(not started)"` until a runtime of its own has started it). */
@@ -324,13 +404,17 @@ export class Runtime {
   #server: OwnedServer | undefined;
   #starting: Promise<void> | undefined;
   #components: string[] = [];
+  /** The name of an `"inproc://name"` runtime, whose server runtimes of the name share. */
+  #name: string | undefined;
   /** The component type of each component this runtime defined (see `ndarrayOutputs`). */
   #types = new Map<string, string>();
   #stopped = false;
 
   constructor(url?: string, token?: string, server?: OwnedServer) {
-    if (url === undefined || (typeof url === "string" && url.startsWith("inproc://"))) {
-      return; // a server of its own, started by start()
+    if (url === undefined) return; // a server of its own, started by start()
+    if (typeof url === "string" && url.startsWith("inproc://")) {
+      this.#name = inprocName(url); // the name's server, started (or shared) by start()
+      return;
     }
     if (typeof url !== "string" || !/^https?:\/\//.test(url)) {
       throw InvalidInputError.forField(
@@ -354,9 +438,10 @@ export class Runtime {
   start(options: Omit<StartRuntimeOptions, "url" | "token"> = {}): Promise<void> {
     this.#checkRunning();
     if (this.url !== NOT_STARTED) return Promise.resolve();
-    this.#starting ??= ServerProcess.start(options).then(
+    const name = this.#name;
+    this.#starting ??= (name === undefined ? ServerProcess.start(options) : useNamedServer(name, options)).then(
       (server) => {
-        this.#server = server;
+        this.#server = name === undefined ? server : { stop: () => leaveNamedServer(name) };
         this.#connect(server.url, server.token);
       },
       (error: unknown) => {

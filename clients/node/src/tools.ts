@@ -320,6 +320,16 @@ export class MCPClient {
     return [...this.#tools];
   }
 
+  /** The server's tool named `name` (Ailoy 0.2's `getTool`); an unknown name is an InvalidInputError listing the tools. */
+  getTool(name: string): FunctionTool {
+    const tool = this.#tools.find((t) => t.description.name === name);
+    if (tool === undefined) {
+      const names = this.#tools.map((t) => t.description.name).join(", ") || "none";
+      throw InvalidInputError.forField(`the MCP server has no tool ${JSON.stringify(name)}; its tools: ${names}`, "name");
+    }
+    return tool;
+  }
+
   /** Stop the server (a stdio one) and close the connection. Idempotent. */
   async close(): Promise<void> {
     await this.#client.close();

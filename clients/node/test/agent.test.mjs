@@ -268,14 +268,15 @@ describe("content and models", () => {
       "base64",
     );
     const image = ImageContent.fromBytes(png);
-    assert.deepEqual(image, {
+    assert.ok(image instanceof ImageContent); // Ailoy 0.1's class, its instance the wire's part
+    assert.deepEqual({ ...image }, {
       type: "image_url",
       image_url: { url: `data:image/png;base64,${png.toString("base64")}` },
     });
     const url = ImageContent.fromUrl("https://example.org/a.jpg");
-    assert.deepEqual(url, { type: "image_url", image_url: { url: "https://example.org/a.jpg" } });
+    assert.deepEqual({ ...url }, { type: "image_url", image_url: { url: "https://example.org/a.jpg" } });
     const audio = await AudioContent.fromBytes(Buffer.from("RIFF....WAVE"), "WAV");
-    assert.deepEqual(audio, {
+    assert.deepEqual({ ...audio }, {
       type: "input_audio",
       input_audio: { data: Buffer.from("RIFF....WAVE").toString("base64"), format: "wav" },
     });

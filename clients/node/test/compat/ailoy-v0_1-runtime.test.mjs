@@ -1,10 +1,11 @@
 // Ailoy 0.1 `bindings/js-node/tests/runtime.spec.ts`, case by case (named after each `it`),
 // on `new Runtime()`: a `ferrule serve` of its own, through Ailoy's raw component protocol.
-// Ailoy's component types and methods are ferrule's components': tvm_language_model
-// (llama.cpp, the offline SmolLM2 by alias), tvm_embedding_model (MiniLM at bge-m3's width), faiss_vector_store
-// and chromadb_vector_store (their insert_many / get_by_id / retrieve / remove / clear,
-// ferrule_kit.ailoy_vectors, on a real Chroma server), http_request's status_code, and the
-// "openai" API-model type (ferrule_kit.ailoy_models: one item, content a string).
+// Ailoy's component types and methods run on ferrule's components: tvm_language_model
+// (llama.cpp, the offline SmolLM2 by alias), and ferrule-ailoy's tvm_embedding_model (over
+// MiniLM, at bge-m3's width), faiss_vector_store and chromadb_vector_store (their
+// insert_many / get_by_id / retrieve / remove / clear, over ferrule's FAISS store and a real
+// Chroma server) and "openai" API-model type (one item, content a string); http_request's
+// status_code.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
@@ -145,9 +146,10 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
     assert.equal(await rt.callMethod("vs0", "remove", { id: vectorIds[0] }), true);
     assert.equal(await rt.callMethod("vs0", "get_by_id", { id: vectorIds[0] }), null);
     assert.equal(await rt.callMethod("vs0", "clear", null), true);
-    assert.equal((await rt.callMethod("vs0", "count", {})).count, 0); // ferrule's view of the same store
+    assert.equal((await rt.callMethod("vs0/store", "count", {})).count, 0); // the ferrule store it defined
     assert.equal(await rt.delete("vs0"), true);
     await assert.rejects(rt.callMethod("vs0", "count", {}), UnknownComponentError);
+    await assert.rejects(rt.callMethod("vs0/store", "count", {}), UnknownComponentError); // deleted with it
   };
 
   test("run-faiss-vector-store", async () => {
@@ -185,7 +187,7 @@ describe("Runtime (Ailoy 0.1 runtime.spec.ts)", () => {
   });
 
   test("run-language-model", async () => {
-    const named = new Runtime("inproc://language_model"); // Ailoy's spelling: a server of its own
+    const named = new Runtime("inproc://language_model"); // Ailoy's spelling: the name's own server
     try {
       await named.start();
       assert.equal(await named.define("tvm_language_model", "lm0", { model: "Qwen/Qwen3-0.6B" }), true);

@@ -1,17 +1,33 @@
 // Compiled (never run) by `npm run typecheck`: the shipped declarations type the seeds' API
 // strictly, and reject what is wrong.
 import {
+  type _APIModel,
+  type _LocalModel,
+  Agent,
+  type AgentConfig,
   type AgentResponse,
   APIModel,
   AudioContent,
   defineAgent,
   FerruleError,
+  bearerAutenticator,
+  defineVectorStore,
+  generateUUID,
   ImageContent,
   InvalidInputError,
+  LangModel,
   LocalModel,
+  type MessageOutputIterator,
+  type NDArray,
+  openAIModelIds,
   type Runtime,
   startRuntime,
+  TextContent,
   type Tool,
+  type ToolDefinitionRESTAPI,
+  VectorStore,
+  type VectorStoreRetrieveItem,
+  type VectorStoreRetrieveResult,
 } from "ferrule";
 
 export async function seeds(): Promise<void> {
@@ -47,4 +63,35 @@ export async function seeds(): Promise<void> {
   const broken: Tool = { name: "x" };
   console.log(broken);
   await rt.stop();
+}
+
+/** Ailoy's own spellings (ailoy-node 0.1.0 and 0.2.5), typed as Ailoy's declarations type them. */
+export async function ailoy(rt: Runtime): Promise<void> {
+  const vs: VectorStore = await defineVectorStore(rt, "BAAI/bge-m3", "faiss", { collection: "docs" });
+  await vs.insert({ document: "BGE M3 is an embedding model.", metadata: { topic: "bge" } });
+  const items: VectorStoreRetrieveItem[] = await vs.retrieve("What is BGE M3?", 1);
+  const similarity: number | undefined = items[0]?.similarity;
+  const array: NDArray = await vs.embedding("hello");
+  console.log(similarity, array.getShape());
+  const v02 = await VectorStore.newFaiss(1024);
+  const found: VectorStoreRetrieveResult[] = await v02.retrieve(new Float32Array(1024), 3);
+  console.log(found[0]?.distance);
+  const model: _APIModel = APIModel({ id: "claude-sonnet-4-20250514", apiKey: "k" });
+  const attrs = model.toAttrs();
+  const local: _LocalModel = LocalModel({ id: "Qwen/Qwen3-8B", quantization: "q4f16_1" });
+  console.log(attrs, local.defaultSystemMessage(), openAIModelIds[0], generateUUID());
+  const definition: ToolDefinitionRESTAPI = {
+    type: "restapi",
+    description: { name: "t", description: "d", parameters: { type: "object", properties: {} } },
+    behavior: { baseURL: "https://x/${id}", method: "GET", headers: {} },
+  };
+  const agent = await defineAgent(rt, local);
+  const added: true = agent.addRESTAPITool(definition, bearerAutenticator("token"));
+  console.log(added, agent.getAvailableTools(), new TextContent("text", "hi"));
+  const lm = await LangModel.newLocal("Qwen/Qwen3-0.6B", { kvCache: { contextWindowSize: 4096 } });
+  const config: AgentConfig = { inference: { thinkEffort: "enable", grammar: { type: "json" }, maxTokens: 64 } };
+  const outputs: MessageOutputIterator = new Agent(lm).run("hi", config);
+  for await (const out of outputs) console.log(out.message.contents);
+  // @ts-expect-error: Ailoy 0.1's stores are faiss or chromadb
+  await defineVectorStore(rt, "BAAI/bge-m3", "qdrant");
 }
