@@ -271,7 +271,11 @@ def test_a_runs_own_options_win_over_the_models(monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
         server.script(reply(OPENAI, "ok"))
         with Runtime() as rt:
-            agent = Agent(rt, OpenAIChat(id="gpt-4o", temperature=0.3, top_p=0.5), options={"temperature": 1.0})
+            agent = Agent(
+                rt,
+                OpenAIChat(id="gpt-4o", temperature=0.3, top_p=0.5),
+                options={"temperature": 1.0},
+            )
             agent.run("hi")
         body = server.requests[-1].json
     assert body["temperature"] == 1.0 and body["top_p"] == 0.5

@@ -166,7 +166,7 @@ def test_chromadb_on_a_chroma_server():
     named = ChromaDb(name="My Facts")
     assert named.collection_name == "my_facts"
     with pytest.raises(InvalidInputError, match="no chromadb client"):
-        named.client
+        _ = named.client
     with pytest.raises(InvalidInputError, match="not settings"):
         ChromaDb(collection="x", settings={})
 

@@ -242,7 +242,7 @@ class ReasoningManager:
         """Each step as the reasoning agent writes it (``(step, None)``), then
         ``(None, result)`` (see the module docstring)."""
         from .helpers import update_messages_with_reasoning
-        from .native import _kit
+        from .native import kit_messages
 
         agent = self._steps_agent(model)
         steps: list[ReasoningStep] = []
@@ -253,7 +253,7 @@ class ReasoningManager:
                 break
             rounds += 1
             try:
-                run = agent.run(_kit(_messages(run_messages), False))
+                run = agent.run(kit_messages(_messages(run_messages), False))
             except Exception as exc:
                 yield None, ReasoningResult(steps=steps, success=False, error=str(exc))
                 return
@@ -271,7 +271,7 @@ class ReasoningManager:
     ) -> AsyncIterator[tuple[ReasoningStep | None, ReasoningResult | None]]:
         """`run_default_reasoning`, asynchronously."""
         from .helpers import update_messages_with_reasoning
-        from .native import _kit
+        from .native import kit_messages
 
         agent = self._steps_agent(model)
         steps: list[ReasoningStep] = []
@@ -282,7 +282,7 @@ class ReasoningManager:
                 break
             rounds += 1
             try:
-                run = await agent.arun(_kit(_messages(run_messages), False))
+                run = await agent.arun(kit_messages(_messages(run_messages), False))
             except Exception as exc:
                 yield None, ReasoningResult(steps=steps, success=False, error=str(exc))
                 return

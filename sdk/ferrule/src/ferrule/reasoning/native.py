@@ -15,8 +15,10 @@ from typing import Any
 from ..models.message import Message
 
 __all__ = [
+    "accumulate",
     "anative_reasoning",
     "anative_reasoning_stream",
+    "kit_messages",
     "native_reasoning",
     "native_reasoning_stream",
     "thinking_message",
@@ -42,7 +44,8 @@ def thinking_message(reasoning: str) -> Message:
     )
 
 
-def _kit(messages: Sequence[Any], system_role: bool) -> list[Any]:
+def kit_messages(messages: Sequence[Any], system_role: bool) -> list[Any]:
+    """``messages`` as the engine's (developer ones as system ones with ``system_role``)."""
     out = []
     for message in messages:
         if isinstance(message, Message):
@@ -95,7 +98,7 @@ def native_reasoning(
     """The reasoning message of ``reasoning_agent`` on ``messages`` (see the module
     docstring); ``system_role`` sends developer messages as system ones."""
     try:
-        run = reasoning_agent.run(_kit(messages, system_role))
+        run = reasoning_agent.run(kit_messages(messages, system_role))
     except Exception as exc:  # the run goes on without reasoning, as Agno's does
         _LOG.warning("reasoning failed: %s: %s", type(exc).__name__, exc)
         return None
@@ -112,7 +115,7 @@ async def anative_reasoning(
 ) -> Message | None:
     """`native_reasoning`, awaited."""
     try:
-        run = await reasoning_agent.arun(_kit(messages, system_role))
+        run = await reasoning_agent.arun(kit_messages(messages, system_role))
     except Exception as exc:
         _LOG.warning("reasoning failed: %s: %s", type(exc).__name__, exc)
         return None
@@ -139,7 +142,7 @@ def native_reasoning_stream(
     text: list[str] = []
     content: list[str] = []
     try:
-        for event in reasoning_agent.run(_kit(messages, system_role), stream=True):
+        for event in reasoning_agent.run(kit_messages(messages, system_role), stream=True):
             delta = _piece(event, text, content)
             if delta:
                 yield delta, None
@@ -156,7 +159,7 @@ async def anative_reasoning_stream(
     text: list[str] = []
     content: list[str] = []
     try:
-        async for event in reasoning_agent.arun(_kit(messages, system_role), stream=True):
+        async for event in reasoning_agent.arun(kit_messages(messages, system_role), stream=True):
             delta = _piece(event, text, content)
             if delta:
                 yield delta, None
