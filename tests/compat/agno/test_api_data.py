@@ -99,7 +99,10 @@ def test_filters_read_agnos_dicts_and_become_the_stores_language():
         "op": "NOT",
         "condition": {"op": "EQ", "key": "a", "value": 1},
     }
-    assert CONTAINS("title", "guide").to_filter() == {"title": {"$contains": "guide"}}
+    with pytest.raises(InvalidInputError, match="compares whole values"):
+        CONTAINS("title", "guide")
+    with pytest.raises(InvalidInputError, match="compares whole values"):
+        from_dict({"op": "CONTAINS", "key": "title", "value": "guide"})
     with pytest.raises(InvalidInputError) as caught:
         from_dict({"op": "AND", "conditions": [{"op": "LIKE", "key": "a", "value": 1}]})
     assert caught.value.errors[0]["path"] == "filters.conditions[0].op"

@@ -1,13 +1,14 @@
 """Agno's filter expressions for knowledge searches (``from ferrule.filters import EQ, AND``).
 
 Each expression is a small value object: ``EQ("year", 2024)``, ``IN("tag", ["a", "b"])``,
-``AND(EQ("kind", "faq"), NOT(LT("year", 2020)))``, ``CONTAINS("title", "guide")``; ``&``,
+``AND(EQ("kind", "faq"), NOT(LT("year", 2020)))``; ``&``,
 ``|`` and ``~`` combine them. ``to_dict()`` gives Agno's dict shape (``{"op": "EQ", "key":
 ..., "value": ...}``) and `from_dict` reads it back, refusing nesting deeper than
 `MAX_FILTER_DEPTH`. ``to_filter()`` gives the same condition in the vector stores' filter
 language (`ferrule_kit.vectorfilters`), which is what `Knowledge.search(filters=...)` and
-the stores run: ``EQ`` is ``$eq``, ``IN`` ``$in``, ``CONTAINS`` ``$contains`` (a substring
-of a text value) and ``STARTSWITH`` ``$startswith``.
+the stores run: ``EQ`` is ``$eq``, ``IN`` ``$in``... ``CONTAINS`` and ``STARTSWITH`` are
+refused (`NO_TEXT_MATCH`): the stores' language compares whole values; a text match inside
+a value is not in it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = [
     "MAX_FILTER_DEPTH",
     "NEQ",
     "NOT",
+    "NO_TEXT_MATCH",
     "OR",
     "STARTSWITH",
     "FilterExpr",
@@ -135,26 +137,32 @@ class LTE(_Comparison):
     OP, OPERATOR = "LTE", "$lte"
 
 
+NO_TEXT_MATCH = (
+    "CONTAINS / STARTSWITH: the vector stores' filter language compares whole values (EQ, "
+    "IN, GT...); match text inside a value with a keyword or hybrid search instead"
+)
+
+
 class CONTAINS(_Comparison):
-    """``key`` is text holding ``value``."""
+    """Refused (`NO_TEXT_MATCH`)."""
 
     key: str
     value: Any
     OP, OPERATOR = "CONTAINS", "$contains"
 
     def __init__(self, key: str, value: str) -> None:
-        super().__init__(key, value)
+        raise InvalidInputError(NO_TEXT_MATCH, field="filters")
 
 
 class STARTSWITH(_Comparison):
-    """``key`` is text starting with ``value``."""
+    """Refused (`NO_TEXT_MATCH`)."""
 
     key: str
     value: Any
     OP, OPERATOR = "STARTSWITH", "$startswith"
 
     def __init__(self, key: str, value: str) -> None:
-        super().__init__(key, value)
+        raise InvalidInputError(NO_TEXT_MATCH, field="filters")
 
 
 class IN(FilterExpr):
