@@ -139,3 +139,20 @@ def test_the_manager_reasons_natively_with_a_thinking_model(wire):
 
     (only,) = asyncio.run(collect())
     assert only.event_type is ReasoningEventType.error and only.error == "no reasoning model"
+
+
+def test_run_messages_feed_the_reasoning_agent_and_take_its_reasoning(wire):
+    from ferrule.run.messages import RunMessages
+
+    wire.says(json.dumps({"reasoning_steps": [{"title": "Only", "next_action": "final_answer"}]}))
+    run_messages = RunMessages(
+        system_message=Message(role="system", content="Be brief."),
+        user_message=Message(role="user", content="2+2?"),
+    )
+    assert [m.role for m in run_messages.get_input_messages()] == ["system", "user"]
+    manager = ReasoningManager(ReasoningConfig(reasoning_model=OpenAIChat(id="gpt-4o")))
+    events = list(manager.reason(run_messages))
+    assert events[-1].event_type is ReasoningEventType.completed
+    sent = json.dumps(wire.bodies[0]["messages"])
+    assert "Be brief." in sent and "2+2?" in sent
+    assert [m.role for m in run_messages.messages] == ["assistant", "assistant", "assistant"]
