@@ -24,7 +24,6 @@ from ferrule.agent import AgnoRun, AiloyRun, RunContentEvent, RunOutputEvent, St
 from ferrule_testmodel import TestModel
 from typing_extensions import assert_type
 
-
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}}
 
 

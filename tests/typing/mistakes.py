@@ -55,7 +55,7 @@ Agent(model=TestModel(), tool_timeout="60")  # error
 
 # each form's run misused: Agno's returns the finished run, Ailoy 0.2's streams (at run
 # time, each mistake's message names the other's way too)
-for chunk in agent.run("Hi"):  # error
+for _chunk in agent.run("Hi"):  # error
     pass
 agent.run("Hi", AgentConfig())  # error
 
@@ -64,5 +64,5 @@ async def ailoy_form(lm: LangModel) -> None:
     ailoy = Agent(lm)
     _ = ailoy.run("What is your name?").content  # error
     ailoy.run("Hi", stream=True)  # error
-    async for output in Agent(model=lm).run("Hi"):  # error
+    async for _output in Agent(model=lm).run("Hi"):  # error
         pass
