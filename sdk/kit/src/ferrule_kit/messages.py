@@ -193,8 +193,8 @@ class Message:
 
     @property
     def text(self) -> str:
-        """All text parts joined."""
-        return "".join(p.text for p in self.contents if isinstance(p, TextPart))
+        """All text parts joined (a `ValuePart` is its JSON text, as on the wire)."""
+        return "".join(p.text for p in self.contents if isinstance(p, (TextPart, ValuePart)))
 
     @property
     def thinking(self) -> str | None:

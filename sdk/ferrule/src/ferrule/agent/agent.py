@@ -34,7 +34,7 @@ from .loop import drive, model_turn
 from .output_schema import structured_output
 from .reasoning import parse_with_model, reason
 from .request import MESSAGES
-from .results import AgentResponse, OutputT, StepResult
+from .results import AgentResponse, MessageOutput, OutputT, StepResult
 from .retrieval import AgentKnowledge, checked_knowledge
 from .run_calls import RunCalls
 from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT
@@ -439,9 +439,10 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     # -- printing (`console.AgentConsole`) ---------------------------------------------------
 
-    def print(self, response: AgentResponse, file: Any = None) -> None:
+    def print(self, response: AgentResponse | MessageOutput, file: Any = None) -> None:
         """Print a response as a terminal would show it: text as it streams, reasoning dimmed,
-        tool calls and results as JSON, errors in red (colours only on a terminal)."""
+        tool calls and results as JSON, errors in red (colours only on a terminal); a
+        `MessageOutput` of Ailoy 0.2's run, its message."""
         response.print(file)
 
     print_response = Delegated(_console_of, AgentConsole.print_response)

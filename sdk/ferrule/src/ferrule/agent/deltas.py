@@ -309,6 +309,9 @@ class MessageDelta:
         tool_call_id = self.id if self.role == "tool" else None
         return Message(self.role, contents, reasoning, calls, tool_call_id)
 
+    #: `finish`, by the name Ailoy 0.2's streaming guide calls it (``acc.to_message()``).
+    to_message = finish
+
 
 @attrs.define
 class MessageDeltaOutput:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import enum
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import attrs
@@ -56,6 +57,39 @@ def as_run_status(value: RunStatus | RunStatusName) -> RunStatus:
 OutputT = TypeVar("OutputT")
 
 
+def _terminal(file: Any) -> tuple[Any, Callable[[str, str], str]]:
+    """Where a response prints (``file``, else stdout) and how it colours text there (SGR
+    codes on a terminal only)."""
+    out = file if file is not None else sys.stdout
+    color = hasattr(out, "isatty") and out.isatty()
+
+    def paint(text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if color else text
+
+    return out, paint
+
+
+class ResponseContent(dict[str, Any]):
+    """The content of a ``tool_call`` or ``tool_call_result`` response: a dict (so JSON,
+    equality and ``content["name"]`` are a dict's), whose keys also read as attributes,
+    nested dicts alike, as Ailoy 0.1's guide reads them (``resp.content.function.name``,
+    ``resp.content.function.arguments.items()``). A result's ``content`` attribute is the
+    tool message's parts, as Ailoy's ``ToolMessage.content`` (``[0].text``: the result
+    as the model was sent it)."""
+
+    def __init__(self, fields: dict[str, Any], content: list[Any] | None = None) -> None:
+        super().__init__(fields)
+        if content is not None:
+            self.content = content
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            value = self[name]
+        except KeyError:
+            raise AttributeError(f"this response content has no {name!r}") from None
+        return ResponseContent(value) if type(value) is dict else value
+
+
 @attrs.define(slots=True)  # not frozen: a frozen class costs 4x as much to build, per chunk
 class AgentResponse:
     """One streamed piece of a `query` run (see agent-guide): ``content`` is a string for
@@ -72,12 +106,7 @@ class AgentResponse:
     def print(self, file: Any = None) -> None:
         """Print the response as a terminal would show it: text as it streams, reasoning
         dimmed, tool calls and results as JSON, errors in red (colours only on a terminal)."""
-        out = file if file is not None else sys.stdout
-        color = hasattr(out, "isatty") and out.isatty()
-
-        def paint(text: str, code: str) -> str:
-            return f"\033[{code}m{text}\033[0m" if color else text
-
+        out, paint = _terminal(file)
         kind, content = self.type, self.content
         if kind == "output_text":
             if self.is_type_switched:
@@ -203,6 +232,23 @@ class MessageOutput:
     #: Why the message ended (Ailoy's ``MessageOutput.finish_reason``): ``Stop()`` for
     #: a reply and a tool result, ``ToolCall()`` for a turn that called tools.
     finish_reason: FinishReason | None = None
+
+    def print(self, file: Any = None) -> None:
+        """Print the message as `AgentResponse.print` shows a run's pieces (what Ailoy 0.2's
+        MCP guide's ``agent.print(resp)`` shows): its thinking dimmed, its text, each tool
+        call and a tool's result as JSON."""
+        out, paint = _terminal(file)
+        message = self.message
+        if message.thinking:
+            out.write(paint(f"[reasoning]\n{message.thinking}\n", "2"))
+        if message.role == "tool":
+            out.write(paint("[tool result] ", "36") + message.text + "\n")
+        elif message.text:
+            out.write(message.text + "\n")
+        for call in message.tool_calls:
+            shown = {"id": call.id, "name": call.name, "arguments": call.arguments}
+            out.write(paint("[tool call] ", "36") + json.dumps(shown, ensure_ascii=False) + "\n")
+        out.flush()
 
 
 @attrs.define

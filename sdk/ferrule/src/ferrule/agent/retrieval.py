@@ -27,6 +27,7 @@ from ..tools import Tool, ToolContext
 from ..tools.context import RunContext
 from .inputs import call_by_name, run_context_of
 from .langmodel import polyfill_documents
+from .request import MESSAGES
 
 if TYPE_CHECKING:
     from ..knowledge import Knowledge
@@ -233,6 +234,10 @@ class AgentKnowledge:
             return
         config = run.config
         top_k = config.knowledge.top_k if config is not None and config.knowledge else None
+        if top_k is None and run.kind is MESSAGES:  # Ailoy's run: its KnowledgeConfig's default
+            from ..knowledge.knowledge import AILOY_TOP_K
+
+            top_k = AILOY_TOP_K
         found = await self._references(
             query, top_k, self.agent.knowledge_filters, run_context_of(run)
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError
-from ferrule_kit.messages import Message, ToolCall, converter
+from ferrule_kit.messages import Message, ToolCall, ValuePart, converter
 from ferrule_kit.storage import ToolExecution
 
 from .deltas import (
@@ -34,7 +34,13 @@ from .events import (
     ToolCallCompletedEvent,
     ToolCallStartedEvent,
 )
-from .results import AgentResponse, MessageOutput, ResponseType, ToolConfirmation
+from .results import (
+    AgentResponse,
+    MessageOutput,
+    ResponseContent,
+    ResponseType,
+    ToolConfirmation,
+)
 from .state import RunState
 
 
@@ -152,14 +158,15 @@ class ResponseSink(Sink):
         self, message: Message, usage: dict[str, int] | None, requirements: list[ToolConfirmation]
     ) -> None:
         for call in message.tool_calls:
-            self._emit("tool_call", "assistant", converter.unstructure(call))
+            self._emit("tool_call", "assistant", ResponseContent(converter.unstructure(call)))
 
     def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        content: dict[str, Any] = {"tool_call_id": message.tool_call_id, "name": name}
+        fields: dict[str, Any] = {"tool_call_id": message.tool_call_id, "name": name}
         if error is None:
-            content["result"] = result
+            fields["result"] = result
         else:
-            content["error"] = error
+            fields["error"] = error
+        content = ResponseContent(fields, list(message.contents))
         self._emit("tool_call_result", "tool", content)
 
     def paused(self, message: Message) -> None:
@@ -200,7 +207,9 @@ class MessageSink(Sink):
         self._put(MessageOutput(message, usage, tuple(requirements), reason))
 
     def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        self._put(MessageOutput(message, finish_reason=FinishReason.Stop()))
+        # Ailoy's tool message holds the result as a value (`resp.message.contents[0].value`)
+        valued = attrs.evolve(message, contents=[ValuePart(_tool_value(result, error))])
+        self._put(MessageOutput(valued, finish_reason=FinishReason.Stop()))
 
     def paused(self, message: Message) -> None:
         pass  # the assistant message carried the requirements
@@ -231,9 +240,14 @@ class DeltaSink(MessageSink):
         self._put(MessageDeltaOutput(delta, _finish_reason(self.run, message)))
 
     def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        value = result if error is None else {"error": error}
+        value = _tool_value(result, error)
         delta = MessageDelta("tool", [PartDelta.Value(value)], id=message.tool_call_id)
         self._put(MessageDeltaOutput(delta, FinishReason.Stop()))
+
+
+def _tool_value(result: Any, error: str | None) -> Any:
+    """A tool's result as the value of Ailoy's tool message: the result, or its error."""
+    return result if error is None else {"error": error}
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ from ferrule_kernel import FerruleError
 
 from .._bridge import Bridge, LoopThread
 from .results import OutputT, RunOutput
-from .sinks import END, Channel, Failure, Sink
+from .sinks import END, Channel, Failure, MessageSink, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 
 T = TypeVar("T")
@@ -82,8 +82,18 @@ class AgentStream(Generic[T, OutputT]):
     if not TYPE_CHECKING:  # at run time only: type checkers know a stream's attributes
 
         def __getattr__(self, name: str) -> Any:
-            if name.startswith("_") or not hasattr(RunOutput, name):
-                raise AttributeError(f"'AgentStream' object has no attribute {name!r}")
+            missing = f"'AgentStream' object has no attribute {name!r}"
+            if name.startswith("_"):
+                raise AttributeError(missing)
+            # Ailoy 0.2's run of Agent(lm), read as its README reads it: run(...).contents
+            if name in _AILOY_OUTPUT_NAMES and issubclass(self._sink_type, MessageSink):
+                raise AttributeError(
+                    f"{missing}: Ailoy 0.2's run streams one MessageOutput per message. "
+                    "Iterate it: `async for resp in agent.run(...)` or `for resp in "
+                    f"agent.run_sync(...)`, then `resp.message.{name}`"
+                )
+            if not hasattr(RunOutput, name):
+                raise AttributeError(missing)
             raise AttributeError(
                 f"'AgentStream' object has no attribute {name!r}: this run is a stream "
                 "(an agent built as Ailoy 0.2's Agent(lm) streams from run()). Read it with "
@@ -200,6 +210,11 @@ class AgentStream(Generic[T, OutputT]):
     def cancel(self) -> None:
         """Stop the run (from any thread or task); its stream ends with a cancellation error."""
         request_cancel(self._run)
+
+
+#: What Ailoy 0.2 code reads from a finished message (``MessageOutput.message``), asked of
+#: the stream itself: its README's ``response = agent.run(...)``, ``response.contents``.
+_AILOY_OUTPUT_NAMES = frozenset({"contents", "message", "role", "thinking", "tool_calls"})
 
 
 #: The runs started in this process, by id, for the static `Agent.cancel_run`; weak, so
