@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from .knowledge import Knowledge
     from .mcp import MCPClient, MCPServer
     from .models import APIModel, LocalModel
-    from .tools import ModelRetry, Tool, ToolContext, tool
+    from .tools import ModelRetry, Tool, ToolContext, ToolDesc, tool
     from .vector_store import (
         VectorStore,
         VectorStoreAddInput,
@@ -94,6 +94,7 @@ __all__ = [
     "ToolCall",
     "ToolConfirmation",
     "ToolContext",
+    "ToolDesc",
     "UsageLimitExceeded",
     "UsageLimits",
     "VectorStore",
@@ -135,6 +136,7 @@ _LAZY = {
     "tool": "ferrule.tools",
     "ModelRetry": "ferrule.tools",
     "ToolContext": "ferrule.tools",
+    "ToolDesc": "ferrule.tools",
     "APIModel": "ferrule.models",
     "LocalModel": "ferrule.models",
     "Message": "ferrule_kit.messages",

@@ -25,12 +25,11 @@ from ferrule_kit.embedspec import MODEL_DIMENSIONS, aliased_dimension
 from ._bridge import Bridge, blocking, on_bridge_loop
 from .agent.langmodel import (
     CacheProgress,
-    check_device_id,
     checksum_attributes,
     component_name,
     routing_kernel,
 )
-from .models import route_embedder
+from .models import check_device_id, route_embedder
 from .shared_runtime import default_runtime
 
 __all__ = ["MODEL_DIMENSIONS", "EmbeddingModel", "embedder_definition"]

@@ -35,6 +35,7 @@ from ferrule_kit.vectors import VectorStoreUnavailableError
 from ._bridge import Bridge, blocking, on_bridge_loop
 from .agent.langmodel import component_name
 from .embedding_model import EmbeddingModel
+from .models import check_device_id
 from .shared_runtime import default_runtime
 
 __all__ = [
@@ -223,8 +224,11 @@ class VectorStore:
         ``collection`` are Chroma's."""
         if self.name is not None:
             return
+        model_attributes = dict(embedding_model_attrs or {})
+        if "device" in model_attributes:  # Ailoy 0.1's device attribute: only the CPU's here
+            check_device_id(model_attributes.pop("device"), "embedding_model_attrs.device")
         self.embedding_model = self.sync_bridge.run(
-            EmbeddingModel.define(self.runtime, embedding_model_name, embedding_model_attrs)
+            EmbeddingModel.define(self.runtime, embedding_model_name, model_attributes)
         )
         self._store_type = STORE_TYPES.get(vector_store_name, vector_store_name)
         attributes: dict[str, Any] = {"dimension": self.embedding_model.dimension}

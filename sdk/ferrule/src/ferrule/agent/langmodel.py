@@ -21,7 +21,13 @@ from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message, TextPart, converter
 
 from .._bridge import Bridge, blocking, blocking_iter
-from ..models import APIModel, LocalModel, fetches_weights, prepare_model_inputs
+from ..models import (
+    APIModel,
+    LocalModel,
+    check_device_id,
+    fetches_weights,
+    prepare_model_inputs,
+)
 from ..runtime import new_kernel
 from ..shared_runtime import default_runtime
 from .configs import DocumentPolyfill, KVCacheConfig, LangModelInferConfig
@@ -79,15 +85,6 @@ def checksum_attributes(
             field="validate_checksum",
         )
     return {}
-
-
-def check_device_id(device_id: Any) -> None:
-    """Ailoy's ``device_id``: ferrule's local models run on this process's CPU (llama.cpp,
-    numpy), which is device 0 or none."""
-    if device_id not in (None, 0) or isinstance(device_id, bool):
-        raise InvalidInputError(
-            "ferrule's local models run on the CPU: give no device_id (or 0)", field="device_id"
-        )
 
 
 def kv_cache_attributes(kernel: Any, component_type: str, kv_cache: Any) -> dict[str, Any]:

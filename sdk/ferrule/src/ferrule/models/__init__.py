@@ -18,9 +18,22 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kernel import Kernel
+from ferrule_kernel import InvalidInputError, Kernel
 from ferrule_kit.errors import UnknownModelError
 from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute, resolve_model_alias
+
+
+def check_device_id(device_id: Any, field: str = "device_id") -> None:
+    """Ailoy's device (0.2's ``device_id``, 0.1's ``LocalModel.device``): ferrule's local
+    models run on this process's CPU (llama.cpp, numpy), which is device 0 or none."""
+    if device_id not in (None, 0) or isinstance(device_id, bool):
+        raise InvalidInputError(
+            f"ferrule's local models run on the CPU: give no {field} (or 0)", field=field
+        )
+
+
+def _check_device(_instance: Any, _attribute: Any, device: Any) -> None:
+    check_device_id(device, "device")
 
 
 @attrs.frozen
@@ -34,6 +47,10 @@ class LocalModel:
     options: dict[str, Any] = attrs.field(factory=dict)
     #: An Agno class's keyword values (`ferrule.models.base.Model`).
     agno_settings: dict[str, Any] = attrs.field(factory=dict, kw_only=True, repr=False, eq=False)
+    #: Ailoy 0.1's ``LocalModel(id, device=0)``: None or 0, the CPU (others are refused).
+    device: int | None = attrs.field(
+        default=None, kw_only=True, repr=False, eq=False, validator=_check_device
+    )
 
     def route(self, kernel: Kernel) -> ModelRoute:
         kernel.load_plugins()  # registers the plugins that answer the hook

@@ -48,7 +48,7 @@ from .function import Function, FunctionCall
 from .function_schema import get_json_schema
 from .presets import calculator, http_request
 from .results import result_text
-from .tool import FunctionTool, Tool
+from .tool import FunctionTool, Tool, ToolDesc
 from .toolkit import Toolkit
 from .toolsets import Toolset, as_tools
 
@@ -59,6 +59,7 @@ __all__ = [
     "ModelRetry",
     "Tool",
     "ToolContext",
+    "ToolDesc",
     "ToolError",
     "ToolRetriesExceededError",
     "Toolkit",

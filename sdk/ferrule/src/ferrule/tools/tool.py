@@ -17,7 +17,7 @@ from .context import Handler, ToolContext
 from .function_schema import describe_function, is_async, schema_validator
 from .rest import rest_call
 
-__all__ = ["FunctionTool", "Tool", "tool"]
+__all__ = ["FunctionTool", "Tool", "ToolDesc", "tool"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: A function tool's parameters and return type (`FunctionTool`).
@@ -32,6 +32,26 @@ def _without(schema: dict[str, Any], fields: Collection[str]) -> dict[str, Any]:
     properties = {k: v for k, v in schema.get("properties", {}).items() if k not in fields}
     required = [k for k in schema.get("required", ()) if k not in fields]
     return {**schema, "properties": properties, "required": required}
+
+
+@attrs.frozen
+class ToolDesc(FunctionDescription):
+    """Ailoy 0.2's ``ToolDesc(name, description, parameters, *, returns=None)``: what the
+    model sees of a tool (a `FunctionDescription`, checked as it is made: a bad field is an
+    `InvalidInputError` naming it; a ``description`` of None is empty), and ``returns``,
+    the JSON schema of what the tool answers, kept and shown to no model, as in Ailoy.
+    ``Tool.new_py_function(func, desc)`` takes one."""
+
+    returns: dict[str, Any] | None = attrs.field(default=None, kw_only=True)
+
+    def __attrs_post_init__(self) -> None:
+        if self.description is None:
+            object.__setattr__(self, "description", "")
+        FunctionDescription.model_validate(
+            {"name": self.name, "description": self.description, "parameters": self.parameters}
+        )
+        if self.returns is not None and not isinstance(self.returns, dict):
+            raise InvalidInputError("must be a JSON schema (a dict) or None", field="$.returns")
 
 
 def _check_name(name: str) -> str:
