@@ -125,6 +125,10 @@ ALSO_COVERED = (
     "agno.tools.duckduckgo",
     "agno.models.utils",
 )
+#: Functions that download from the internet when called, and what.
+INTERNET_FUNCTIONS = {
+    "download_knowledge_filters_sample_data": "Agno's sample files, from Agno's servers",
+}
 #: Toolkits and readers that reach a service on the internet when used.
 INTERNET_TOOLS = {
     "agno.tools.websearch",
@@ -523,6 +527,10 @@ def not_run_reason(source: str, local: frozenset[str] = frozenset()) -> tuple[st
         if top not in sys.stdlib_module_names and not installed(top):
             return "not covered", f"needs {top}, which ferrule does not install"
     for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name in INTERNET_FUNCTIONS:
+                    return "internet", INTERNET_FUNCTIONS[alias.name]
         if isinstance(node, ast.keyword) and node.arg in SERVER_SIDE_SEARCH:
             if not (isinstance(node.value, ast.Constant) and not node.value.value):
                 return "internet", f"the provider's server-side {node.arg}="

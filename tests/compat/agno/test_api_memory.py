@@ -3,6 +3,8 @@ searching by recency or with the model's judgement, optimizing memories into a s
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from ferrule.db.sqlite import SqliteDb
 from ferrule.memory import MemoryManager, UserMemory
@@ -64,3 +66,18 @@ def test_optimizing_summarizes_the_memories_into_one(tmp_path, wire):
 def test_memory_flags_the_agent_does_not_read_yet_are_refused():
     with pytest.raises(InvalidInputError, match="delete_memories"):
         MemoryManager(delete_memories=True)
+
+
+def test_a_strategy_of_ones_own_needs_no_system_prompt():
+    from ferrule.memory.strategies import MemoryOptimizationStrategy
+
+    class KeepLatest(MemoryOptimizationStrategy):
+        def optimize(self, memories, model):
+            return sorted(memories, key=lambda m: m.updated_at or m.created_at)[-1:]
+
+    strategy = KeepLatest()
+    old, new = UserMemory(memory="a", created_at=1), UserMemory(memory="b", created_at=2)
+    assert strategy.optimize([new, old], None) == [new]
+    assert asyncio.run(strategy.aoptimize([old, new], None)) == [new]
+    with pytest.raises(NotImplementedError, match="asks no model"):
+        strategy.get_system_prompt()

@@ -15,9 +15,10 @@ __all__ = ["MemoryOptimizationStrategy"]
 class MemoryOptimizationStrategy(abc.ABC):
     """Turns memories into fewer (`optimize` / `aoptimize`), with ``model``."""
 
-    @abc.abstractmethod
     def get_system_prompt(self) -> str:
-        """What the model is told to do with the memories."""
+        """What the model is told to do with the memories (a strategy that asks a model
+        says; one that does not, such as keeping the latest, needs none)."""
+        raise NotImplementedError(f"{type(self).__name__} asks no model: it has no system prompt")
 
     @abc.abstractmethod
     def optimize(self, memories: list[UserMemory], model: Any) -> list[UserMemory]:
