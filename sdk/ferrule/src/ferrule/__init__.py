@@ -47,7 +47,15 @@ if TYPE_CHECKING:
     from .knowledge import Knowledge
     from .mcp import MCPClient, MCPServer
     from .models import APIModel, LocalModel
-    from .tools import ModelRetry, Tool, ToolContext, ToolDesc, tool
+    from .tools import (
+        BearerAuthenticator,
+        ModelRetry,
+        Tool,
+        ToolAuthenticator,
+        ToolContext,
+        ToolDesc,
+        tool,
+    )
     from .vector_store import (
         VectorStore,
         VectorStoreAddInput,
@@ -62,6 +70,7 @@ __all__ = [
     "AgentResponse",
     "AgentStream",
     "AsyncRuntime",
+    "BearerAuthenticator",
     "CacheProgress",
     "DocumentPolyfill",
     "EmbeddingModel",
@@ -91,6 +100,7 @@ __all__ = [
     "Runtime",
     "TextPart",
     "Tool",
+    "ToolAuthenticator",
     "ToolCall",
     "ToolConfirmation",
     "ToolContext",
@@ -137,6 +147,8 @@ _LAZY = {
     "ModelRetry": "ferrule.tools",
     "ToolContext": "ferrule.tools",
     "ToolDesc": "ferrule.tools",
+    "ToolAuthenticator": "ferrule.tools",
+    "BearerAuthenticator": "ferrule.tools",
     "APIModel": "ferrule.models",
     "LocalModel": "ferrule.models",
     "Message": "ferrule_kit.messages",

@@ -131,6 +131,154 @@ def test_frankfurter_preset(rt: ai.Runtime, monkeypatch: pytest.MonkeyPatch) -> 
     assert tool_results(responses)[0]["result"] == rates
 
 
+def frankfurter_definition(url: str) -> dict:
+    """concepts/tools' REST API definition of frankfurter, at ``url``."""
+    return {
+        "type": "restapi",
+        "description": {
+            "name": "frankfurter",
+            "description": "Get the latest currency exchange rates of target currencies based on the 'base' currency",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "base": {"type": "string", "description": "The ISO 4217 currency code."},
+                    "symbols": {"type": "string", "description": "Target codes, comma-separated."},
+                },
+            },
+        },
+        "behavior": {
+            "baseURL": url,
+            "method": "GET",
+            "headers": {"accept": "application/json"},
+            "outputPath": "rates",
+        },
+    }
+
+
+@pytest.fixture
+def rest_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LoopbackServer]:
+    """A loopback REST API, allowed by the http_request operator's address policy (which
+    a REST tool's request goes through)."""
+    with LoopbackServer() as server:
+        monkeypatch.setenv("FERRULE_HTTP_REQUEST_ALLOW", "127.0.0.1")
+        yield server
+
+
+def test_restapi_tool(rt: ai.Runtime, rest_server: LoopbackServer) -> None:
+    """concepts/tools: ``agent.add_restapi_tool(frankfurter)``, a REST API definition: the
+    model's arguments become the query, ``outputPath`` narrows the reply to its rates."""
+    rates = {"amount": 1.0, "base": "USD", "date": "2026-11-27", "rates": {"KRW": 1388.5}}
+    rest_server.script(Reply.json(rates))
+    arguments = {"base": "USD", "symbols": "KRW"}
+    script = calls_then_answers("frankfurter", arguments, "1 USD is 1388.5 KRW.")
+    with ai.Agent(rt, script.model()) as agent:
+        agent.add_restapi_tool(frankfurter_definition(rest_server.url + "/v1/latest"))
+        responses = list(agent.query("How many won is a dollar?"))
+    (request,) = rest_server.requests
+    assert (request.method, request.path, request.query) == ("GET", "/v1/latest", arguments)
+    assert request.headers["accept"] == "application/json"
+    assert tool_results(responses)[0]["result"] == {"KRW": 1388.5}
+    assert script.seen(1)[-1].text == '{"KRW": 1388.5}'
+
+
+def test_restapi_tool_authenticators(rt: ai.Runtime, rest_server: LoopbackServer) -> None:
+    """``add_restapi_tool(tool_def, authenticator=BearerAuthenticator(key))`` and a function
+    authenticator (concepts/tools' nytimes one, adding ``api_key`` to the query): each
+    request is signed; a ``${name}`` in ``baseURL`` is filled from that argument, the rest
+    go in the query. A refused request is a tool error the model reads, without the key."""
+    definition = {
+        "type": "restapi",
+        "description": {
+            "name": "trending",
+            "description": "Trending movies.",
+            "parameters": {
+                "type": "object",
+                "properties": {"time_window": {"type": "string"}, "page": {"type": "integer"}},
+            },
+        },
+        "behavior": {
+            "baseURL": rest_server.url + "/3/trending/movie/${time_window}",
+            "method": "GET",
+            "authentication": "bearer",
+            "outputPath": "results[:1].title",
+        },
+    }
+    rest_server.script(Reply.json({"results": [{"title": "Holm"}, {"title": "Tide"}]}))
+    script = calls_then_answers("trending", {"time_window": "week", "page": 2}, "Holm.")
+    with ai.Agent(rt, script.model()) as agent:
+        agent.add_restapi_tool(definition, authenticator=ai.BearerAuthenticator("tmdb-key-1"))
+        responses = list(agent.query("What is trending?"))
+    (request,) = rest_server.requests
+    assert (request.path, request.query) == ("/3/trending/movie/week", {"page": "2"})
+    assert request.headers["authorization"] == "Bearer tmdb-key-1"
+    assert tool_results(responses)[0]["result"] == ["Holm"]
+
+    def nytimes_authenticator(request):
+        from urllib.parse import parse_qsl, urlencode, urlparse
+
+        parts = urlparse(request.get("url", ""))
+        qs = {**dict(parse_qsl(parts.query)), "api_key": "nyt-key-2"}
+        parts = parts._replace(query=urlencode(qs))
+        return {**request, "url": parts.geturl()}
+
+    rest_server.script(Reply.json({"status": "denied"}, status=401))
+    script = calls_then_answers("trending", {"time_window": "day"}, "It failed.")
+    with ai.Agent(rt, script.model()) as agent:
+        agent.add_restapi_tool(definition, authenticator=nytimes_authenticator)
+        responses = list(agent.query("What is trending?"))
+    assert rest_server.requests[-1].query == {"api_key": "nyt-key-2"}
+    (failed,) = tool_results(responses)
+    assert "HTTP 401" in failed["error"] and "nyt-key-2" not in json.dumps(failed)
+    assert "nyt-key-2" not in script.seen(1)[-1].text
+
+
+def test_restapi_tool_body_template(rt: ai.Runtime, rest_server: LoopbackServer) -> None:
+    """A ``body`` template's ``${name}`` is filled from that argument; the others still go
+    in the query, as Ailoy sent them."""
+    definition = {
+        "type": "restapi",
+        "description": {
+            "name": "search",
+            "description": "Search.",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+            },
+        },
+        "behavior": {
+            "baseURL": rest_server.url + "/search",
+            "method": "POST",
+            "headers": {"content-type": "application/json"},
+            "body": '{"q": "${query}"}',
+        },
+    }
+    rest_server.script(Reply.json({"hits": 3}))
+    script = calls_then_answers("search", {"query": "tides", "limit": 5}, "Three.")
+    with ai.Agent(rt, script.model()) as agent:
+        agent.add_restapi_tool(definition)
+        responses = list(agent.query("Search tides."))
+    (request,) = rest_server.requests
+    assert (request.method, request.query, request.json) == ("POST", {"limit": "5"}, {"q": "tides"})
+    assert tool_results(responses)[0]["result"] == {"hits": 3}
+
+
+def test_restapi_tool_definition_is_checked(rt: ai.Runtime) -> None:
+    """A definition is checked when added: its bad field is named, nothing is added."""
+    good = frankfurter_definition("https://api.frankfurter.dev/v1/latest")
+    bad_method = {**good, "behavior": {**good["behavior"], "method": "FETCH"}}
+    bad_path = {**good, "behavior": {**good["behavior"], "outputPath": "rates[["}}
+    with ai.Agent(rt, Script([]).model()) as agent:
+        for definition, field in (
+            ({**good, "type": "builtin"}, "tool_def.type"),
+            (bad_method, "tool_def.behavior.method"),
+            (bad_path, "tool_def.behavior.outputPath"),
+        ):
+            with pytest.raises(ai.InvalidInputError) as caught:
+                agent.add_restapi_tool(definition)
+            assert [e["path"] for e in caught.value.errors] == [field]
+        assert agent.get_tools() == []
+
+
 @pytest.fixture
 def repositories(tmp_path: Path) -> Path:
     readme = tmp_path / "brekkylab" / "ailoy" / "README.md"

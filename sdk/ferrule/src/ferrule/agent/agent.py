@@ -322,6 +322,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     clear_tools = Delegated(_tools_of, AgentTools.clear_tools)
     get_tools = Delegated(_tools_of, AgentTools.get_tools)
     add_py_function_tool = Delegated(_tools_of, AgentTools.add_py_function_tool)
+    add_restapi_tool = Delegated(_tools_of, AgentTools.add_restapi_tool)
     add_tools_from_preset = Delegated(_tools_of, AgentTools.add_tools_from_preset)
     aadd_tools_from_mcp_server = Delegated(_tools_of, AgentTools.aadd_tools_from_mcp_server)
     add_tools_from_mcp_server = Delegated(_tools_of, AgentTools.add_tools_from_mcp_server)

@@ -16,6 +16,7 @@ from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
 from ..tools.context import RunContext
 from ..tools.presets import preset_tools
+from ..tools.restapi import restapi_tool
 from .inputs import call_by_name, update_session_state_tool
 
 log = get_logger("ferrule.agent")
@@ -105,6 +106,11 @@ class AgentTools:
             "parameters": described.parameters,
         }
         self.add_tool(Tool.from_schema(spec, f))
+
+    def add_restapi_tool(self, tool_def: Mapping[str, Any], authenticator: Any = None) -> None:
+        """Add a tool from Ailoy 0.1's REST API definition, its requests signed by
+        ``authenticator`` (`ferrule.tools.restapi`)."""
+        self.add_tool(restapi_tool(tool_def, authenticator))
 
     def add_tools_from_preset(self, preset_name: str, authenticator: Any = None) -> None:
         """Add a preset's tools by its name (`ferrule.tools.presets`)."""

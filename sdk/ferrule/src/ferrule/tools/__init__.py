@@ -31,7 +31,8 @@ again, at most ``Tool.retries`` times a run.
 
 Where things are: `tool` (`Tool`, its builders, the `tool` decorator), `function_schema`
 (a function's schema and handler), `docstrings`, `rest` (a REST tool's call), `presets`,
-`builtins` (Ailoy 0.2's builtin tools),
+`builtins` (Ailoy 0.2's builtin tools), `restapi` (Ailoy 0.1's REST API definitions and
+their authenticators),
 `toolsets` (`as_tools`, `Toolset`), `toolkit` (`Toolkit`), `function` (Agno's
 ``Function``, a `FunctionTool` with Agno's options, and ``FunctionCall``; `function_run` runs
 their hooks and cache), `decorator` (`tool`, Agno's decorator: a `Function`), `results`
@@ -47,17 +48,20 @@ from .errors import ModelRetry, ToolError, ToolRetriesExceededError
 from .function import Function, FunctionCall
 from .function_schema import get_json_schema
 from .presets import calculator, http_request
+from .restapi import BearerAuthenticator, ToolAuthenticator, restapi_tool
 from .results import result_text
 from .tool import FunctionTool, Tool, ToolDesc
 from .toolkit import Toolkit
 from .toolsets import Toolset, as_tools
 
 __all__ = [
+    "BearerAuthenticator",
     "Function",
     "FunctionCall",
     "FunctionTool",
     "ModelRetry",
     "Tool",
+    "ToolAuthenticator",
     "ToolContext",
     "ToolDesc",
     "ToolError",
@@ -69,6 +73,7 @@ __all__ = [
     "get_json_schema",
     "http_request",
     "parse_docstring",
+    "restapi_tool",
     "result_text",
     "tool",
 ]
