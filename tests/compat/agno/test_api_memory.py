@@ -81,3 +81,20 @@ def test_a_strategy_of_ones_own_needs_no_system_prompt():
     assert asyncio.run(strategy.aoptimize([old, new], None)) == [new]
     with pytest.raises(NotImplementedError, match="asks no model"):
         strategy.get_system_prompt()
+
+
+def test_optimize_memories_takes_a_strategy_of_ones_own(tmp_path):
+    from ferrule.memory.strategies import MemoryOptimizationStrategy
+
+    class KeepLatest(MemoryOptimizationStrategy):
+        def optimize(self, memories, model):
+            return sorted(memories, key=lambda m: m.created_at)[-1:]
+
+    manager = MemoryManager(
+        model=OpenAIChat(id="gpt-4o"), db=SqliteDb(db_file=str(tmp_path / "m.db"))
+    )
+    manager.add_user_memory(UserMemory(memory="old", created_at=1), user_id="ada")
+    manager.add_user_memory(UserMemory(memory="new", created_at=2), user_id="ada")
+    kept = manager.optimize_memories(user_id="ada", strategy=KeepLatest())
+    assert [m.memory for m in kept] == ["new"]
+    assert [m.memory for m in manager.get_user_memories(user_id="ada")] == ["new"]

@@ -28,7 +28,11 @@ from ..db.schemas.memory import UserMemory
 from ..models.base import Model
 from ..models.message import Message
 from ..tools.function import Function
-from .strategies import MemoryOptimizationStrategyFactory, MemoryOptimizationStrategyType
+from .strategies import (
+    MemoryOptimizationStrategy,
+    MemoryOptimizationStrategyFactory,
+    MemoryOptimizationStrategyType,
+)
 
 __all__ = ["MemoryManager", "MemorySearchResponse", "UserMemory"]
 
@@ -321,17 +325,22 @@ class MemoryManager(AgentMemoryManager):
     def optimize_memories(
         self,
         user_id: str | None = None,
-        strategy: MemoryOptimizationStrategyType | str = MemoryOptimizationStrategyType.SUMMARIZE,
+        strategy: MemoryOptimizationStrategyType
+        | str
+        | MemoryOptimizationStrategy = MemoryOptimizationStrategyType.SUMMARIZE,
         apply: bool = True,
     ) -> list[UserMemory]:
-        """The user's memories made fewer by ``strategy``; with ``apply``, they replace the
-        stored ones."""
+        """The user's memories made fewer by ``strategy`` (a strategy's name, or a strategy
+        of one's own); with ``apply``, they replace the stored ones."""
         memories = self.get_user_memories(user_id) or []
         if not memories:
             return []
-        optimized = MemoryOptimizationStrategyFactory.create_strategy(strategy).optimize(
-            memories, self.get_model()
+        chosen = (
+            strategy
+            if isinstance(strategy, MemoryOptimizationStrategy)
+            else MemoryOptimizationStrategyFactory.create_strategy(strategy)
         )
+        optimized = chosen.optimize(memories, self.get_model())
         if apply:
             for memory in memories:
                 if memory.memory_id is not None:
@@ -343,7 +352,9 @@ class MemoryManager(AgentMemoryManager):
     async def aoptimize_memories(
         self,
         user_id: str | None = None,
-        strategy: MemoryOptimizationStrategyType | str = MemoryOptimizationStrategyType.SUMMARIZE,
+        strategy: MemoryOptimizationStrategyType
+        | str
+        | MemoryOptimizationStrategy = MemoryOptimizationStrategyType.SUMMARIZE,
         apply: bool = True,
     ) -> list[UserMemory]:
         import asyncio
