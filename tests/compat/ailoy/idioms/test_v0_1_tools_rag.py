@@ -67,9 +67,22 @@ def test_py_function_tool_described_by_its_docstring(rt: ai.Runtime) -> None:
     assert offered.name == "get_current_temperature"
     assert offered.description.startswith("Get the current temperature at a location.")
     assert offered.parameters["properties"]["location"]["description"].startswith("The location")
+    # the docstring's "(choices: [...])" limits the unit, as in Ailoy
+    assert offered.parameters["properties"]["unit"] == {
+        "type": "string",
+        "enum": ["celsius", "fahrenheit"],
+        "description": "The unit to return the temperature in.",
+    }
     assert tool_results(responses)[0]["result"] == 77
     assert script.seen(1)[-1].text == "77"
     assert "".join(r.content for r in responses if r.type == "output_text") == "It is 77 degrees."
+
+    kelvin = {"location": "Seoul, Korea", "unit": "kelvin"}
+    script = calls_then_answers("get_current_temperature", kelvin, "Sorry.")
+    with ai.Agent(rt, script.model()) as agent:
+        agent.add_py_function_tool(get_current_temperature)
+        (refused,) = tool_results(list(agent.query("How is the weather in Seoul, in kelvin?")))
+    assert "'kelvin' is not one of ['celsius', 'fahrenheit']" in refused["error"]
 
 
 def test_py_function_tool_with_desc(rt: ai.Runtime) -> None:

@@ -1,12 +1,14 @@
 """A Python function as a tool: its arguments' JSON schema from its type hints and
-docstring, and the handler that validates the model's arguments (jsonschema), structures
-them into the hinted types (cattrs) and calls it (a sync function in a worker thread)."""
+docstring (a description ending ``(choices: [...])`` gives the values allowed), and the
+handler that validates the model's arguments (jsonschema), structures them into the
+hinted types (cattrs) and calls it (a sync function in a worker thread)."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
 import json
+import re
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -50,6 +52,26 @@ def injected_value(name: str, context: ToolContext) -> Any:
     return context.deps
 
 
+#: A parameter's allowed values written at the end of its docstring description, as Hugging
+#: Face's chat templates and Ailoy's function tools read them: ``(choices: ["a", "b"])``.
+_CHOICES = re.compile(r"\(choices:\s*(\[.*\])\s*\)\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def _describe(schema: dict[str, Any], description: str) -> None:
+    """Set a parameter's ``description``; trailing ``(choices: [...])`` (a JSON list)
+    becomes its ``enum`` instead, unless its type hint already limits its values."""
+    found = _CHOICES.search(description)
+    if found is not None and "enum" not in schema:
+        try:
+            choices = json.loads(found.group(1))
+        except ValueError:
+            choices = None
+        if isinstance(choices, list) and choices:
+            schema["enum"] = choices
+            description = description[: found.start()].rstrip()
+    schema["description"] = description
+
+
 def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any], Handler]:
     signature = inspect.signature(function)
     try:
@@ -77,7 +99,7 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
             continue
         schema = dict(json_schema(hint))
         if parameter.name in documented:
-            schema["description"] = documented[parameter.name]
+            _describe(schema, documented[parameter.name])
         if parameter.default is parameter.empty:
             required.append(parameter.name)
         elif _jsonable_default(parameter.default):
