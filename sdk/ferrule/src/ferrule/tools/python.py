@@ -118,7 +118,9 @@ class PythonTools(Toolkit):
         if out.get("timed_out"):
             return f"Error running python code: it ran past {self.timeout} seconds and was stopped"
         if out["exit_code"] != 0:
-            return f"Error running python code: {out['stderr'].strip() or out['stdout'].strip()}"
+            lines = [line for line in (out["stderr"] or out["stdout"]).splitlines() if line.strip()]
+            # the exception, as Agno gives it (the traceback would point into ferrule's wrapper)
+            return f"Error running python code: {lines[-1].strip() if lines else out['exit_code']}"
         if not variable:
             return ""
         for line in out["stdout"].splitlines():
