@@ -275,6 +275,18 @@ def test_restapi_tool_body_template(rt: ai.Runtime, rest_server: LoopbackServer)
     assert tool_results(responses)[0]["result"] == {"hits": 3}
 
 
+def test_keyed_presets_point_to_add_restapi_tool(rt: ai.Runtime) -> None:
+    """concepts/tools' ``add_tools_from_preset("tmdb", authenticator=BearerAuthenticator(key))``
+    and ``"nytimes"``: not shipped (third parties' APIs); the refusal names the preset and
+    says how to add such an API instead."""
+    with ai.Agent(rt, Script([]).model()) as agent:
+        for preset in ("tmdb", "nytimes"):
+            with pytest.raises(ai.InvalidInputError, match="add_restapi_tool") as caught:
+                agent.add_tools_from_preset(preset, authenticator=ai.BearerAuthenticator("key"))
+            assert [e["path"] for e in caught.value.errors] == ["preset_name"]
+        assert agent.get_tools() == []
+
+
 def test_restapi_tool_definition_is_checked(rt: ai.Runtime) -> None:
     """A definition is checked when added: its bad field is named, nothing is added."""
     good = frankfurter_definition("https://api.frankfurter.dev/v1/latest")

@@ -124,9 +124,20 @@ PRESETS: dict[str, Callable[[], Tool]] = {
 }
 
 
+#: Ailoy 0.1's presets of keyed third-party APIs (The Movie Database, the New York Times).
+NOT_SHIPPED = ("tmdb", "nytimes")
+
+
 def preset_tools(name: str, authenticator: Any = None) -> list[Tool]:
     """A preset's tools by its name. ``authenticator`` is Ailoy's hook for presets of APIs
     that need a key; none of ferrule's presets do, so it must be None."""
+    if name in NOT_SHIPPED:
+        raise InvalidInputError(
+            f"Ailoy 0.1's {name!r} preset is not shipped (its REST API is a third party's, "
+            "whose definition ferrule would have to keep in step): add that API's definition "
+            "with agent.add_restapi_tool(tool_def, authenticator=...)",
+            field="preset_name",
+        )
     if name not in PRESETS:
         raise InvalidInputError(
             f"unknown tool preset {name!r}; presets: {', '.join(sorted(PRESETS))}",
