@@ -155,6 +155,7 @@ def main() -> None:
         sides["current"] = tree(CURRENT, folder / "current") if CURRENT else ""
         docs = folder / "docs"  # the current side's docs/, the same for both
         shutil.copytree((folder / "current" if CURRENT else ROOT) / "docs", docs)
+        markdown = len(list(docs.glob("*.md")))
         seconds: dict[str, list[float]] = {side: [] for side in sides}
         summaries: dict[str, str] = {}
         loads = [os.getloadavg()[0]]
@@ -193,7 +194,7 @@ def main() -> None:
             quality_rows.append(f"| {side} | {mode} | **{at1:.3f}** | {at_k:.3f} | {rr:.3f} |")
     misses = quality["current"]["vector"][3]
     body = f"""
-`ferrule knowledge add docs/` on this repository's `docs/` (11 Markdown files), the
+`ferrule knowledge add docs/` on this repository's `docs/` ({markdown} Markdown files), the
 offline embedder (all-MiniLM-L6-v2 on numpy), against the base commit `{BASE}` run from
 its own sources in the same virtualenv. {ROUNDS} rounds, base and current alternating;
 wall-clock seconds of the whole command. The machine's load average during the runs:
