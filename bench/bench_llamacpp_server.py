@@ -62,6 +62,8 @@ ROUNDS = int(os.environ.get("BENCH_SERVER_ROUNDS", "3"))
 STREAMS = (1, 4, 8)
 SLOTS = 4  # ferrule's default parallel; llama-server --parallel
 LOADS = tuple(os.environ.get("BENCH_SERVER_LOADS", "quiet,same,higher").split(","))
+#: Seconds after which a measurement is cut short (a server that crawls under load).
+DEADLINE = float(os.environ.get("BENCH_SERVER_DEADLINE", "240"))
 BASE_NICE = int(os.environ.get("BENCH_SERVER_NICE", "0"))
 #: (requests per stream, max_tokens): on the shipped model, and on the slower 0.5B one.
 WORKLOADS = {"shipped": (3, 32), "large": (2, 24)}
@@ -72,6 +74,7 @@ LOAD_NAMES = {
 }
 OPENMP = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 CLOCK = os.sysconf("SC_CLK_TCK")
+NAN = float("nan")
 
 
 # -- processes ---------------------------------------------------------------------------
@@ -153,25 +156,30 @@ def start_ferrule(model: str, **env: str) -> Server:
     return Server("ferrule serve", process, url, model)
 
 
+#: llama-server's second run: with the short spin ferrule gives llama.cpp's threads.
+SPIN_NAME = "llama-server, GOMP_SPINCOUNT=1000"
+
+
 def start_llama_server(
-    binary: Path, path: str, threads: int, n_ctx: int, repeat_penalty: float
+    binary: Path, path: str, threads: int, n_ctx: int, repeat_penalty: float, spin: bool = False
 ) -> Server:
     port = free_port()
     command = [
         *(str(binary), "-m", path, "--host", "127.0.0.1", "--port", str(port)),
         *("--parallel", str(SLOTS), "-c", str(n_ctx * SLOTS), "-t", str(threads)),
-        *("-tb", str(threads), "--no-webui"),
+        *("-tb", str(threads), "--no-kv-unified", "--no-webui"),
     ]
     process = subprocess.Popen(
         command,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=plain_env(),  # as its users run it: GNU OpenMP's own wait
+        # As its users run it (GNU OpenMP's own wait), or with ferrule's spin.
+        env=plain_env(**({"GOMP_SPINCOUNT": "1000"} if spin else {})),
         preexec_fn=lambda: os.nice(BASE_NICE) if BASE_NICE else None,
     )
     url = f"http://127.0.0.1:{port}"
     wait_ready(url, process, "/health")
-    return Server("llama-server", process, url, path, repeat_penalty)
+    return Server(SPIN_NAME if spin else "llama-server", process, url, path, repeat_penalty)
 
 
 @contextlib.contextmanager
@@ -204,7 +212,11 @@ def load(kind: str, servers: list[Server], agent: subprocess.Popen[Any] | None) 
 # -- one measurement ---------------------------------------------------------------------
 
 
-async def one_request(session: Any, server: Server, text: str, tokens: int) -> dict[str, float]:
+async def one_request(
+    session: Any, server: Server, text: str, tokens: int, progress: list[int]
+) -> dict[str, float]:
+    """One streamed chat completion; ``progress[0]`` counts its content chunks as they come
+    (what a measurement cut short by the deadline reports)."""
     body: dict[str, Any] = {
         "model": server.model,
         "messages": [{"role": "user", "content": text}],
@@ -231,6 +243,7 @@ async def one_request(session: Any, server: Server, text: str, tokens: int) -> d
                 if (choice.get("delta") or {}).get("content"):
                     last = time.perf_counter()
                     first = first or last
+                    progress[0] += 1
     assert first is not None and last is not None, f"{server.name}: no content"
     itl = (last - first) / (usage - 1) if usage > 1 else float("nan")
     return {"ttft": first - sent, "itl": itl, "tokens": usage}
@@ -239,23 +252,38 @@ async def one_request(session: Any, server: Server, text: str, tokens: int) -> d
 async def measure_server(
     server: Server, streams: int, workload: tuple[int, int], round_id: int
 ) -> dict[str, float]:
+    """One measurement; past DEADLINE seconds it is cut short and reports what streamed
+    (marked ``cut``: its tokens/s an upper bound, its latencies those of finished replies)."""
     import aiohttp
 
     requests, tokens = workload
+    progress = [0]
+    replies: list[dict[str, float]] = []
 
-    async def stream(index: int) -> list[dict[str, float]]:
-        return [
-            await one_request(session, server, prompt(index, r, round_id), tokens)
-            for r in range(requests)
-        ]
+    async def stream(index: int) -> None:
+        for r in range(requests):
+            reply = await one_request(session, server, prompt(index, r, round_id), tokens, progress)
+            replies.append(reply)
 
     timeout = aiohttp.ClientTimeout(total=3600)
-    async with aiohttp.ClientSession(timeout=timeout) as session:
+    # A new connection per request, for both servers alike (no keep-alive races).
+    connector = aiohttp.TCPConnector(force_close=True)
+    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
         cpu, started = cpu_seconds(server.process.pid), time.perf_counter()
-        results = await asyncio.gather(*(stream(s) for s in range(streams)))
+        tasks = [asyncio.ensure_future(stream(s)) for s in range(streams)]
+        done, pending = await asyncio.wait(tasks, timeout=DEADLINE)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            task.result()  # a failed request fails the bench, loudly
         wall = time.perf_counter() - started
         cpu = cpu_seconds(server.process.pid) - cpu
-    return summary([r for rs in results for r in rs], wall, cpu)
+    if not pending:
+        return summary(replies, wall, cpu)
+    await asyncio.sleep(0)
+    cut = summary(replies, wall, cpu) if replies else {"p50": wall, "p99": wall, "itl": NAN}
+    cut.update(tps=progress[0] / wall, cpu=cpu / max(progress[0], 1), cut=1.0)
+    return cut
 
 
 def summary(replies: list[dict[str, float]], wall: float, cpu: float) -> dict[str, float]:
@@ -268,6 +296,7 @@ def summary(replies: list[dict[str, float]], wall: float, cpu: float) -> dict[st
         "p99": p99(ttfts),
         "itl": statistics.median(itls) if itls else float("nan"),
         "cpu": cpu / max(tokens, 1),
+        "cut": 0.0,
     }
 
 
@@ -343,10 +372,11 @@ Table = dict[tuple[str, str, int], dict[str, float]]
 
 
 def medians(runs: dict[tuple[str, str, int], list[dict[str, float]]]) -> Table:
-    return {
-        key: {name: statistics.median(r[name] for r in rs) for name in rs[0]}
-        for key, rs in runs.items()
-    }
+    out: Table = {}
+    for key, rs in runs.items():
+        out[key] = {name: statistics.median(r[name] for r in rs) for name in rs[0]}
+        out[key]["cut"] = max(r["cut"] for r in rs)  # any round cut short marks the figure
+    return out
 
 
 def side_by_side(
@@ -356,7 +386,8 @@ def side_by_side(
     threads = available_cores()
     servers = [start_ferrule(model_id)]
     if binary is not None:
-        servers.append(start_llama_server(binary, path, threads, 8192, penalty))
+        for spin in (False, True):
+            servers.append(start_llama_server(binary, path, threads, 8192, penalty, spin))
     agent = start_agent(model_id)
     runs: dict[tuple[str, str, int], list[dict[str, float]]] = {}
     round_ids = iter(range(10**6))
@@ -487,26 +518,35 @@ def matrix(path: str, workload: tuple[int, int]) -> Table:
 # -- the report --------------------------------------------------------------------------
 
 
+def ratio(value: float, base: dict[str, float] | None, key: str, way: str) -> str:
+    if base is None or way.startswith("llama-server"):
+        return "—"
+    return f"**{value / base[key]:.2f}x**"
+
+
 def table(results: Table, ways: list[str]) -> str:
     rows = [
-        "| load | streams | | tokens/s | vs llama-server | TTFT p50 | TTFT p99 | p99 vs llama-server | inter-token | CPU per token |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| load | streams | | tokens/s | vs llama-server | vs llama-server, same spin "
+        "| TTFT p50 | TTFT p99 | p99 vs llama-server | p99 vs same spin | inter-token "
+        "| CPU per token |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for kind in LOADS:
         for streams in STREAMS:
             base = results.get(("llama-server", kind, streams))
+            spin = results.get((SPIN_NAME, kind, streams))
             for way in ways:
                 r = results.get((way, kind, streams))
                 if r is None:
                     continue
-                versus = p99_versus = "—"
-                if base is not None and way != "llama-server":
-                    versus = f"**{r['tps'] / base['tps']:.2f}x**"
-                    p99_versus = f"**{r['p99'] / base['p99']:.2f}x**"
+                bound = "≥ " if r["cut"] else ""  # cut short: latencies of finished replies
                 rows.append(
-                    f"| {LOAD_NAMES[kind]} | {streams} | {way} | {r['tps']:.1f} | {versus} | "
-                    f"{r['p50'] * 1e3:.0f} ms | {r['p99'] * 1e3:.0f} ms | {p99_versus} | "
-                    f"{r['itl'] * 1e3:.1f} ms | {r['cpu'] * 1e3:.1f} ms |"
+                    f"| {LOAD_NAMES[kind]} | {streams} | {way} | {'≤ ' if r['cut'] else ''}"
+                    f"{r['tps']:.1f} | {ratio(r['tps'], base, 'tps', way)} | "
+                    f"{ratio(r['tps'], spin, 'tps', way)} | {bound}{r['p50'] * 1e3:.0f} ms | "
+                    f"{bound}{r['p99'] * 1e3:.0f} ms | {ratio(r['p99'], base, 'p99', way)} | "
+                    f"{ratio(r['p99'], spin, 'p99', way)} | {r['itl'] * 1e3:.1f} ms | "
+                    f"{r['cpu'] * 1e3:.1f} ms |"
                 )
     return "\n".join(rows)
 
@@ -580,7 +620,7 @@ def report(
     import importlib.metadata
 
     version = importlib.metadata.version("llama-cpp-python")
-    ways = ["ferrule serve", "llama-server", "Agent.arun"]
+    ways = ["ferrule serve", "llama-server", SPIN_NAME, "Agent.arun"]
     server = (
         f"`llama-server` built from the llama.cpp that llama-cpp-python {version} vendors "
         f"(`{binary}`)"
@@ -592,7 +632,12 @@ def report(
     parts = [
         f"""`ferrule serve` (its OpenAI route, the component it defines by default: 4
 sequences, {available_cores()} threads) against {server}: `--parallel {SLOTS}`, the same threads and
-context, the model's repeat penalty sent with each request. `Agent.arun`: one agent per
+context, the model's repeat penalty sent with each request; once as its users run it
+(GNU OpenMP's own wait at llama.cpp's barriers) and once with `GOMP_SPINCOUNT=1000`, the
+short spin ferrule gives llama.cpp (`ferrule_llamacpp.openmp`), so that the engines are
+also compared waiting alike. A measurement still running after {DEADLINE:.0f} s is cut
+short: its tokens/s is then an upper bound (streamed chunks over the time, "≤") and its
+latencies those of the replies that finished (a lower bound, "≥"). `Agent.arun`: one agent per
 client, streamed, on one model shared by all (`LangModel`), in a process of its own.
 Clients over loopback; each stream sends requests one after another (greedy,
 {WORKLOADS["shipped"][0]} of `max_tokens` {WORKLOADS["shipped"][1]} on the shipped model,

@@ -216,7 +216,13 @@ class BatchDecoder:
         params.n_batch = params.n_ubatch = n_batch + parallel
         params.n_seq_max = parallel
         params.kv_unified = kv_unified and not deterministic
-        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+        # Flash attention as llama.cpp decides (llama-server's default: on where the CPU
+        # kernel runs; ~15% faster steps), but off in the deterministic mode (see above).
+        params.flash_attn_type = (
+            llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
+            if deterministic
+            else llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO
+        )
         params.n_threads = params.n_threads_batch = threads
         try:
             self._context = LlamaContext(model=model, params=params, verbose=False)
