@@ -1043,25 +1043,34 @@ def vector_server() -> Iterator[str]:
 
 
 @pytest.mark.parametrize(
-    ("method", "inputs"),
+    ("component_type", "method", "inputs"),
     [
-        ("ensure_collection", {"dimension": 4}),
-        ("insert", {"embedding": [1.0, 0.0, 0.0, 0.0], "document": "four"}),
-        ("retrieve", {"query_embedding": [1.0, 0.0], "top_k": 1}),
-        ("upsert", {"chunks": [{"id": "x", "vector": [1.0, 0.0, 0.0, 0.0]}]}),
+        ("faiss_store", "ensure_collection", {"dimension": 4}),
+        ("faiss_vector_store", "insert", {"embedding": [1.0, 0.0, 0.0, 0.0], "document": "four"}),
+        ("faiss_vector_store", "retrieve", {"query_embedding": [1.0, 0.0], "top_k": 1}),
+        ("faiss_store", "upsert", {"chunks": [{"id": "x", "vector": [1.0, 0.0, 0.0, 0.0]}]}),
     ],
 )
-def test_a_vector_dimension_mismatch_is_a_422_not_a_500(vector_server, method, inputs):
-    """faiss raises dimension_mismatch, a subclass of invalid input (issue 31, repr. 7)."""
+def test_a_vector_dimension_mismatch_is_a_422_not_a_500(
+    vector_server, component_type, method, inputs
+):
+    """faiss raises dimension_mismatch, a subclass of invalid input (issue 31, repr. 7): on
+    ferrule's store (faiss_store) and on Ailoy 0.1's raw one over it (faiss_vector_store)."""
     auth = {"Authorization": f"Bearer {TOKEN}"}
     name = f"vectors-{method}"
-    define = {"component_type": "faiss_vector_store", "name": name, "attrs": {"dimension": 3}}
+    define = {"component_type": component_type, "name": name, "attrs": {"dimension": 3}}
     assert post(vector_server, "/ferrule/v1/define", define, **auth).status == 200
-    three = {"embedding": [1.0, 0.0, 0.0], "document": "three"}
+    three = {"chunks": [{"id": "three", "vector": [1.0, 0.0, 0.0]}]}
+    if component_type == "faiss_vector_store":
+        three = {"embedding": [1.0, 0.0, 0.0], "document": "three"}
     stored = post(
         vector_server,
         "/ferrule/v1/call_method",
-        {"name": name, "method": "insert", "inputs": three},
+        {
+            "name": name,
+            "method": "upsert" if component_type == "faiss_store" else "insert",
+            "inputs": three,
+        },
         **auth,
     )
     assert stored.status == 200, stored.body
