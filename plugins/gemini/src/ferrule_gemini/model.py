@@ -42,7 +42,10 @@ class GeminiLanguageModel(SSELanguageModel):
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
         body = wire.build_request(inputs, model=self.model)
         if self.generation_config:
-            body["generationConfig"] = {**body.get("generationConfig", {}), **self.generation_config}
+            body["generationConfig"] = {
+                **body.get("generationConfig", {}),
+                **self.generation_config,
+            }
         return {**body, **self.extra_body}
 
     async def translate(
