@@ -70,6 +70,7 @@ OTHERS = {
     "Knowledge.insert": "Agno's Knowledge, benchmarked against ferrule's",
     "Knowledge.ainsert": "Agno's Knowledge, benchmarked against ferrule's",
     "Tool.newBuiltin": "Ailoy's Node API (the Node client's section of coming-from-ailoy)",
+    "LangModel.newLocal": "Ailoy's Node API (the Node client's section of coming-from-ailoy)",
 }
 
 #: File endings: a dotted name ending in one is a file name.
