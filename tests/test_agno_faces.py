@@ -113,10 +113,14 @@ def test_knowledge_faces_are_ferrules_classes():
     attributes = face.attributes(None)
     assert {k: attributes[k] for k in described.attributes(None)} == described.attributes(None)
     assert face.component_type == described.component_type
-    assert SentenceTransformerEmbedder() == MiniLMEmbedder()
-    assert SentenceTransformerEmbedder("all-MiniLM-L6-v2", batch_size=8) == MiniLMEmbedder(8)
+    # Agno's local embedder is ferrule's MiniLM, by Agno's signature (dimensions first)
+    local = SentenceTransformerEmbedder()
+    assert isinstance(local, MiniLMEmbedder) and local.component_type == "minilm_embedder"
+    assert local.attributes(None) == MiniLMEmbedder().attributes(None) == {}
+    batched = SentenceTransformerEmbedder(384, True, 8, "all-MiniLM-L6-v2")
+    assert batched.attributes(None) == MiniLMEmbedder(8).attributes(None) == {"batch_size": 8}
     with pytest.raises(InvalidInputError) as info:
-        SentenceTransformerEmbedder("sentence-transformers/all-mpnet-base-v2")
+        SentenceTransformerEmbedder(id="sentence-transformers/all-mpnet-base-v2")
     assert info.value.errors[0]["path"] == "id"
 
 

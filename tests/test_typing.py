@@ -129,7 +129,7 @@ def _keywords(function, *, besides: set[str]) -> dict[str, str]:
     [
         ("__init__", "AgentOptions", {"output_schema"}),
         ("run", "RunOptions", {"stream", "output_schema"}),
-        ("arun", "RunOptions", {"stream", "output_schema"}),
+        ("arun", "RunOptions", {"stream", "background", "output_schema"}),
         ("query", "QueryOptions", {"output_schema"}),
     ],
 )

@@ -133,7 +133,15 @@ def test_hooks_get_the_arguments_they_name_sync_or_async(rt):
         agent.run("hi", metadata={"k": 1})
         assert got["agent"] is agent
     assert (got["input"], got["user"], got["meta"]) == ("hi", "ada", {"k": 1})
-    assert got["all"] == ["agent", "debug_mode", "metadata", "run_input", "session_id", "user_id"]
+    assert got["all"] == [
+        "agent",
+        "debug_mode",
+        "metadata",
+        "run_context",
+        "run_input",
+        "session_id",
+        "user_id",
+    ]
 
 
 class TopicGuardrail(BaseGuardrail):
@@ -414,7 +422,7 @@ def test_cli_app_answers_each_line_until_exit(rt, monkeypatch):
         "first line",
         "second line",
     ]
-    assert text.count("You: ") == 4  # three lines answered, then exit
+    assert text.count("\N{SMILING FACE WITH SUNGLASSES} User") == 4  # three answered, then exit
 
 
 def test_cli_app_ends_at_the_end_of_input(rt, monkeypatch):

@@ -70,7 +70,8 @@ def sent(agent: Agent) -> list:
 
 
 def texts(messages) -> list[tuple[str, str]]:
-    return [(m.role, m.text) for m in messages]
+    """(role, text) of ferrule's messages, or of Agno's (``m.content``)."""
+    return [(m.role, m.text if hasattr(m, "text") else m.content) for m in messages]
 
 
 def call(name: str, **arguments) -> dict:
@@ -178,6 +179,7 @@ def test_description_and_instructions_make_the_system_message(rt):
         name="Research Assistant",
         description="A helpful AI assistant.",
         instructions=["Search the web for current information", "Cite your sources"],
+        use_instruction_tags=True,
     ) as agent:
         agent.run("q")
         assert sent(agent)[-1][0] == Message(
@@ -310,7 +312,7 @@ def test_query_with_a_db_stores_its_runs_and_reads_history_from_the_session(rt, 
             ("assistant", "Hi Ann."),
             ("user", "Who am I?"),
         ]
-        assert [m.text for m in fresh.get_chat_history()] == [
+        assert [m.content for m in fresh.get_chat_history()] == [
             "I am Ann",
             "Hi Ann.",
             "Who am I?",
@@ -386,11 +388,13 @@ def test_get_save_rename_and_delete_a_session(rt, db):
             "u1",
         )
         assert [r.content for r in session.runs] == ["one"]
-        agent.save_session(AgentSession(agent.session_id, user_id="u1", metadata={"tag": "x"}))
+        agent.save_session(
+            AgentSession(agent.session_id, "helper", "u1", {"session_state": {}}, {"tag": "x"})
+        )
         assert agent.get_session().metadata == {"tag": "x"}
         assert len(agent.get_session().runs) == 1  # saving a session keeps its runs
         agent.rename("Renamed")
-        assert agent.name == "Renamed" and agent.get_session().name == "Renamed"
+        assert agent.name == "Renamed" == agent.get_session_name()
         assert agent.get_session().session_data["session_name"] == "Renamed"
         agent.delete_session(agent.session_id)
         assert agent.get_session() is None and agent.get_session_messages() == []

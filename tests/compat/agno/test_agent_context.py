@@ -75,7 +75,7 @@ def test_expected_output_and_additional_context(wire):
     expected = "<expected_output>\nOne line: the city, a colon, the sky.\n</expected_output>"
     assert expected in system
     assert system.endswith("<cities>Paris, Lyon</cities>")
-    assert system.index("<instructions>") < system.index(expected)
+    assert system.index("Report the weather.") < system.index(expected)
 
 
 def test_system_message_given_leaves_context_out(wire):

@@ -63,11 +63,6 @@ def test_optimizing_summarizes_the_memories_into_one(tmp_path, wire):
         MemoryOptimizationStrategyFactory.create_strategy("cluster")
 
 
-def test_memory_flags_the_agent_does_not_read_yet_are_refused():
-    with pytest.raises(InvalidInputError, match="delete_memories"):
-        MemoryManager(delete_memories=True)
-
-
 def test_a_strategy_of_ones_own_needs_no_system_prompt():
     from ferrule.memory.strategies import MemoryOptimizationStrategy
 

@@ -15,7 +15,7 @@ def test_in_memory_db_keeps_the_session_and_its_history(wire, program):
     # the second run was sent the first exchange from the stored session
     second_request = wire.text_sent(1)
     assert "healthy dinner recipe" in second_request and "Lemon chicken" in second_request
-    assert [m.text for m in scope["history"] if m.role == "assistant"] == [
+    assert [m.content for m in scope["history"] if m.role == "assistant"] == [
         "Lemon chicken with rice.",
         "Chicken.",
     ]

@@ -24,6 +24,8 @@ Runs execute on the runtime's loop (the `Runtime`'s thread, or the caller's loop
 (`AgentStream.cancel`, `Agent.cancel`), and a consumer that stops iterating stops its run.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ferrule_kit.guardrails import (
     BaseGuardrail,
     CheckTrigger,
@@ -78,11 +80,24 @@ from .run_errors import (
     UsageLimitExceeded,
 )
 from .runs import AgnoRun, AiloyRun
-from .sessions import AgentSession
 from .stream import AgentStream
 from .usage import UsageLimits
 
+if TYPE_CHECKING:
+    from ..session.agent import AgentSession
+
 memory.agent_class = Agent  # a standalone MemoryManager's memory model runs as an Agent
+
+
+def __getattr__(name: str) -> Any:
+    # Agno's AgentSession (what `Agent.get_session` returns) lives in ferrule.session, which
+    # imports this package: it is imported when first asked for
+    if name == "AgentSession":
+        from ..session.agent import AgentSession
+
+        return AgentSession
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_STEP_INSTRUCTIONS",

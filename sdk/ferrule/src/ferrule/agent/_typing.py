@@ -16,12 +16,13 @@ from typing import Any, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
+from ..tools.context import RunContext
 from .memory import MemoryManager
 from .usage import UsageLimits
 
 
-class _SharedOptions(TypedDict, total=False):
-    """The keyword arguments `Agent.query`, `Agent.run` and `Agent.arun` share."""
+class QueryOptions(TypedDict, total=False):
+    """`Agent.query`'s keyword arguments besides ``output_schema``."""
 
     tool_call_limit: int | None
     files: Sequence[Any]
@@ -32,24 +33,41 @@ class _SharedOptions(TypedDict, total=False):
     user_id: str | None
     usage_limits: UsageLimits | None
     deps: Any
-
-
-class QueryOptions(_SharedOptions, total=False):
-    """`Agent.query`'s keyword arguments besides ``output_schema``."""
-
     ignore_reasoning_messages: bool
 
 
-class RunOptions(_SharedOptions, total=False):
-    """`Agent.run`'s and `Agent.arun`'s keyword arguments besides ``stream`` and
-    ``output_schema``."""
+class RunOptions(TypedDict, total=False):
+    """`Agent.run`'s keyword arguments besides ``stream`` and ``output_schema`` (and
+    `Agent.arun`'s besides ``background`` too)."""
 
     stream_events: bool | None
+    user_id: str | None
+    session_id: str | None
     session_state: Mapping[str, Any] | None
+    run_context: RunContext | None
+    run_id: str | None
+    audio: Sequence[Any] | None
+    images: Sequence[Any] | None
+    videos: Sequence[Any] | None
+    files: Sequence[Any] | None
+    knowledge_filters: Any
+    add_history_to_context: bool | None
+    add_dependencies_to_context: bool | None
+    add_session_state_to_context: bool | None
+    dependencies: Mapping[str, Any] | None
     metadata: Mapping[str, Any] | None
-    reasoning: Reasoning | None
     #: A stream yields the `RunOutput` after its last event (Agno's).
-    yield_run_output: bool
+    yield_run_output: bool | None
+    debug_mode: bool | None
+    reasoning: Reasoning | None
+    tool_call_limit: int | None
+    usage_limits: UsageLimits | None
+    deps: Any
+
+
+class HookKeywords(TypedDict, total=False):
+    """Agno's ``**kwargs`` of a run: any other keyword, for the hooks by name (none that
+    type checkers know of)."""
 
 
 # `Agent`'s options, one TypedDict per settings group of `settings` (same names, same
@@ -71,8 +89,25 @@ class ContextOptions(TypedDict, total=False):
     timezone_identifier: str | None
     datetime_format: str | None
     add_name_to_context: bool
+    add_location_to_context: bool
     expected_output: str | None
     additional_context: str | None
+    role: str | None
+    use_instruction_tags: bool
+    resolve_in_context: bool
+    build_context: bool
+    system_message_role: str
+
+
+class InputOptions(TypedDict, total=False):
+    dependencies: dict[str, Any] | None
+    add_dependencies_to_context: bool
+    metadata: dict[str, Any] | None
+    additional_input: Sequence[Any] | None
+    user_message_role: str
+    build_user_context: bool
+    send_media_to_model: bool
+    input_schema: Any
 
 
 class ModelOptions(TypedDict, total=False):
@@ -92,30 +127,41 @@ class SessionOptions(TypedDict, total=False):
     session_state: dict[str, Any] | None
     add_session_state_to_context: bool
     enable_agentic_state: bool
+    overwrite_db_session_state: bool
+    cache_session: bool
+    introduction: str | None
 
 
 class HistoryOptions(TypedDict, total=False):
     add_history_to_context: bool
     num_history_runs: int | None
     num_history_messages: int | None
+    max_tool_calls_from_history: int | None
+    store_media: bool
+    store_tool_messages: bool
+    store_history_messages: bool
     enable_session_summaries: bool
     add_session_summary_to_context: bool | None
 
 
 class MemoryOptions(TypedDict, total=False):
     memory_manager: MemoryManager | None
-    enable_user_memories: bool
+    enable_user_memories: bool | None
     update_memory_on_run: bool
     add_memories_to_context: bool | None
+    enable_agentic_memory: bool
 
 
 class KnowledgeOptions(TypedDict, total=False):
     knowledge: Any
     search_knowledge: bool
     add_knowledge_to_context: bool
-    knowledge_filters: dict[str, Any] | None
-    enable_agentic_knowledge_filters: bool
+    knowledge_filters: dict[str, Any] | list[Any] | None
+    enable_agentic_knowledge_filters: bool | None
     knowledge_retriever: Any
+    add_search_knowledge_instructions: bool
+    references_format: str
+    update_knowledge: bool
 
 
 class ReasoningOptions(TypedDict, total=False):
@@ -152,6 +198,7 @@ class DebugOptions(TypedDict, total=False):
 class AgentOptions(
     IdentityOptions,
     ContextOptions,
+    InputOptions,
     ModelOptions,
     ToolOptions,
     SessionOptions,

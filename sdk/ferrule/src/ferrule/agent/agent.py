@@ -9,7 +9,6 @@ history, memories), `retrieval.AgentKnowledge`, `toolbox.AgentTools` and
 from __future__ import annotations
 
 import asyncio
-import functools
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
@@ -28,15 +27,17 @@ from .console import AgentConsole
 from .delegation import Delegated
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots
-from .inputs import DEFAULT_STEP_INSTRUCTIONS, as_message, system_text, tool_description
+from .inputs import DEFAULT_STEP_INSTRUCTIONS, as_message, extra_messages, tool_description
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
+from .memory import agentic_memory_tool
 from .output_schema import structured_output
 from .reasoning import parse_with_model, reason
 from .request import MESSAGES
 from .results import AgentResponse, MessageOutput, OutputT, StepResult
 from .retrieval import AgentKnowledge, checked_knowledge
 from .run_calls import RunCalls
+from .run_sessions import RunSessions
 from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT
 from .sessions import AgentSessions
 from .settings import (
@@ -49,12 +50,14 @@ from .settings import (
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
 from .stream import Launch, started_run
+from .system_message import Known, system_messages, system_text
 from .toolbox import AgentTools
 
 if TYPE_CHECKING:
     from typing_extensions import Self, Unpack
 
     from ..knowledge import Knowledge
+    from ..session.agent import AgentSession
     from ._typing import AgentOptions, LangModelAgentOptions
 
 log = get_logger("ferrule.agent")
@@ -203,12 +206,18 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         self._history: list[Message] = []
         self._running: dict[str, RunState] = {}
         # the collaborators, each given what it works with
-        self._runs = AgentRuns(self, self._output, self._running, self._launch)
         self._knowledge = AgentKnowledge(self)
-        system = functools.partial(system_text, self)
-        self._sessions = AgentSessions(
-            self, self._history, self._second_models, system, self._knowledge.add_to_context
+        self._sessions = AgentSessions(self, self._history, self._second_models)
+        self._run_sessions = RunSessions(
+            self,
+            self._sessions,
+            self._second_models,
+            self._system_messages,
+            self._knowledge.add_to_context,
+            lambda: extra_messages(self.additional_input),
         )
+        pending = self._run_sessions.store_pending
+        self._runs = AgentRuns(self, self._output, self._running, self._launch, pending)
         self._toolbox = AgentTools(lambda: self.sync_bridge, tools)
         self._console = AgentConsole(self)
 
@@ -239,7 +248,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     def _deps(self) -> RunDeps:
         """What the turn loop runs with, from the settings as they are now."""
-        sessions = self._sessions
+        sessions = self._run_sessions
         return RunDeps(
             runtime=self.runtime,
             slots=self._slots,
@@ -260,7 +269,9 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             history=self._history,
             runs=self._running,
             resolve_tools=self._resolve_tools,
-            sessions=SessionSteps(sessions.begin, sessions.end, sessions.end_quietly),
+            sessions=SessionSteps(
+                sessions.prepare, sessions.begin, sessions.end, sessions.end_quietly
+            ),
             track_references=self._knowledge.track_references,
             reason=None if self.reasoning_model is None else self._reason,
             parse_reply=None if self.parser_model is None else self._parse_reply,
@@ -300,9 +311,11 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
         state = run_context.session_state if run_context is not None else self.session_state
-        knowledge_tools = self._knowledge.tools()
+        own: list[Tool | Toolset] = self._knowledge.tools()
+        if self.enable_agentic_memory and self.memory_manager is not None:
+            own.append(agentic_memory_tool(self._second_models, self.memory_manager))
         agentic = self.enable_agentic_state
-        return await self._toolbox.resolve(self, state, run_context, knowledge_tools, agentic)
+        return await self._toolbox.resolve(self, state, run_context, own, agentic)
 
     # -- tools (`toolbox.AgentTools`) ------------------------------------------------------
 
@@ -351,6 +364,22 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     get_last_run_output = Delegated(_sessions_of, AgentSessions.get_last_run_output)
     aget_user_memories = Delegated(_sessions_of, AgentSessions.aget_user_memories)
     get_user_memories = Delegated(_sessions_of, AgentSessions.get_user_memories)
+    aget_session_name = Delegated(_sessions_of, AgentSessions.aget_session_name)
+    get_session_name = Delegated(_sessions_of, AgentSessions.get_session_name)
+    aset_session_name = Delegated(_sessions_of, AgentSessions.aset_session_name)
+    set_session_name = Delegated(_sessions_of, AgentSessions.set_session_name)
+    generate_session_name = Delegated(_sessions_of, AgentSessions.generate_session_name)
+    aget_session_summary = Delegated(_sessions_of, AgentSessions.aget_session_summary)
+    get_session_summary = Delegated(_sessions_of, AgentSessions.get_session_summary)
+    aget_session_metrics = Delegated(_sessions_of, AgentSessions.aget_session_metrics)
+    get_session_metrics = Delegated(_sessions_of, AgentSessions.get_session_metrics)
+    afork_session = Delegated(_sessions_of, AgentSessions.afork_session)
+    fork_session = Delegated(_sessions_of, AgentSessions.fork_session)
+
+    @property
+    def cached_session(self) -> AgentSession | None:
+        """With ``cache_session``: the session as this agent last read or wrote it."""
+        return self._sessions.cached_session
 
     @on_bridge_loop
     async def arename(self, name: str, session_id: str | None = None) -> None:
@@ -368,6 +397,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     get_relevant_docs_from_knowledge = Delegated(
         _knowledge_of, AgentKnowledge.get_relevant_docs_from_knowledge
     )
+    aadd_to_knowledge = Delegated(_knowledge_of, AgentKnowledge.aadd_to_knowledge)
+    add_to_knowledge = Delegated(_knowledge_of, AgentKnowledge.add_to_knowledge)
 
     def set_knowledge(self, knowledge: Knowledge) -> None:
         """Ailoy 0.2's knowledge: each run's last user message is searched and what is
@@ -383,9 +414,13 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     # -- messages ------------------------------------------------------------------------------
 
+    def _system_messages(
+        self, state: dict[str, Any], known: Known, context: RunContext | None, output: Any
+    ) -> list[Message]:
+        return system_messages(self, system_text(self, state, known, context, output))
+
     def _system(self) -> list[Message]:
-        text = system_text(self, self.session_state, output=self._output)
-        return [Message("system", text)] if text else []
+        return system_messages(self, system_text(self, self.session_state, output=self._output))
 
     def get_messages(self) -> list[Message]:
         """The conversation so far (the system message first, if any)."""
@@ -418,7 +453,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             raise InvalidInputError("must not be empty", field="messages")
         if history[0].role != "system":
             system = system_text(self, self.session_state) or DEFAULT_STEP_INSTRUCTIONS
-            history.insert(0, Message("system", system))
+            history[0:0] = system_messages(self, system)
         await self._slots[0].ensure_defined(self.runtime)
         if tools is None:
             descriptions = [t.to_dict() for t in (await self._resolve_tools()).values()]

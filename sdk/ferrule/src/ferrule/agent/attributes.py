@@ -10,6 +10,7 @@ has its line here, under its group's comment.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ferrule_kit.lm import Reasoning
@@ -40,8 +41,23 @@ class AgentAttributes:
     timezone_identifier: str | None
     datetime_format: str | None
     add_name_to_context: bool
+    add_location_to_context: bool
     expected_output: str | None
     additional_context: str | None
+    role: str | None
+    use_instruction_tags: bool
+    resolve_in_context: bool
+    build_context: bool
+    system_message_role: str
+    # input
+    dependencies: dict[str, Any] | None
+    add_dependencies_to_context: bool
+    metadata: dict[str, Any] | None
+    additional_input: Sequence[Any] | None
+    user_message_role: str
+    build_user_context: bool
+    send_media_to_model: bool
+    input_schema: Any
     # model
     options: dict[str, Any]
     usage_limits: UsageLimits | None
@@ -55,10 +71,17 @@ class AgentAttributes:
     session_state: dict[str, Any]
     add_session_state_to_context: bool
     enable_agentic_state: bool
+    overwrite_db_session_state: bool
+    cache_session: bool
+    introduction: str | None
     # history
     add_history_to_context: bool
     num_history_runs: int | None
     num_history_messages: int | None
+    max_tool_calls_from_history: int | None
+    store_media: bool
+    store_tool_messages: bool
+    store_history_messages: bool
     enable_session_summaries: bool
     add_session_summary_to_context: bool
     # memory
@@ -66,13 +89,17 @@ class AgentAttributes:
     enable_user_memories: bool
     update_memory_on_run: bool
     add_memories_to_context: bool
+    enable_agentic_memory: bool
     # knowledge
     knowledge: Knowledge | None
     search_knowledge: bool
     add_knowledge_to_context: bool
-    knowledge_filters: dict[str, Any] | None
-    enable_agentic_knowledge_filters: bool
+    knowledge_filters: dict[str, Any] | list[Any] | None
+    enable_agentic_knowledge_filters: bool | None
     knowledge_retriever: Any
+    add_search_knowledge_instructions: bool
+    references_format: str
+    update_knowledge: bool
     # reasoning
     reasoning: Reasoning
     reasoning_model: Any

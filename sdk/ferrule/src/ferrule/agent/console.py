@@ -39,17 +39,24 @@ def _console(console: Any) -> Console:
 class _ResponseView:
     """What one run has shown so far, as rich panels."""
 
-    def __init__(self, markdown: bool, show_reasoning: bool) -> None:
-        self.markdown, self.show_reasoning = markdown, show_reasoning
+    def __init__(self, printing: Printing) -> None:
+        self.printing = printing
+        self.markdown, self.show_reasoning = bool(printing.markdown), printing.show_reasoning
         self.started = time.perf_counter()
         self.content: list[str] = []
         self.final: Any = None
         self.reasoning: list[str] = []
+        self.steps: list[Any] = []
         self.tool_calls: list[str] = []
         self.error: str | None = None
 
     def add(self, event: RunOutputEvent) -> None:
         name = event.event
+        steps = getattr(event, "reasoning_steps", None)
+        if steps:
+            self.steps = list(steps)
+        elif name == "ReasoningStep" and getattr(event, "content", None) is not None:
+            self.steps.append(event.content)  # type: ignore[union-attr]
         if name == "RunContent":
             content = getattr(event, "content", None)
             reasoning = getattr(event, "reasoning_content", None)
@@ -70,6 +77,26 @@ class _ResponseView:
         elif name == "RunError":
             self.error = event.content  # type: ignore[union-attr]
 
+    def _step_panels(self) -> list[RenderableType]:
+        from rich.panel import Panel
+        from rich.text import Text
+
+        panels: list[RenderableType] = []
+        for number, step in enumerate(self.steps, 1):
+            lines = [getattr(step, "title", None) or ""]
+            if getattr(step, "action", None):
+                lines.append(f"Action: {step.action}")
+            if getattr(step, "result", None):
+                lines.append(str(step.result))
+            if self.printing.show_full_reasoning:
+                if getattr(step, "reasoning", None):
+                    lines.append(f"Reasoning: {step.reasoning}")
+                if getattr(step, "confidence", None) is not None:
+                    lines.append(f"Confidence: {step.confidence}")
+            text = Text("\n".join(line for line in lines if line), style="dim")
+            panels.append(Panel(text, title=f"Reasoning step {number}", **_LEFT))
+        return panels
+
     def renderable(self) -> RenderableType:
         from rich.console import Group
         from rich.markdown import Markdown
@@ -77,6 +104,8 @@ class _ResponseView:
         from rich.text import Text
 
         panels: list[RenderableType] = []
+        if self.show_reasoning:
+            panels += self._step_panels()
         if self.show_reasoning and self.reasoning:
             panels.append(
                 Panel(Text("".join(self.reasoning), style="dim"), title="Reasoning", **_LEFT)
@@ -86,7 +115,9 @@ class _ResponseView:
         text = self._text()
         if text:
             seconds = time.perf_counter() - self.started
-            body: RenderableType = Markdown(text) if self.markdown else Text(text)
+            body: RenderableType = (
+                Markdown(_escaped(text, self.printing.tags)) if self.markdown else Text(text)
+            )
             panels.append(
                 Panel(body, title=f"Response ({seconds:.1f}s)", border_style="blue", **_LEFT)
             )
@@ -103,6 +134,14 @@ class _ResponseView:
         from ferrule_kit.messages import converter
 
         return json.dumps(converter.unstructure(final), ensure_ascii=False, indent=2)
+
+
+def _escaped(text: str, tags: frozenset[str]) -> str:
+    """``text`` with each of ``tags`` written out (``&lt;think&gt;``), for Markdown to show
+    rather than read as HTML."""
+    for tag in tags:
+        text = text.replace(f"<{tag}>", f"&lt;{tag}&gt;").replace(f"</{tag}>", f"&lt;/{tag}&gt;")
+    return text
 
 
 _LEFT: dict[str, Any] = {"title_align": "left", "expand": True}
@@ -159,7 +198,7 @@ def print_run(run_response: Any, markdown: bool, console: Any) -> None:
     from .results import RunOutput
 
     out = _console(console)
-    view = _ResponseView(markdown, show_reasoning=False)
+    view = _ResponseView(Printing(markdown=markdown, show_reasoning=False))
     if isinstance(run_response, RunOutput):
         view.final = run_response.content
         if run_response.status in ("error", "paused"):
@@ -172,52 +211,69 @@ def print_run(run_response: Any, markdown: bool, console: Any) -> None:
 @attrs.frozen(kw_only=True)
 class Printing:
     """How `print_response` prints a run: redrawn as it ``stream``s (None: the agent's
-    ``stream`` setting), ``markdown``, the message (``show_message``), the reasoning
-    (``show_reasoning``), on ``console`` (a ``rich.console.Console``; None: stdout)."""
+    ``stream`` setting), ``markdown`` (None: the agent's; never for structured output),
+    the message (``show_message``), the reasoning (``show_reasoning``; each step's own
+    reasoning and confidence too with ``show_full_reasoning``), on ``console`` (a
+    ``rich.console.Console``; None: stdout); ``tags`` are shown as written in Markdown
+    (default ``<think>`` and ``<thinking>``), not read as HTML."""
 
     stream: bool | None = None
-    markdown: bool = False
+    markdown: bool | None = None
     show_message: bool = True
     show_reasoning: bool = True
+    show_full_reasoning: bool = False
     console: Any = None
+    tags: frozenset[str] = frozenset({"think", "thinking"})
 
 
 def _events(agent: Any, input: Any, options: dict[str, Any]) -> Any:
     """The run's events: Agno's ``arun`` with every event, on any agent (whichever its
-    `run`); iterable with ``for`` and ``async for``, never run ahead."""
+    `run`); iterable with ``for`` and ``async for``, never run ahead. A ``stream`` or
+    ``stream_events`` among the options is the printing's, not the run's (Agno's)."""
+    options = {k: v for k, v in options.items() if k not in ("stream", "stream_events")}
     return agent.arun(input, stream=True, stream_events=True, **options)
 
 
+def _resolved(agent: Any, printing: Printing) -> Printing:
+    """``printing`` with the agent's defaults: its ``stream``, its ``markdown`` (never for
+    structured output)."""
+    markdown = agent.markdown if printing.markdown is None else printing.markdown
+    if agent.output_schema is not None:
+        markdown = False
+    stream = printing.stream if printing.stream is not None else bool(agent.stream)
+    return attrs.evolve(printing, markdown=markdown, stream=stream)
+
+
 def print_response(agent: Any, input: Any, printing: Printing, options: dict[str, Any]) -> None:
+    printing = _resolved(agent, printing)
     out = _console(printing.console)
     if printing.show_message:
         _show_message(out, input)
-    view = _ResponseView(printing.markdown, printing.show_reasoning)
+    view = _ResponseView(printing)
     try:
         events = _events(agent, input, options)
     except FerruleError as exc:  # refused before it started (bad input)
         view.error = f"{exc.kind}: {exc.message}"
         out.print(view.renderable())
         return
-    stream = printing.stream if printing.stream is not None else agent.stream
-    print_events(out, events, bool(stream), view)
+    print_events(out, events, bool(printing.stream), view)
 
 
 async def aprint_response(
     agent: Any, input: Any, printing: Printing, options: dict[str, Any]
 ) -> None:
+    printing = _resolved(agent, printing)
     out = _console(printing.console)
     if printing.show_message:
         _show_message(out, input)
-    view = _ResponseView(printing.markdown, printing.show_reasoning)
+    view = _ResponseView(printing)
     try:
         events = _events(agent, input, options).__aiter__()
     except FerruleError as exc:
         view.error = f"{exc.kind}: {exc.message}"
         out.print(view.renderable())
         return
-    stream = printing.stream if printing.stream is not None else agent.stream
-    await aprint_events(out, events, bool(stream), view)
+    await aprint_events(out, events, bool(printing.stream), view)
 
 
 def _is_exit(text: str, exit_on: Sequence[str] | None) -> bool:
@@ -270,6 +326,50 @@ async def acli_app(
             await agent.aprint_response(text, console=out, **options)
 
 
+#: `print_response`'s arguments that go to the run (`run`'s).
+RUN_OPTIONS = (
+    "session_id",
+    "session_state",
+    "user_id",
+    "run_id",
+    "audio",
+    "images",
+    "videos",
+    "files",
+    "knowledge_filters",
+    "add_history_to_context",
+    "add_dependencies_to_context",
+    "dependencies",
+    "add_session_state_to_context",
+    "metadata",
+    "debug_mode",
+)
+
+
+def _printing(
+    stream: bool | None,
+    markdown: bool | None,
+    show_message: bool,
+    show_reasoning: bool,
+    show_full_reasoning: bool,
+    console: Any,
+) -> Printing:
+    return Printing(
+        stream=stream,
+        markdown=markdown,
+        show_message=show_message,
+        show_reasoning=show_reasoning,
+        show_full_reasoning=show_full_reasoning,
+        console=console,
+    )
+
+
+def _run_options(given: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The run's arguments among `print_response`'s (those given), and its other keywords."""
+    options = {name: given[name] for name in RUN_OPTIONS if given[name] is not None}
+    return {**kwargs, **options}
+
+
 class AgentConsole:
     """An agent's terminal conveniences, as `Agent`'s methods (``agent.print_response``...):
     they call the agent's public `run` / `arun` only."""
@@ -281,80 +381,129 @@ class AgentConsole:
         self,
         input: Any,
         *,
+        session_id: str | None = None,
+        session_state: dict[str, Any] | None = None,
+        user_id: str | None = None,
+        run_id: str | None = None,
+        audio: Sequence[Any] | None = None,
+        images: Sequence[Any] | None = None,
+        videos: Sequence[Any] | None = None,
+        files: Sequence[Any] | None = None,
         stream: bool | None = None,
-        markdown: bool = False,
+        markdown: bool | None = None,
+        knowledge_filters: Any = None,
+        add_history_to_context: bool | None = None,
+        add_dependencies_to_context: bool | None = None,
+        dependencies: dict[str, Any] | None = None,
+        add_session_state_to_context: bool | None = None,
+        metadata: dict[str, Any] | None = None,
+        debug_mode: bool | None = None,
         show_message: bool = True,
         show_reasoning: bool = True,
+        show_full_reasoning: bool = False,
         console: Any = None,
-        **options: Any,
+        tags_to_include_in_markdown: set[str] | None = None,
+        **kwargs: Any,
     ) -> None:
         """Run on ``input`` and print it in panels (Agno's ``print_response``): the
-        message (``show_message``), the reasoning (``show_reasoning``), the tool calls, and
-        the response, as Markdown with ``markdown=True``; with ``stream`` (default: the
-        agent's) it is redrawn as it streams. A failed run is printed, not raised.
-        ``options`` go to `run` (``session_id``, ``user_id``, ``files``, ...); ``console``
-        is a ``rich.console.Console`` to print on (default: stdout)."""
-        printing = Printing(
-            stream=stream,
-            markdown=markdown,
-            show_message=show_message,
-            show_reasoning=show_reasoning,
-            console=console,
+        message (``show_message``), the reasoning (``show_reasoning``; each step's
+        reasoning and confidence with ``show_full_reasoning``), the tool calls, and the
+        response, as Markdown with ``markdown`` (default: the agent's; ``<think>`` tags,
+        or ``tags_to_include_in_markdown``, shown as written); with ``stream`` (default:
+        the agent's) it is redrawn as it streams. A failed run is printed, not raised.
+        The run's own arguments are `run`'s (``session_id``, ``user_id``, ``files``,
+        ``dependencies``, ...; other keywords reach the hooks); ``console`` is a
+        ``rich.console.Console`` to print on (default: stdout)."""
+        printing = _printing(
+            stream, markdown, show_message, show_reasoning, show_full_reasoning, console
         )
+        if tags_to_include_in_markdown:
+            printing = attrs.evolve(printing, tags=frozenset(tags_to_include_in_markdown))
+        options = _run_options(locals(), kwargs)
         print_response(self.agent, input, printing, options)
 
     async def aprint_response(
         self,
         input: Any,
         *,
+        session_id: str | None = None,
+        session_state: dict[str, Any] | None = None,
+        user_id: str | None = None,
+        run_id: str | None = None,
+        audio: Sequence[Any] | None = None,
+        images: Sequence[Any] | None = None,
+        videos: Sequence[Any] | None = None,
+        files: Sequence[Any] | None = None,
         stream: bool | None = None,
-        markdown: bool = False,
+        markdown: bool | None = None,
+        knowledge_filters: Any = None,
+        add_history_to_context: bool | None = None,
+        add_dependencies_to_context: bool | None = None,
+        dependencies: dict[str, Any] | None = None,
+        add_session_state_to_context: bool | None = None,
+        metadata: dict[str, Any] | None = None,
+        debug_mode: bool | None = None,
         show_message: bool = True,
         show_reasoning: bool = True,
+        show_full_reasoning: bool = False,
         console: Any = None,
-        **options: Any,
+        tags_to_include_in_markdown: set[str] | None = None,
+        **kwargs: Any,
     ) -> None:
-        printing = Printing(
-            stream=stream,
-            markdown=markdown,
-            show_message=show_message,
-            show_reasoning=show_reasoning,
-            console=console,
+        """`print_response` for async callers."""
+        printing = _printing(
+            stream, markdown, show_message, show_reasoning, show_full_reasoning, console
         )
+        if tags_to_include_in_markdown:
+            printing = attrs.evolve(printing, tags=frozenset(tags_to_include_in_markdown))
+        options = _run_options(locals(), kwargs)
         await aprint_response(self.agent, input, printing, options)
 
     def cli_app(
         self,
         input: str | None = None,
+        *,
         session_id: str | None = None,
         user_id: str | None = None,
+        user: str = "User",
+        emoji: str = ":sunglasses:",
         stream: bool = False,
         markdown: bool = False,
-        *,
         exit_on: Sequence[str] | None = None,
-        prompt: str = "You: ",
+        prompt: str | None = None,
         console: Any = None,
         **options: Any,
     ) -> None:
         """A chat on stdin (Agno's ``cli_app``): answers ``input`` first if given, then
-        each line read, with `print_response`, until the end of input or a line of
+        each line read (after the prompt, ``emoji`` and ``user``'s name unless ``prompt``
+        says otherwise), with `print_response`, until the end of input or a line of
         ``exit_on`` (default ``exit``, ``quit``, ``bye``). Give the agent a ``db`` and
         ``add_history_to_context=True`` for it to remember the conversation."""
         options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
-        cli_app(self.agent, input, exit_on, prompt, console, options)
+        shown = prompt if prompt is not None else _prompt(user, emoji)
+        cli_app(self.agent, input, exit_on, shown, console, options)
 
     async def acli_app(
         self,
         input: str | None = None,
+        *,
         session_id: str | None = None,
         user_id: str | None = None,
+        user: str = "User",
+        emoji: str = ":sunglasses:",
         stream: bool = False,
         markdown: bool = False,
-        *,
         exit_on: Sequence[str] | None = None,
-        prompt: str = "You: ",
+        prompt: str | None = None,
         console: Any = None,
         **options: Any,
     ) -> None:
+        """`cli_app` for async callers (reading stdin off the loop)."""
         options.update(session_id=session_id, user_id=user_id, stream=stream, markdown=markdown)
-        await acli_app(self.agent, input, exit_on, prompt, console, options)
+        shown = prompt if prompt is not None else _prompt(user, emoji)
+        await acli_app(self.agent, input, exit_on, shown, console, options)
+
+
+def _prompt(user: str, emoji: str) -> str:
+    """What the chat asks each line with (rich markup: ``:sunglasses:`` is an emoji)."""
+    return f"[bold] {emoji} {user} [/bold]: "

@@ -50,10 +50,12 @@ class SecondModels:
 
 @attrs.frozen
 class SessionSteps:
-    """A run's session work: `begin` loads what it starts from (state, history, memories,
+    """A run's session work: `prepare` loads its state and resolves its dependencies (what
+    its pre-hooks see); `begin` loads what it starts from (the rest: history, memories,
     summary, knowledge) and builds its messages; `end` commits it to the db; `end_quietly`
     is `end` for a run that failed already (a failure to store it is only logged)."""
 
+    prepare: Callable[[RunState], Awaitable[Any]]
     begin: Callable[[RunState], Awaitable[None]]
     end: Callable[[RunState], Awaitable[None]]
     end_quietly: Callable[[RunState], Awaitable[None]]

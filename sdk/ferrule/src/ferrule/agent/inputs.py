@@ -1,12 +1,12 @@
 """What a run starts from, as pure functions of the agent's settings and the caller's
-input: the input as messages (`input_messages`), the system message the settings make
-(`system_text`, or a single step's `DEFAULT_STEP_INSTRUCTIONS`), the tools' descriptions
-(`tool_description`), Agno's `RunContext` of a run (`run_context_of`) and the functions
-Agno calls by the names of their parameters (`call_by_name`)."""
+input: the input as messages (`input_messages`), a single step's
+`DEFAULT_STEP_INSTRUCTIONS`, the tools' descriptions (`tool_description`), Agno's
+`RunContext` of a run (`run_context_of`) and the functions Agno calls by the names of
+their parameters (`call_by_name`); the system message the settings make is
+`system_message.system_text`'s."""
 
 from __future__ import annotations
 
-import datetime
 import functools
 import inspect
 import json
@@ -16,14 +16,11 @@ from typing import Any
 import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import Message, converter
-from ferrule_kit.storage import SessionSummary, UserMemory
 
 from ..tools import Tool, as_tools
 from ..tools.context import RunContext
-from .output_schema import StructuredOutput
 from .prompt import prompt_parts
 
-#: The user memories belong to when a run names no user.
 #: The default instructions of a single step (execute-agent-step-api), used when the
 #: messages carry no system message and the agent has none.
 DEFAULT_STEP_INSTRUCTIONS = (
@@ -36,6 +33,7 @@ DEFAULT_STEP_INSTRUCTIONS = (
     "You cannot use any other tools other than the ones provided to you explicitly."
 )
 
+#: The user memories belong to when a run names no user.
 DEFAULT_USER_ID = "default"
 
 
@@ -94,17 +92,24 @@ def input_messages(value: Any, files: Sequence[Any] = ()) -> list[Message]:
 
 
 def run_context_of(run: Any) -> RunContext:
-    """A run (`RunState`) as Agno's `RunContext`; its ``session_state`` is the run's own
-    dict, so what a tool or instructions function changes there is the session's."""
+    """A run (`RunState`) as Agno's `RunContext`: one per run (the caller's own when one
+    was given), kept in step with the run: its ``session_state`` is the run's own dict, so
+    what a tool or instructions function changes there is the session's; its
+    ``dependencies`` are the run's (else a dict of pydantic-ai's ``deps``)."""
     session = run.session
-    return RunContext(
-        run_id=run.id,
-        session_id=session.session_id if session is not None else "",
-        user_id=session.user_id if session is not None else None,
-        session_state=session.session_state if session is not None else {},
-        dependencies=run.tool_deps if isinstance(run.tool_deps, dict) else None,
-        metadata=session.metadata if session is not None else None,
-    )
+    context = run.run_context
+    if context is None:
+        context = run.run_context = RunContext(run_id=run.id, session_id="")
+    if session is not None:
+        context.session_id, context.user_id = session.session_id, session.user_id
+        context.session_state = session.session_state
+        context.metadata = session.metadata
+    if run.dependencies is not None:
+        context.dependencies = run.dependencies
+    elif context.dependencies is None and isinstance(run.tool_deps, dict):
+        context.dependencies = run.tool_deps
+    context.knowledge_filters = run.knowledge_filters
+    return context
 
 
 def call_by_name(function: Any, **arguments: Any) -> Any:
@@ -135,113 +140,6 @@ def update_session_state_tool() -> Tool:
     return Tool.from_function(update_session_state)
 
 
-def _instructions(agent: Any, state: dict[str, Any], run_context: RunContext | None) -> list[str]:
-    instructions = agent.instructions
-    if callable(instructions):
-        instructions = call_by_name(
-            instructions, agent=agent, session_state=state, run_context=run_context
-        )
-    if instructions is None:
-        return []
-    if isinstance(instructions, str):
-        return [instructions]
-    return [str(i) for i in instructions]
-
-
-def _additional_information(agent: Any, markdown: bool) -> list[str]:
-    """The lines of Agno's ``<additional_information>``: the markdown instruction (unless
-    JSON is asked for), the current time and the agent's name, as the agent adds them."""
-    lines: list[str] = []
-    if agent.markdown and markdown:
-        lines.append("Use markdown to format your answers.")
-    if agent.add_datetime_to_context:
-        zone = None
-        if agent.timezone_identifier is not None:
-            import zoneinfo  # checked by the settings; only imported when a zone is named
-
-            zone = zoneinfo.ZoneInfo(agent.timezone_identifier)
-        now = datetime.datetime.now(zone).astimezone(zone)
-        stamp = now.strftime(agent.datetime_format or "%Y-%m-%d %H:%M:%S %Z")
-        lines.append(f"The current time is {stamp}.")
-    if agent.name is not None and agent.add_name_to_context:
-        lines.append(f"Your name is: {agent.name}.")
-    return lines
-
-
-def system_text(
-    agent: Any,
-    state: dict[str, Any],
-    memories: Sequence[UserMemory] = (),
-    summary: SessionSummary | None = None,
-    run_context: RunContext | None = None,
-    output: StructuredOutput | None = None,
-) -> str | None:
-    """The system message, the Agent reference's way: ``system_message`` as given, else
-    ``description`` then ``instructions`` (one per line as ``- ...`` when several) and the
-    instructions of toolkits that ask for them to be added; then
-    what the run knows from before, each in its tag: the user's memories, the session's
-    summary and its state (when the agent adds them to the context)."""
-    pieces: list[str] = []
-    system_message = agent.system_message
-    if callable(system_message):
-        system_message = call_by_name(
-            system_message, agent=agent, session_state=state, run_context=run_context
-        )
-    if system_message:
-        pieces.append(str(system_message))
-    else:
-        if agent.description:
-            pieces.append(agent.description)
-        instructions = _instructions(agent, state, run_context)
-        if len(instructions) == 1:
-            pieces.append(f"<instructions>\n{instructions[0]}\n</instructions>")
-        elif instructions:
-            lines = "\n".join(f"- {i}" for i in instructions)
-            pieces.append(f"<instructions>\n{lines}\n</instructions>")
-        # a toolkit's own guidance (Agno's Toolkit(add_instructions=True))
-        pieces.extend(
-            toolkit.instructions
-            for toolkit in agent.tools
-            if getattr(toolkit, "add_instructions", False)
-            and getattr(toolkit, "instructions", None)
-        )
-        if agent.use_json_mode and output is not None:
-            schema = json.dumps(output.schema, ensure_ascii=False)
-            pieces.append(
-                "Reply with one JSON object that follows this JSON schema, and nothing "
-                f"else:\n<json_schema>\n{schema}\n</json_schema>"
-            )
-        information = _additional_information(agent, markdown=output is None)
-        if information:
-            lines = "\n".join(f"- {line}" for line in information)
-            pieces.append(f"<additional_information>\n{lines}\n</additional_information>")
-        if agent.expected_output is not None:
-            pieces.append(f"<expected_output>\n{agent.expected_output.strip()}\n</expected_output>")
-        if agent.additional_context is not None:
-            pieces.append(agent.additional_context)
-    if memories:
-        lines = "\n".join(f"- {m.memory}" for m in memories)
-        pieces.append(
-            "You have access to memories from previous interactions with the user that you "
-            f"can use:\n\n<memories_from_previous_interactions>\n{lines}\n"
-            "</memories_from_previous_interactions>\n\nNote: this information is from previous "
-            "interactions and may be updated in this conversation. You should always prefer "
-            "information from this conversation over the past memories."
-        )
-    if summary is not None:
-        pieces.append(
-            "Here is a brief summary of your previous interactions:\n\n"
-            f"<summary_of_previous_interactions>\n{summary.summary}\n"
-            "</summary_of_previous_interactions>\n\nNote: this information is from previous "
-            "interactions and may be outdated. You should ALWAYS prefer information from this "
-            "conversation over the past summary."
-        )
-    if agent.add_session_state_to_context:
-        text = json.dumps(state, ensure_ascii=False, sort_keys=True)
-        pieces.append(f"<session_state>\n{text}\n</session_state>")
-    return "\n\n".join(pieces) if pieces else None
-
-
 def tool_description(spec: Any, index: int) -> dict[str, Any]:
     """A model-facing tool description from a `Tool`, a function or a bare description
     (``{"name", "description", "parameters"}``, or OpenAI's ``{"type": "function",
@@ -269,3 +167,43 @@ def tool_description(spec: Any, index: int) -> dict[str, Any]:
     if not isinstance(resolved, Tool):
         raise InvalidInputError("step() takes single tools, not tool sets", field=field)
     return resolved.to_dict()
+
+
+def extra_messages(items: Sequence[Any] | None) -> list[Message]:
+    """Agno's ``additional_input`` as messages (after the system message, before the
+    history): ferrule's or Agno's `Message` s, message dicts, and strings or models as user
+    messages (a model as its JSON); a bad one is refused naming it
+    (``additional_input[i]``)."""
+    out: list[Message] = []
+    for index, item in enumerate(items or ()):
+        field = f"additional_input[{index}]"
+        if isinstance(item, Message):
+            out.append(item)
+        elif callable(getattr(item, "to_kit", None)):  # Agno's Message
+            out.append(item.to_kit())
+        elif isinstance(item, Mapping) and "role" in item:
+            out.append(_agno_message_dict(item, field))
+        else:
+            text = item if isinstance(item, str) else _structured_text(item)
+            if text is None:
+                raise InvalidInputError(
+                    f"expected a message, a message dict or a string, got {type(item).__name__}",
+                    field=field,
+                )
+            out.append(Message("user", text))
+    return out
+
+
+def _agno_message_dict(item: Mapping[str, Any], field: str) -> Message:
+    """A message dict, Agno's (``content`` a string) or ferrule's (``content`` parts)."""
+    if isinstance(item.get("content"), str) or item.get("content") is None:
+        from ..models.message import Message as AgnoMessage
+
+        try:
+            return AgnoMessage(**dict(item)).to_kit()
+        except (TypeError, InvalidInputError) as exc:
+            raise InvalidInputError(f"{field}: {exc}", field=field) from None
+    try:
+        return Message.from_dict(item)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{field}: {exc.message}", field=field) from None

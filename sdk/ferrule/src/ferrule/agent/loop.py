@@ -106,6 +106,8 @@ async def admit(deps: RunDeps, run: RunState, hooked: bool) -> None:
         raise asyncio.CancelledError
     await deps.slots[0].ensure_defined(deps.runtime)
     if hooked:
+        if run.session is not None:  # the hooks see the session's state, as Agno's do
+            await deps.sessions.prepare(run)
         await run_pre_hooks(deps, run)
 
 
@@ -252,19 +254,23 @@ def pauses_for(tool: Tool) -> bool:
 
 
 def debug(deps: RunDeps, event: str, run: RunState, **fields: Any) -> None:
-    """A step of ``run``, logged at debug level when the agent has ``debug_mode``."""
-    if deps.debug_mode:
+    """A step of ``run``, logged at debug level when the agent (or the run) has
+    ``debug_mode``."""
+    if run.flags.debug_mode if run.flags.debug_mode is not None else deps.debug_mode:
         log.debug(event, run_id=run.id, agent_id=deps.agent_id, **fields)
 
 
 def hook_arguments(deps: RunDeps, run: RunState) -> dict[str, Any]:
     context = run.session
+    flag = run.flags.debug_mode
     return {
+        **run.hook_arguments,  # the caller's other keywords (Agno's **kwargs)
         "agent": deps.agent,
         "session_id": context.session_id if context else None,
         "user_id": context.user_id if context else None,
         "metadata": context.metadata if context else {},
-        "debug_mode": deps.debug_mode,
+        "debug_mode": flag if flag is not None else deps.debug_mode,
+        "run_context": run_context_of(run),
     }
 
 
@@ -275,7 +281,7 @@ async def run_pre_hooks(deps: RunDeps, run: RunState) -> None:
     await run_hooks(deps.pre_hooks, run_input, arguments)
     debug(deps, "pre_hooks_passed", run, hooks=len(deps.pre_hooks))
     content, files = run_input.input_content, run_input.files
-    run.messages = run.kind.messages(content, files)
+    run.messages = run.kind.messages(content, files if run.send_media else ())
     run.first_new = run.kind.first_new(run.messages)
     run.input, run.files = content, files
     if run.session is not None:  # what is stored: the input as the hooks left it

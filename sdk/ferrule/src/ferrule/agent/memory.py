@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
@@ -29,7 +30,7 @@ from ferrule_kit.storage import (
 )
 
 from .._bridge import Bridge, blocking, on_bridge_loop
-from ..tools import Tool, ToolError, as_tools
+from ..tools import Tool, ToolContext, ToolError, as_tools
 from .deps import SecondModels
 from .inputs import DEFAULT_USER_ID, as_message
 from .langmodel import LangModel, component_name
@@ -50,14 +51,19 @@ MEMORY_INSTRUCTIONS = (
     "You manage what an assistant remembers about a user across conversations: short, "
     "self-contained facts about the user (who they are, their preferences, plans, and what "
     "they asked to be remembered). Read the user's new messages and the memories already "
-    "stored, then:\n"
-    "- call add_memory for each new fact worth remembering;\n"
-    "- call update_memory when a stored memory changed or can be made more precise;\n"
-    "- call delete_memory when a stored memory is no longer true or the user asks to "
-    "forget it.\n"
-    "Do not store what is only about this conversation, and never duplicate a memory. When "
-    "nothing needs to change, call no tool. When done, reply with one word: done."
+    "stored, then change them with your tools (listed below). Do not store what is only "
+    "about this conversation, and never duplicate a memory. When nothing needs to change, "
+    "call no tool. When done, reply with one word: done."
 )
+
+#: What each memory tool is for, in the memory model's instructions.
+TOOL_GUIDANCE = {
+    "add_memory": "call add_memory for each new fact worth remembering",
+    "update_memory": "call update_memory when a stored memory changed or can be made more precise",
+    "delete_memory": "call delete_memory when a stored memory is no longer true or the user "
+    "asks to forget it",
+    "clear_memory": "call clear_memory when the user asks to forget everything",
+}
 
 SUMMARY_INSTRUCTIONS = (
     "You keep a brief summary of a conversation between a user and an assistant, for the "
@@ -74,7 +80,12 @@ class MemoryManager:
     ``model``: a `LocalModel`, `APIModel`, `TestModel` or `LangModel` for the memory calls
     (default: the agent's own model). ``instructions`` replace the default ones
     (`MEMORY_INSTRUCTIONS`); ``additional_instructions`` are appended to them.
-    ``tool_call_limit``: memory changes per run, at most.
+    ``tool_call_limit``: memory changes per run, at most. The flags say which changes the
+    model may make: ``add_memories``, ``update_memories``, ``delete_memories`` and
+    ``clear_memories`` (forget all of the user's memories). After a run the model may always
+    delete a memory the user's messages make untrue (Agno's way); a task
+    (`update_memory_task`, the agent's ``update_user_memory`` tool) is given exactly the
+    flagged changes.
 
     Used on its own, as Agno's cookbook does, it needs ``db`` (a `SqliteDb`, `PostgresDb`,
     `InMemoryDb`...): `add_user_memory`, `get_user_memories`, `get_user_memory`,
@@ -93,6 +104,10 @@ class MemoryManager:
         additional_instructions: str | None = None,
         tool_call_limit: int = 10,
         runtime: Any = None,
+        add_memories: bool = True,
+        update_memories: bool = True,
+        delete_memories: bool = True,
+        clear_memories: bool = False,
     ) -> None:
         if db is not None and not hasattr(db, "component_type"):
             raise InvalidInputError(
@@ -109,6 +124,17 @@ class MemoryManager:
         if additional_instructions:
             self.instructions += "\n\n" + additional_instructions
         self.tool_call_limit = tool_call_limit
+        flags = {
+            "add_memories": add_memories,
+            "update_memories": update_memories,
+            "delete_memories": delete_memories,
+            "clear_memories": clear_memories,
+        }
+        for name, value in flags.items():
+            if not isinstance(value, bool):
+                raise InvalidInputError(f"{name} must be True or False", field=name)
+        self.add_memories, self.update_memories = add_memories, update_memories
+        self.delete_memories, self.clear_memories = delete_memories, clear_memories
         self._runtime = runtime
         self._storage: str | None = None
         self._models: dict[str, LangModel] = {}  # the model, once defined on the runtime
@@ -217,6 +243,16 @@ class MemoryManager:
 
     clear_user_memories = blocking(aclear_user_memories)
 
+    def _standalone_models(self) -> SecondModels:
+        if self.model is None:
+            raise InvalidInputError(
+                "a MemoryManager used on its own needs its model: MemoryManager(model=..., db=...)",
+                field="model",
+            )
+        return SecondModels(
+            self.runtime, "memory_manager", self._no_main_model, self._models, agent_class, self._db
+        )
+
     @on_bridge_loop
     async def acreate_user_memories(
         self,
@@ -226,34 +262,54 @@ class MemoryManager:
     ) -> str:
         """Let ``model`` add, update or delete ``user_id``'s memories from what the user
         said (``message``, or the user ``messages``), as after an agent's run."""
-        if self.model is None:
-            raise InvalidInputError(
-                "create_user_memories needs a model: MemoryManager(model=..., db=...)",
-                field="model",
-            )
         said = [message] if message else []
         for index, item in enumerate(messages or ()):
             said.append(as_message(item, index).text)
         said = [text for text in said if text]
         if not said:
             raise InvalidInputError("give the user's message or messages", field="message")
-        models = SecondModels(
-            self.runtime, "memory_manager", self._no_main_model, self._models, agent_class, self._db
-        )
-        await manage_memories(models, self, user_id or DEFAULT_USER_ID, said)
+        await manage_memories(self._standalone_models(), self, user_id or DEFAULT_USER_ID, said)
         return "Memories updated"
 
     create_user_memories = blocking(acreate_user_memories)
+
+    @on_bridge_loop
+    async def aupdate_memory_task(self, task: str, user_id: str | None = None) -> str:
+        """Let ``model`` change ``user_id``'s memories as ``task`` says, with the changes
+        the flags allow (``add_memories``, ``update_memories``, ``delete_memories``,
+        ``clear_memories``)."""
+        if not isinstance(task, str) or not task.strip():
+            raise InvalidInputError("give the task, what to change", field="task")
+        models = self._standalone_models()
+        await manage_memories(models, self, user_id or DEFAULT_USER_ID, [task], task=True)
+        return "Memories updated"
+
+    update_memory_task = blocking(aupdate_memory_task)
+
+    def tool_names(self, task: bool) -> list[str]:
+        """The memory tools the model gets: a task's as the flags say; after a run, the
+        flagged additions and updates, and deletion always (Agno's)."""
+        names = []
+        if self.add_memories:
+            names.append("add_memory")
+        if self.update_memories:
+            names.append("update_memory")
+        if self.delete_memories or not task:
+            names.append("delete_memory")
+        if self.clear_memories and task:
+            names.append("clear_memory")
+        return names
 
     @staticmethod
     def _no_main_model() -> LangModel:
         raise AssertionError("a standalone MemoryManager always has its own model")
 
 
-def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
-    """The memory manager's tools, acting on ``user_id``'s memories only. A turn's tool
-    calls run concurrently; these take turns, in the order the model asked for them, so
-    that memories are stored (and listed) in that order and an update follows its add."""
+def _memory_tools(models: SecondModels, user_id: str, names: list[str]) -> list[Tool]:
+    """The memory manager's tools of ``names``, acting on ``user_id``'s memories only. A
+    turn's tool calls run concurrently; these take turns, in the order the model asked
+    for them, so that memories are stored (and listed) in that order and an update follows
+    its add."""
     in_order = asyncio.Lock()  # FIFO: the calls' tasks reach it in the calls' order
 
     async def add_memory(memory: str, topics: list[str] | None = None) -> str:
@@ -297,7 +353,23 @@ def _memory_tools(models: SecondModels, user_id: str) -> list[Tool]:
             raise ToolError(f"there is no memory {memory_id!r}")
         return f"deleted memory {memory_id}"
 
-    tools = [as_tools(f) for f in (add_memory, update_memory, delete_memory)]
+    async def clear_memory() -> str:
+        """Forget every memory of the user."""
+        async with in_order:
+            found = await models.db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
+            for memory in found.memories:
+                await models.db(
+                    "delete_memory", MemoryRef(memory.memory_id, user_id), DeletedResult
+                )
+        return f"cleared {len(found.memories)} memories"
+
+    functions = {
+        "add_memory": add_memory,
+        "update_memory": update_memory,
+        "delete_memory": delete_memory,
+        "clear_memory": clear_memory,
+    }
+    tools = [as_tools(functions[name]) for name in names]
     return [t for t in tools if isinstance(t, Tool)]
 
 
@@ -327,23 +399,52 @@ async def update_memories(
 
 
 async def manage_memories(
-    models: SecondModels, manager: MemoryManager, user_id: str, said: list[str]
+    models: SecondModels,
+    manager: MemoryManager,
+    user_id: str,
+    said: list[str],
+    task: bool = False,
 ) -> None:
-    """The memory manager's model changes ``user_id``'s memories from what they ``said``."""
+    """The memory manager's model changes ``user_id``'s memories from what they ``said``
+    (or, ``task``, as the task says), with the tools the manager's flags allow."""
+    names = manager.tool_names(task)
+    if not names:
+        return
     stored = await models.db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
     lm = await models.model("memory", manager.model)
+    guidance = "\n".join(f"- {TOOL_GUIDANCE[name]};" for name in names)
     helper = models.new_agent(
         lm,
-        system_message=manager.instructions,
-        tools=_memory_tools(models, user_id),
+        system_message=f"{manager.instructions}\n\nYour tools:\n{guidance}",
+        tools=_memory_tools(models, user_id, names),
         tool_call_limit=manager.tool_call_limit,
     )
+    heading = "task" if task else "new_user_messages"
     prompt = (
         f"<stored_memories>\n{_listed(stored.memories)}\n</stored_memories>\n\n"
-        "<new_user_messages>\n" + "\n".join(f"- {text}" for text in said) + "\n"
-        "</new_user_messages>"
+        f"<{heading}>\n" + "\n".join(f"- {text}" for text in said) + f"\n</{heading}>"
     )
     await helper.arun([Message("user", prompt)], user_id=user_id)
+
+
+def agentic_memory_tool(models: Callable[[], SecondModels], manager: MemoryManager) -> Tool:
+    """``enable_agentic_memory``'s tool: ``update_user_memory(task)``, the memory manager's
+    model changing the run's user's memories as the task says (the flagged changes)."""
+
+    async def update_user_memory(task: str, context: ToolContext[Any]) -> str:
+        """Change what you remember about the user: add, update, delete or clear memories.
+        Describe the change in detail.
+
+        Args:
+            task: What to change in the user's memories, in detail.
+        """
+        user_id = context.user_id or DEFAULT_USER_ID
+        await manage_memories(models(), manager, user_id, [task], task=True)
+        return "Memories updated"
+
+    tool = as_tools(update_user_memory)
+    assert isinstance(tool, Tool)
+    return tool
 
 
 @attrs.frozen

@@ -80,8 +80,10 @@ def hooks(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
 
 
 def text_or_function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    if value is not None and not isinstance(value, str) and not callable(value):
-        raise refuse(attribute, "a string or a function", value)
+    """None, a string, a function making one, or an Agno `Message` (its role and text)."""
+    message = hasattr(value, "role") and isinstance(getattr(value, "content", None), str)
+    if value is not None and not isinstance(value, str) and not callable(value) and not message:
+        raise refuse(attribute, "a string, a function or a Message", value)
 
 
 def function(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -107,6 +109,78 @@ def timezone(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
 
 text = optional(str, "a string")
 state = optional(dict, "a dict")
+mapping = optional(dict, "a dict")
+
+
+def knowledge_filters(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, a dict of metadata filters, or a list of `ferrule.filters` expressions."""
+    from ..filters import FilterExpr
+
+    if value is None or isinstance(value, dict):
+        return
+    if isinstance(value, list) and all(isinstance(item, FilterExpr) for item in value):
+        return
+    raise refuse(attribute, "a dict of metadata filters or a list of filter expressions", value)
+
+
+def role_in(*roles: str) -> Check:
+    """One of ``roles`` (a message's role)."""
+
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value not in roles:
+            raise InvalidInputError(
+                f"{attribute.name} must be one of {', '.join(map(repr, roles))}, got {value!r}",
+                field=attribute.name,
+            )
+
+    return check
+
+
+def one_of(*choices: Any) -> Check:
+    """One of ``choices``."""
+
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value not in choices:
+            raise InvalidInputError(
+                f"{attribute.name} must be one of {', '.join(map(repr, choices))}, got {value!r}",
+                field=attribute.name,
+            )
+
+    return check
+
+
+def input_schema(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, or a class a run's input is validated as: a pydantic model, a TypedDict or an
+    attrs class."""
+    import typing
+
+    if value is None:
+        return
+    if isinstance(value, type) and (
+        hasattr(value, "model_validate") or typing.is_typeddict(value) or attrs.has(value)
+    ):
+        return
+    raise refuse(attribute, "a pydantic model, a TypedDict or an attrs class", value)
+
+
+def messages(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, or a list of messages: strings, message dicts, Agno `Message`s, ferrule's."""
+    if value is None:
+        return
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise refuse(attribute, "a list of messages", value)
 
 
 maybe_flag = optional(bool, "True or False")
+
+
+def references_format(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """``"json"`` or ``"yaml"`` (which needs PyYAML)."""
+    one_of("json", "yaml")(_, attribute, value)
+    if value == "yaml":
+        try:
+            import yaml  # noqa: F401  (only checked: the references are written with it)
+        except ImportError:
+            raise ImportError(
+                "references_format='yaml' writes the references with PyYAML: pip install pyyaml"
+            ) from None

@@ -24,6 +24,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message
 
+from ..tools.context import RunContext
 from .configs import AgentConfig
 from .inputs import input_messages
 from .prompt import prompt_parts
@@ -90,6 +91,18 @@ def _is_flag(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None
         )
 
 
+def _maybe_flag(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None:
+        _is_flag(instance, attribute, value)
+
+
+def _maybe_dict(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, Mapping):
+        raise InvalidInputError(
+            f"{attribute.name} must be a dict, got {type(value).__name__}", field=attribute.name
+        )
+
+
 @attrs.frozen(kw_only=True)
 class RunRequest:
     """One call's request for a run: its input and options (None: the agent's), and how
@@ -110,6 +123,24 @@ class RunRequest:
     usage_limits: UsageLimits | None = None
     #: For the tools (`ToolContext.deps`), as pydantic-ai's ``deps``.
     deps: Any = None
+    #: The run's id (Agno's ``run_id``; None: a new one).
+    run_id: str | None = None
+    #: Agno's `RunContext` given by the caller: the run's context (its state, dependencies,
+    #: knowledge filters and metadata are the defaults of this call's own).
+    run_context: RunContext | None = None
+    #: Agno's ``dependencies``: merged over the agent's, resolved as the run starts.
+    dependencies: Mapping[str, Any] | None = attrs.field(default=None, validator=_maybe_dict)
+    #: Agno's ``knowledge_filters`` (a dict, or a list of `ferrule.filters` expressions):
+    #: over the agent's for this run.
+    knowledge_filters: Any = None
+    #: This run's own context switches (None: the agent's).
+    add_history_to_context: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    add_dependencies_to_context: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    add_session_state_to_context: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    #: This run's steps logged at debug level (None: the agent's ``debug_mode``).
+    debug_mode: bool | None = attrs.field(default=None, validator=_maybe_flag)
+    #: The caller's other keywords (Agno's ``**kwargs``): the hooks take them by name.
+    hook_arguments: Mapping[str, Any] = attrs.Factory(dict)
     #: Ailoy 0.2's run settings (inference, knowledge).
     config: AgentConfig | None = attrs.field(default=None)
     # -- how the caller reads it
@@ -117,7 +148,7 @@ class RunRequest:
     stream: bool | None = None
     stream_events: bool | None = None
     #: A stream yields the `RunOutput` after its last item (Agno's).
-    yield_run_output: bool = attrs.field(default=False, validator=_is_flag)
+    yield_run_output: bool | None = attrs.field(default=None, validator=_maybe_flag)
     #: `query`: the model reasons, no ``reasoning`` response is streamed (Ailoy's flag).
     ignore_reasoning_messages: bool = False
     #: Ailoy's deltas (`run_delta`) rather than whole messages.
@@ -132,11 +163,16 @@ class RunRequest:
 
     def given(self, *besides: str) -> list[str]:
         """The options set to something other than their default (``besides`` aside)."""
+
+        def default(field: attrs.Attribute[Any]) -> Any:
+            given: Any = field.default
+            return given.factory() if isinstance(given, attrs.Factory) else given  # type: ignore[arg-type]
+
         return [
             field.name
             for field in attrs.fields(RunRequest)
             if field.name not in ("kind", "input", *besides)
-            and getattr(self, field.name) != field.default
+            and getattr(self, field.name) != default(field)
         ]
 
 

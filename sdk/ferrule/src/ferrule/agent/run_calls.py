@@ -13,13 +13,16 @@ public surface (no module is over 600 lines).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message
+from typing_extensions import Unpack
 
 from ..media import media_files
+from ..tools.context import RunContext
+from ._typing import HookKeywords  # read at run time too: the implementations name it
 from .configs import AgentConfig
 from .deltas import MessageDeltaOutput
 from .request import INPUT, MESSAGES, QUERY, Continuation, Decisions, RunRequest
@@ -29,8 +32,6 @@ from .stream import AgentStream
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
     from ._typing import QueryOptions, RunOptions
     from .events import RunOutputEvent
 
@@ -201,20 +202,29 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         *,
         stream: bool | None = None,
         stream_events: bool | None = None,
-        session_id: str | None = None,
         user_id: str | None = None,
+        session_id: str | None = None,
         session_state: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        files: Sequence[Any] = (),
-        images: Sequence[Any] | None = None,
+        run_context: RunContext | None = None,
+        run_id: str | None = None,
         audio: Sequence[Any] | None = None,
+        images: Sequence[Any] | None = None,
         videos: Sequence[Any] | None = None,
-        reasoning: Reasoning | None = None,
+        files: Sequence[Any] | None = None,
+        knowledge_filters: Any = None,
+        add_history_to_context: bool | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
         output_schema: Any = None,
+        yield_run_output: bool | None = None,
+        debug_mode: bool | None = None,
+        reasoning: Reasoning | None = None,
         tool_call_limit: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
-        yield_run_output: bool = False,
+        **kwargs: Unpack[HookKeywords],
     ) -> Any:
         """Run on ``input``. What it does depends on how the agent was built, never on
         the type of ``input`` (docs/agent.md, "Which run").
@@ -231,11 +241,18 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
 
         The agent's ``stream`` and ``stream_events`` settings are the defaults.
         ``session_id`` / ``user_id`` default to the agent's; ``session_state`` is merged
-        over the session's for this run; ``metadata`` goes with the run; ``usage_limits``
+        over the session's for this run; ``run_id`` names the run; ``metadata`` goes with
+        the run (the agent's merged over it); ``dependencies`` go over the agent's
+        (functions among them called as the run starts), ``knowledge_filters`` over the
+        agent's; ``add_history_to_context``, ``add_dependencies_to_context``,
+        ``add_session_state_to_context`` and ``debug_mode`` set this run's own; a
+        ``run_context`` (Agno's `RunContext`) is the run's context (its state,
+        dependencies, filters and metadata the defaults of the call's). ``usage_limits``
         (default: the agent's) bound its model use; ``deps`` go to the tools
         (`ToolContext.deps`), as pydantic-ai's ``deps``; ``yield_run_output=True`` makes
-        a stream yield the `RunOutput` after its last event (Agno's). Without a db
-        nothing is kept between runs but ``session_state``.
+        a stream yield the `RunOutput` after its last event (Agno's). Other keywords reach
+        the hooks by name (Agno's ``**kwargs``). Without a db nothing is kept between
+        runs but ``session_state``.
 
         Ailoy 0.2's form (``Agent(lm)``, a `LangModel` given first): ``run(messages,
         config=None)``, ``messages`` the whole conversation (a string is one user
@@ -246,7 +263,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         request = RunRequest(
             kind=style.kind,
             input=input,
-            files=media_files(files, images, audio, videos),
+            files=media_files(files if files is not None else (), images, audio, videos),
             session_id=session_id,
             user_id=user_id,
             session_state=session_state,
@@ -256,6 +273,15 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
             tool_call_limit=tool_call_limit,
             usage_limits=usage_limits,
             deps=deps,
+            run_id=run_id,
+            run_context=run_context,
+            dependencies=dependencies,
+            knowledge_filters=knowledge_filters,
+            add_history_to_context=add_history_to_context,
+            add_dependencies_to_context=add_dependencies_to_context,
+            add_session_state_to_context=add_session_state_to_context,
+            debug_mode=debug_mode,
+            hook_arguments=kwargs,
             config=config,
             stream=stream,
             stream_events=stream_events,
@@ -269,6 +295,27 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         input: Any,
         *,
         stream: Literal[True],
+        background: Literal[True],
+        output_schema: Any = None,
+        **options: Unpack[RunOptions],
+    ) -> AsyncIterator[RunOutputEvent]: ...
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[False] | None = None,
+        background: Literal[True],
+        output_schema: Any = None,
+        **options: Unpack[RunOptions],
+    ) -> Awaitable[RunOutput[OutputT]]: ...
+    @overload
+    def arun(
+        self,
+        input: Any,
+        *,
+        stream: Literal[True],
+        background: Literal[False] = False,
         output_schema: None = None,
         **options: Unpack[RunOptions],
     ) -> AgentStream[RunOutputEvent, OutputT]: ...
@@ -278,6 +325,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         input: Any,
         *,
         stream: Literal[True],
+        background: Literal[False] = False,
         output_schema: type[SchemaT],
         **options: Unpack[RunOptions],
     ) -> AgentStream[RunOutputEvent, SchemaT]: ...
@@ -287,6 +335,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         input: Any,
         *,
         stream: Literal[True],
+        background: Literal[False] = False,
         output_schema: Mapping[str, Any],
         **options: Unpack[RunOptions],
     ) -> AgentStream[RunOutputEvent, dict[str, Any]]: ...
@@ -296,6 +345,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         input: Any,
         *,
         stream: Literal[False] | None = None,
+        background: Literal[False] = False,
         output_schema: None = None,
         **options: Unpack[RunOptions],
     ) -> AgentStream[MessageOutput, OutputT]: ...
@@ -305,6 +355,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         input: Any,
         *,
         stream: Literal[False] | None = None,
+        background: Literal[False] = False,
         output_schema: type[SchemaT],
         **options: Unpack[RunOptions],
     ) -> AgentStream[MessageOutput, SchemaT]: ...
@@ -314,6 +365,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         input: Any,
         *,
         stream: Literal[False] | None = None,
+        background: Literal[False] = False,
         output_schema: Mapping[str, Any],
         **options: Unpack[RunOptions],
     ) -> AgentStream[MessageOutput, dict[str, Any]]: ...
@@ -323,29 +375,42 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         *,
         stream: bool | None = None,
         stream_events: bool | None = None,
-        session_id: str | None = None,
         user_id: str | None = None,
+        session_id: str | None = None,
         session_state: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        files: Sequence[Any] = (),
-        images: Sequence[Any] | None = None,
+        run_context: RunContext | None = None,
+        run_id: str | None = None,
         audio: Sequence[Any] | None = None,
+        images: Sequence[Any] | None = None,
         videos: Sequence[Any] | None = None,
-        reasoning: Reasoning | None = None,
+        files: Sequence[Any] | None = None,
+        knowledge_filters: Any = None,
+        add_history_to_context: bool | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
         output_schema: Any = None,
+        yield_run_output: bool | None = None,
+        debug_mode: bool | None = None,
+        reasoning: Reasoning | None = None,
         tool_call_limit: int | None = None,
         usage_limits: UsageLimits | None = None,
         deps: Any = None,
-        yield_run_output: bool = False,
-    ) -> AgentStream[Any, Any]:
-        """Agno's `run` for async callers, on every agent (whichever its `run`): the same
-        stream, never run ahead; ``await`` it for the `RunOutput` (``await
-        agent.arun("Hi")``) or ``async for`` over it (one `MessageOutput` per new message,
-        or events with ``stream=True``)."""
+        background: bool = False,
+        **kwargs: Unpack[HookKeywords],
+    ) -> Any:
+        """Agno's `run` for async callers, on every agent (whichever its `run`), taking
+        `run`'s arguments: the same stream, never run ahead; ``await`` it for the
+        `RunOutput` (``await agent.arun("Hi")``) or ``async for`` over it (one
+        `MessageOutput` per new message, or events with ``stream=True``). With
+        ``background=True`` (and a db) the run goes on in a task of the caller's loop:
+        ``await`` gives its pending `RunOutput` at once (``aget_run_output(run_id)`` finds
+        it later), ``stream=True`` its events, the run going on if they are not read."""
         request = RunRequest(
             kind=INPUT,
             input=input,
-            files=media_files(files, images, audio, videos),
+            files=media_files(files if files is not None else (), images, audio, videos),
             session_id=session_id,
             user_id=user_id,
             session_state=session_state,
@@ -355,10 +420,21 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
             tool_call_limit=tool_call_limit,
             usage_limits=usage_limits,
             deps=deps,
+            run_id=run_id,
+            run_context=run_context,
+            dependencies=dependencies,
+            knowledge_filters=knowledge_filters,
+            add_history_to_context=add_history_to_context,
+            add_dependencies_to_context=add_dependencies_to_context,
+            add_session_state_to_context=add_session_state_to_context,
+            debug_mode=debug_mode,
+            hook_arguments=kwargs,
             stream=stream,
             stream_events=stream_events,
             yield_run_output=yield_run_output,
         )
+        if background:
+            return self._agent_runs().start_background(request)
         return self._agent_runs().start(request)
 
     def run_delta(

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from ferrule_kit.lm import Reasoning
 from typing_extensions import TypeVar
 
+from .background import BackgroundRun, background_events, needs_db
+from .context import effective_filters, merged_dependencies, merged_metadata
+from .input_schema import validated_input
 from .output_schema import StructuredOutput, structured_output
 from .request import INPUT, MESSAGES, QUERY, Continuation, RunKind, RunRequest
 from .results import RunOutput
@@ -40,7 +43,7 @@ from .sinks import (
     SilentReasoningSink,
     Sink,
 )
-from .state import RunSession, RunState
+from .state import RunFlags, RunSession, RunState
 from .stream import AgentStream, Launch
 from .usage import UsageLimits
 
@@ -59,6 +62,11 @@ class RunDefaults(Protocol):
     output_schema: Any
     tool_call_limit: int | None
     usage_limits: UsageLimits | None
+    dependencies: dict[str, Any] | None
+    metadata: dict[str, Any] | None
+    knowledge_filters: Any
+    input_schema: Any
+    send_media_to_model: bool
 
 
 class AgentRuns:
@@ -72,24 +80,40 @@ class AgentRuns:
         output: StructuredOutput | None,
         running: dict[str, RunState],
         launch: Callable[[], Launch],
+        store_pending: Callable[[RunOutput[Any]], Awaitable[None]],
     ) -> None:
         self.defaults = defaults
         self.output = output
         self.running = running
         self.launch = launch
+        self.store_pending = store_pending
 
     def start(self, request: RunRequest) -> AgentStream[Any, Any]:
         """The stream of a new run of ``request``."""
         stream: AgentStream[Any, Any] = AgentStream(
             self.launch(), self.new_run(request), self.sink_for(request)
         )
-        stream.yield_run_output = request.yield_run_output
+        stream.yield_run_output = bool(request.yield_run_output)
         return stream
+
+    def start_background(self, request: RunRequest) -> Any:
+        """A background run of ``request`` (`background`): awaited, its pending
+        `RunOutput`; with ``stream``, its events."""
+        needs_db(self.defaults.db)
+        stream = self.start(request)
+        if self.streams(request):
+            return background_events(stream)
+        return BackgroundRun(stream, self.store_pending)
 
     def new_run(self, request: RunRequest) -> RunState:
         """A run of ``request``; each option it leaves None is the agent's."""
         defaults, kind = self.defaults, request.kind
-        messages = kind.messages(request.input, request.files)
+        given = request.run_context
+        content = request.input
+        if kind is INPUT and defaults.input_schema is not None:
+            content = validated_input(content, defaults.input_schema)
+        files = request.files if defaults.send_media_to_model else ()
+        messages = kind.messages(content, files)
         infer_options: dict[str, Any] = {}
         reasoning = request.reasoning
         config = request.config
@@ -103,8 +127,8 @@ class AgentRuns:
             context.content_type = schema.__name__ if isinstance(schema, type) else "dict"
         tool_call_limit = request.tool_call_limit
         usage_limits = request.usage_limits
-        return RunState(
-            uuid.uuid4().hex,
+        run = RunState(
+            request.run_id or (given.run_id if given is not None else None) or uuid.uuid4().hex,
             kind,
             messages,
             kind.first_new(messages),
@@ -114,27 +138,60 @@ class AgentRuns:
             session=context,
             usage_limits=defaults.usage_limits if usage_limits is None else usage_limits,
             tool_deps=request.deps,
-            input=request.input,
+            input=content,
             files=request.files,
             infer_options=infer_options,
             config=config,
         )
+        self.add_context(run, request)
+        return run
+
+    def add_context(self, run: RunState, request: RunRequest) -> None:
+        """What ``run`` knows besides its messages (Agno's): the dependencies, knowledge
+        filters and metadata of the call (else of its ``run_context``) over the agent's, its
+        own context switches, the caller's `RunContext` and the hooks' other keywords."""
+        given = request.run_context
+        defaults = self.defaults
+        dependencies = request.dependencies
+        filters = request.knowledge_filters
+        if given is not None:
+            dependencies = given.dependencies if dependencies is None else dependencies
+            filters = given.knowledge_filters if filters is None else filters
+        run.dependencies = merged_dependencies(defaults.dependencies, dependencies)
+        run.knowledge_filters = effective_filters(defaults.knowledge_filters, filters)
+        run.flags = RunFlags(
+            request.add_history_to_context,
+            request.add_dependencies_to_context,
+            request.add_session_state_to_context,
+            request.debug_mode,
+        )
+        run.run_context = given
+        run.hook_arguments = dict(request.hook_arguments)
+        run.send_media = defaults.send_media_to_model
 
     def context(
         self, session_id: str | None, user_id: str | None, request: RunRequest | None = None
     ) -> RunSession:
-        """A run's session context: the agent's session and user unless given."""
+        """A run's session context: the agent's session and user unless given (by the
+        call, else by its `RunContext`); its metadata the call's (else its `RunContext`'s)
+        with the agent's merged over it."""
+        given = request.run_context if request else None
         state: Mapping[str, Any] | None = request.session_state if request else None
         metadata = request.metadata if request else None
-        given = request.input if request else None
+        if given is not None:
+            session_id = session_id or given.session_id or None
+            user_id = user_id or given.user_id
+            state = given.session_state if state is None else state
+            metadata = given.metadata if metadata is None else metadata
+        content = request.input if request else None
         return RunSession(
             session_id or self.defaults.session_id,
             user_id or self.defaults.user_id,
             self.defaults.id,
             {},
             dict(state) if state is not None else None,
-            given if isinstance(given, str) else None,
-            dict(metadata or {}),
+            content if isinstance(content, str) else None,
+            merged_metadata(metadata, self.defaults.metadata),
         )
 
     def streams(self, request: RunRequest) -> bool:

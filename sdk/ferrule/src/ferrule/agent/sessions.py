@@ -2,13 +2,14 @@
 
 `AgentSessions`, the collaborator of `Agent` that talks to its storage component (the
 contract of `ferrule_kit.storage`, reached through the runtime, so it works in-process and
-over ``ferrule serve`` alike): the Agent reference's session methods (`get_session`,
-`get_session_state`, `get_session_messages`, ...), and the two ends of every run:
-`begin` loads what the run starts from (the session's state, its history, the user's
-memories, the session summary) and builds the messages the model sees; `end` commits the
-run, once, with only its own messages (not the history it was given), with the session's
-new state and summary in the same transaction. A paused run is committed with what it
-needs to be continued, so that `continue_run` works from another process.
+over ``ferrule serve`` alike) and gives the Agent reference's session methods, each in
+Agno's shape: `get_session` (an Agno `ferrule.session.AgentSession`, with its runs),
+`save_session`, `delete_session`, `fork_session`, the session's name
+(`get_session_name`, `set_session_name`, a model's `generate_session_name`), state
+(`get_session_state`, `update_session_state`), summary, metrics, messages
+(`get_session_messages`, `get_chat_history`: Agno's `ferrule.models.message.Message`),
+runs (`get_run_output`, `get_last_run_output`) and the user's memories. A run's two ends in
+its session are `run_sessions.RunSessions`'.
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import time
-from collections.abc import Awaitable, Callable, Sequence
+import uuid
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
-from ferrule_kernel import InvalidInputError, error_from_dict, get_logger
-from ferrule_kit.errors import SessionStateConflictError
-from ferrule_kit.messages import Message, ToolCall, converter
-from ferrule_kit.statemerge import merge_state
+from ferrule_kernel import InvalidInputError
+from ferrule_kit.messages import Message as KitMessage
+from ferrule_kit.messages import converter
 from ferrule_kit.storage import (
     AppendRunInput,
     AppendRunResult,
@@ -35,123 +35,39 @@ from ferrule_kit.storage import (
     ListMemoriesInput,
     MemoriesResult,
     MessagesResult,
-    Requirement,
     Run,
     RunResult,
     RunsResult,
-    RunStatus,
+    Session,
     SessionRef,
     SessionResult,
-    SessionSummary,
     UpdateSessionStateInput,
     UpsertSessionInput,
-    UserMemory,
 )
+from ferrule_kit.storage import SessionSummary as KitSummary
 
 from .._bridge import Bridge, blocking, on_bridge_loop
-from ..knowledge.document import MessageReferences
+from ..metrics import SessionMetrics
+from ..models.message import Message
 from .deps import SecondModels
-from .inputs import DEFAULT_USER_ID, run_context_of
+from .inputs import DEFAULT_USER_ID
 from .langmodel import component_name
-from .memory import MemoryManager, summarize, update_memories
-from .results import RunMetrics, RunOutput, ToolConfirmation
-from .run_errors import UnknownRunError
-from .state import RunSession
+from .results import RunOutput
+from .stored import HISTORY_KEY, stored_output
 
 if TYPE_CHECKING:
-    from .state import RunState
+    from ..db.schemas.memory import UserMemory
+    from ..session.agent import AgentSession
+    from ..session.summary import SessionSummary
 
-log = get_logger("ferrule.agent")
 T = TypeVar("T")
 
-#: The history window when the agent sets neither ``num_history_runs`` nor
-#: ``num_history_messages`` (Agno's default).
-DEFAULT_HISTORY_RUNS = 3
-#: Runs that are not history: unfinished, failed or stopped.
-_NOT_HISTORY: list[RunStatus] = ["pending", "running", "paused", "error", "cancelled"]
-#: Where a paused run's stored metadata keeps what continuing it needs.
-_RESUME_KEY = "ferrule.resume"
-#: Where a run's stored metadata keeps its knowledge searches (`RunOutput.references`).
-_REFERENCES_KEY = "ferrule.references"
-_RESERVED_KEYS = (_RESUME_KEY, _REFERENCES_KEY)
-#: Tries to store a run whose session's state other writers keep changing (each conflict
-#: means another writer's state landed: the store made progress).
-_STATE_WRITE_ATTEMPTS = 50
-
-
-def _user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
-    """A stored run's metadata without what ferrule keeps there."""
-    return {k: v for k, v in metadata.items() if k not in _RESERVED_KEYS}
-
-
-def _stored_references(metadata: dict[str, Any]) -> list[MessageReferences]:
-    return converter.structure(metadata.get(_REFERENCES_KEY, []), list[MessageReferences])
-
-
-@attrs.define
-class AgentSession:
-    """A stored session (the Agent reference's ``AgentSession``): its ids, name, state,
-    summary and metadata, and its runs when loaded with them (`Agent.get_session`)."""
-
-    session_id: str
-    agent_id: str | None = None
-    user_id: str | None = None
-    name: str | None = None
-    session_state: dict[str, Any] = attrs.Factory(dict)
-    summary: SessionSummary | None = None
-    metadata: dict[str, Any] = attrs.Factory(dict)
-    runs: list[RunOutput[Any]] | None = None
-    created_at: float | None = None
-    updated_at: float | None = None
-
-    @property
-    def session_data(self) -> dict[str, Any]:
-        """Agno's view of the name and state."""
-        return {"session_name": self.name, "session_state": self.session_state}
-
-
-def _content_json(content: Any) -> Any:
-    """A run's content as JSON for the store (an output schema's object unstructured)."""
-    if hasattr(content, "model_dump") and not isinstance(content, type):
-        return content.model_dump(mode="json")
-    if attrs.has(type(content)):
-        return converter.unstructure(content)
-    return content
-
-
-def stored_output(run: Run) -> RunOutput[Any]:
-    """A stored run as a `RunOutput` (structured content comes back as JSON)."""
-    references = _stored_references(run.metadata)
-    return RunOutput(
-        run.run_id,
-        run.status,  # type: ignore[arg-type]  # the agent stores no "pending" run
-        run.content,
-        list(run.messages),
-        converter.structure(run.metrics, RunMetrics) if run.metrics else RunMetrics(),
-        [ToolConfirmation(r.tool_call, r.confirmed, r.reason) for r in run.requirements],
-        error_from_dict(run.error) if run.error else None,
-        agent_id=run.agent_id,
-        session_id=run.session_id,
-        user_id=run.user_id,
-        content_type=run.content_type or "str",
-        metadata=_user_metadata(run.metadata),
-        references=references or None,
-    )
-
-
-def _session(stored: Any, runs: list[RunOutput[Any]] | None = None) -> AgentSession:
-    return AgentSession(
-        stored.session_id,
-        stored.agent_id,
-        stored.user_id,
-        stored.name,
-        stored.session_state,
-        stored.summary,
-        stored.metadata,
-        runs,
-        stored.created_at,
-        stored.updated_at,
-    )
+#: The run statuses `get_session_messages` leaves out unless told (Agno's).
+SKIPPED_STATUSES = ("paused", "cancelled", "error")
+#: What `generate_session_name` asks the model.
+NAME_INSTRUCTIONS = (
+    "Name the conversation below in at most 5 words. Reply with the name only, without quotes."
+)
 
 
 class AgentSessionView(Protocol):
@@ -164,21 +80,29 @@ class AgentSessionView(Protocol):
     session_id: str
     user_id: str | None
     session_state: dict[str, Any]
-    add_history_to_context: bool
-    num_history_runs: int | None
-    num_history_messages: int | None
-    enable_session_summaries: bool
-    add_session_summary_to_context: bool
-    memory_manager: MemoryManager | None
-    enable_user_memories: bool
-    add_memories_to_context: bool
+    cache_session: bool
+
+
+def agno_session(stored: Session, runs: Sequence[Run] | None = None) -> AgentSession:
+    """Agno's view of a stored session (and its runs)."""
+    from ..session.agent import AgentSession
+
+    return AgentSession.from_kit(stored, runs)
+
+
+def _kit_summary(summary: Any) -> KitSummary | None:
+    """An Agno `SessionSummary` (or the engine's) as the engine's."""
+    if summary is None or isinstance(summary, KitSummary):
+        return summary
+    updated: Any = getattr(summary, "updated_at", None)
+    seconds = updated.timestamp() if hasattr(updated, "timestamp") else updated
+    return KitSummary(summary.summary, list(summary.topics or []), seconds)
 
 
 class AgentSessions:
-    """Sessions, state, history and memories of an `Agent` (see the module docstring), over
-    what the agent gives it: its settings, its own conversation (a `query` run without a
-    db starts from it), how its second models run (`SecondModels`), how its system message
-    is made, and how a run's input is searched in its knowledge (`AgentKnowledge`)."""
+    """Sessions, state, history and memories of an `Agent` (see the module docstring),
+    over its settings, its own conversation (a `query` run without a db starts from it)
+    and its second models (a session's name written by its model)."""
 
     #: The name its sync twins' errors give (they are `Agent`'s methods to users).
     shown_as = "Agent"
@@ -186,19 +110,17 @@ class AgentSessions:
     def __init__(
         self,
         settings: AgentSessionView,
-        history: list[Message],
+        history: list[KitMessage],
         second_models: Callable[[], SecondModels],
-        system_message: Callable[..., str | None],
-        knowledge_context: Callable[[RunState, list[MessageReferences]], Awaitable[None]],
     ) -> None:
         self.settings = settings
         self.history = history
         self.second_models = second_models
-        self.system_message = system_message
-        self.knowledge_context = knowledge_context
         #: The storage component's name once defined, and whether this agent defined it.
         self.component: str | None = None
         self.owns_component = False
+        #: With ``cache_session``: the session as this agent last read or wrote it.
+        self.cached: Session | None = None
         self._define_lock: asyncio.Lock | None = None
 
     @property
@@ -208,7 +130,7 @@ class AgentSessions:
 
     # -- the storage component -----------------------------------------------------------------
 
-    async def _storage(self) -> str | None:
+    async def storage(self) -> str | None:
         """The storage component's name (defined on first use), or None without a db."""
         db, runtime = self.settings.db, self.settings.runtime
         if db is None:
@@ -227,7 +149,7 @@ class AgentSessions:
 
     async def db_call(self, method: str, inputs: Any, result: type[T]) -> T:
         """A call of the storage component's ``method`` (defined on first use)."""
-        storage = await self._storage()
+        storage = await self.storage()
         if storage is None:
             raise InvalidInputError(
                 "this agent has no db: give it one, e.g. Agent(..., db=SqliteDb(db_file=...))",
@@ -241,54 +163,193 @@ class AgentSessions:
     def _sid(self, session_id: str | None) -> str:
         return session_id or self.settings.session_id
 
+    async def _read(self, session_id: str | None, user_id: str | None = None) -> Session | None:
+        """The stored session (``user_id``'s only, when given)."""
+        stored = (
+            await self.db_call("get_session", SessionRef(self._sid(session_id)), SessionResult)
+        ).session
+        if stored is not None and user_id is not None and stored.user_id != user_id:
+            return None
+        return stored
+
     # -- sessions (each written once, async; its sync twin derived with `blocking`) ---------
 
     @on_bridge_loop
-    async def aget_session(self, session_id: str | None = None) -> AgentSession | None:
-        """The stored session (the agent's current one by default) with its runs, or None."""
-        sid = self._sid(session_id)
-        stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
+    async def aget_session(
+        self, session_id: str | None = None, user_id: str | None = None
+    ) -> AgentSession | None:
+        """The stored session (the agent's current one by default; ``user_id``'s only,
+        when given) with its runs, or None."""
+        stored = await self._read(session_id, user_id)
         if stored is None:
             return None
-        runs = (await self.db_call("get_runs", GetRunsInput(sid), RunsResult)).runs
-        return _session(stored, [stored_output(r) for r in runs])
+        runs = (await self.db_call("get_runs", GetRunsInput(stored.session_id), RunsResult)).runs
+        return agno_session(stored, runs)
 
     get_session = blocking(aget_session)
 
+    @property
+    def cached_session(self) -> AgentSession | None:
+        """With ``cache_session``: the session as this agent last read or wrote it."""
+        return agno_session(self.cached) if self.cached is not None else None
+
     @on_bridge_loop
     async def asave_session(self, session: AgentSession) -> None:
-        """Store ``session``'s fields (its runs are stored as they happen, not here)."""
+        """Store ``session``'s name, state, summary and metadata (its runs are stored as
+        they happen, not here)."""
+        data = session.session_data or {}
         inputs = UpsertSessionInput(
             session.session_id,
             session.user_id,
             session.agent_id or self.settings.id,
-            session.name,
-            session.session_state,
-            session.summary,
-            session.metadata,
+            data.get("session_name"),
+            dict(data.get("session_state") or {}),
+            _kit_summary(session.summary),
+            dict(session.metadata or {}),
         )
-        await self.db_call("upsert_session", inputs, SessionResult)
+        saved = (await self.db_call("upsert_session", inputs, SessionResult)).session
+        if self.settings.cache_session:
+            self.cached = saved
 
     save_session = blocking(asave_session)
 
     @on_bridge_loop
-    async def adelete_session(self, session_id: str) -> None:
-        """Delete a stored session and its runs."""
+    async def adelete_session(self, session_id: str, user_id: str | None = None) -> None:
+        """Delete a stored session and its runs (``user_id``'s only, when given)."""
+        if user_id is not None and await self._read(session_id, user_id) is None:
+            return
         await self.db_call("delete_session", SessionRef(session_id), DeletedResult)
+        if self.cached is not None and self.cached.session_id == session_id:
+            self.cached = None
 
     delete_session = blocking(adelete_session)
 
-    async def name_session(self, name: str, session_id: str | None) -> None:
-        """Name the stored session (created if new): `Agent.arename`'s storage half."""
+    @on_bridge_loop
+    async def afork_session(
+        self, *, source_session_id: str | None = None, user_id: str | None = None
+    ) -> str:
+        """A new session with a copy of each run of ``source_session_id`` (default: the
+        agent's; ``user_id``'s only, when given), its state, name, summary and metadata
+        (``forked_from_session_id`` added), each run under a new id; its id. The new
+        session belongs to ``user_id`` when given, else to the source's user."""
+        source = await self._read(source_session_id, user_id)
+        runs = []
+        if source is not None:
+            runs = (
+                await self.db_call("get_runs", GetRunsInput(source.session_id), RunsResult)
+            ).runs
+        if source is None or not runs:
+            raise InvalidInputError(
+                "the source session has no runs to fork", field="source_session_id"
+            )
+        new_id = str(uuid.uuid4())
+        owner = user_id or source.user_id
+        for run in runs:
+            metadata = {"forked_from_session_id": source.session_id, **run.metadata}
+            copied = attrs.evolve(
+                run, run_id=uuid.uuid4().hex, session_id=new_id, user_id=owner, metadata=metadata
+            )
+            await self.db_call("append_run", AppendRunInput(copied), AppendRunResult)
+        metadata = {**source.metadata, "forked_from_session_id": source.session_id}
+        inputs = UpsertSessionInput(
+            new_id,
+            owner,
+            source.agent_id,
+            source.name,
+            copy.deepcopy(source.session_state),
+            source.summary,
+            metadata,
+        )
+        await self.db_call("upsert_session", inputs, SessionResult)
+        return new_id
+
+    fork_session = blocking(afork_session)
+
+    # -- the session's name --------------------------------------------------------------------
+
+    async def name_session(self, name: str, session_id: str | None) -> AgentSession:
+        """Name the stored session (created if new, with the agent's state)."""
         sid = self._sid(session_id)
-        stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
+        stored = await self._read(sid)
+        settings = self.settings
         if stored is None:
-            settings = self.settings
             state = dict(settings.session_state)
-            session = AgentSession(sid, settings.id, settings.user_id, name, state)
+            inputs = UpsertSessionInput(sid, settings.user_id, settings.id, name, state)
         else:
-            session = attrs.evolve(_session(stored), name=name)
-        await self.asave_session(session)
+            inputs = UpsertSessionInput(
+                sid,
+                stored.user_id,
+                stored.agent_id,
+                name,
+                stored.session_state,
+                stored.summary,
+                stored.metadata,
+            )
+        saved = (await self.db_call("upsert_session", inputs, SessionResult)).session
+        assert saved is not None  # upsert_session returns the session it stored
+        if settings.cache_session:
+            self.cached = saved
+        return agno_session(saved)
+
+    @on_bridge_loop
+    async def aget_session_name(self, session_id: str | None = None) -> str:
+        """The session's name ("" when it has none)."""
+        stored = await self._read(session_id)
+        if stored is None:
+            raise InvalidInputError(
+                f"no session {self._sid(session_id)!r} in this agent's db", field="session_id"
+            )
+        return stored.name or ""
+
+    get_session_name = blocking(aget_session_name)
+
+    @on_bridge_loop
+    async def aset_session_name(
+        self,
+        session_id: str | None = None,
+        autogenerate: bool = False,
+        session_name: str | None = None,
+    ) -> AgentSession:
+        """Name the session ``session_name``, or (``autogenerate``) as the agent's model
+        names its conversation (`generate_session_name`); the session, as stored."""
+        if session_name is None and not autogenerate:
+            raise InvalidInputError(
+                "give session_name, or autogenerate=True for the model to name it",
+                field="session_name",
+            )
+        if autogenerate:
+            session = await self.aget_session(session_id)
+            if session is None:
+                raise InvalidInputError(
+                    f"no session {self._sid(session_id)!r} to name", field="session_id"
+                )
+            session_name = await self.agenerate_session_name(session)
+        assert session_name is not None
+        return await self.name_session(session_name, session_id)
+
+    set_session_name = blocking(aset_session_name)
+
+    async def agenerate_session_name(self, session: AgentSession) -> str:
+        """A name of at most 5 words for ``session``'s conversation, by the agent's model
+        (asked again up to 3 times while its answer is empty or too long)."""
+        lines = [
+            f"{m.role.upper()}: {m.get_content_string()}"
+            for m in session.get_messages(skip_roles=["system", "tool"])
+        ]
+        prompt = "Conversation\n" + "\n".join(lines) + "\n\nConversation name:"
+        models = self.second_models()
+        writer = models.new_agent(models.main(), system_message=NAME_INSTRUCTIONS)
+        name = ""
+        for _attempt in range(4):
+            name = str((await writer.arun([KitMessage("user", prompt)])).content or "")
+            name = name.replace('"', "").strip()
+            if name and len(name.split()) <= 5:
+                return name
+        return " ".join(name.split()[:5]) or "New Session"
+
+    def generate_session_name(self, session: AgentSession) -> str:
+        """`agenerate_session_name`, waited for."""
+        return self.sync_bridge.run(self.agenerate_session_name(session))
 
     # -- session state -------------------------------------------------------------------------
 
@@ -298,8 +359,7 @@ class AgentSessions:
         (without a db, the agent's ``session_state`` itself)."""
         if self.settings.db is None:
             return self.settings.session_state
-        sid = self._sid(session_id)
-        stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
+        stored = await self._read(session_id)
         return {
             **copy.deepcopy(self.settings.session_state),
             **(stored.session_state if stored else {}),
@@ -319,7 +379,7 @@ class AgentSessions:
             state = self.settings.session_state
         else:
             sid = self._sid(session_id)
-            stored = (await self.db_call("get_session", SessionRef(sid), SessionResult)).session
+            stored = await self._read(sid)
             if stored is None:
                 start = {**copy.deepcopy(self.settings.session_state), **updates}
                 inputs = UpsertSessionInput(
@@ -333,6 +393,8 @@ class AgentSessions:
                 ).session
             assert stored is not None  # both methods return the session they changed
             state = stored.session_state
+            if self.settings.cache_session:
+                self.cached = stored
         return f"session state updated: {json.dumps(state, ensure_ascii=False, sort_keys=True)}"
 
     update_session_state = blocking(aupdate_session_state)
@@ -346,39 +408,64 @@ class AgentSessions:
         last_n_runs: int | None = None,
         limit: int | None = None,
         skip_roles: Sequence[str] | None = None,
-        skip_statuses: Sequence[str] | None = None,
+        skip_statuses: Sequence[Any] | None = None,
+        skip_history_messages: bool = True,
     ) -> list[Message]:
-        """The messages of the session's runs, oldest first: of the last ``last_n_runs``
-        runs, the last ``limit`` messages, without ``skip_roles`` and runs whose status is
-        in ``skip_statuses``."""
-        inputs = GetMessagesInput(
-            self._sid(session_id),
-            last_n_runs,
-            limit,
-            list(skip_roles or ()),  # type: ignore[arg-type]
-            list(skip_statuses or ()),  # type: ignore[arg-type]
-        )
-        return (await self.db_call("get_messages", inputs, MessagesResult)).messages
+        """The messages of the session's runs, oldest first, as Agno's `Message`: of the
+        last ``last_n_runs`` runs, the last ``limit`` messages, without ``skip_roles`` and
+        runs whose status is in ``skip_statuses`` (default: paused, cancelled and failed
+        runs); with ``skip_history_messages=False``, the history each run was given and
+        stored (``store_history_messages``) before its own messages too."""
+        statuses = [
+            str(getattr(s, "value", s))
+            for s in (SKIPPED_STATUSES if skip_statuses is None else skip_statuses)
+        ]
+        sid = self._sid(session_id)
+        if skip_history_messages:
+            inputs = GetMessagesInput(
+                sid,
+                last_n_runs,
+                limit,
+                list(skip_roles or ()),
+                statuses,  # type: ignore[arg-type]
+            )
+            found = (await self.db_call("get_messages", inputs, MessagesResult)).messages
+            return [Message.from_kit(m) for m in found]
+        runs_in = GetRunsInput(sid, last_n_runs, skip_statuses=statuses)  # type: ignore[arg-type]
+        runs = (await self.db_call("get_runs", runs_in, RunsResult)).runs
+        messages: list[KitMessage] = []
+        for run in runs:
+            history = converter.structure(run.metadata.get(HISTORY_KEY, []), list[KitMessage])
+            messages += [*history, *run.messages]
+        kept = [m for m in messages if m.role not in (skip_roles or ())]
+        if limit is not None:
+            kept = kept[-limit:]
+        return [Message.from_kit(m) for m in kept]
 
     get_session_messages = blocking(aget_session_messages)
 
+    @on_bridge_loop
     async def aget_chat_history(
         self, session_id: str | None = None, last_n_runs: int | None = None
     ) -> list[Message]:
-        """The user and assistant messages of the session (no system or tool messages)."""
+        """The user's and the assistant's messages of the session, as Agno's `Message`
+        (``m.role``, ``m.content``), oldest first, of runs of any status."""
         return await self.aget_session_messages(
-            session_id, last_n_runs, skip_roles=["system", "tool"]
+            session_id, last_n_runs, skip_roles=["system", "tool"], skip_statuses=[]
         )
 
     get_chat_history = blocking(aget_chat_history)
 
     @on_bridge_loop
     async def aget_run_output(
-        self, run_id: str, session_id: str | None = None
+        self, run_id: str, session_id: str | None = None, user_id: str | None = None
     ) -> RunOutput[Any] | None:
-        """A stored run (of ``session_id`` only, when given) as a `RunOutput`, or None."""
+        """A stored run (of ``session_id`` and ``user_id`` only, when given) as a
+        `RunOutput`, or None."""
         run = (await self.db_call("get_run", GetRunInput(run_id, session_id), RunResult)).run
-        return None if run is None else stored_output(run)
+        if run is None or (user_id is not None and run.user_id != user_id):
+            return None
+        return stored_output(run)
 
     get_run_output = blocking(aget_run_output)
 
@@ -391,191 +478,56 @@ class AgentSessions:
 
     get_last_run_output = blocking(aget_last_run_output)
 
-    # -- memories ------------------------------------------------------------------------------
+    # -- the session's summary and metrics, the user's memories --------------------------------
+
+    @on_bridge_loop
+    async def aget_session_summary(self, session_id: str | None = None) -> SessionSummary | None:
+        """The session's summary (None before one was written)."""
+        from ..session.summary import SessionSummary
+
+        stored = await self._read(session_id)
+        if stored is None:
+            raise InvalidInputError(
+                f"no session {self._sid(session_id)!r} in this agent's db", field="session_id"
+            )
+        if stored.summary is None:
+            return None
+        summary = stored.summary
+        return SessionSummary.from_dict(
+            {"summary": summary.summary, "topics": summary.topics, "updated_at": summary.updated_at}
+        )
+
+    get_session_summary = blocking(aget_session_summary)
+
+    @on_bridge_loop
+    async def aget_session_metrics(self, session_id: str | None = None) -> SessionMetrics | None:
+        """The session's tokens, summed over its runs (None without a stored session)."""
+        stored = await self._read(session_id)
+        if stored is None:
+            return None
+        inputs = GetRunsInput(stored.session_id)
+        metrics = SessionMetrics()
+        for run in (await self.db_call("get_runs", inputs, RunsResult)).runs:
+            for call in run.metrics.get("model_calls", ()):
+                metrics.input_tokens += call.get("input_tokens", 0)
+                metrics.output_tokens += call.get("output_tokens", 0)
+                metrics.reasoning_tokens += call.get("reasoning_tokens") or 0
+        metrics.total_tokens = metrics.input_tokens + metrics.output_tokens
+        return metrics
+
+    get_session_metrics = blocking(aget_session_metrics)
 
     @on_bridge_loop
     async def aget_user_memories(self, user_id: str | None = None) -> list[UserMemory]:
-        """The user's memories, oldest first (the agent's user, else ``"default"``)."""
+        """The user's memories, oldest first (the agent's user, else ``"default"``), as
+        Agno's `UserMemory`."""
+        from ..db.schemas.memory import UserMemory
+
         inputs = ListMemoriesInput(user_id or self.settings.user_id or DEFAULT_USER_ID)
-        return (await self.db_call("list_memories", inputs, MemoriesResult)).memories
+        found = (await self.db_call("list_memories", inputs, MemoriesResult)).memories
+        return [UserMemory.from_kit(m) for m in found]
 
     get_user_memories = blocking(aget_user_memories)
-
-    # -- a run's two ends ----------------------------------------------------------------------
-
-    async def begin(self, run: RunState) -> None:
-        """Set up ``run``: the messages the model sees around its own, from its session."""
-        context = run.session
-        assert context is not None
-        storage = await self._storage()
-        if context.resume is not None:
-            await self._load_paused(run, context)
-            return
-        summary = None
-        if storage is None:
-            state = self.settings.session_state  # kept on the agent, across runs
-        else:
-            stored = (
-                await self.db_call("get_session", SessionRef(context.session_id), SessionResult)
-            ).session
-            state = copy.deepcopy(self.settings.session_state)
-            if stored is not None:
-                state.update(stored.session_state)
-                summary = stored.summary
-                context.state_version = stored.state_version
-            context.state_base = copy.deepcopy(state)
-        state.update(context.state_updates or {})
-        context.session_state = state
-        history: list[Message] = []
-        if storage is not None and self.settings.add_history_to_context:
-            runs = self.settings.num_history_runs
-            if runs is None and self.settings.num_history_messages is None:
-                runs = DEFAULT_HISTORY_RUNS
-            inputs = GetMessagesInput(
-                context.session_id,
-                runs,
-                self.settings.num_history_messages,
-                ["system"],
-                _NOT_HISTORY,
-            )
-            history = (await self.db_call("get_messages", inputs, MessagesResult)).messages
-        elif run.kind.joins_conversation:
-            history = list(self.history)
-        if storage is not None and self.settings.add_memories_to_context:
-            inputs2 = ListMemoriesInput(context.user_id or DEFAULT_USER_ID)
-            context.memories = (
-                await self.db_call("list_memories", inputs2, MemoriesResult)
-            ).memories
-        context.summary = summary
-        prefix = list(history)
-        # a history that brings its own system message keeps it first
-        at = 1 if run.messages and run.messages[0].role == "system" else 0
-        if not at:
-            shown = summary if self.settings.add_session_summary_to_context else None
-            system = self.system_message(
-                state, context.memories, shown, run_context_of(run), run.output
-            )
-            if system:
-                prefix.insert(0, Message("system", system))
-        run.messages[at:at] = prefix
-        run.first_new += len(prefix)
-        context.own = at + len(prefix)
-        await self.knowledge_context(run, context.references)
-        context.ready = True
-
-    async def _load_paused(self, run: RunState, context: RunSession) -> None:
-        """Take up a paused run that another process stored."""
-        assert context.resume is not None
-        stored = (await self.db_call("get_run", GetRunInput(run.id), RunResult)).run
-        if stored is None or stored.status != "paused" or _RESUME_KEY not in stored.metadata:
-            raise UnknownRunError(f"no paused run {run.id!r} in this agent's db", run_id=run.id)
-        resume = stored.metadata[_RESUME_KEY]
-        requirements = [ToolConfirmation(r.tool_call) for r in stored.requirements]
-        context.resume.apply(requirements)  # before anything changes: a bad call keeps it paused
-        session = (
-            await self.db_call("get_session", SessionRef(stored.session_id), SessionResult)
-        ).session
-        context.session_id, context.user_id = stored.session_id, stored.user_id
-        stored_state = session.session_state if session is not None else {}
-        context.session_state = {**copy.deepcopy(self.settings.session_state), **stored_state}
-        context.state_base = copy.deepcopy(context.session_state)
-        context.state_version = session.state_version if session is not None else 0
-        context.input = stored.input
-        context.metadata = _user_metadata(stored.metadata)
-        context.references = _stored_references(stored.metadata)
-        prefix = converter.structure(resume["context"], list[Message])
-        run.messages = [*prefix, *stored.messages]
-        context.own = len(prefix)
-        run.first_new = len(prefix) + resume["first_new"]
-        run.pending = converter.structure(resume["pending"], list[ToolCall])
-        run.requirements = requirements
-        run.tool_calls_made = resume["tool_calls_made"]
-        run.elapsed = resume["elapsed"]
-        run.executions = list(stored.tool_calls)
-        run.metrics = converter.structure(stored.metrics, RunMetrics)
-        context.ready = True
-
-    async def end(self, run: RunState) -> None:
-        """Finish ``run`` in its session: on completion, the user's memories and the
-        session's summary; then commit it (with a db)."""
-        context = run.session
-        if context is None or not context.ready:
-            return
-        summary = None
-        if run.status == "completed":
-            if self.settings.enable_user_memories:
-                await update_memories(self.second_models(), self.settings.memory_manager, run)
-            if self.settings.enable_session_summaries:
-                summary = await summarize(self.second_models(), run)
-        if self.component is None:
-            return
-        metadata = dict(context.metadata)
-        elapsed = run.elapsed + time.perf_counter() - run.started
-        if run.status == "paused":
-            prefix = run.messages[: context.own]
-            metadata[_RESUME_KEY] = {
-                "context": converter.unstructure(prefix, list[Message]),
-                "first_new": run.first_new - context.own,
-                "pending": converter.unstructure(run.pending, list[ToolCall]),
-                "tool_calls_made": run.tool_calls_made,
-                "elapsed": elapsed,
-            }
-        if context.references:
-            metadata[_REFERENCES_KEY] = converter.unstructure(context.references)
-        run.metrics.duration = elapsed
-        stored = Run(
-            run.id,
-            context.session_id,
-            context.user_id,
-            context.agent_id,
-            run.status,
-            context.input,
-            [m for m in run.messages[context.own :] if m.role != "system"],
-            list(run.executions),
-            [
-                Requirement(r.tool_call, "confirmation", r.confirmed, r.reason)
-                for r in (run.requirements if run.status == "paused" else ())
-            ],
-            converter.unstructure(run.metrics),
-            _content_json(run.content),
-            context.content_type,
-            run.error.to_dict() if run.error is not None else None,
-            metadata,
-        )
-        await self._append_run(stored, context, summary)
-
-    async def _append_run(
-        self, run: Run, context: RunSession, summary: SessionSummary | None
-    ) -> None:
-        """Store ``run`` with its session's state, compare-and-set: if another writer (a
-        process, a concurrent run) changed the state since this run read it, the run's
-        change is re-applied to theirs (`merge_state`) and the append tried again."""
-        state, version = context.session_state, context.state_version
-        for _attempt in range(_STATE_WRITE_ATTEMPTS):
-            inputs = AppendRunInput(run, state, summary, version)
-            try:
-                await self.db_call("append_run", inputs, AppendRunResult)
-            except SessionStateConflictError:
-                ref = SessionRef(run.session_id)
-                theirs = (await self.db_call("get_session", ref, SessionResult)).session
-                version = theirs.state_version if theirs is not None else 0
-                current = theirs.session_state if theirs is not None else {}
-                state = merge_state(context.state_base, context.session_state, current)
-                continue
-            context.session_state = state
-            return
-        raise SessionStateConflictError(
-            f"the state of session {run.session_id!r} kept changing under this run: "
-            f"not stored after {_STATE_WRITE_ATTEMPTS} attempts",
-            session_id=run.session_id,
-        )
-
-    async def end_quietly(self, run: RunState) -> None:
-        """`end` for a run that failed already: a failure to store it is only logged."""
-        try:
-            await self.end(run)
-        except Exception as exc:
-            log.warning("run_not_stored", run_id=run.id, error=repr(exc))
 
     async def close_storage(self) -> None:
         """Delete the storage component if this agent defined it."""

@@ -1,5 +1,5 @@
 """The Agent's options as data: one frozen settings group per concern (`IdentitySettings`,
-`ContextSettings`, `ModelSettings`, `ToolSettings`, `SessionSettings`, `HistorySettings`,
+`ContextSettings`, `InputSettings`, `ModelSettings`, `ToolSettings`, `SessionSettings`, `HistorySettings`,
 `MemorySettings`, `KnowledgeSettings`, `ReasoningSettings`, `OutputSettings`,
 `StreamSettings`, `HookSettings`, `DebugSettings`), gathered in `AgentSettings`, which
 `Agent.__init__` builds from its keyword arguments (Agno's names) with
@@ -71,10 +71,47 @@ class ContextSettings:
     #: The time's ``strftime`` format (default ``"%Y-%m-%d %H:%M:%S %Z"``).
     datetime_format: str | None = attrs.field(default=None, validator=check.text)
     add_name_to_context: bool = attrs.field(default=False, validator=check.flag)
+    #: The agent's approximate location (from its public address, looked up through the
+    #: runtime's ``http_request`` operator: the host's address policy applies).
+    add_location_to_context: bool = attrs.field(default=False, validator=check.flag)
     #: What the answer should look like (``<expected_output>``), and text added as is at
     #: the end of the system message.
     expected_output: str | None = attrs.field(default=None, validator=check.text)
     additional_context: str | None = attrs.field(default=None, validator=check.text)
+    #: The agent's role, in ``<your_role>`` after the description.
+    role: str | None = attrs.field(default=None, validator=check.text)
+    #: Instructions in ``<instructions>`` tags (else as lines of their own).
+    use_instruction_tags: bool = attrs.field(default=False, validator=check.flag)
+    #: ``{name}`` placeholders of the system and user messages filled from the session
+    #: state, the dependencies, the metadata and ``user_id`` (`context.format_variables`).
+    resolve_in_context: bool = attrs.field(default=True, validator=check.flag)
+    #: False: no system message but a ``system_message`` given.
+    build_context: bool = attrs.field(default=True, validator=check.flag)
+    #: The system message's role (``"developer"`` is sent as the system message).
+    system_message_role: str = attrs.field(
+        default="system", validator=check.role_in("system", "developer", "user", "assistant")
+    )
+
+
+@attrs.frozen(kw_only=True)
+class InputSettings:
+    """What goes to the model with the user's input (see `context`): Agno's
+    ``dependencies`` (functions among them called as each run starts) and
+    ``add_dependencies_to_context``, the run's ``metadata``, ``additional_input`` (messages
+    after the system message), the user message's role, ``build_user_context`` (False: the
+    input as it is, no references, dependencies or placeholders), ``send_media_to_model``
+    and an ``input_schema`` each run's input is validated as."""
+
+    dependencies: dict[str, Any] | None = attrs.field(default=None, validator=check.mapping)
+    add_dependencies_to_context: bool = attrs.field(default=False, validator=check.flag)
+    metadata: dict[str, Any] | None = attrs.field(default=None, validator=check.mapping)
+    additional_input: Sequence[Any] | None = attrs.field(default=None, validator=check.messages)
+    user_message_role: str = attrs.field(
+        default="user", validator=check.role_in("user", "system", "assistant")
+    )
+    build_user_context: bool = attrs.field(default=True, validator=check.flag)
+    send_media_to_model: bool = attrs.field(default=True, validator=check.flag)
+    input_schema: Any = attrs.field(default=None, validator=check.input_schema)
 
 
 @attrs.frozen(kw_only=True)
@@ -115,6 +152,13 @@ class SessionSettings:
     session_state: dict[str, Any] | None = attrs.field(default=None, validator=check.state)
     add_session_state_to_context: bool = attrs.field(default=False, validator=check.flag)
     enable_agentic_state: bool = attrs.field(default=False, validator=check.flag)
+    #: The agent's (and the call's) ``session_state`` replaces the stored one, rather than
+    #: the stored one being kept under it.
+    overwrite_db_session_state: bool = attrs.field(default=False, validator=check.flag)
+    #: Keep the session as last read or written, rather than reading it for each run.
+    cache_session: bool = attrs.field(default=False, validator=check.flag)
+    #: A new session's first message: the agent's, stored as its first run.
+    introduction: str | None = attrs.field(default=None, validator=check.text)
 
 
 @attrs.frozen(kw_only=True)
@@ -125,6 +169,13 @@ class HistorySettings:
     add_history_to_context: bool = attrs.field(default=False, validator=check.flag)
     num_history_runs: int | None = attrs.field(default=None, validator=check.count)
     num_history_messages: int | None = attrs.field(default=None, validator=check.count)
+    #: Only the newest calls of the history, with their results.
+    max_tool_calls_from_history: int | None = attrs.field(default=None, validator=check.count)
+    #: What a stored run keeps: its media, its tool calls and their results, the history
+    #: it was given (read back with ``get_session_messages(skip_history_messages=False)``).
+    store_media: bool = attrs.field(default=True, validator=check.flag)
+    store_tool_messages: bool = attrs.field(default=True, validator=check.flag)
+    store_history_messages: bool = attrs.field(default=False, validator=check.flag)
     enable_session_summaries: bool = attrs.field(default=False, validator=check.flag)
     #: Default: ``enable_session_summaries``.
     add_session_summary_to_context: bool | None = attrs.field(
@@ -145,18 +196,23 @@ class MemorySettings:
     memory_manager: MemoryManager | None = attrs.field(
         default=None, validator=check.optional(MemoryManager, "a MemoryManager")
     )
-    enable_user_memories: bool = attrs.field(default=False, validator=check.flag)
-    #: Agno's name for ``enable_user_memories`` (either turns the memory manager on).
+    #: Agno's older name for ``update_memory_on_run``: when given, it decides.
+    enable_user_memories: bool | None = attrs.field(default=None, validator=check.maybe_flag)
+    #: Agno's name: the memory manager runs after each completed run.
     update_memory_on_run: bool = attrs.field(default=False, validator=check.flag)
     add_memories_to_context: bool | None = attrs.field(default=None, validator=check.maybe_flag)
+    #: The model keeps the user's memories itself, with an ``update_user_memory`` tool.
+    enable_agentic_memory: bool = attrs.field(default=False, validator=check.flag)
 
     def __attrs_post_init__(self) -> None:
-        enabled = self.enable_user_memories or self.update_memory_on_run
+        given = self.enable_user_memories
+        enabled = given if given is not None else self.update_memory_on_run
         _resolve(self, "enable_user_memories", enabled)
         _resolve(self, "update_memory_on_run", enabled)
+        kept = enabled or self.enable_agentic_memory or self.memory_manager is not None
         if self.add_memories_to_context is None:
-            _resolve(self, "add_memories_to_context", enabled)
-        if self.memory_manager is None and enabled:
+            _resolve(self, "add_memories_to_context", kept)
+        if self.memory_manager is None and (enabled or self.enable_agentic_memory):
             _resolve(self, "memory_manager", MemoryManager())
 
 
@@ -170,11 +226,21 @@ class KnowledgeSettings:
     knowledge: Any = None
     search_knowledge: bool = attrs.field(default=True, validator=check.flag)
     add_knowledge_to_context: bool = attrs.field(default=False, validator=check.flag)
-    knowledge_filters: dict[str, Any] | None = attrs.field(
-        default=None, validator=check.optional(dict, "a dict of metadata filters")
+    #: A dict of metadata filters, or a list of `ferrule.filters` expressions (all hold).
+    knowledge_filters: dict[str, Any] | list[Any] | None = attrs.field(
+        default=None, validator=check.knowledge_filters
     )
-    enable_agentic_knowledge_filters: bool = attrs.field(default=False, validator=check.flag)
+    #: The model may add metadata filters of its own to its searches (None: off).
+    enable_agentic_knowledge_filters: bool | None = attrs.field(
+        default=None, validator=check.maybe_flag
+    )
     knowledge_retriever: Any = attrs.field(default=None, validator=check.function)
+    #: The knowledge's instructions (its ``build_context``) in the system message.
+    add_search_knowledge_instructions: bool = attrs.field(default=True, validator=check.flag)
+    #: How the model reads the references found: ``"json"`` or ``"yaml"``.
+    references_format: str = attrs.field(default="json", validator=check.references_format)
+    #: The model may add to the knowledge (``add_to_knowledge``).
+    update_knowledge: bool = attrs.field(default=False, validator=check.flag)
 
 
 @attrs.frozen(kw_only=True)
@@ -237,6 +303,7 @@ class AgentSettings:
 
     identity: IdentitySettings = attrs.Factory(IdentitySettings)
     context: ContextSettings = attrs.Factory(ContextSettings)
+    input: InputSettings = attrs.Factory(InputSettings)
     model: ModelSettings = attrs.Factory(ModelSettings)
     tools: ToolSettings = attrs.Factory(ToolSettings)
     session: SessionSettings = attrs.Factory(SessionSettings)
@@ -252,7 +319,9 @@ class AgentSettings:
     def __attrs_post_init__(self) -> None:
         # the rules across groups
         if self.session.db is None and (
-            self.memory.enable_user_memories or self.history.enable_session_summaries
+            self.memory.enable_user_memories
+            or self.memory.enable_agentic_memory
+            or self.history.enable_session_summaries
         ):
             raise InvalidInputError(
                 "user memories and session summaries are kept in a db: give the agent one",

@@ -16,6 +16,7 @@ from ferrule_kit.messages import Message, ToolCall
 from ferrule_kit.storage import SessionSummary, ToolExecution, UserMemory
 
 from ..knowledge.document import MessageReferences
+from ..tools.context import RunContext
 from .configs import AgentConfig
 from .output_schema import StructuredOutput
 from .request import Decisions, RunKind
@@ -40,8 +41,13 @@ class RunSession:
     content_type: str = "str"
     #: Index in the run's messages of its own first message (after system and history).
     own: int = 0
+    #: Where the history it was given is among the run's messages (start, stop).
+    history: tuple[int, int] = (0, 0)
     #: True once set up; a run is committed only then.
     ready: bool = False
+    #: The stored session once its state is loaded and its dependencies resolved (None
+    #: without one; False before): `run_sessions.RunSessions.prepare`.
+    prepared: Any = False
     #: A paused run stored by another process, to load and resume with these decisions.
     resume: Decisions | None = None
     memories: list[UserMemory] = attrs.Factory(list)
@@ -52,6 +58,17 @@ class RunSession:
     #: state is written compare-and-set, its change re-applied if another writer was first.
     state_base: dict[str, Any] = attrs.Factory(dict)
     state_version: int = 0
+
+
+@attrs.frozen
+class RunFlags:
+    """A run's own switches over the agent's (None: the agent's): what goes in its
+    context, and whether its steps are logged at debug level."""
+
+    add_history_to_context: bool | None = None
+    add_dependencies_to_context: bool | None = None
+    add_session_state_to_context: bool | None = None
+    debug_mode: bool | None = None
 
 
 @attrs.define(eq=False)
@@ -100,6 +117,19 @@ class RunState:
     config: AgentConfig | None = None
     #: The results of tools with ``show_result``, shown before the reply (Agno's).
     shown: list[str] = attrs.Factory(list)
+    #: Agno's ``dependencies`` of the run (the agent's, the call's over them): functions
+    #: among them are called as the run starts (`context.resolve_dependencies`).
+    dependencies: dict[str, Any] | None = None
+    #: The knowledge filters of the run (the agent's, the call's over them).
+    knowledge_filters: Any = None
+    flags: RunFlags = attrs.Factory(RunFlags)
+    #: The run's Agno `RunContext` (the caller's own, when one was given): one per run,
+    #: its state the session's (`inputs.run_context_of`).
+    run_context: RunContext | None = None
+    #: The caller's other keywords, for the hooks by name (Agno's ``**kwargs``).
+    hook_arguments: dict[str, Any] = attrs.Factory(dict)
+    #: Its files go to the model with its input (False: the hooks and tools see them only).
+    send_media: bool = True
 
     def to_output(self) -> RunOutput[Any]:
         context = self.session

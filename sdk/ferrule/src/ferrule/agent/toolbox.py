@@ -160,7 +160,7 @@ class AgentTools:
         agent: Any,
         session_state: dict[str, Any],
         run_context: RunContext | None,
-        knowledge_tools: list[Tool],
+        knowledge_tools: list[Tool | Toolset],
         agentic_state: bool,
     ) -> dict[str, Tool]:
         """A run's tools by name: the agent's, the factory's (called with ``agent``,

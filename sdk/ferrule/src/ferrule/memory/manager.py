@@ -22,7 +22,7 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import InvalidInputError
 
-from ..agent.memory import MEMORY_INSTRUCTIONS
+from ..agent.memory import MEMORY_INSTRUCTIONS, TOOL_GUIDANCE
 from ..agent.memory import MemoryManager as AgentMemoryManager
 from ..db.schemas.memory import UserMemory
 from ..models.base import Model
@@ -35,12 +35,6 @@ from .strategies import (
 )
 
 __all__ = ["MemoryManager", "MemorySearchResponse", "UserMemory"]
-
-#: Which memory changes the model may make (Agno's flags): ferrule's agent gives its memory
-#: model add, update and delete; until it reads these, other choices are refused.
-FLAGS_LATER = (
-    "ferrule's agent gives the memory model add, update and delete; it does not read {} yet"
-)
 
 
 @attrs.define(kw_only=True)
@@ -77,14 +71,6 @@ class MemoryManager(AgentMemoryManager):
         tool_call_limit: int = 10,
         runtime: Any = None,
     ) -> None:
-        for flag, value, default in (
-            ("delete_memories", delete_memories, False),
-            ("update_memories", update_memories, True),
-            ("add_memories", add_memories, True),
-            ("clear_memories", clear_memories, False),
-        ):
-            if value != default:
-                raise InvalidInputError(FLAGS_LATER.format(flag), field=flag)
         instructions = system_message
         if instructions is None and memory_capture_instructions:
             instructions = f"{MEMORY_INSTRUCTIONS}\n\nWhat is worth remembering:\n{memory_capture_instructions}"
@@ -95,12 +81,14 @@ class MemoryManager(AgentMemoryManager):
             additional_instructions=additional_instructions,
             tool_call_limit=tool_call_limit,
             runtime=runtime,
+            add_memories=add_memories,
+            update_memories=update_memories,
+            delete_memories=delete_memories,
+            clear_memories=clear_memories,
         )
         self.system_message = system_message
         self.memory_capture_instructions = memory_capture_instructions
         self.additional_instructions = additional_instructions
-        self.delete_memories, self.update_memories = delete_memories, update_memories
-        self.add_memories, self.clear_memories = add_memories, clear_memories
         self.debug_mode = debug_mode
         self.id, self.name, self.owner_id, self.owner_type = id, name, owner_id, owner_type
         #: Each user's memories as last read (`read_from_db`).
@@ -177,9 +165,20 @@ class MemoryManager(AgentMemoryManager):
         enable_update_memory: bool = True,
         enable_add_memory: bool = True,
     ) -> Message:
-        """The memory model's instructions, with the memories it starts from."""
+        """The memory model's instructions, with the tools it is given (those enabled) and
+        the memories it starts from."""
+        enabled = {
+            "add_memory": enable_add_memory,
+            "update_memory": enable_update_memory,
+            "delete_memory": enable_delete_memory,
+            "clear_memory": enable_clear_memory,
+        }
+        guidance = "\n".join(f"- {TOOL_GUIDANCE[n]};" for n, on in enabled.items() if on)
         listed = "\n".join(f"- [{m.memory_id}] {m.memory}" for m in existing_memories or ())
-        content = f"{self.instructions}\n\n<existing_memories>\n{listed or '(none)'}\n</existing_memories>"
+        content = (
+            f"{self.instructions}\n\nYour tools:\n{guidance or '(none)'}\n\n"
+            f"<existing_memories>\n{listed or '(none)'}\n</existing_memories>"
+        )
         return Message(role="system", content=content)
 
     # -- the model's work ---------------------------------------------------------------
@@ -208,12 +207,13 @@ class MemoryManager(AgentMemoryManager):
         said = [m.to_kit() if isinstance(m, Message) else m for m in messages or ()]
         return await super().acreate_user_memories(message, said or None, user_id)
 
-    def update_memory_task(self, task: str, user_id: str | None = None) -> str:
-        """Let the model change the user's memories as ``task`` says."""
-        return self.create_user_memories(message=task, user_id=user_id)
+    def update_memory_task(self, task: str, user_id: str | None = None) -> str:  # type: ignore[override]
+        """Let the model change the user's memories as ``task`` says (the changes the
+        flags allow)."""
+        return super().update_memory_task(task, user_id)
 
-    async def aupdate_memory_task(self, task: str, user_id: str | None = None) -> str:
-        return await self.acreate_user_memories(message=task, user_id=user_id)
+    async def aupdate_memory_task(self, task: str, user_id: str | None = None) -> str:  # type: ignore[override]
+        return await super().aupdate_memory_task(task, user_id)
 
     def create_or_update_memories(
         self,
@@ -227,8 +227,10 @@ class MemoryManager(AgentMemoryManager):
         add_memories: bool = True,
         run_metrics: Any = None,
     ) -> str:
-        """The model's changes from ``messages`` to ``user_id``'s memories in ``db``."""
-        return self._with_db(db).create_user_memories(messages=messages, user_id=user_id)
+        """The model's changes from ``messages`` to ``user_id``'s memories in ``db``
+        (additions and updates as these flags allow)."""
+        flags = (add_memories, update_memories, self.delete_memories, self.clear_memories)
+        return self._with_db(db, flags).create_user_memories(messages=messages, user_id=user_id)
 
     async def acreate_or_update_memories(
         self,
@@ -242,7 +244,10 @@ class MemoryManager(AgentMemoryManager):
         add_memories: bool = True,
         run_metrics: Any = None,
     ) -> str:
-        return await self._with_db(db).acreate_user_memories(messages=messages, user_id=user_id)
+        flags = (add_memories, update_memories, self.delete_memories, self.clear_memories)
+        return await self._with_db(db, flags).acreate_user_memories(
+            messages=messages, user_id=user_id
+        )
 
     def run_memory_task(
         self,
@@ -255,8 +260,10 @@ class MemoryManager(AgentMemoryManager):
         add_memories: bool = True,
         clear_memories: bool = True,
     ) -> str:
-        """The model's changes to ``user_id``'s memories in ``db`` as ``task`` says."""
-        return self._with_db(db).update_memory_task(task, user_id)
+        """The model's changes to ``user_id``'s memories in ``db`` as ``task`` says, with
+        the changes these flags allow."""
+        flags = (add_memories, update_memories, delete_memories, clear_memories)
+        return self._with_db(db, flags).update_memory_task(task, user_id)
 
     async def arun_memory_task(
         self,
@@ -269,17 +276,28 @@ class MemoryManager(AgentMemoryManager):
         update_memories: bool = True,
         add_memories: bool = True,
     ) -> str:
-        return await self._with_db(db).aupdate_memory_task(task, user_id)
+        flags = (add_memories, update_memories, delete_memories, clear_memories)
+        return await self._with_db(db, flags).aupdate_memory_task(task, user_id)
 
-    def _with_db(self, db: Any) -> MemoryManager:
-        if db is None or db is self.db:
+    def _with_db(
+        self, db: Any, flags: tuple[bool, bool, bool, bool] | None = None
+    ) -> MemoryManager:
+        """This manager on ``db`` (itself when it is its own), with these flags (add,
+        update, delete, clear; default: its own)."""
+        own = (self.add_memories, self.update_memories, self.delete_memories, self.clear_memories)
+        if (db is None or db is self.db) and (flags is None or flags == own):
             return self
+        add, update, delete, clear = flags or own
         return MemoryManager(
             self.model,
             self.system_message,
             self.memory_capture_instructions,
             self.additional_instructions,
-            db,
+            self.db if db is None else db,
+            delete_memories=delete,
+            update_memories=update,
+            add_memories=add,
+            clear_memories=clear,
             runtime=self.runtime,
         )
 

@@ -65,7 +65,7 @@ class AgentSession:
     @classmethod
     def from_kit(cls, session: KitSession, runs: Sequence[KitRun] | None = None) -> AgentSession:
         """Agno's view of the engine's session and runs."""
-        from ..agent.sessions import stored_output
+        from ..agent.stored import stored_output
 
         return cls(
             session_id=session.session_id,

@@ -120,7 +120,9 @@ class SessionSummaryManager:
         self, session: AgentSession, run_metrics: RunMetrics | None = None
     ) -> SessionSummary | None:
         """Summarize ``session`` and set its ``summary`` (None when it has no conversation)."""
-        from ..agent import Agent
+        # the Agent class, as the agent package hands it to its memory module (this module
+        # sits below the agent package's top, which imports it through the agent's sessions)
+        from ..agent.memory import agent_class as Agent
 
         if self.model is None:
             raise InvalidInputError("a SessionSummaryManager needs its model=", field="model")
@@ -128,7 +130,7 @@ class SessionSummaryManager:
         if not conversation:
             return None
         system = self.get_system_message(conversation, SessionSummaryResponse)
-        writer: Agent[Any] = Agent(
+        writer = Agent(
             model=self.model,
             system_message=system.get_content_string(),
             output_schema=SessionSummaryResponse,

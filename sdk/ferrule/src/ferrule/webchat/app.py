@@ -318,7 +318,8 @@ class WebChat:
             session_id, skip_roles=["system"], skip_statuses=["cancelled", "error", "paused"]
         )
         transcript = Transcript([])
-        transcript.replay(messages)
+        # Agno's `Message` (what the agent returns) as the engine's, which the chat shows
+        transcript.replay([m.to_kit() for m in messages])
         return transcript.messages
 
     # -- a reply --------------------------------------------------------------------------

@@ -1,0 +1,424 @@
+"""The two ends of an agent's every run in its session (`RunSessions`), over its storage
+(`sessions.AgentSessions`): `begin` loads what the run starts from (the session's state,
+its history, the user's memories, the session summary; a new session's ``introduction``
+first), resolves the run's dependencies and builds the messages the model sees (the
+system message, ``additional_input``, the history, and the run's own user message with
+its placeholders filled, its knowledge references and its dependencies); `end` commits the
+run, once, with only its own messages (what ``store_tool_messages``, ``store_media`` and
+``store_history_messages`` say to keep), with the session's new state and summary in the
+same transaction. A paused run is committed with what it needs to be continued, so that
+`continue_run` works from another process.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ferrule_kernel import get_logger
+from ferrule_kit.errors import SessionStateConflictError
+from ferrule_kit.messages import Message, ToolCall, converter
+from ferrule_kit.statemerge import merge_state
+from ferrule_kit.storage import (
+    AppendRunInput,
+    AppendRunResult,
+    GetMessagesInput,
+    GetRunInput,
+    ListMemoriesInput,
+    MemoriesResult,
+    MessagesResult,
+    Requirement,
+    Run,
+    RunResult,
+    Session,
+    SessionRef,
+    SessionResult,
+    SessionSummary,
+)
+
+from ..knowledge.document import MessageReferences
+from .context import add_dependencies, fill_user_message, resolve_dependencies
+from .deps import SecondModels
+from .history import keep_last_tool_calls, without_media, without_tool_calls
+from .inputs import DEFAULT_USER_ID, run_context_of
+from .location import approximate_location
+from .memory import MemoryManager, summarize, update_memories
+from .results import RunMetrics, RunOutput, ToolConfirmation
+from .run_errors import UnknownRunError
+from .sessions import AgentSessions
+from .state import RunSession
+from .stored import (
+    HISTORY_KEY,
+    NOT_HISTORY,
+    REFERENCES_KEY,
+    RESUME_KEY,
+    content_json,
+    stored_references,
+    user_metadata,
+)
+from .system_message import Known
+
+if TYPE_CHECKING:
+    from .state import RunState
+
+log = get_logger("ferrule.agent")
+
+#: The history window when the agent sets neither ``num_history_runs`` nor
+#: ``num_history_messages`` (Agno's default).
+DEFAULT_HISTORY_RUNS = 3
+#: Tries to store a run whose session's state other writers keep changing (each conflict
+#: means another writer's state landed: the store made progress).
+STATE_WRITE_ATTEMPTS = 50
+
+
+class RunSessionSettings(Protocol):
+    """What `RunSessions` reads of its agent's settings, as they are at each run (the
+    agent itself, which a dependency function is given as ``agent``)."""
+
+    id: str
+    runtime: Any
+    session_state: dict[str, Any]
+    add_location_to_context: bool
+    overwrite_db_session_state: bool
+    cache_session: bool
+    introduction: str | None
+    add_history_to_context: bool
+    num_history_runs: int | None
+    num_history_messages: int | None
+    max_tool_calls_from_history: int | None
+    enable_session_summaries: bool
+    add_session_summary_to_context: bool
+    memory_manager: MemoryManager | None
+    enable_user_memories: bool
+    add_memories_to_context: bool
+    additional_input: Sequence[Any] | None
+    build_user_context: bool
+    resolve_in_context: bool
+    add_dependencies_to_context: bool
+    store_media: bool
+    store_tool_messages: bool
+    store_history_messages: bool
+
+
+#: ``system(state, known, run_context, output)``: the run's system messages.
+SystemMessages = Callable[..., list[Message]]
+#: ``knowledge(run, references)``: the run's input searched, its references added.
+KnowledgeContext = Callable[["RunState", list[MessageReferences]], Awaitable[None]]
+
+
+class RunSessions:
+    """Begins and ends an agent's runs in their sessions (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: RunSessionSettings,
+        store: AgentSessions,
+        second_models: Callable[[], SecondModels],
+        system: SystemMessages,
+        knowledge: KnowledgeContext,
+        extra_messages: Callable[[], list[Message]],
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.second_models = second_models
+        self.system = system
+        self.knowledge = knowledge
+        self.extra_messages = extra_messages
+        #: The agent's location, once looked up (``add_location_to_context``).
+        self.location: str | None = None
+
+    async def begin(self, run: RunState) -> None:
+        """Set up ``run``: the messages the model sees around its own, from its session."""
+        context = run.session
+        assert context is not None
+        storage = await self.store.storage()
+        if context.resume is not None:
+            await self._load_paused(run, context)
+            return
+        stored = await self.prepare(run)
+        run_context = run_context_of(run)
+        summary = stored.summary if stored is not None else None
+        history = await self._history(run, context, storage is not None)
+        if storage is not None and self.settings.add_memories_to_context:
+            inputs = ListMemoriesInput(context.user_id or DEFAULT_USER_ID)
+            context.memories = (
+                await self.store.db_call("list_memories", inputs, MemoriesResult)
+            ).memories
+        context.summary = summary
+        prefix = [*self.extra_messages(), *history]
+        # a history that brings its own system message keeps it first
+        at = 1 if run.messages and run.messages[0].role == "system" else 0
+        if not at:
+            known = Known(
+                context.memories if self.settings.add_memories_to_context else None,
+                summary if self.settings.add_session_summary_to_context else None,
+                run.flags.add_session_state_to_context,
+                await self._location(),
+            )
+            system = self.system(context.session_state, known, run_context, run.output)
+            prefix[0:0] = system
+        run.messages[at:at] = prefix
+        run.first_new += len(prefix)
+        context.own = at + len(prefix)
+        context.history = (context.own - len(history), context.own)
+        await self._user_context(run, context)
+        context.ready = True
+
+    async def prepare(self, run: RunState) -> Session | None:
+        """What ``run``'s hooks already see, before anything is stored: its session's
+        state (a new session's ``introduction`` stored first) and its dependencies
+        resolved; the stored session (None without a db or before its first run)."""
+        context = run.session
+        assert context is not None
+        if context.prepared is not False:
+            return context.prepared
+        storage = await self.store.storage()
+        stored = await self._stored_session(context) if storage is not None else None
+        if storage is not None and stored is None and self.settings.introduction:
+            stored = await self._introduce(context)
+        context.session_state = self._state(context, stored, storage is not None)
+        await resolve_dependencies(self.settings, run_context_of(run))
+        context.prepared = stored
+        return stored
+
+    async def _location(self) -> str | None:
+        """The agent's location (looked up once), with ``add_location_to_context``."""
+        if self.settings.add_location_to_context and self.location is None:
+            self.location = await approximate_location(self.settings.runtime)
+        return self.location
+
+    async def _stored_session(self, context: RunSession) -> Session | None:
+        """The run's stored session: read, or (``cache_session``) the one this agent last
+        read or wrote."""
+        cached = self.store.cached
+        if self.settings.cache_session and cached is not None:
+            if cached.session_id == context.session_id:
+                return cached
+        ref = SessionRef(context.session_id)
+        stored = (await self.store.db_call("get_session", ref, SessionResult)).session
+        if self.settings.cache_session:
+            self.store.cached = stored
+        return stored
+
+    async def _introduce(self, context: RunSession) -> Session:
+        """A new session's first run: the agent's ``introduction``, as its reply."""
+        introduction = self.settings.introduction
+        assert introduction is not None
+        run = Run(
+            uuid.uuid4().hex,
+            context.session_id,
+            context.user_id,
+            context.agent_id,
+            "completed",
+            messages=[Message("assistant", introduction)],
+            content=introduction,
+        )
+        done = await self.store.db_call("append_run", AppendRunInput(run), AppendRunResult)
+        if self.settings.cache_session:
+            self.store.cached = done.session
+        return done.session
+
+    def _state(self, context: RunSession, stored: Session | None, kept: bool) -> dict[str, Any]:
+        """The run's session state: the agent's defaults, the stored state over them
+        (unless ``overwrite_db_session_state``), and the caller's ``session_state`` over
+        both; without a db, the agent's own, across runs."""
+        if not kept:
+            state = self.settings.session_state  # kept on the agent, across runs
+        else:
+            state = copy.deepcopy(self.settings.session_state)
+            if stored is not None:
+                if not self.settings.overwrite_db_session_state:
+                    state.update(stored.session_state)
+                context.state_version = stored.state_version
+            # what the run changes is its diff from what was stored
+            context.state_base = copy.deepcopy(
+                stored.session_state
+                if stored is not None and self.settings.overwrite_db_session_state
+                else state
+            )
+        state.update(context.state_updates or {})
+        return state
+
+    async def _history(self, run: RunState, context: RunSession, kept: bool) -> list[Message]:
+        """The earlier messages the run sees: the session's last runs (``num_history_runs``,
+        ``num_history_messages``; their newest ``max_tool_calls_from_history`` calls), or a
+        `query` run's own conversation without a db."""
+        settings = self.settings
+        add = run.flags.add_history_to_context
+        if kept and (add if add is not None else settings.add_history_to_context):
+            runs = settings.num_history_runs
+            if runs is None and settings.num_history_messages is None:
+                runs = DEFAULT_HISTORY_RUNS
+            inputs = GetMessagesInput(
+                context.session_id, runs, settings.num_history_messages, ["system"], NOT_HISTORY
+            )
+            history = (await self.store.db_call("get_messages", inputs, MessagesResult)).messages
+            if settings.max_tool_calls_from_history is not None:
+                history = keep_last_tool_calls(history, settings.max_tool_calls_from_history)
+            return history
+        if run.kind.joins_conversation:
+            return list(self.store.history)
+        return []
+
+    async def _user_context(self, run: RunState, context: RunSession) -> None:
+        """The run's own user message, as Agno builds it (``build_user_context``): its
+        placeholders filled, then the knowledge's references, then the dependencies."""
+        if not self.settings.build_user_context:
+            return
+        run_context = run_context_of(run)
+        if self.settings.resolve_in_context:
+            fill_user_message(run, run_context)
+        await self.knowledge(run, context.references)
+        flag = run.flags.add_dependencies_to_context
+        if flag if flag is not None else self.settings.add_dependencies_to_context:
+            add_dependencies(run, run_context.dependencies)
+
+    async def _load_paused(self, run: RunState, context: RunSession) -> None:
+        """Take up a paused run that another process stored."""
+        assert context.resume is not None
+        stored = (await self.store.db_call("get_run", GetRunInput(run.id), RunResult)).run
+        if stored is None or stored.status != "paused" or RESUME_KEY not in stored.metadata:
+            raise UnknownRunError(f"no paused run {run.id!r} in this agent's db", run_id=run.id)
+        resume = stored.metadata[RESUME_KEY]
+        requirements = [ToolConfirmation(r.tool_call) for r in stored.requirements]
+        context.resume.apply(requirements)  # before anything changes: a bad call keeps it paused
+        ref = SessionRef(stored.session_id)
+        session = (await self.store.db_call("get_session", ref, SessionResult)).session
+        context.session_id, context.user_id = stored.session_id, stored.user_id
+        stored_state = session.session_state if session is not None else {}
+        context.session_state = {**copy.deepcopy(self.settings.session_state), **stored_state}
+        context.state_base = copy.deepcopy(context.session_state)
+        context.state_version = session.state_version if session is not None else 0
+        context.input = stored.input
+        context.metadata = user_metadata(stored.metadata)
+        context.references = stored_references(stored.metadata)
+        prefix = converter.structure(resume["context"], list[Message])
+        run.messages = [*prefix, *stored.messages]
+        context.own = len(prefix)
+        run.first_new = len(prefix) + resume["first_new"]
+        run.pending = converter.structure(resume["pending"], list[ToolCall])
+        run.requirements = requirements
+        run.tool_calls_made = resume["tool_calls_made"]
+        run.elapsed = resume["elapsed"]
+        run.executions = list(stored.tool_calls)
+        run.metrics = converter.structure(stored.metrics, RunMetrics)
+        context.ready = True
+
+    async def end(self, run: RunState) -> None:
+        """Finish ``run`` in its session: on completion, the user's memories and the
+        session's summary; then commit it (with a db)."""
+        context = run.session
+        if context is None or not context.ready:
+            return
+        summary = None
+        if run.status == "completed":
+            if self.settings.enable_user_memories:
+                await update_memories(self.second_models(), self.settings.memory_manager, run)
+            if self.settings.enable_session_summaries:
+                summary = await summarize(self.second_models(), run)
+        if self.store.component is None:
+            return
+        elapsed = run.elapsed + time.perf_counter() - run.started
+        run.metrics.duration = elapsed
+        stored = Run(
+            run.id,
+            context.session_id,
+            context.user_id,
+            context.agent_id,
+            run.status,
+            context.input,
+            self._kept_messages(run, context),
+            list(run.executions),
+            [
+                Requirement(r.tool_call, "confirmation", r.confirmed, r.reason)
+                for r in (run.requirements if run.status == "paused" else ())
+            ],
+            converter.unstructure(run.metrics),
+            content_json(run.content),
+            context.content_type,
+            run.error.to_dict() if run.error is not None else None,
+            self._stored_metadata(run, context, elapsed),
+        )
+        await self._append_run(stored, context, summary)
+
+    def _kept_messages(self, run: RunState, context: RunSession) -> list[Message]:
+        """The run's own messages as stored: a paused run's all (it goes on from them),
+        else what ``store_tool_messages`` and ``store_media`` say to keep."""
+        messages = [m for m in run.messages[context.own :] if m.role != "system"]
+        if run.status == "paused":
+            return messages
+        if not self.settings.store_tool_messages:
+            messages = without_tool_calls(messages)
+        if not self.settings.store_media:
+            messages = without_media(messages)
+        return messages
+
+    def _stored_metadata(
+        self, run: RunState, context: RunSession, elapsed: float
+    ) -> dict[str, Any]:
+        """The stored run's metadata: the caller's, and what ferrule keeps there (a paused
+        run's resumption, the knowledge searches, the history with
+        ``store_history_messages``)."""
+        metadata = dict(context.metadata)
+        if run.status == "paused":
+            prefix = run.messages[: context.own]
+            metadata[RESUME_KEY] = {
+                "context": converter.unstructure(prefix, list[Message]),
+                "first_new": run.first_new - context.own,
+                "pending": converter.unstructure(run.pending, list[ToolCall]),
+                "tool_calls_made": run.tool_calls_made,
+                "elapsed": elapsed,
+            }
+        if context.references:
+            metadata[REFERENCES_KEY] = converter.unstructure(context.references)
+        start, stop = context.history
+        if self.settings.store_history_messages and stop > start:
+            history = run.messages[start:stop]
+            if not self.settings.store_media:
+                history = without_media(history)
+            metadata[HISTORY_KEY] = converter.unstructure(history, list[Message])
+        return metadata
+
+    async def _append_run(
+        self, run: Run, context: RunSession, summary: SessionSummary | None
+    ) -> None:
+        """Store ``run`` with its session's state, compare-and-set: if another writer (a
+        process, a concurrent run) changed the state since this run read it, the run's
+        change is re-applied to theirs (`merge_state`) and the append tried again."""
+        state, version = context.session_state, context.state_version
+        for _attempt in range(STATE_WRITE_ATTEMPTS):
+            inputs = AppendRunInput(run, state, summary, version)
+            try:
+                done = await self.store.db_call("append_run", inputs, AppendRunResult)
+            except SessionStateConflictError:
+                ref = SessionRef(run.session_id)
+                theirs = (await self.store.db_call("get_session", ref, SessionResult)).session
+                version = theirs.state_version if theirs is not None else 0
+                current = theirs.session_state if theirs is not None else {}
+                state = merge_state(context.state_base, context.session_state, current)
+                continue
+            context.session_state = state
+            if self.settings.cache_session:
+                self.store.cached = done.session
+            return
+        raise SessionStateConflictError(
+            f"the state of session {run.session_id!r} kept changing under this run: "
+            f"not stored after {STATE_WRITE_ATTEMPTS} attempts",
+            session_id=run.session_id,
+        )
+
+    async def store_pending(self, output: RunOutput[Any]) -> None:
+        """Store a background run as pending, before it starts (its end replaces it)."""
+        session_id = output.session_id or ""
+        pending = Run(output.run_id, session_id, output.user_id, output.agent_id, "pending")
+        await self.store.db_call("append_run", AppendRunInput(pending), AppendRunResult)
+
+    async def end_quietly(self, run: RunState) -> None:
+        """`end` for a run that failed already: a failure to store it is only logged."""
+        try:
+            await self.end(run)
+        except Exception as exc:
+            log.warning("run_not_stored", run_id=run.id, error=repr(exc))
