@@ -33,6 +33,7 @@ import inspect
 import json
 import re
 import sys
+import types
 import typing
 from pathlib import Path
 from typing import Any
@@ -95,8 +96,19 @@ def ferrule_object(module: str, name: str | None = None, member: str | None = No
     if name is not None:
         target = getattr(target, name, MISSING)
     if member is not None and target is not MISSING:
-        target = inspect.getattr_static(target, member, MISSING)
+        target = static_member(target, member)
     return target
+
+
+def static_member(owner: Any, name: str) -> Any:
+    """``owner``'s ``name`` as its class body defines it (a staticmethod stays one), but a
+    descriptor of another kind (the Agent's `Delegated` methods) as the class hands it out:
+    the function it stands for."""
+    found = inspect.getattr_static(owner, name, MISSING)
+    plain = (staticmethod, classmethod, property, types.FunctionType)
+    if found is MISSING or isinstance(found, plain) or not hasattr(found, "__get__"):
+        return found
+    return getattr(owner, name, found)
 
 
 def counterpart(agno_key: str) -> Any:
@@ -378,7 +390,7 @@ def entry_problem(key: str) -> str | None:
             agno_params = details.get("constructor") or []
         problems = check_params(key, agno_params, signature_of(ours, bound=False))
         return problems.get(str(param))
-    found = inspect.getattr_static(ours, member, MISSING)
+    found = static_member(ours, member)
     if entry["type"] == "enum_member":
         value = getattr(ours, member, MISSING)
         if value is MISSING:
