@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import io
 import logging
+import subprocess
+import sys
 import wave
 
 import pytest
@@ -52,12 +54,52 @@ def recorded():
     log.use_agent_logger()
 
 
+SETUP = """
+import logging
+from ferrule.utils import log
+(handler,) = [h for h in log.agent_logger.handlers if isinstance(h, log.ColoredRichHandler)]
+print(log.logger is log.agent_logger, type(log.logger) is log.AgnoLogger, log.logger.name,
+      log.logger.propagate, log.logger.level == logging.INFO, handler.source_type,
+      log.team_logger.name, log.workflow_logger.name, logging.getLogger().handlers == [])
+"""
+
+
+def test_the_agno_loggers_are_built_once_and_leave_the_root_logger_alone():
+    # A fresh interpreter: in this one the agno package (a client test's) may have made
+    # the "agno" logger first, and ferrule then shares it (the next test).
+    ran = subprocess.run([sys.executable, "-c", SETUP], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == [
+        "True",
+        "True",
+        "agno",
+        "False",
+        "True",
+        "agent",
+        "agno-team",
+        "agno-workflow",
+        "True",
+    ]
+
+
+def test_a_logger_named_agno_made_first_is_shared_and_written_plainly(recorded, monkeypatch):
+    class TheirLogger(logging.Logger):  # as Agno's: info(msg, center, symbol, *args)
+        def info(self, msg, center=False, symbol="*", *args, **kwargs):  # type: ignore[override]
+            super().info(f"theirs {msg}", *args, **kwargs)
+
+    theirs = TheirLogger("agno-elsewhere")
+    seen = Recorder()
+    theirs.addHandler(seen)
+    theirs.setLevel(logging.INFO)
+    monkeypatch.setattr(log, "logger", theirs)
+    log.log_info("loaded %d documents", False, "*", 3)
+    log.log_info("Title", center=True, symbol="=")
+    assert seen.records[0].getMessage() == "loaded 3 documents"
+    assert seen.records[1].getMessage().strip("=").strip() == "Title"
+
+
 def test_the_agno_loggers_write_what_their_level_lets_through(recorded):
     assert log.logger is log.agent_logger and log.logger.name == "agno"
-    assert isinstance(log.logger, log.AgnoLogger) and not log.logger.propagate
-    assert log.team_logger.name == "agno-team" and log.workflow_logger.name == "agno-workflow"
-    (handler,) = [h for h in log.agent_logger.handlers if isinstance(h, log.ColoredRichHandler)]
-    assert handler.source_type == "agent"
     log.log_info("loaded %d documents", False, "*", 3)
     log.log_debug("hidden")
     log.set_log_level_to_debug(level=1)

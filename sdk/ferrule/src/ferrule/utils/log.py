@@ -231,17 +231,23 @@ def log_debug(
     """A debug message, once debugging is on up to ``log_level``."""
     if not debug_on or debug_level < log_level:
         return
-    if isinstance(logger, AgnoLogger):
-        logger.debug(msg, center, symbol, *args, **kwargs)
-    else:
-        logger.debug(center_header(str(msg), symbol) if center else msg, *args, **kwargs)
+    _write(logging.DEBUG, "debug", center_header(str(msg), symbol) if center else msg, args, kwargs)
 
 
 def log_info(msg: Any, center: bool = False, symbol: str = "*", *args: Any, **kwargs: Any) -> None:
-    if isinstance(logger, AgnoLogger):
-        logger.info(msg, center, symbol, *args, **kwargs)
+    _write(logging.INFO, "info", center_header(str(msg), symbol) if center else msg, args, kwargs)
+
+
+def _write(
+    level: int, method: str, text: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    """``text`` (centred already) to the current logger. A `logging.Logger` gets it through
+    ``log``, which no subclass's ``info(msg, center, symbol, ...)`` reshapes: the ``agno``
+    logger may be Agno's own, made first when Agno is installed and imported too."""
+    if isinstance(logger, logging.Logger):
+        logger.log(level, text, *args, **kwargs)
     else:
-        logger.info(center_header(str(msg), symbol) if center else msg, *args, **kwargs)
+        getattr(logger, method)(text, *args, **kwargs)
 
 
 def _traceback(kwargs: dict[str, Any]) -> dict[str, Any]:
