@@ -55,13 +55,6 @@ class MessageData:
     extra: dict[str, Any] | None = None
 
 
-#: What the model is told when its tool call could not be read (``retry_with_guidance``).
-GUIDANCE = (
-    "Your last tool call could not be read ({error}). Call the tool again with arguments "
-    "that are one valid JSON object."
-)
-
-
 def _refused(step: str) -> InvalidInputError:
     return InvalidInputError(
         f"{step} is a step of Agno's own tool loop; ferrule's agent runs the loop: call "
@@ -160,9 +153,12 @@ class Model:
         return [calls[i] for i in sorted(calls)]
 
     def get_instructions_for_model(self, tools: list[Any] | None = None) -> list[str] | None:
-        """What the model adds to the agent's instructions (its ``instructions``)."""
+        """What the model adds to the agent's instructions (its ``instructions``; one
+        string is one instruction)."""
         instructions = self.agno_settings.get("instructions")
-        return list(instructions) if instructions else None
+        if not instructions:
+            return None
+        return [instructions] if isinstance(instructions, str) else list(instructions)
 
     def get_system_message_for_model(self, tools: list[Any] | None = None) -> str | None:
         """What the model adds to the agent's system message (its ``system_prompt``)."""
@@ -249,6 +245,8 @@ class Model:
         _no_more(args, kwargs)
 
         from ferrule_kit.errors import InvalidToolCallError
+
+        from ..agent.model_settings import GUIDANCE
 
         folded = MessageAccumulator()
         async for item in self._infer(

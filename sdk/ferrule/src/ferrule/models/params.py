@@ -9,6 +9,7 @@ and its defaults. What the notes say ferrule does instead is in docs/coming-from
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
@@ -88,22 +89,10 @@ BASE_PARAMS: tuple[AgnoParam, ...] = (
     AgnoParam("name"),
     AgnoParam("provider"),
     AgnoParam("model_type", ModelType.MODEL),
-    AgnoParam(
-        "supports_native_structured_outputs",
-        False,
-        "later",
-        LATER.format("structured-output support; the provider plugin chooses how"),
-    ),
-    AgnoParam(
-        "supports_json_schema_outputs",
-        False,
-        "later",
-        LATER.format("structured-output support; the provider plugin chooses how"),
-    ),
-    AgnoParam(
-        "system_prompt", None, "later", LATER.format("system_prompt; give the Agent instructions")
-    ),
-    AgnoParam("instructions", None, "later", LATER.format("instructions; give them to the Agent")),
+    AgnoParam("supports_native_structured_outputs", False),
+    AgnoParam("supports_json_schema_outputs", False),
+    AgnoParam("system_prompt"),
+    AgnoParam("instructions"),
     declined(
         "tool_message_role", "the provider plugin sends tool results in its API's own role", "tool"
     ),
@@ -112,15 +101,44 @@ BASE_PARAMS: tuple[AgnoParam, ...] = (
         "the provider plugin sends the model's turns in its API's own role",
         "assistant",
     ),
-    AgnoParam("cache_response", False, "later", LATER.format("response cache")),
-    AgnoParam("cache_ttl", None, "later", LATER.format("response cache")),
-    AgnoParam("cache_dir", None, "later", LATER.format("response cache")),
+    AgnoParam("cache_response", False),
+    AgnoParam("cache_ttl"),
+    AgnoParam("cache_dir"),
     AgnoParam("retries", 0),
     AgnoParam("delay_between_retries", 1),
     AgnoParam("exponential_backoff", False),
-    AgnoParam("retry_with_guidance", True, "later", LATER.format("retry_with_guidance")),
-    AgnoParam("retry_with_guidance_limit", 1, "later", LATER.format("retry_with_guidance")),
+    AgnoParam("retry_with_guidance", True),
+    AgnoParam("retry_with_guidance_limit", 1),
 )
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+#: What the settings the agent reads (`ferrule.agent.model_settings`) must be: a wrong
+#: type is refused when the model is made, naming the keyword, not when a run reads it.
+SETTING_CHECKS: dict[str, tuple[Any, str]] = {
+    "supports_native_structured_outputs": (lambda v: isinstance(v, bool), "True or False"),
+    "supports_json_schema_outputs": (lambda v: isinstance(v, bool), "True or False"),
+    "system_prompt": (lambda v: v is None or isinstance(v, str), "a string"),
+    "instructions": (
+        lambda v: (
+            v is None
+            or isinstance(v, str)
+            or (isinstance(v, list | tuple) and all(isinstance(i, str) for i in v))
+        ),
+        "a list of strings",
+    ),
+    "cache_response": (lambda v: isinstance(v, bool), "True or False"),
+    "cache_ttl": (
+        lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool) and v >= 0),
+        "a number of seconds (0 or more), or None for no expiry",
+    ),
+    "cache_dir": (lambda v: v is None or isinstance(v, str | os.PathLike), "a folder's path"),
+    "retry_with_guidance": (lambda v: isinstance(v, bool), "True or False"),
+    "retry_with_guidance_limit": (_is_count, "a whole number, 0 or more"),
+}
 
 
 def agno_values(
@@ -137,6 +155,9 @@ def agno_values(
         value = given.get(param.name, param.default)
         if param.use in ("later", "declined") and value != param.default:
             raise InvalidInputError(f"{param.name}: {param.note}", field=param.name)
+        check = SETTING_CHECKS.get(param.name)
+        if check is not None and not check[0](value):
+            raise InvalidInputError(f"must be {check[1]}; got {value!r}", field=param.name)
         values[param.name] = value
     return values
 

@@ -165,6 +165,8 @@ class Claude(APIModel, Model):
         self, id: str = "claude-sonnet-4-5-20250929", **params: Unpack[ClaudeParams]
     ) -> None:
         values = agno_values(type(self), CLAUDE_PARAMS, dict(params))
+        if self.supports_structured_outputs(id):  # as Agno's Claude marks the ones that do
+            values["supports_native_structured_outputs"] = True
         if values["thinking"] and id in self.NON_THINKING_MODELS:
             raise InvalidInputError(f"{id} does not think: drop thinking=", field="thinking")
         sampling = Sampling(
@@ -211,6 +213,15 @@ class Claude(APIModel, Model):
             infer_options=infer_options,
             route_provider="anthropic",
             agno_settings=values,
+        )
+
+    @classmethod
+    def supports_structured_outputs(cls, model_id: str) -> bool:
+        """Whether Anthropic's structured output (``output_config.format``) serves
+        ``model_id``: every Claude but the 3.x family and the first Claude 4 releases."""
+        return not (
+            model_id in cls.NON_STRUCTURED_OUTPUT_ALIASES
+            or model_id.startswith(cls.NON_STRUCTURED_OUTPUT_PREFIXES)
         )
 
     def get_request_params(
