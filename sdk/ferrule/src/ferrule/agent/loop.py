@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
 from ferrule_kit.guardrails import RunInput
-from ferrule_kit.lm import ANY_JSON_OBJECT, MessageAccumulator
+from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
 
 from ..models import model_infer_options
@@ -26,6 +26,7 @@ from ..tools.function import user_input_for
 from .deps import RunDeps
 from .hooks import run_hooks
 from .inputs import run_context_of
+from .model_settings import StructuredOutputs, guidance_after, model_stream
 from .output_schema import parse_output
 from .results import ModelCallMetrics, RunStatus, ToolConfirmation
 from .run_errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
@@ -305,13 +306,20 @@ async def run_post_hooks(deps: RunDeps, run: RunState) -> None:
 
 
 async def model_turn(
-    deps: RunDeps, run: RunState, sink: Sink, tools: list[dict[str, Any]]
+    deps: RunDeps,
+    run: RunState,
+    sink: Sink,
+    tools: list[dict[str, Any]],
+    notes: tuple[dict[str, Any], ...] = (),
 ) -> tuple[Message, dict[str, int] | None]:
     """One model call: the run's messages (and ``tools``) sent, the reply streamed to the
     sink as it comes and accumulated into the assistant message the run records (its
     calls' ids made distinct, `distinct_call_ids`); the usage limits checked before and
-    after."""
+    after. A malformed tool call is asked again with a note (``notes``: the ones sent,
+    which the run's messages do not keep) while the model's retry_with_guidance allows."""
     inputs = infer_inputs(deps, run, tools)
+    if notes:
+        inputs["messages"] = [*inputs["messages"], *notes]
     if run.usage_limits is not None:
         run.usage_limits.check_before_request(run.metrics)
     accumulator = MessageAccumulator()
@@ -331,7 +339,11 @@ async def model_turn(
         message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
     except BaseException as exc:
         finish_model_span(span, accumulator, metrics, None, exc)
-        raise
+        guidance = guidance_after(deps.slots[0].model, exc, len(notes))
+        if guidance is None:
+            raise
+        note = converter.unstructure(guidance)
+        return await model_turn(deps, run, sink, tools, (*notes, note))
     finish_model_span(span, accumulator, metrics, message, None)
     message = distinct_call_ids(message)
     run.messages.append(message)
@@ -360,7 +372,8 @@ def infer_inputs(deps: RunDeps, run: RunState, tools: list[dict[str, Any]]) -> d
     if run.reasoning:
         inputs["reasoning"] = run.reasoning
     if run.output is not None and deps.parse_reply is None and deps.parse_response:
-        inputs["output_schema"] = ANY_JSON_OBJECT if deps.use_json_mode else run.output.schema
+        structured = StructuredOutputs.of(deps.slots[0].model)
+        inputs["output_schema"] = structured.schema_sent(run.output.schema, deps.use_json_mode)
     return inputs
 
 
@@ -456,9 +469,7 @@ async def open_infer(
     for index, slot in enumerate(deps.slots):
         await slot.ensure_defined(deps.runtime)
         # the model's own settings (Agno's OpenAIChat(temperature=...)) under the run's
-        stream = deps.runtime.acall_iter_method(
-            slot.component, "infer", {**model_infer_options(slot.model), **inputs}
-        )
+        stream = model_stream(deps.runtime, slot, {**model_infer_options(slot.model), **inputs})
         try:
             return stream, await anext(stream)
         except StopAsyncIteration:
