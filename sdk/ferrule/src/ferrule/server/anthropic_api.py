@@ -24,11 +24,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from aiohttp import web
-from ferrule_kernel import get_logger
 
 from .anthropic_builder import MessageBuilder
 from .anthropic_wire import (
@@ -36,11 +34,10 @@ from .anthropic_wire import (
     anthropic_error_body,
     messages_request_from_anthropic,
 )
+from .event_stream import EventStream
 from .gate import Handler, dumps
 from .openai_api import OpenAIRoutes
 from .openai_wire import OpenAIError
-
-log = get_logger("ferrule.server")
 
 Event = tuple[str, dict[str, Any]]
 
@@ -54,6 +51,7 @@ class AnthropicRoutes:
     def __init__(self, openai: OpenAIRoutes) -> None:
         self.openai = openai
         self.gate = openai.gate
+        self.events: EventStream[Event] = EventStream(openai, _named)
 
     def add_to(self, router: web.UrlDispatcher, prefix: str) -> None:
         for path, handle in (
@@ -120,49 +118,10 @@ class AnthropicRoutes:
         items = await self.openai.infer(body.model, body.inputs, body.renames)
         builder = MessageBuilder(body.model)
         async with contextlib.aclosing(items):
-            if body.stream:
-                return await self._stream(request, builder, items)
-            async for item in items:
-                builder.add(item)
-        builder.finish()
-        return web.Response(body=dumps(builder.message()), content_type="application/json")
+            return await self.events.answer(
+                request, builder, items, stream=body.stream, whole=builder.message
+            )
 
-    async def _stream(
-        self,
-        request: web.Request,
-        builder: MessageBuilder,
-        items: AsyncGenerator[dict[str, Any], None],
-    ) -> web.StreamResponse:
-        # The first item before the headers: an error that comes at once (a model that
-        # fails to load, a refused image) still gets its HTTP status.
-        first = await anext(items, None)
-        response = await self.gate.open_event_stream(request)
 
-        async def send(events: list[Event]) -> None:
-            if events:
-                await response.write(
-                    b"".join(
-                        b"event: " + name.encode() + b"\ndata: " + dumps(data) + b"\n\n"
-                        for name, data in events
-                    )
-                )
-
-        try:
-            await send(builder.start())
-            try:
-                item = first
-                while item is not None:
-                    await send(builder.add(item))
-                    item = await anext(items, None)
-                last = builder.finish()
-            except ConnectionError:
-                raise
-            except BaseException as exc:  # after the headers, an error ends the stream as an event
-                error = self.openai.stream_error(request, exc)
-                error.message = self.gate.redact(error.message)
-                last = [("error", anthropic_error_body(error))]
-            await send(last)
-            await response.write_eof()
-        except ConnectionError:  # the client left: its producer is closed with the request
-            log.debug("client_disconnected", path=request.path)
-        return response
+def _named(event: Event) -> tuple[str, Any]:
+    return event

@@ -18,7 +18,8 @@ import json
 import uuid
 from typing import Any
 
-from .anthropic_wire import REDACTED_PREFIX
+from .anthropic_wire import REDACTED_PREFIX, anthropic_error_body
+from .openai_wire import OpenAIError
 
 _STOP_REASONS = {
     "stop": "end_turn",
@@ -165,6 +166,10 @@ class MessageBuilder:
             "usage": usage,
         }
         return [*events, ("message_delta", delta), ("message_stop", {"type": "message_stop"})]
+
+    def fail(self, error: OpenAIError) -> list[tuple[str, dict[str, Any]]]:
+        """The event that ends a stream whose model failed after it started."""
+        return [("error", anthropic_error_body(error))]
 
 
 _PING = ("ping", {"type": "ping"})

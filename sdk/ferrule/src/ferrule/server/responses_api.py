@@ -15,14 +15,11 @@ import contextlib
 from typing import Any
 
 from aiohttp import web
-from ferrule_kernel import get_logger
 
-from .gate import dumps
+from .event_stream import EventStream
 from .openai_api import OpenAIRoutes
 from .responses_builder import ResponseBuilder
 from .responses_wire import responses_request_from_openai
-
-log = get_logger("ferrule.server")
 
 
 class ResponsesRoutes:
@@ -30,6 +27,7 @@ class ResponsesRoutes:
 
     def __init__(self, openai: OpenAIRoutes) -> None:
         self.openai = openai
+        self.events: EventStream[dict[str, Any]] = EventStream(openai, _named)
 
     def add_to(self, router: web.UrlDispatcher, prefix: str) -> None:
         self.openai.add_route(router, "POST", f"{prefix}/v1/responses", self.responses)
@@ -39,46 +37,10 @@ class ResponsesRoutes:
         items = await self.openai.infer(body.model, body.inputs, body.renames)
         builder = ResponseBuilder(body)
         async with contextlib.aclosing(items):
-            if body.stream:
-                return await self._stream(request, builder, items)
-            async for item in items:
-                builder.add(item)
-        builder.finish()
-        return web.Response(body=dumps(builder.response()), content_type="application/json")
+            return await self.events.answer(
+                request, builder, items, stream=body.stream, whole=builder.response
+            )
 
-    async def _stream(
-        self, request: web.Request, builder: ResponseBuilder, items: Any
-    ) -> web.StreamResponse:
-        # The first item before the headers: an error that comes at once (a model that
-        # fails to load, a refused image) still gets its HTTP status.
-        first = await anext(items, None)
-        response = await self.openai.gate.open_event_stream(request)
 
-        async def send(events: list[dict[str, Any]]) -> None:
-            if events:
-                await response.write(
-                    b"".join(
-                        b"event: " + e["type"].encode() + b"\ndata: " + dumps(e) + b"\n\n"
-                        for e in events
-                    )
-                )
-
-        try:
-            await send(builder.start())
-            try:
-                item = first
-                while item is not None:
-                    await send(builder.add(item))
-                    item = await anext(items, None)
-                last = builder.finish()
-            except ConnectionError:
-                raise
-            except BaseException as exc:  # after the headers, an error ends the stream as an event
-                error = self.openai.stream_error(request, exc)
-                error.message = self.openai.gate.redact(error.message)
-                last = builder.fail(error)
-            await send(last)
-            await response.write_eof()
-        except ConnectionError:  # the client left: its producer is closed with the request
-            log.debug("client_disconnected", path=request.path)
-        return response
+def _named(event: dict[str, Any]) -> tuple[str, Any]:
+    return event["type"], event
