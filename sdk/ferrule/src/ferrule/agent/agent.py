@@ -20,6 +20,7 @@ from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message
 
 from .._bridge import Bridge, blocking, on_bridge_loop
+from ..models.message import Message as AgnoMessage
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
 from .attributes import AgentAttributes
@@ -39,7 +40,7 @@ from .retrieval import AgentKnowledge, checked_knowledge
 from .run_calls import RunCalls
 from .run_sessions import RunSessions
 from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT
-from .sessions import AgentSessions
+from .sessions import AgentSessions, StoredSession
 from .settings import (
     AgentSettings,
     agent_arguments,
@@ -421,6 +422,38 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     def _system(self) -> list[Message]:
         return system_messages(self, system_text(self, self.session_state, output=self._output))
+
+    @on_bridge_loop
+    async def aget_system_message(
+        self,
+        session: StoredSession,
+        run_context: RunContext | None = None,
+        tools: Sequence[Any] | None = None,
+        add_session_state_to_context: bool | None = None,
+        input: Any = None,
+    ) -> AgnoMessage | None:
+        """The system message a run of ``session`` would start with (None: none), as Agno's
+        `Message`: its state (``run_context``'s, else the session's), its summary and the
+        user's memories as the agent adds them, ``tools``' instructions (default: the
+        agent's) and ``add_session_state_to_context`` (default: the agent's). Agno reads
+        ``input`` only for its learnings, which ferrule has not (out of scope): without
+        them Agno's system message does not depend on it either."""
+        del input
+        stored = (session.session_data or {}).get("session_state")
+        state = run_context.session_state if run_context is not None else None
+        state = state if state is not None else stored or dict(self.session_state or {})
+        memories = None
+        if self.add_memories_to_context and self.db is not None:
+            memories = await self._sessions.aget_user_memories(session.user_id)
+        summary = session.summary if self.add_session_summary_to_context else None
+        # Agno's memories: the block reads their `memory` text, as of the kit's
+        known = Known(cast("Any", memories), summary, add_session_state_to_context, tools=tools)
+        text = system_text(self, state, known, run_context, self._output)
+        if not text:
+            return None
+        return AgnoMessage(role=self.system_message_role, content=text)
+
+    get_system_message = blocking(aget_system_message)
 
     def get_messages(self) -> list[Message]:
         """The conversation so far (the system message first, if any)."""

@@ -70,6 +70,14 @@ NAME_INSTRUCTIONS = (
 )
 
 
+class StoredSession(Protocol):
+    """What a run's context is built from of a stored session (Agno's `AgentSession`)."""
+
+    user_id: str | None
+    session_data: dict[str, Any] | None
+    summary: Any
+
+
 class AgentSessionView(Protocol):
     """What `AgentSessions` reads of its agent's settings, as they are at each call (Agno's
     users set them on the agent: ``agent.session_id = ...``)."""
@@ -426,7 +434,7 @@ class AgentSessions:
                 sid,
                 last_n_runs,
                 limit,
-                list(skip_roles or ()),
+                list(skip_roles or ()),  # type: ignore[arg-type]
                 statuses,  # type: ignore[arg-type]
             )
             found = (await self.db_call("get_messages", inputs, MessagesResult)).messages

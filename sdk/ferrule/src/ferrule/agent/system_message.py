@@ -31,15 +31,21 @@ from .output_schema import StructuredOutput
 class Known:
     """What a run knows from before, for its system message: the user's ``memories``
     (None: the agent does not add them), the session's ``summary``, and the run's own
-    ``add_session_state`` switch (None: the agent's); the ``location`` line's place."""
+    ``add_session_state`` switch (None: the agent's); the ``location`` line's place; the
+    ``tools`` whose instructions it carries (None: the agent's)."""
 
     memories: Sequence[UserMemory] | None = None
     summary: SessionSummary | None = None
     add_session_state: bool | None = None
     location: str | None = None
+    tools: Sequence[Any] | None = None
 
 
 NOTHING_KNOWN = Known()
+
+
+def _tools(agent: Any, known: Known) -> Sequence[Any]:
+    return agent.tools if known.tools is None else known.tools
 
 
 def _instructions(agent: Any, state: dict[str, Any], run_context: RunContext | None) -> list[str]:
@@ -115,7 +121,7 @@ def _built(
     # a toolkit's own guidance (Agno's Toolkit(add_instructions=True))
     pieces.extend(
         toolkit.instructions
-        for toolkit in agent.tools
+        for toolkit in _tools(agent, known)
         if getattr(toolkit, "add_instructions", False) and getattr(toolkit, "instructions", None)
     )
     if agent.resolve_in_context:
