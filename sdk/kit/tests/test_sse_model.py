@@ -9,10 +9,12 @@ from typing import Any
 
 import attrs
 import pytest
-from ferrule_kit.errors import ProviderProtocolError, StreamInterruptedError
-from ferrule_kit.http import HTTPClient, SSEEvent, Timeouts
+from ferrule_kernel.trust import validating
+from ferrule_kit.errors import MissingAPIKeyError, ProviderProtocolError, StreamInterruptedError
+from ferrule_kit.http import HTTPClient, SSEEvent, Timeouts, parse_error_body
 from ferrule_kit.lm import InferInput, finish, parse_infer_input, text_delta
-from ferrule_kit.sse_model import SSELanguageModel
+from ferrule_kit.providerspec import ProviderAttributes
+from ferrule_kit.sse_model import SSELanguageModel, keyed_client
 from ferrule_kit.testing.loopback import LoopbackServer, Pause, Reply, sse
 
 KEY = "sk-test-SECRET-0123456789"
@@ -24,12 +26,11 @@ class EchoingProvider(SSELanguageModel):
 
     def __init__(self, server: LoopbackServer, max_retries: int = 0) -> None:
         client = HTTPClient.for_component(
+            ProviderAttributes(model="echo-1", read_timeout=5.0, max_retries=max_retries),
             provider="echoing",
             base_url=server.url + "/v1",
             headers={"Authorization": f"Bearer {KEY}"},
             secrets=[KEY],
-            read_timeout=5.0,
-            max_retries=max_retries,
         )
         super().__init__(model="echo-1", url="/generate", client=client)
         self.translated = 0
@@ -117,9 +118,76 @@ async def test_max_retries_counts_the_tries_after_the_first(server):
     assert len(server.requests) == 3
 
 
-def test_for_component_maps_the_two_provider_attributes():
-    client = HTTPClient.for_component(
-        provider="p", base_url="http://x/", headers={}, secrets=[], read_timeout=7.5, max_retries=0
+def trusted(**fields: Any) -> ProviderAttributes:
+    """Attributes as the host's own code gives them (``base_url`` and ``extra_headers``
+    are refused from the network)."""
+    with validating(True):
+        return ProviderAttributes(model="m", **fields)
+
+
+async def test_for_component_maps_the_provider_attributes_connection_settings():
+    connection = trusted(
+        read_timeout=7.5,
+        max_retries=0,
+        retry_delay=0.25,
+        retry_multiplier=3.0,
+        extra_headers={"x-gateway": "g", "x-api-key": "from-extra"},
     )
-    assert client.timeouts == Timeouts(read=7.5)
-    assert client.retry.max_attempts == 1
+    async with LoopbackServer() as server:
+        client = HTTPClient.for_component(
+            connection, provider="p", base_url=server.url, headers={"x-api-key": "k"}, secrets=["k"]
+        )
+        assert client.timeouts == Timeouts(read=7.5)
+        assert client.retry.max_attempts == 1
+        assert (client.retry.initial_delay, client.retry.multiplier) == (0.25, 3.0)
+        server.script(Reply.json({}))
+        try:
+            await client.request_json("/ping", {})
+        finally:
+            await client.close()
+    sent = server.requests[0].headers
+    assert sent["x-gateway"] == "g"
+    assert sent["x-api-key"] == "k"  # the plugin's own header wins
+
+
+class _Wire:
+    """A provider's wire module, as `keyed_client` reads one."""
+
+    PROVIDER = "echoing"
+
+    @staticmethod
+    def default_base_url() -> str:
+        return "http://127.0.0.1:9/v1"
+
+    @staticmethod
+    def request_headers(api_key: str) -> dict[str, str]:
+        return {"x-echo-key": api_key}
+
+    parse_error = staticmethod(parse_error_body)
+
+
+async def test_keyed_client_sends_the_key_of_the_first_variable_set(monkeypatch):
+    monkeypatch.delenv("ECHO_KEY", raising=False)
+    monkeypatch.setenv("ECHO_OTHER_KEY", KEY)
+    default = keyed_client(ProviderAttributes(model="m"), _Wire, ["ECHO_KEY", "ECHO_OTHER_KEY"])
+    assert default.base_url == "http://127.0.0.1:9/v1"
+    assert KEY not in repr(default)
+    async with LoopbackServer() as server:
+        given = trusted(api_key="given", base_url=server.url)
+        server.script(Reply.json({}), Reply.json({"error": {"message": f"bad key {KEY}"}}, 400))
+        for attributes in (given, trusted(base_url=server.url)):
+            client = keyed_client(attributes, _Wire, ["ECHO_KEY", "ECHO_OTHER_KEY"])
+            try:
+                await client.request_json("/ping", {})
+            except Exception as exc:
+                assert KEY not in str(exc)  # the key is the client's secret, scrubbed
+            finally:
+                await client.close()
+    assert [r.headers["x-echo-key"] for r in server.requests] == ["given", KEY]
+
+
+def test_keyed_client_without_a_key_names_the_variables(monkeypatch, tmp_path):
+    monkeypatch.delenv("ECHO_KEY", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    with pytest.raises(MissingAPIKeyError, match="ECHO_KEY"):
+        keyed_client(ProviderAttributes(model="m"), _Wire, ["ECHO_KEY"])

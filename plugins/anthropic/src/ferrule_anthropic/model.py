@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from ferrule_kit.http import HTTPClient, SSEEvent, resolve_api_key
+from ferrule_kit.http import SSEEvent
 from ferrule_kit.lm import InferInput
-from ferrule_kit.sse_model import SSELanguageModel
+from ferrule_kit.sse_model import SSELanguageModel, keyed_client
 
 from . import wire
 from .attributes import AnthropicAttributes
@@ -21,19 +21,7 @@ class AnthropicLanguageModel(SSELanguageModel):
     request headers: not in this object's repr, errors or logs."""
 
     def __init__(self, attributes: AnthropicAttributes) -> None:
-        key: str = resolve_api_key(wire.PROVIDER, attributes.api_key, [API_KEY_VARIABLE])  # type: ignore[assignment]
-        client = HTTPClient.for_component(
-            provider=wire.PROVIDER,
-            base_url=attributes.base_url or wire.default_base_url(),
-            headers=wire.request_headers(key),
-            secrets=[key],
-            read_timeout=attributes.read_timeout,
-            max_retries=attributes.max_retries,
-            retry_delay=attributes.retry_delay,
-            retry_multiplier=attributes.retry_multiplier,
-            extra_headers=attributes.extra_headers,
-            parse_error=wire.parse_error,
-        )
+        client = keyed_client(attributes, wire, [API_KEY_VARIABLE])
         super().__init__(
             model=attributes.model, url=wire.messages_url(attributes.base_url), client=client
         )

@@ -99,15 +99,11 @@ def connect(attributes: OpenAIAttributes) -> tuple[HTTPClient, bool]:
     if attributes.project:
         headers["OpenAI-Project"] = attributes.project
     client = make_client(
+        attributes,
         provider=(OPENAI if official else COMPATIBLE).provider,
         base_url=base_url,
         api_key=key,
         headers=headers,
-        read_timeout=attributes.read_timeout,
-        max_retries=attributes.max_retries,
-        retry_delay=attributes.retry_delay,
-        retry_multiplier=attributes.retry_multiplier,
-        extra_headers=attributes.extra_headers,
     )
     return client, official
 

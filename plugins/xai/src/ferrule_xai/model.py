@@ -69,14 +69,10 @@ def rules_for(model: str) -> ModelRules:
 async def create(attributes: XAIAttributes) -> ChatCompletionsModel:
     key = resolve_api_key(XAI.provider, attributes.api_key, [API_KEY_VARIABLE])
     client = make_client(
+        attributes,
         provider=XAI.provider,
         base_url=attributes.base_url or environment_base_url(BASE_URL_VARIABLES, DEFAULT_BASE_URL),
         api_key=key,
-        read_timeout=attributes.read_timeout,
-        max_retries=attributes.max_retries,
-        retry_delay=attributes.retry_delay,
-        retry_multiplier=attributes.retry_multiplier,
-        extra_headers=attributes.extra_headers,
         parse_error=parse_error,
     )
     return ChatCompletionsModel(

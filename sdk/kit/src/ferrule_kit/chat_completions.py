@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
@@ -53,6 +53,9 @@ from .lm import (
 from .messages import Message, TextPart, converter
 from .parts import registry
 from .policy import Accepts, ContentPolicy
+
+if TYPE_CHECKING:
+    from .providerspec import ProviderAttributes
 
 __all__ = [
     "MEDIA_LIMITS",
@@ -393,32 +396,25 @@ def _usage(usage: dict[str, Any] | None) -> Usage:
 
 
 def make_client(
+    connection: ProviderAttributes,
     *,
     provider: str,
     base_url: str,
     api_key: str | None,
     headers: Mapping[str, str] | None = None,
-    read_timeout: float = 60.0,
-    max_retries: int = 3,
     parse_error: ErrorParser = parse_error_body,
-    retry_delay: float = 0.5,
-    retry_multiplier: float = 2.0,
-    extra_headers: Mapping[str, str] | None = None,
 ) -> HTTPClient:
     """The auth piece of a Chat Completions backend: bearer-key headers on an `HTTPClient`
-    (the retry and header settings as `HTTPClient.for_component` takes them)."""
+    (with ``connection``'s retry and header settings, as `HTTPClient.for_component`
+    takes them)."""
     all_headers = dict(headers or {})
     if api_key:
         all_headers["Authorization"] = f"Bearer {api_key}"
     return HTTPClient.for_component(
+        connection,
         provider=provider,
         base_url=base_url,
         headers=all_headers,
         secrets=[api_key] if api_key else [],
-        read_timeout=read_timeout,
-        max_retries=max_retries,
         parse_error=parse_error,
-        retry_delay=retry_delay,
-        retry_multiplier=retry_multiplier,
-        extra_headers=extra_headers,
     )

@@ -74,6 +74,8 @@ from .sse import SSEEvent, sse_events
 if TYPE_CHECKING:
     import aiohttp
 
+    from .providerspec import ProviderAttributes
+
 __all__ = [
     "ErrorParser",
     "HTTPClient",
@@ -353,33 +355,30 @@ class HTTPClient:
     @classmethod
     def for_component(
         cls,
+        connection: ProviderAttributes,
         *,
         provider: str,
         base_url: str,
         headers: Mapping[str, str],
         secrets: Sequence[str],
-        read_timeout: float,
-        max_retries: int,
         parse_error: ErrorParser = parse_error_body,
-        retry_delay: float = 0.5,
-        retry_multiplier: float = 2.0,
-        extra_headers: Mapping[str, str] | None = None,
     ) -> HTTPClient:
-        """The client of a provider component, from the attributes every provider's
-        ``define`` takes (`ferrule_kit.providerspec.ProviderAttributes`): ``read_timeout``
-        (seconds to wait for the next byte of a reply), ``max_retries`` (tries after the
-        first), ``retry_delay`` / ``retry_multiplier`` (the first wait, and its growth) and
-        ``extra_headers`` (under the plugin's own ``headers``, which win)."""
+        """The client of a provider component, with the connection settings of the
+        attributes every provider's ``define`` takes (`ferrule_kit.providerspec.
+        ProviderAttributes`): ``read_timeout`` (seconds to wait for the next byte of a
+        reply), ``max_retries`` (tries after the first), ``retry_delay`` /
+        ``retry_multiplier`` (the first wait, and its growth) and ``extra_headers`` (under
+        the plugin's own ``headers``, which win)."""
         return cls(
             provider=provider,
             base_url=base_url,
-            headers={**(extra_headers or {}), **headers},
+            headers={**(connection.extra_headers or {}), **headers},
             secrets=secrets,
-            timeouts=Timeouts(read=read_timeout),
+            timeouts=Timeouts(read=connection.read_timeout),
             retry=RetryPolicy(
-                max_attempts=max_retries + 1,
-                initial_delay=retry_delay,
-                multiplier=retry_multiplier,
+                max_attempts=connection.max_retries + 1,
+                initial_delay=connection.retry_delay,
+                multiplier=connection.retry_multiplier,
             ),
             parse_error=parse_error,
         )

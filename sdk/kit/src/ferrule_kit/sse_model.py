@@ -4,19 +4,57 @@ server-sent events of JSON (Anthropic's Messages API, Gemini's ``streamGenerateC
 The plugin supplies the request body and the translation of the reply's events; this base
 holds the connection: one `HTTPClient` per component, one POST per ``infer``, the
 connection dropped when the reply ends or its consumer abandons it, and the client closed
-with the component. (Chat Completions backends use
+with the component; `keyed_client` builds that client from the component's attributes and
+the provider's wire module (`ProviderWire`). (Chat Completions backends use
 `ferrule_kit.chat_completions.ChatCompletionsModel`, built on the same
 `HTTPClient.for_component`.)
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .http import HTTPClient, SSEEvent
+from .http import HTTPClient, ProviderErrorInfo, SSEEvent, resolve_api_key
 from .lm import InferInput
+
+if TYPE_CHECKING:
+    from .providerspec import ProviderAttributes
+
+
+class ProviderWire(Protocol):
+    """What a provider's wire module names for its connection (the module itself is one):
+    the provider's name, its endpoint when ``base_url`` is not given, the headers that
+    carry a key, and its error bodies' parser (`ferrule_kit.http.ErrorParser`)."""
+
+    PROVIDER: str
+
+    def default_base_url(self) -> str: ...
+
+    def request_headers(self, api_key: str) -> dict[str, str]: ...
+
+    def parse_error(
+        self, status: int, body: bytes, headers: Mapping[str, str]
+    ) -> ProviderErrorInfo: ...
+
+
+def keyed_client(
+    attributes: ProviderAttributes, wire: ProviderWire, key_variables: Sequence[str]
+) -> HTTPClient:
+    """The component's client: the key given, else one from ``key_variables`` or the
+    user's stored keys (`ferrule_kit.http.resolve_api_key`), sent only in the wire's
+    headers and scrubbed from errors; the endpoint and connection settings from
+    ``attributes``."""
+    key: str = resolve_api_key(wire.PROVIDER, attributes.api_key, key_variables)  # type: ignore[assignment]
+    return HTTPClient.for_component(
+        attributes,
+        provider=wire.PROVIDER,
+        base_url=attributes.base_url or wire.default_base_url(),
+        headers=wire.request_headers(key),
+        secrets=[key],
+        parse_error=wire.parse_error,
+    )
 
 
 class SSELanguageModel:
