@@ -110,8 +110,9 @@ def test_an_input_check_stops_the_run_before_the_model_and_the_db(rt, tmp_path):
         assert caught.value.check_trigger is CheckTrigger.INPUT_NOT_ALLOWED
         assert caught.value.to_dict()["details"] == {"check_trigger": "input_not_allowed"}
         events = list(agent.run("another secret", stream=True, stream_events=True))
-        assert [e.event for e in events] == ["RunError"]
-        assert isinstance(events[0].error, InputCheckError)
+        assert [e.event for e in events] == ["PreHookStarted", "RunError"]
+        assert events[0].pre_hook_name == "refuse_secrets"
+        assert isinstance(events[1].error, InputCheckError)
         responses = list(agent.query("a secret again"))
         assert [(r.type, r.content) for r in responses] == [("error", "no secrets here")]
         assert sent_texts(agent) == []  # the model never saw any of them
@@ -367,7 +368,7 @@ def test_cancel_run_stops_a_run_of_any_agent_from_another_thread(rt):
         timer.join()
         assert cancelled == [True]
         assert time.perf_counter() - started < 1.0  # six pieces would take 1.2 s
-        assert events[-1].event == "RunError"
+        assert events[-1].event == "RunCancelled" and events[-1].is_cancelled
         assert stream.output.status == "cancelled" and stream.output.is_cancelled
         assert Agent.cancel_run(stream.run_id) is False  # no longer running
     assert Agent.cancel_run("no-such-run") is False

@@ -30,6 +30,11 @@ from ferrule.agent import (
 )
 from ferrule.db.postgres import PostgresDb
 from ferrule.db.sqlite import SqliteDb
+from ferrule.run.agent import (
+    ModelRequestCompletedEvent,
+    ModelRequestStartedEvent,
+    RunContentCompletedEvent,
+)
 from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule.shared_runtime import _stop_default_runtime
@@ -146,7 +151,14 @@ async def test_arun_is_awaited_for_its_output_or_iterated(rt):
         output = await agent.arun("first")
         assert output.content == "one"
         events = [e async for e in agent.arun("second", stream=True, stream_events=True)]
-        assert [e.event for e in events] == ["RunStarted", "RunContent", "RunCompleted"]
+        assert [e.event for e in events] == [
+            "RunStarted",
+            "ModelRequestStarted",
+            "RunContent",
+            "ModelRequestCompleted",
+            "RunContentCompleted",
+            "RunCompleted",
+        ]
         assert events[-1].content == "two"
         outputs = [o async for o in agent.arun([{"role": "user", "content": "third"}])]
         assert [o.message.text for o in outputs] == ["three"]
@@ -212,10 +224,21 @@ def test_stream_events_yields_every_typed_event_in_order(rt):
         events = list(agent.run("2+3?", stream=True, stream_events=True))
     kinds = [type(e) for e in events]
     assert kinds[0] is RunStartedEvent and kinds[-1] is RunCompletedEvent
-    assert kinds[1:3] == [ToolCallStartedEvent, ToolCallCompletedEvent]
-    assert set(kinds[3:-1]) == {RunContentEvent}
-    assert "".join(e.content for e in events[3:-1]) == "It is 5."
-    started, completed = events[1].tool, events[2].tool
+    # Agno's order: each model request in its started/completed pair, the tool calls after
+    # the request that asked for them, the content's end before the run's
+    assert kinds[1:5] == [
+        ModelRequestStartedEvent,
+        ModelRequestCompletedEvent,
+        ToolCallStartedEvent,
+        ToolCallCompletedEvent,
+    ]
+    assert kinds[5] is ModelRequestStartedEvent and kinds[-3:-1] == [
+        ModelRequestCompletedEvent,
+        RunContentCompletedEvent,
+    ]
+    assert set(kinds[6:-3]) == {RunContentEvent}
+    assert "".join(e.content for e in events[6:-3]) == "It is 5."
+    started, completed = events[3].tool, events[4].tool
     assert (started.name, started.arguments) == ("add", {"a": 2, "b": 3})
     assert (completed.result, completed.error) == (5, None) and completed.duration is not None
     assert events[-1].content == "It is 5." and events[-1].event == "RunCompleted"
@@ -248,7 +271,12 @@ def test_the_agent_stream_settings_and_a_run_error_event(rt):
         assert [e.event for e in events] == ["RunContent", "RunError"]
         assert isinstance(events[-1], RunErrorEvent) and isinstance(events[-1].error, ModelError)
         agent.stream_events = True
-        assert [e.event for e in agent.run("go")] == ["RunStarted", "RunContent", "RunError"]
+        assert [e.event for e in agent.run("go")] == [
+            "RunStarted",
+            "ModelRequestStarted",
+            "RunContent",
+            "RunError",
+        ]
 
 
 # -- sessions: history, state, methods ---------------------------------------------------------
@@ -492,7 +520,7 @@ def test_a_paused_run_continues_in_process_with_requirements(rt, tmp_path):
             )
         )
         assert [e.event for e in events][:3] == [
-            "RunStarted",
+            "RunContinued",
             "ToolCallStarted",
             "ToolCallCompleted",
         ]

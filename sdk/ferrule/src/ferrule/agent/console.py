@@ -64,7 +64,7 @@ class _ResponseView:
                 self.content.append(str(content))
             if reasoning:
                 self.reasoning.append(reasoning)
-        elif name == "ToolCallCompleted":
+        elif name == "ToolCallCompleted" and event.tool is not None:  # type: ignore[union-attr]
             tool = event.tool  # type: ignore[union-attr]
             arguments = json.dumps(tool.arguments, ensure_ascii=False)
             outcome = f"error: {tool.error}" if tool.error else _short(tool.result)

@@ -52,12 +52,13 @@ class SecondModels:
 class SessionSteps:
     """A run's session work: `prepare` loads its state and resolves its dependencies (what
     its pre-hooks see); `begin` loads what it starts from (the rest: history, memories,
-    summary, knowledge) and builds its messages; `end` commits it to the db; `end_quietly`
-    is `end` for a run that failed already (a failure to store it is only logged)."""
+    summary, knowledge) and builds its messages; `end` commits it to the db (its memory and
+    summary steps told to the run's sink); `end_quietly` is `end` for a run that failed
+    already (a failure to store it is only logged)."""
 
     prepare: Callable[[RunState], Awaitable[Any]]
     begin: Callable[[RunState], Awaitable[None]]
-    end: Callable[[RunState], Awaitable[None]]
+    end: Callable[[RunState, Sink | None], Awaitable[None]]
     end_quietly: Callable[[RunState], Awaitable[None]]
 
 

@@ -78,10 +78,18 @@ def _is_async(function: Any) -> bool:
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call)
 
 
-async def run_hooks(hooks: Sequence[Any], subject: Any, offered: Mapping[str, Any]) -> None:
+async def run_hooks(
+    hooks: Sequence[Any],
+    subject: Any,
+    offered: Mapping[str, Any],
+    told: Callable[[str, bool], None] | None = None,
+) -> None:
     """Call each hook in order on ``subject`` (the `RunInput` or the `RunOutput`, also in
-    ``offered`` under its name)."""
+    ``offered`` under its name), telling ``told`` each hook's name as it starts (False) and
+    as it returns (True): the run's hook events."""
     for index, hook in enumerate(hooks):
+        if told is not None:
+            told(_name(hook), False)
         try:
             if _is_guardrail(hook) and _checks_in_thread(hook):
                 await asyncio.to_thread(hook.check, subject)
@@ -99,6 +107,8 @@ async def run_hooks(hooks: Sequence[Any], subject: Any, offered: Mapping[str, An
                 hook=_name(hook),
                 index=index,
             ) from exc
+        if told is not None:
+            told(_name(hook), True)
 
 
 async def call_tool(

@@ -61,8 +61,9 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
     hooked = fresh and bool(deps.pre_hooks)
     # a run with pre-hooks is traced from the input they leave (masked, or refused: none)
     span = None if hooked else run_span(deps, run)
+    sink.describe(deps.agent_id, deps.agent_name, deps.slots[0].model)
     try:
-        await admit(deps, run, hooked)
+        await admit(deps, run, sink, hooked)
         if hooked:
             span = run_span(deps, run)
         await start(deps, run, sink, fresh)
@@ -80,7 +81,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
             requirements = [] if over_limit else waiting_calls(calls, tools)
             sink.assistant(message, usage, requirements)
             if not calls:
-                if await reply(deps, run, message, retries):
+                if await reply(deps, run, sink, message, retries):
                     break
                 retries -= 1  # the reply did not match the output schema: asked again
                 continue
@@ -98,7 +99,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
         settle(deps, run, span, sink)
 
 
-async def admit(deps: RunDeps, run: RunState, hooked: bool) -> None:
+async def admit(deps: RunDeps, run: RunState, sink: Sink, hooked: bool) -> None:
     """Let the run in: not cancelled already, its model defined, and (``hooked``: a fresh
     run with pre-hooks) its input through the pre-hooks, before the run is set up, so that
     a refused input is not stored."""
@@ -109,7 +110,7 @@ async def admit(deps: RunDeps, run: RunState, hooked: bool) -> None:
     if hooked:
         if run.session is not None:  # the hooks see the session's state, as Agno's do
             await deps.sessions.prepare(run)
-        await run_pre_hooks(deps, run)
+        await run_pre_hooks(deps, run, sink)
 
 
 async def start(deps: RunDeps, run: RunState, sink: Sink, fresh: bool) -> None:
@@ -118,10 +119,15 @@ async def start(deps: RunDeps, run: RunState, sink: Sink, fresh: bool) -> None:
     if run.session is not None and not run.session.ready:
         await deps.sessions.begin(run)
     deps.track_references(run)
-    sink.started()
+    if fresh:
+        sink.started()
+    else:  # a paused run resumes
+        sink.continued()
     debug(deps, "run_started", run, kind=run.kind.name, messages=len(run.messages))
     if fresh and deps.reason is not None:
+        sink.reasoning_started()
         await deps.reason(run, sink)
+        sink.reasoning_completed()
 
 
 def exceeds_tool_call_limit(run: RunState, calls: list[ToolCall]) -> bool:
@@ -153,7 +159,7 @@ def waiting_calls(calls: list[ToolCall], tools: dict[str, Tool]) -> list[ToolCon
     ]
 
 
-async def reply(deps: RunDeps, run: RunState, message: Message, retries: int) -> bool:
+async def reply(deps: RunDeps, run: RunState, sink: Sink, message: Message, retries: int) -> bool:
     """The model answered: the run's content is its reply (after the results shown),
     parsed into the output schema when there is one. False when the reply does not match
     the schema and ``retries`` are left: the model is asked again."""
@@ -161,7 +167,9 @@ async def reply(deps: RunDeps, run: RunState, message: Message, retries: int) ->
         run.content = "\n".join([*run.shown, message.text] if message.text else run.shown)
         return True
     if deps.parse_reply is not None:
+        sink.parser_started()
         run.content = await deps.parse_reply(run, message.text)
+        sink.parser_completed()
         return True
     try:
         run.content = parse_output(run.output, message.text)
@@ -191,18 +199,19 @@ async def pause(
     run.pending = list(message.tool_calls)
     run.requirements = requirements
     run.status = "paused"
-    await deps.sessions.end(run)
+    await deps.sessions.end(run, sink)
     sink.paused(message)
 
 
 async def complete(deps: RunDeps, run: RunState, sink: Sink) -> None:
     """The post-hooks on the output, then the run completed, stored, and (a query) its
     messages joined to the agent's conversation."""
+    sink.content_completed()
     if deps.post_hooks:
-        await run_post_hooks(deps, run)
+        await run_post_hooks(deps, run, sink)
     run.status = "completed"
     debug(deps, "run_completed", run, tool_calls=run.metrics.tool_calls)
-    await deps.sessions.end(run)
+    await deps.sessions.end(run, sink)
     if run.kind.joins_conversation:
         deps.history.extend(run.messages[run.first_new :])
     sink.completed()
@@ -275,11 +284,15 @@ def hook_arguments(deps: RunDeps, run: RunState) -> dict[str, Any]:
     }
 
 
-async def run_pre_hooks(deps: RunDeps, run: RunState) -> None:
+async def run_pre_hooks(deps: RunDeps, run: RunState, sink: Sink) -> None:
     """Run the pre-hooks on the run's input; the run starts from what they leave."""
     run_input = RunInput(run.input, run.files)
     arguments = {"run_input": run_input, **hook_arguments(deps, run)}
-    await run_hooks(deps.pre_hooks, run_input, arguments)
+
+    def told(name: str, done: bool) -> None:
+        (sink.hook_completed if done else sink.hook_started)("pre", name, run_input)
+
+    await run_hooks(deps.pre_hooks, run_input, arguments, told)
     debug(deps, "pre_hooks_passed", run, hooks=len(deps.pre_hooks))
     content, files = run_input.input_content, run_input.files
     run.messages = run.kind.messages(content, files if run.send_media else ())
@@ -289,7 +302,7 @@ async def run_pre_hooks(deps: RunDeps, run: RunState) -> None:
         run.session.input = content if isinstance(content, str) else None
 
 
-async def run_post_hooks(deps: RunDeps, run: RunState) -> None:
+async def run_post_hooks(deps: RunDeps, run: RunState, sink: Sink) -> None:
     """Run the post-hooks on the run's output; its content is what they leave."""
     output = run.to_output()
     output.status = RunStatus.completed
@@ -298,7 +311,11 @@ async def run_post_hooks(deps: RunDeps, run: RunState) -> None:
         "session_state": output.session_state,
         **hook_arguments(deps, run),
     }
-    await run_hooks(deps.post_hooks, output, arguments)
+
+    def told(name: str, done: bool) -> None:
+        (sink.hook_completed if done else sink.hook_started)("post", name, output)
+
+    await run_hooks(deps.post_hooks, output, arguments, told)
     debug(deps, "post_hooks_passed", run, hooks=len(deps.post_hooks))
     run.content = output.content
     if run.session is not None:
@@ -328,6 +345,7 @@ async def model_turn(
     span = None
     if deps.instrumentation is not None:
         span = deps.instrumentation.start_model_call(route=deps.route, inputs=inputs)
+    sink.model_request_started()
     try:
         await stream_reply(deps, inputs, accumulator, metrics, sink)
         usage = accumulator.usage or {}
@@ -336,6 +354,7 @@ async def model_turn(
         metrics.reasoning_tokens = usage.get("reasoning_tokens")
         metrics.finish_reason = accumulator.finish_reason
         run.metrics.model_calls.append(metrics)
+        sink.model_request_completed(metrics)
         message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
     except BaseException as exc:
         finish_model_span(span, accumulator, metrics, None, exc)

@@ -62,6 +62,7 @@ from .stored import (
 from .system_message import Known
 
 if TYPE_CHECKING:
+    from .sinks import Sink
     from .state import RunState
 
 log = get_logger("ferrule.agent")
@@ -307,18 +308,28 @@ class RunSessions:
         run.metrics = converter.structure(stored.metrics, RunMetrics)
         context.ready = True
 
-    async def end(self, run: RunState) -> None:
+    async def end(self, run: RunState, sink: Sink | None = None) -> None:
         """Finish ``run`` in its session: on completion, the user's memories and the
-        session's summary; then commit it (with a db)."""
+        session's summary (each step told to ``sink``); then commit it (with a db)."""
         context = run.session
         if context is None or not context.ready:
             return
         summary = None
         if run.status == "completed":
             if self.settings.enable_user_memories:
+                if sink is not None:
+                    sink.memory_started()
                 await update_memories(self.second_models(), self.settings.memory_manager, run)
+                if sink is not None and sink.steps:
+                    user = ListMemoriesInput(context.user_id or DEFAULT_USER_ID)
+                    found = await self.second_models().db("list_memories", user, MemoriesResult)
+                    sink.memory_completed(list(found.memories))
             if self.settings.enable_session_summaries:
+                if sink is not None:
+                    sink.summary_started()
                 summary = await summarize(self.second_models(), run)
+                if sink is not None:
+                    sink.summary_completed(summary)
         if self.store.component is None:
             return
         elapsed = run.elapsed + time.perf_counter() - run.started

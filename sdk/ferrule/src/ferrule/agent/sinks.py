@@ -10,7 +10,7 @@ import functools
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import FerruleError
@@ -26,22 +26,53 @@ from .deltas import (
     finish_reason_of,
 )
 from .events import (
+    MemoryUpdateCompletedEvent,
+    MemoryUpdateStartedEvent,
+    ModelRequestCompletedEvent,
+    ModelRequestStartedEvent,
+    ParserModelResponseCompletedEvent,
+    ParserModelResponseStartedEvent,
+    PostHookCompletedEvent,
+    PostHookStartedEvent,
+    PreHookCompletedEvent,
+    PreHookStartedEvent,
+    ReasoningCompletedEvent,
+    ReasoningContentDeltaEvent,
+    ReasoningStartedEvent,
+    RunCancelledEvent,
     RunCompletedEvent,
+    RunContentCompletedEvent,
     RunContentEvent,
+    RunContinuedEvent,
     RunErrorEvent,
     RunPausedEvent,
     RunStartedEvent,
+    SessionSummaryCompletedEvent,
+    SessionSummaryStartedEvent,
     ToolCallCompletedEvent,
+    ToolCallErrorEvent,
     ToolCallStartedEvent,
 )
 from .results import (
     AgentResponse,
     MessageOutput,
+    ModelCallMetrics,
     ResponseContent,
     ResponseType,
     ToolConfirmation,
 )
 from .state import RunState
+
+HookKind = Literal["pre", "post"]
+
+
+def model_names(model: Any) -> tuple[str, str]:
+    """A model's id and its provider's name, as Agno's events name them."""
+    provider = getattr(model, "get_provider", None)
+    return (
+        str(getattr(model, "id", None) or getattr(model, "name", None) or ""),
+        str(provider() if callable(provider) else type(model).__name__),
+    )
 
 
 class Channel:
@@ -104,10 +135,22 @@ def _resolve(future: asyncio.Future[None]) -> None:
 class Sink:
     """Turns a run's events into what its stream yields, through ``channel``."""
 
+    #: It streams the run's steps (Agno's ``stream_events``): worth a look-up for them.
+    steps = False
+
     def __init__(self, channel: Channel, run: RunState) -> None:
         self.channel = channel
         self.run = run
         self.first = True
+        self.agent_id = ""
+        self.agent_name = ""
+        self.model = ""
+        self.model_provider = ""
+
+    def describe(self, agent_id: str | None, agent_name: str | None, model: Any) -> None:
+        """Who runs: the agent's id and name, and its (first) model, for the events."""
+        self.agent_id, self.agent_name = agent_id or "", agent_name or ""
+        self.model, self.model_provider = model_names(model)
 
     def _put(self, item: Any) -> None:
         if self.first:
@@ -119,6 +162,22 @@ class Sink:
         self.channel.put(item)
 
     def started(self) -> None: ...
+    def continued(self) -> None:
+        self.started()
+
+    def hook_started(self, kind: HookKind, name: str, subject: Any) -> None: ...
+    def hook_completed(self, kind: HookKind, name: str, subject: Any) -> None: ...
+    def reasoning_started(self) -> None: ...
+    def reasoning_completed(self) -> None: ...
+    def model_request_started(self) -> None: ...
+    def model_request_completed(self, metrics: ModelCallMetrics) -> None: ...
+    def parser_started(self) -> None: ...
+    def parser_completed(self) -> None: ...
+    def content_completed(self) -> None: ...
+    def memory_started(self) -> None: ...
+    def memory_completed(self, memories: list[Any] | None) -> None: ...
+    def summary_started(self) -> None: ...
+    def summary_completed(self, summary: Any) -> None: ...
     def text(self, delta: str) -> None: ...
     def reasoning(self, delta: str) -> None: ...
     def tools_started(self, calls: list[ToolCall]) -> None: ...
@@ -259,64 +318,159 @@ END = object()
 
 
 class EventSink(Sink):
-    """``run(input, stream=True, stream_events=True)``: every event above."""
+    """``run(input, stream=True, stream_events=True)``: every event of `events`, in
+    Agno's order."""
+
+    steps = True
+
+    def __init__(self, channel: Channel, run: RunState) -> None:
+        super().__init__(channel, run)
+        self.thinking: list[str] | None = None  # while a reasoning model thinks
+
+    def _step(self, event: Any, content: bool = False) -> None:
+        """A step's event (``content``: one that counts as the run's first output)."""
+        if content:
+            self._put(event)
+        else:
+            self.channel.put(event)
 
     def _ids(self) -> dict[str, Any]:
         context = self.run.session
         return {
             "run_id": self.run.id,
-            "agent_id": context.agent_id if context else None,
+            "agent_id": self.agent_id,
+            "agent_name": self.agent_name,
             "session_id": context.session_id if context else None,
         }
 
     def started(self) -> None:
-        self.channel.put(RunStartedEvent(**self._ids()))
+        model, provider = self.model, self.model_provider
+        self._step(RunStartedEvent(model=model, model_provider=provider, **self._ids()))
+
+    def continued(self) -> None:
+        self._step(RunContinuedEvent(**self._ids()))
+
+    def hook_started(self, kind: HookKind, name: str, subject: Any) -> None:
+        if kind == "pre":
+            self._step(PreHookStartedEvent(pre_hook_name=name, run_input=subject, **self._ids()))
+        else:
+            self._step(PostHookStartedEvent(post_hook_name=name, **self._ids()))
+
+    def hook_completed(self, kind: HookKind, name: str, subject: Any) -> None:
+        if kind == "pre":
+            event: Any = PreHookCompletedEvent(pre_hook_name=name, run_input=subject, **self._ids())
+        else:
+            event = PostHookCompletedEvent(post_hook_name=name, **self._ids())
+        self._step(event)
+
+    def reasoning_started(self) -> None:
+        self.thinking = []
+        self._step(ReasoningStartedEvent(**self._ids()))
+
+    def reasoning_completed(self) -> None:
+        thinking, self.thinking = "".join(self.thinking or ()), None
+        self._step(ReasoningCompletedEvent(content=thinking or None, **self._ids()))
+
+    def model_request_started(self) -> None:
+        model, provider = self.model, self.model_provider
+        self._step(ModelRequestStartedEvent(model=model, model_provider=provider, **self._ids()))
+
+    def model_request_completed(self, metrics: ModelCallMetrics) -> None:
+        self._step(
+            ModelRequestCompletedEvent(
+                model=self.model,
+                model_provider=self.model_provider,
+                input_tokens=metrics.input_tokens,
+                output_tokens=metrics.output_tokens,
+                total_tokens=metrics.input_tokens + metrics.output_tokens,
+                time_to_first_token=metrics.time_to_first_token,
+                reasoning_tokens=metrics.reasoning_tokens,
+                **self._ids(),
+            )
+        )
+
+    def parser_started(self) -> None:
+        self._step(ParserModelResponseStartedEvent(**self._ids()))
+
+    def parser_completed(self) -> None:
+        self._step(ParserModelResponseCompletedEvent(**self._ids()))
+
+    def content_completed(self) -> None:
+        self._step(RunContentCompletedEvent(**self._ids()))
+
+    def memory_started(self) -> None:
+        self._step(MemoryUpdateStartedEvent(**self._ids()))
+
+    def memory_completed(self, memories: list[Any] | None) -> None:
+        self._step(MemoryUpdateCompletedEvent(memories=memories, **self._ids()))
+
+    def summary_started(self) -> None:
+        self._step(SessionSummaryStartedEvent(**self._ids()))
+
+    def summary_completed(self, summary: Any) -> None:
+        self._step(SessionSummaryCompletedEvent(session_summary=summary, **self._ids()))
 
     def text(self, delta: str) -> None:
         self._put(RunContentEvent(content=delta, **self._ids()))
 
     def reasoning(self, delta: str) -> None:
-        self._put(RunContentEvent(reasoning_content=delta, **self._ids()))
+        if self.thinking is not None:  # the reasoning model's, before the run's model
+            self.thinking.append(delta)
+            self._step(ReasoningContentDeltaEvent(reasoning_content=delta, **self._ids()))
+        else:
+            self._put(RunContentEvent(reasoning_content=delta, **self._ids()))
 
     def tools_started(self, calls: list[ToolCall]) -> None:
         for call in calls:
             tool = ToolExecution(call.id, call.name, call.arguments)
-            self._put(ToolCallStartedEvent(tool=tool, **self._ids()))
+            self._step(ToolCallStartedEvent(tool=tool, **self._ids()), content=True)
 
     def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
         # the run records each execution (with its duration) just before its result
-        self._put(ToolCallCompletedEvent(tool=self.run.executions[-1], **self._ids()))
+        tool = self.run.executions[-1]
+        self._step(ToolCallCompletedEvent(tool=tool, content=message.text, **self._ids()), True)
+        if error is not None:
+            self._step(ToolCallErrorEvent(tool=tool, error=error, **self._ids()), content=True)
 
     def paused(self, message: Message) -> None:
-        self._put(RunPausedEvent(requirements=list(self.run.requirements), **self._ids()))
+        requirements = list(self.run.requirements)
+        tools = [r.tool_execution for r in requirements]
+        self._put(RunPausedEvent(tools=tools, requirements=requirements, **self._ids()))
 
     def completed(self) -> None:
         output = self.run.to_output()
-        self._put(
+        self._step(
             RunCompletedEvent(
                 content=output.content,
                 content_type=output.content_type,
+                metadata=output.metadata,
                 metrics=output.metrics,
                 session_state=output.session_state,
+                **self._ids(),
+            ),
+            content=True,
+        )
+
+    def failed(self, error: FerruleError) -> None:
+        if self.run.status == "cancelled":
+            self._put(RunCancelledEvent(reason=error.message, **self._ids()))
+            return
+        self._put(
+            RunErrorEvent(
+                content=error.message,
+                error_type=error.kind,
+                additional_data=error.to_dict(),
+                error=error,
                 **self._ids(),
             )
         )
 
-    def failed(self, error: FerruleError) -> None:
-        self._put(RunErrorEvent(content=error.message, error=error, **self._ids()))
-
 
 class ContentEventSink(EventSink):
-    """``run(input, stream=True)``: the content, and how the run stopped if not completed."""
+    """``run(input, stream=True)``: the content, and how the run stopped if not completed
+    (paused, cancelled, failed); none of the steps."""
 
-    def started(self) -> None:
-        pass
+    steps = False
 
-    def tools_started(self, calls: list[ToolCall]) -> None:
-        pass
-
-    def tool_result(self, message: Message, name: str, result: Any, error: str | None) -> None:
-        pass
-
-    def completed(self) -> None:
+    def _step(self, event: Any, content: bool = False) -> None:
         pass

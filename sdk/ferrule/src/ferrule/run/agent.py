@@ -1,28 +1,73 @@
 """Agno's ``agno.run.agent``: an agent run's output, the events of a streamed run
-(``from ferrule.run.agent import RunOutput, RunContentEvent``) and `RunInput`, the run's
-input as its pre-hooks see it (the kit's: guardrail plugins read it too). Compare an event's
-``event`` with `RunEvent`'s names (``RunEvent.run_content``) or test its class."""
+(``from ferrule.run.agent import RunOutput, RunContentEvent``, each event's fields and the
+order they come in: `ferrule.agent.events`) and `RunInput`, the run's input as its pre-hooks
+see it (the kit's: guardrail plugins read it too). Compare an event's ``event`` with
+`RunEvent`'s members (``chunk.event == RunEvent.run_content``) or test its class."""
 
 from __future__ import annotations
 
 from ferrule_kit.guardrails import RunInput
 
 from ..agent.events import (
+    RUN_EVENT_TYPE_REGISTRY,
+    BaseAgentRunEvent,
+    IntermediateRunContentEvent,
+    MemoryUpdateCompletedEvent,
+    MemoryUpdateStartedEvent,
+    ModelRequestCompletedEvent,
+    ModelRequestStartedEvent,
+    ParserModelResponseCompletedEvent,
+    ParserModelResponseStartedEvent,
+    PostHookCompletedEvent,
+    PostHookStartedEvent,
+    PreHookCompletedEvent,
+    PreHookStartedEvent,
+    ReasoningCompletedEvent,
+    ReasoningContentDeltaEvent,
+    ReasoningStartedEvent,
+    ReasoningStepEvent,
+    RunCancelledEvent,
     RunCompletedEvent,
+    RunContentCompletedEvent,
     RunContentEvent,
+    RunContinuedEvent,
     RunErrorEvent,
     RunEvent,
     RunOutputEvent,
     RunPausedEvent,
     RunStartedEvent,
+    SessionSummaryCompletedEvent,
+    SessionSummaryStartedEvent,
     ToolCallCompletedEvent,
+    ToolCallErrorEvent,
     ToolCallStartedEvent,
+    run_output_event_from_dict,
 )
 from ..agent.results import RunMetrics, RunOutput, RunStatus
 
 __all__ = [
+    "RUN_EVENT_TYPE_REGISTRY",
+    "BaseAgentRunEvent",
+    "IntermediateRunContentEvent",
+    "MemoryUpdateCompletedEvent",
+    "MemoryUpdateStartedEvent",
+    "ModelRequestCompletedEvent",
+    "ModelRequestStartedEvent",
+    "ParserModelResponseCompletedEvent",
+    "ParserModelResponseStartedEvent",
+    "PostHookCompletedEvent",
+    "PostHookStartedEvent",
+    "PreHookCompletedEvent",
+    "PreHookStartedEvent",
+    "ReasoningCompletedEvent",
+    "ReasoningContentDeltaEvent",
+    "ReasoningStartedEvent",
+    "ReasoningStepEvent",
+    "RunCancelledEvent",
     "RunCompletedEvent",
+    "RunContentCompletedEvent",
     "RunContentEvent",
+    "RunContinuedEvent",
     "RunErrorEvent",
     "RunEvent",
     "RunInput",
@@ -32,6 +77,10 @@ __all__ = [
     "RunPausedEvent",
     "RunStartedEvent",
     "RunStatus",
+    "SessionSummaryCompletedEvent",
+    "SessionSummaryStartedEvent",
     "ToolCallCompletedEvent",
+    "ToolCallErrorEvent",
     "ToolCallStartedEvent",
+    "run_output_event_from_dict",
 ]

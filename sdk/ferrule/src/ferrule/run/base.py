@@ -1,8 +1,12 @@
-"""Agno's ``agno.run.base``: `RunContext` (what a run is for, given to the functions that take ``run_context``) and `RunStatus`, a run's state (``"completed"``, ``"paused"``...)."""
+"""Agno's ``agno.run.base``: `RunContext` (what a run is for, given to the functions that
+take ``run_context``), `RunStatus`, a run's state (``"completed"``, ``"paused"``...), and
+`BaseRunOutputEvent`, what every event of a streamed run has (``to_dict``, ``to_json``,
+``from_dict``, ``is_paused``, ``is_cancelled``)."""
 
 from __future__ import annotations
 
+from ..agent.events import BaseRunOutputEvent
 from ..agent.results import RunStatus
 from ..tools.context import RunContext
 
-__all__ = ["RunContext", "RunStatus"]
+__all__ = ["BaseRunOutputEvent", "RunContext", "RunStatus"]
