@@ -40,10 +40,16 @@ class PostgresStorageAttributes:
     timeout: float = attrs.field(default=10.0, validator=in_range(0.1, 3600.0))
     #: Seconds to wait for the server when connecting.
     connect_timeout: int = attrs.field(default=5, validator=in_range(1, 3600))
-    #: The tables' names (Agno's ``session_table`` / ``memory_table``): sessions (their
-    #: runs in ``<session_table>_runs``) and user memories (`ferrule_kit.sqlstore.TableNames`).
+    #: The tables' names (Agno's ``session_table`` / ``memory_table`` /
+    #: ``knowledge_table``): sessions (their runs in ``<session_table>_runs``), user
+    #: memories and knowledge contents (`ferrule_kit.sqlstore.TableNames`).
     session_table: str = attrs.field(default="sessions", validator=table_name)
     memory_table: str = attrs.field(default="memories", validator=table_name)
+    knowledge_table: str = attrs.field(default="knowledge", validator=table_name)
 
     def tables(self) -> TableNames:
-        return TableNames(sessions=self.session_table, memories=self.memory_table)
+        return TableNames(
+            sessions=self.session_table,
+            memories=self.memory_table,
+            knowledge=self.knowledge_table,
+        )

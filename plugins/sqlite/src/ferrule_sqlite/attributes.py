@@ -27,10 +27,16 @@ class SqliteStorageAttributes:
     synchronous: Literal["full", "normal"] = "full"
     #: Connections kept open (readers run in parallel; writers take turns).
     pool_size: int = attrs.field(default=4, validator=in_range(1, 64))
-    #: The tables' names (Agno's ``session_table`` / ``memory_table``): sessions (their
-    #: runs in ``<session_table>_runs``) and user memories (`ferrule_kit.sqlstore.TableNames`).
+    #: The tables' names (Agno's ``session_table`` / ``memory_table`` /
+    #: ``knowledge_table``): sessions (their runs in ``<session_table>_runs``), user
+    #: memories and knowledge contents (`ferrule_kit.sqlstore.TableNames`).
     session_table: str = attrs.field(default="sessions", validator=table_name)
     memory_table: str = attrs.field(default="memories", validator=table_name)
+    knowledge_table: str = attrs.field(default="knowledge", validator=table_name)
 
     def tables(self) -> TableNames:
-        return TableNames(sessions=self.session_table, memories=self.memory_table)
+        return TableNames(
+            sessions=self.session_table,
+            memories=self.memory_table,
+            knowledge=self.knowledge_table,
+        )

@@ -8,7 +8,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .sqlstore import Query
+    from .sqlplan import Query
 
 __all__ = ["run_async", "run_blocking"]
 

@@ -21,8 +21,10 @@ from typing import Any
 import attrs
 
 from .errors import StorageSchemaError
+from .sqlknowledge import create_knowledge_table
+from .sqlplan import Query, SqlDialect, Steps
 from .sqlrows import dump_json
-from .sqlstore import Query, SqlDialect, Steps, TableNames
+from .sqltables import TableNames
 
 __all__ = ["LATEST", "MIGRATIONS", "Migration", "SchemaMigration"]
 
@@ -195,6 +197,7 @@ class SchemaMigration:
                     (migration.version, migration.description, time.time()),
                 )
                 version = migration.version
+        yield from create_knowledge_table(self.dialect, self.tables, self.prefix)
         return {"version": version}
 
     def failed(self, exc: BaseException) -> StorageSchemaError:

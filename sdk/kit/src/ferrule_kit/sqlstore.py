@@ -20,11 +20,20 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Generator, Sequence
-from typing import Any, Literal, TypeVar
-
-import attrs
+from typing import Any
 
 from .errors import SessionNotFoundError, SessionStateConflictError, StorageConflictError
+from .sqlknowledge import KnowledgeContents
+from .sqlplan import (
+    POSTGRES,
+    SQLITE,
+    Plan,
+    Query,
+    SqlDialect,
+    Steps,
+    marks,
+    planned,
+)
 from .sqlrows import (
     MEMORY_COLUMNS,
     RUN_SELECT,
@@ -75,89 +84,11 @@ __all__ = [
     "table_name",
 ]
 
-#: "write": one write transaction; "snapshot": queries that must see one state of the store
-#: (a backend whose plain reads are consistent enough may run them without one); "plain":
-#: no transaction.
-Mode = Literal["write", "snapshot", "plain"]
-Fetch = Literal["none", "one", "all", "rowcount"]
 #: Runs read per query while `get_messages` fills a ``limit`` without ``last_n_runs``.
 PAGE = 16
 
 
-@attrs.frozen
-class Query:
-    """One statement of a plan, and what its plan is sent back: nothing, one row (or None),
-    all rows, or the number of rows changed."""
-
-    sql: str
-    args: tuple[Any, ...] = ()
-    fetch: Fetch = "none"
-
-
-Steps = Generator[Query, Any, dict[str, Any]]
-
-
-@attrs.frozen
-class Plan:
-    """A contract method's work: its queries (``steps``) and the transaction they need."""
-
-    mode: Mode
-    steps: Steps
-
-
-@attrs.frozen
-class SqlDialect:
-    """What differs between the SQL databases `SqlStorage` runs on."""
-
-    #: The driver's parameter marker (queries are written with ``?``).
-    placeholder: str
-    #: What locks a row read inside a write transaction until it commits (appended to the
-    #: SELECT); empty where the write transaction holds the whole store already.
-    lock_row: str
-    #: The column type of a timestamp in seconds (a double; Postgres' REAL is a float4).
-    float_type: str
-    #: The column definition of a table's own increasing row id (the schema's ``runs.id``).
-    serial_key: str
-
-    def query(self, sql: str, args: Sequence[Any] = (), fetch: Fetch = "none") -> Query:
-        """A `Query` of ``sql`` written with ``?`` parameters, in this dialect."""
-        return Query(sql.replace("?", self.placeholder), tuple(args), fetch)
-
-
-#: sqlite3: ``?`` parameters; ``BEGIN IMMEDIATE`` takes the file's write lock.
-SQLITE = SqlDialect(
-    placeholder="?", lock_row="", float_type="REAL", serial_key="INTEGER PRIMARY KEY"
-)
-#: psycopg: ``%s`` parameters; rows are locked one by one.
-POSTGRES = SqlDialect(
-    placeholder="%s",
-    lock_row=" FOR UPDATE",
-    float_type="double precision",
-    serial_key="bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
-)
-
-_Input = TypeVar("_Input")
-
-
-def _plan(mode: Mode) -> Callable[[Callable[[Any, _Input], Steps]], Callable[[Any, _Input], Plan]]:
-    """Make a plan generator method return its `Plan` (the steps with their ``mode``)."""
-
-    def decorate(steps: Callable[[Any, _Input], Steps]) -> Callable[[Any, _Input], Plan]:
-        def plan(self: Any, inputs: _Input) -> Plan:
-            return Plan(mode, steps(self, inputs))
-
-        plan.__name__ = plan.__qualname__ = steps.__name__
-        plan.__doc__ = steps.__doc__
-        return plan
-
-    return decorate
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ", ".join("?" * len(values))
-
-
-class SqlStorage:
+class SqlStorage(KnowledgeContents):
     """The storage contract's methods as plans, for the tables of one store.
 
     ``prefix`` qualifies the table names (a Postgres schema: ``"ferrule."``), ``tables``
@@ -183,12 +114,10 @@ class SqlStorage:
         t = tables or TableNames()
         self.sessions, self.runs = prefix + t.sql(t.sessions), prefix + t.sql(t.runs)
         self.memories, self.schema_table = prefix + t.sql(t.memories), prefix + t.sql(t.schema)
+        self.knowledge = prefix + t.knowledge_sql
         self._session_sql = f"SELECT {', '.join(SESSION_COLUMNS)} FROM {self.sessions}"
         self._run_sql = f"SELECT {', '.join(RUN_SELECT)} FROM {self.runs}"
         self._memory_sql = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM {self.memories}"
-
-    def _query(self, sql: str, args: Sequence[Any] = (), fetch: Fetch = "none") -> Query:
-        return self.dialect.query(sql, args, fetch)
 
     def _session(self, session_id: str) -> Generator[Query, Any, dict[str, Any] | None]:
         row = yield self._query(f"{self._session_sql} WHERE session_id = ?", (session_id,), "one")
@@ -222,7 +151,7 @@ class SqlStorage:
 
     # -- schema ---------------------------------------------------------------------------
 
-    @_plan("snapshot")
+    @planned("snapshot")
     def schema_version(self, _inputs: SchemaVersionInput) -> Steps:
         row = yield self._query(f"SELECT max(version) FROM {self.schema_table}", (), "one")
         version = (row[0] if row else None) or 0
@@ -230,7 +159,7 @@ class SqlStorage:
 
     # -- sessions -------------------------------------------------------------------------
 
-    @_plan("write")
+    @planned("write")
     def upsert_session(self, inputs: UpsertSessionInput) -> Steps:
         values = (
             inputs.session_id,
@@ -257,11 +186,11 @@ class SqlStorage:
         )
         return {"session": (yield from self._session(inputs.session_id))}
 
-    @_plan("plain")
+    @planned("plain")
     def get_session(self, inputs: SessionRef) -> Steps:
         return {"session": (yield from self._session(inputs.session_id))}
 
-    @_plan("plain")
+    @planned("plain")
     def list_sessions(self, inputs: ListSessionsInput) -> Steps:
         where, args = [], []
         for column in ("user_id", "agent_id"):
@@ -273,7 +202,7 @@ class SqlStorage:
         rows = yield self._query(sql, (*args, inputs.limit, inputs.offset), "all")
         return {"sessions": [session_record(row) for row in rows]}
 
-    @_plan("write")
+    @planned("write")
     def rename_session(self, inputs: RenameSessionInput) -> Steps:
         yield self._query(
             f"UPDATE {self.sessions} SET name = ?, updated_at = ? WHERE session_id = ?",
@@ -281,7 +210,7 @@ class SqlStorage:
         )
         return {"session": (yield from self._changed_session(inputs.session_id))}
 
-    @_plan("write")
+    @planned("write")
     def update_session_state(self, inputs: UpdateSessionStateInput) -> Steps:
         row = yield self._query(
             f"SELECT session_state, state_version FROM {self.sessions} WHERE session_id = ?"
@@ -300,7 +229,7 @@ class SqlStorage:
         )
         return {"session": (yield from self._session(inputs.session_id))}
 
-    @_plan("write")
+    @planned("write")
     def set_session_summary(self, inputs: SetSessionSummaryInput) -> Steps:
         yield self._query(
             f"UPDATE {self.sessions} SET summary = ?, updated_at = ? WHERE session_id = ?",
@@ -308,7 +237,7 @@ class SqlStorage:
         )
         return {"session": (yield from self._changed_session(inputs.session_id))}
 
-    @_plan("write")
+    @planned("write")
     def delete_session(self, inputs: SessionRef) -> Steps:
         deleted = yield self._query(
             f"DELETE FROM {self.sessions} WHERE session_id = ?", (inputs.session_id,), "rowcount"
@@ -317,7 +246,7 @@ class SqlStorage:
 
     # -- runs -----------------------------------------------------------------------------
 
-    @_plan("write")
+    @planned("write")
     def append_run(self, inputs: AppendRunInput) -> Steps:
         run = inputs.run
         payload, messages = run_payload(run)
@@ -381,7 +310,7 @@ class SqlStorage:
         session = yield from self._session(run.session_id)
         return {"session": session, "replaced": stored is not None}
 
-    @_plan("plain")
+    @planned("plain")
     def get_run(self, inputs: GetRunInput) -> Steps:
         sql, args = f"{self._run_sql} WHERE run_id = ?", [inputs.run_id]
         if inputs.session_id is not None:
@@ -397,14 +326,14 @@ class SqlStorage:
         """The WHERE clause of a session's runs filtered by status (uses runs_window)."""
         where, args = "session_id = ?", [session_id]
         if statuses is not None:
-            where += f" AND status IN ({_marks(statuses)})" if statuses else " AND 1 = 0"
+            where += f" AND status IN ({marks(statuses)})" if statuses else " AND 1 = 0"
             args += statuses
         if skip_statuses:
-            where += f" AND status NOT IN ({_marks(skip_statuses)})"
+            where += f" AND status NOT IN ({marks(skip_statuses)})"
             args += skip_statuses
         return where, args
 
-    @_plan("plain")
+    @planned("plain")
     def get_runs(self, inputs: GetRunsInput) -> Steps:
         where, args = self._window(inputs.session_id, inputs.statuses, inputs.skip_statuses)
         sql = f"{self._run_sql} WHERE {where} ORDER BY id DESC"
@@ -414,7 +343,7 @@ class SqlStorage:
         rows = yield self._query(sql, args, "all")
         return {"runs": [run_record(row) for row in reversed(rows)]}
 
-    @_plan("snapshot")
+    @planned("snapshot")
     def get_messages(self, inputs: GetMessagesInput) -> Steps:
         """Each run's messages, newest first, into the window until it is filled: a
         ``limit`` is met after a few runs, mostly, so runs are then read a page at a time.
@@ -447,7 +376,7 @@ class SqlStorage:
 
     # -- user memories --------------------------------------------------------------------
 
-    @_plan("write")
+    @planned("write")
     def upsert_memory(self, inputs: UpsertMemoryInput) -> Steps:
         memory_id = inputs.memory_id or uuid.uuid4().hex
         topics = dump_json(inputs.topics, "$.topics")
@@ -472,7 +401,7 @@ class SqlStorage:
         row = yield self._query(f"{self._memory_sql} WHERE memory_id = ?", (memory_id,), "one")
         return {"memory": memory_record(row)}
 
-    @_plan("plain")
+    @planned("plain")
     def get_memory(self, inputs: MemoryRef) -> Steps:
         sql, args = f"{self._memory_sql} WHERE memory_id = ?", [inputs.memory_id]
         if inputs.user_id is not None:
@@ -481,7 +410,7 @@ class SqlStorage:
         row = yield self._query(sql, args, "one")
         return {"memory": None if row is None else memory_record(row)}
 
-    @_plan("plain")
+    @planned("plain")
     def list_memories(self, inputs: ListMemoriesInput) -> Steps:
         args: tuple[str, ...] = ()
         if inputs.user_id is None:
@@ -494,7 +423,7 @@ class SqlStorage:
         memories = [m for m in map(memory_record, rows) if has_any_topic(m, inputs.topics)]
         return {"memories": memories[: inputs.limit]}
 
-    @_plan("write")
+    @planned("write")
     def delete_memory(self, inputs: MemoryRef) -> Steps:
         sql, args = f"DELETE FROM {self.memories} WHERE memory_id = ?", [inputs.memory_id]
         if inputs.user_id is not None:
@@ -502,7 +431,7 @@ class SqlStorage:
             args.append(inputs.user_id)
         return {"deleted": (yield self._query(sql, args, "rowcount"))}
 
-    @_plan("write")
+    @planned("write")
     def clear_memories(self, inputs: ClearMemoriesInput) -> Steps:
         if inputs.user_id is None:
             deleted = yield self._query(f"DELETE FROM {self.memories}", (), "rowcount")

@@ -30,13 +30,15 @@ def table_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> N
 @attrs.frozen
 class TableNames:
     """The tables of one store: its sessions (their runs in ``<sessions>_runs``, or
-    ``runs`` beside the default ``sessions``) and its user memories. Names other than the
-    defaults are quoted in SQL (a reserved word is a name too), and the store's schema
-    versions are kept in a table of their own (`schema`), so two sets of tables can share
-    one database."""
+    ``runs`` beside the default ``sessions``), its user memories and its knowledge
+    contents. Names other than the defaults are quoted in SQL (a reserved word is a name
+    too), and the store's schema versions are kept in a table of their own (`schema`), so
+    two sets of tables can share one database. The knowledge table is no part of that set's
+    versions: it is made when missing, whatever its name (`knowledge_sql`)."""
 
     sessions: str = attrs.field(default="sessions", validator=table_name)
     memories: str = attrs.field(default="memories", validator=table_name)
+    knowledge: str = attrs.field(default="knowledge", validator=table_name)
 
     @property
     def is_default(self) -> bool:
@@ -52,6 +54,11 @@ class TableNames:
         if self.is_default:
             return "ferrule_schema"
         return f"ferrule_schema_{self.sessions}_{self.memories}"[:63]
+
+    @property
+    def knowledge_sql(self) -> str:
+        """The knowledge table's name in SQL (quoted unless the default)."""
+        return self.knowledge if self.knowledge == "knowledge" else f'"{self.knowledge}"'
 
     def sql(self, name: str) -> str:
         """``name`` (a table, or an index made from one) as SQL: a default as released,

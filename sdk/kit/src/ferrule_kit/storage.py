@@ -30,6 +30,10 @@ get_memory             `MemoryRef`                      `MemoryResult`
 list_memories          `ListMemoriesInput`              `MemoriesResult`, oldest first
 delete_memory          `MemoryRef`                      `DeletedResult`
 clear_memories         `UserRef`                        `DeletedResult`
+upsert_knowledge       `UpsertKnowledgeInput`           `KnowledgeResult`
+get_knowledge          `KnowledgeRef`                   `KnowledgeResult` (None if not stored)
+list_knowledge         `ListKnowledgeInput`             `KnowledgeListResult`, sorted, paged
+delete_knowledge       `KnowledgeRef`                   `DeletedResult`
 =====================  ===============================  ======================================
 
 What every backend guarantees (`ferrule_kit.testing.StorageConformance` checks each):
@@ -57,6 +61,11 @@ What every backend guarantees (`ferrule_kit.testing.StorageConformance` checks e
   `StorageUnavailableError` naming it (``details["backend"]``, ``details["store"]``; no
   password); bad input raises `InvalidInputError` naming the field; changing a session
   that is not stored raises `SessionNotFoundError`.
+- **A knowledge base's contents are rows of their own** (`KnowledgeContent`: what was
+  added, its metadata and how its ingestion went), in the store's knowledge table (made
+  when missing, under the name the store was given). `upsert_knowledge` writes a row's
+  given fields and keeps the stored value of each field it leaves out (None), and the
+  ``created_at`` of its first write.
 - **Schemas are versioned.** A store records its schema version and migrates an older
   store forward when opened; one newer than the backend knows raises `StorageSchemaError`.
 
@@ -87,6 +96,11 @@ __all__ = [
     "GetMessagesInput",
     "GetRunInput",
     "GetRunsInput",
+    "KnowledgeContent",
+    "KnowledgeListResult",
+    "KnowledgeRef",
+    "KnowledgeResult",
+    "ListKnowledgeInput",
     "ListMemoriesInput",
     "ListSessionsInput",
     "MemoriesResult",
@@ -110,6 +124,7 @@ __all__ = [
     "SetSessionSummaryInput",
     "ToolExecution",
     "UpdateSessionStateInput",
+    "UpsertKnowledgeInput",
     "UpsertMemoryInput",
     "UpsertSessionInput",
     "UserMemory",
@@ -278,6 +293,45 @@ class UserMemory:
     updated_at: float = 0.0
 
 
+def _content_key(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """A knowledge content's id (a document's: a file's path, a URL): 1 to 1,024 characters."""
+    if not 1 <= len(value) <= 1024:
+        raise InvalidInputError(
+            f"must be 1 to 1024 characters, got {len(value)}", field=f"$.{attribute.name}"
+        )
+    _check_text(attribute, value)
+
+
+@attrs.frozen
+class KnowledgeContent:
+    """One content added to a knowledge base (a file, a URL, a text): its name, description
+    and metadata, its ``type`` (a file's extension, ``"url"``, ``"text"``) and ``size`` in
+    bytes, the knowledge base it is ``linked_to``, how its ingestion went (``status``:
+    ``"processing"``, ``"completed"`` or ``"failed"``, with ``status_message``) and when
+    (seconds since the epoch). The knowledge base's business: the store keeps what it is
+    given."""
+
+    id: str = attrs.field(validator=_content_key)
+    name: str | None = attrs.field(default=None, validator=_text)
+    description: str | None = attrs.field(default=None, validator=_text)
+    metadata: dict[str, Any] | None = None
+    type: str | None = attrs.field(default=None, validator=_text)
+    size: int | None = attrs.field(default=None, validator=in_range(0))
+    linked_to: str | None = attrs.field(default=None, validator=_text)
+    access_count: int | None = attrs.field(default=None, validator=in_range(0))
+    status: str | None = attrs.field(default=None, validator=_text)
+    status_message: str | None = attrs.field(default=None, validator=_text)
+    created_at: int | None = attrs.field(default=None, validator=in_range(0))
+    updated_at: int | None = attrs.field(default=None, validator=in_range(0))
+    external_id: str | None = attrs.field(default=None, validator=_text)
+
+
+#: The fields `ListKnowledgeInput.sort_by` may name.
+KnowledgeSortKey = Literal[
+    "id", "name", "type", "size", "status", "access_count", "created_at", "updated_at"
+]
+
+
 # -- inputs -----------------------------------------------------------------------------
 
 
@@ -433,6 +487,31 @@ class ListMemoriesInput:
     limit: int | None = attrs.field(default=None, validator=in_range(1))
 
 
+@attrs.frozen
+class UpsertKnowledgeInput:
+    """Add a knowledge content, or change the fields of a stored one that are not None."""
+
+    content: KnowledgeContent
+
+
+@attrs.frozen
+class KnowledgeRef:
+    id: str = attrs.field(validator=_content_key)
+
+
+@attrs.frozen
+class ListKnowledgeInput:
+    """Knowledge contents (those ``linked_to`` one knowledge base, when given), oldest first
+    unless sorted by ``sort_by`` (``sort_order`` ``"asc"``, or descending by default); with
+    ``limit``, the ``page`` th page (from 1) of that many."""
+
+    linked_to: str | None = attrs.field(default=None, validator=_text)
+    limit: int | None = attrs.field(default=None, validator=in_range(1))
+    page: int | None = attrs.field(default=None, validator=in_range(1))
+    sort_by: KnowledgeSortKey | None = None
+    sort_order: Literal["asc", "desc"] | None = None
+
+
 # -- results ----------------------------------------------------------------------------
 
 
@@ -490,3 +569,15 @@ class MemoryResult:
 @attrs.frozen
 class MemoriesResult:
     memories: list[UserMemory]
+
+
+@attrs.frozen
+class KnowledgeResult:
+    content: KnowledgeContent | None
+
+
+@attrs.frozen
+class KnowledgeListResult:
+    contents: list[KnowledgeContent]
+    #: How many contents matched, over all pages.
+    total: int

@@ -32,6 +32,10 @@ METHODS: tuple[tuple[str, str, str], ...] = (
     ("list_memories", "ListMemoriesInput", "A user's (or every user's) memories, oldest first."),
     ("delete_memory", "MemoryRef", "Delete a user memory."),
     ("clear_memories", "ClearMemoriesInput", "Delete a user's memories (every user's if none)."),
+    ("upsert_knowledge", "UpsertKnowledgeInput", "Add a knowledge content or change its fields."),
+    ("get_knowledge", "KnowledgeRef", "One knowledge content, or null."),
+    ("list_knowledge", "ListKnowledgeInput", "Knowledge contents, sorted and paged, with a total."),
+    ("delete_knowledge", "KnowledgeRef", "Delete a knowledge content."),
 )
 
 

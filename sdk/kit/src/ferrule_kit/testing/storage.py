@@ -23,8 +23,9 @@ appended with their session's update, replaced in place, refused across sessions
 reads (``last_n_runs``, ``limit``, ``skip_roles``, ``statuses``, ``skip_statuses``; a
 window cut by ``limit`` opening on no orphaned tool result); user memories; typed errors
 for bad input and missing sessions; runs and session state read back exactly as written
-(hypothesis); and, from `ferrule_kit.testing.storage_concurrency`, concurrent writers
-and processes losing nothing.
+(hypothesis); from `ferrule_kit.testing.storage_concurrency`, concurrent writers and
+processes losing nothing; and, from `ferrule_kit.testing.storage_knowledge`, knowledge
+contents.
 """
 
 from __future__ import annotations
@@ -70,11 +71,12 @@ from .storage_fixtures import (
     tool_message,
     user_message,
 )
+from .storage_knowledge import StorageKnowledgeChecks
 
 __all__ = ["StorageConformance", "StorageUnderTest", "json_values", "runs"]
 
 
-class StorageConformance(StorageConcurrencyChecks):
+class StorageConformance(StorageConcurrencyChecks, StorageKnowledgeChecks):
     """The storage contract, checked. Subclass it and override the ``storage`` fixture."""
 
     @pytest.fixture
