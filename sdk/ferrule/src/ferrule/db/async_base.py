@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..session.agent import AgentSession
-from .records import NO_KNOWLEDGE, NO_METRICS, Records, SessionType, Tables, refused
+from .records import NO_METRICS, Records, SessionType, Tables, refused
 from .schemas.knowledge import KnowledgeRow
 from .schemas.memory import UserMemory
 
@@ -191,7 +191,8 @@ class AsyncBaseDb(Tables, Records):
         raise refused(NO_METRICS, "metrics")
 
     async def get_knowledge_content(self, id: str) -> KnowledgeRow | None:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+        found: KnowledgeRow | None = await self._run("get_knowledge_content", id)
+        return found
 
     async def get_knowledge_contents(
         self,
@@ -201,10 +202,14 @@ class AsyncBaseDb(Tables, Records):
         sort_order: str | None = None,
         linked_to: str | None = None,
     ) -> tuple[list[KnowledgeRow], int]:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+        found: tuple[list[KnowledgeRow], int] = await self._run(
+            "get_knowledge_contents", limit, page, sort_by, sort_order, linked_to
+        )
+        return found
 
-    async def upsert_knowledge_content(self, knowledge_row: KnowledgeRow) -> None:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+    async def upsert_knowledge_content(self, knowledge_row: KnowledgeRow) -> KnowledgeRow | None:
+        found: KnowledgeRow | None = await self._run("upsert_knowledge_content", knowledge_row)
+        return found
 
     async def delete_knowledge_content(self, id: str) -> None:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+        await self._run("delete_knowledge_content", id)

@@ -11,8 +11,9 @@ process's shared runtime (once per db object) and call the storage contract
 (a session's name, a time range, ``sort_by``...) are applied to what it lists. `AsyncBaseDb`'s
 methods are coroutines; the same store serves sync and async agents alike.
 
-ferrule keeps no metrics table (a run's metrics are kept with the run) and no knowledge
-table (a knowledge base's contents are its vector store's): their methods are refused.
+ferrule keeps no metrics table (a run's metrics are kept with the run): its methods are
+refused. A knowledge base's contents (`ferrule.knowledge.Knowledge`'s ``contents_db``) are
+rows of the store's knowledge table (``knowledge_table``, default ``knowledge``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from typing import Any, ClassVar
 from ..session.agent import AgentSession
 from .async_base import AsyncBaseDb
 from .records import (
-    NO_KNOWLEDGE,
     NO_METRICS,
     Records,
     SessionType,
@@ -245,7 +245,7 @@ class BaseDb(Tables, Records):
         """Delete every user's memories."""
         self._call("clear_memories", {})
 
-    # -- refused: no metrics or knowledge table -----------------------------------------
+    # -- refused: no metrics table -------------------------------------------------------
 
     def get_metrics(
         self, starting_date: Any = None, ending_date: Any = None
@@ -255,8 +255,12 @@ class BaseDb(Tables, Records):
     def calculate_metrics(self) -> Any:
         raise refused(NO_METRICS, "metrics")
 
+    # -- knowledge contents --------------------------------------------------------------
+
     def get_knowledge_content(self, id: str) -> KnowledgeRow | None:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+        """One content of a knowledge base (`ferrule.knowledge.Knowledge`'s contents_db)."""
+        record = self._call("get_knowledge", {"id": id})["content"]
+        return None if record is None else self.knowledge_row_of(record)
 
     def get_knowledge_contents(
         self,
@@ -266,10 +270,17 @@ class BaseDb(Tables, Records):
         sort_order: str | None = None,
         linked_to: str | None = None,
     ) -> tuple[list[KnowledgeRow], int]:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+        """Knowledge contents (of the knowledge base named ``linked_to``), sorted and paged,
+        and how many there are over all pages."""
+        inputs = self.knowledge_list_inputs(limit, page, sort_by, sort_order, linked_to)
+        out = self._call("list_knowledge", inputs)
+        return [self.knowledge_row_of(r) for r in out["contents"]], out["total"]
 
-    def upsert_knowledge_content(self, knowledge_row: KnowledgeRow) -> None:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+    def upsert_knowledge_content(self, knowledge_row: KnowledgeRow) -> KnowledgeRow | None:
+        """Add a content, or change a stored one's fields that are not None; the row."""
+        content = self.knowledge_inputs(knowledge_row)
+        record = self._call("upsert_knowledge", {"content": content})["content"]
+        return None if record is None else self.knowledge_row_of(record)
 
     def delete_knowledge_content(self, id: str) -> None:
-        raise refused(NO_KNOWLEDGE, "knowledge")
+        self._call("delete_knowledge", {"id": id})

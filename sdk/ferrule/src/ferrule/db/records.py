@@ -11,13 +11,14 @@ import time
 import uuid
 from typing import Any, Protocol, runtime_checkable
 
+import attrs
 from ferrule_kernel import InvalidInputError
 
 from ..session.agent import AgentSession
+from .schemas.knowledge import KnowledgeRow
 from .schemas.memory import UserMemory
 
 __all__ = [
-    "NO_KNOWLEDGE",
     "NO_METRICS",
     "NO_SQLALCHEMY",
     "Records",
@@ -30,9 +31,6 @@ __all__ = [
 
 NO_METRICS = (
     "ferrule keeps each run's metrics with the run (RunOutput.metrics); there is no metrics table"
-)
-NO_KNOWLEDGE = (
-    "ferrule's Knowledge keeps its contents in its vector store; there is no knowledge table"
 )
 NO_SQLALCHEMY = (
     "ferrule's stores are storage components, with no SQLAlchemy session: use the db's methods"
@@ -99,17 +97,22 @@ class Tables:
     ) -> None:
         if metrics_table is not None:
             raise refused(NO_METRICS, "metrics_table")
-        if knowledge_table is not None:
-            raise refused(NO_KNOWLEDGE, "knowledge_table")
         from ferrule_kit.sqlstore import TableNames
 
         # a name no store could make is refused here, naming it
-        TableNames(sessions=session_table or "sessions", memories=memory_table or "memories")
+        TableNames(
+            sessions=session_table or "sessions",
+            memories=memory_table or "memories",
+            knowledge=knowledge_table or "knowledge",
+        )
         self.session_table_name = session_table
         self.memory_table_name = memory_table
         self.metrics_table_name = None
-        self.knowledge_table_name = None
-        self.id = id or str(uuid.uuid5(uuid.NAMESPACE_URL, repr(self.identity())))
+        self.knowledge_table_name = knowledge_table
+        identity = self.identity()
+        if knowledge_table is not None:  # ids of dbs made before knowledge tables unchanged
+            identity = (identity, knowledge_table)
+        self.id = id or str(uuid.uuid5(uuid.NAMESPACE_URL, repr(identity)))
         self._component: str | None = None
 
     def identity(self) -> Any:
@@ -122,6 +125,8 @@ class Tables:
             out["session_table"] = self.session_table_name
         if self.memory_table_name is not None:
             out["memory_table"] = self.memory_table_name
+        if self.knowledge_table_name is not None:
+            out["knowledge_table"] = self.knowledge_table_name
         return out
 
     def _call(self, method: str, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -172,11 +177,41 @@ class Tables:
     def _tables(self) -> set[str]:
         sessions = self.session_table_name or "sessions"
         runs = "runs" if sessions == "sessions" else f"{sessions}_runs"
-        return {sessions, runs, self.memory_table_name or "memories"}
+        knowledge = self.knowledge_table_name or "knowledge"
+        return {sessions, runs, self.memory_table_name or "memories", knowledge}
 
 
 class Records:
     """The conversions between the contract's records and Agno's."""
+
+    @staticmethod
+    def knowledge_inputs(row: KnowledgeRow) -> dict[str, Any]:
+        content = {f.name: getattr(row, f.name) for f in attrs.fields(KnowledgeRow)}
+        content["status"] = getattr(row.status, "value", row.status)  # a ContentStatus too
+        return content
+
+    @staticmethod
+    def knowledge_row_of(record: dict[str, Any]) -> KnowledgeRow:
+        fields = {f.name for f in attrs.fields(KnowledgeRow)}
+        row = {k: v for k, v in record.items() if k in fields}
+        return KnowledgeRow(
+            **{**row, "name": row.get("name") or "", "description": row.get("description") or ""}
+        )
+
+    @staticmethod
+    def knowledge_list_inputs(
+        limit: int | None,
+        page: int | None,
+        sort_by: str | None,
+        sort_order: str | None,
+        linked_to: str | None,
+    ) -> dict[str, Any]:
+        inputs: dict[str, Any] = {"limit": limit, "page": page, "linked_to": linked_to}
+        if sort_by is not None:
+            # as Agno's tables: ascending when asked, else descending
+            inputs["sort_by"] = sort_by
+            inputs["sort_order"] = "asc" if (sort_order or "").lower() == "asc" else "desc"
+        return inputs
 
     @staticmethod
     def session_inputs(session: AgentSession) -> dict[str, Any]:
