@@ -60,6 +60,12 @@ def _checks_in_thread(guardrail: Any) -> bool:
     )
 
 
+def hook_name(hook: Any) -> str:
+    """A hook's name in the run's events: a function's own, else its class's (an object
+    with ``__call__``, a guardrail, a ``functools.partial``), as Agno names it."""
+    return getattr(hook, "__name__", None) or type(hook).__name__
+
+
 def _name(hook: Any) -> str:
     return getattr(hook, "__qualname__", None) or type(hook).__name__
 
@@ -89,7 +95,7 @@ async def run_hooks(
     as it returns (True): the run's hook events."""
     for index, hook in enumerate(hooks):
         if told is not None:
-            told(_name(hook), False)
+            told(hook_name(hook), False)
         try:
             if _is_guardrail(hook) and _checks_in_thread(hook):
                 await asyncio.to_thread(hook.check, subject)
@@ -108,7 +114,7 @@ async def run_hooks(
                 index=index,
             ) from exc
         if told is not None:
-            told(_name(hook), True)
+            told(hook_name(hook), True)
 
 
 async def call_tool(
