@@ -206,3 +206,32 @@ async def test_a_server_that_is_down_gives_one_typed_error() -> None:
         with pytest.raises(ProviderConnectionError) as error:
             await rt.call_method("emb", "embed", {"texts": ["x"]})
     assert error.value.details["provider"] == "gemini"
+
+
+async def test_a_title_goes_with_documents_and_a_task_type_given_with_every_text(server) -> None:
+    server.script(*[answer() for _ in range(4)])
+    async with AsyncRuntime() as rt:
+        await define(rt, server, title="Harbour guide")
+        await rt.call_method("emb", "embed", {"texts": ["tides"]})
+        await rt.call_method("emb", "embed", {"texts": ["q"], "input_type": "query"})
+        await rt.define(
+            "gemini_embedder",
+            "similar",
+            {
+                "api_key": KEY,
+                "base_url": server.url + "/v1beta",
+                "model": "my-embedder",
+                "task_type": "SEMANTIC_SIMILARITY",
+                "title": "Harbour guide",
+                "extra_body": {"taskType": "CLUSTERING"},  # the component's own fields win
+            },
+        )
+        docs = await rt.call_method("similar", "embed", {"texts": ["tides"]})
+        await rt.call_method("similar", "embed", {"texts": ["q"], "input_type": "query"})
+    sent = [r.json["requests"][0] for r in server.requests]
+    # Gemini reads a title for RETRIEVAL_DOCUMENT texts only
+    assert (sent[0]["taskType"], sent[0]["title"]) == ("RETRIEVAL_DOCUMENT", "Harbour guide")
+    assert sent[1]["taskType"] == "RETRIEVAL_QUERY" and "title" not in sent[1]
+    assert [s["taskType"] for s in sent[2:]] == ["SEMANTIC_SIMILARITY"] * 2
+    assert not any("title" in s for s in sent[2:])
+    assert docs["vectors"][0] == pytest.approx(unit(fake_vector("tides", "SEMANTIC_SIMILARITY", 6)))

@@ -124,3 +124,16 @@ def test_threads_default_to_the_cores_this_process_may_use() -> None:
     with pytest.raises(InvalidInputError) as error:
         MiniLMAttributes(threads=0)
     assert [e["path"] for e in error.value.errors] == ["threads"]
+
+
+def test_a_prompt_goes_before_every_text(embedder: MiniLMEmbedder) -> None:
+    prompted = MiniLMEmbedder(MiniLMAttributes(prompt="query: "))
+    texts = ["tides at the harbour", "rye bread"]
+    got = np.array(prompted.embed(EmbedInput(texts))["vectors"])
+    want = np.array(embedder.embed(EmbedInput([f"query: {t}" for t in texts]))["vectors"])
+    assert np.abs(got - want).max() < 1e-6
+    plain = np.array(embedder.embed(EmbedInput(texts))["vectors"])
+    assert np.abs(got - plain).max() > 1e-3, "the prompt changes the vectors"
+    with Runtime() as rt, pytest.raises(InvalidInputError) as error:
+        rt.define("minilm_embedder", "emb", {"prompt": 3})
+    assert [e["path"] for e in error.value.errors] == ["$.prompt"]

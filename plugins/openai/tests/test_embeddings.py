@@ -193,3 +193,16 @@ async def test_a_server_that_is_down_gives_one_typed_error() -> None:
         with pytest.raises(ProviderConnectionError) as error:
             await rt.call_method("emb", "embed", {"texts": ["x"]})
     assert error.value.details["provider"] == "openai-compatible"
+
+
+async def test_extra_body_fields_go_with_each_request_but_never_replace_its_own(server) -> None:
+    server.script(answer(), answer())
+    async with AsyncRuntime() as rt:
+        await define(rt, server, max_batch=1, extra_body={"user": "u-7", "model": "other"})
+        await rt.call_method("emb", "embed", {"texts": ["a", "b"]})
+    bodies = [r.json for r in server.requests]
+    assert [b["user"] for b in bodies] == ["u-7", "u-7"]
+    assert [(b["model"], b["input"]) for b in bodies] == [
+        ("text-embedding-3-small", ["a"]),
+        ("text-embedding-3-small", ["b"]),
+    ]

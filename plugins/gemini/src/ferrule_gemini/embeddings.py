@@ -56,6 +56,14 @@ class GeminiEmbedderAttributes(ProviderAttributes):
     dimensions: int | None = attrs.field(default=None, validator=in_range(1, 65536))
     max_batch: int = attrs.field(default=MAX_REQUESTS, validator=in_range(1, MAX_REQUESTS))
     read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
+    #: The task every text is embedded for (``"SEMANTIC_SIMILARITY"``...); by default
+    #: documents are ``RETRIEVAL_DOCUMENT`` and queries ``RETRIEVAL_QUERY``.
+    task_type: str | None = None
+    #: The title sent with each document embedded (Gemini reads it for documents only).
+    title: str | None = None
+    #: More fields of each embedding request; the text, model, task type and
+    #: dimensions are the component's own.
+    extra_body: dict[str, Any] = attrs.field(factory=dict)
 
 
 def _unit(vector: list[float]) -> list[float]:
@@ -88,10 +96,13 @@ class GeminiEmbedder:
         requests = []
         for text in texts:
             request: dict[str, Any] = {
+                **self.attributes.extra_body,
                 "model": self.model,
                 "content": {"parts": [{"text": text}]},
                 "taskType": task_type,
             }
+            if self.attributes.title is not None and task_type == "RETRIEVAL_DOCUMENT":
+                request["title"] = self.attributes.title
             if self.attributes.dimensions is not None:
                 request["outputDimensionality"] = self.attributes.dimensions
             requests.append(request)
@@ -109,7 +120,7 @@ class GeminiEmbedder:
         return [[float(x) for x in e["values"]] for e in embeddings]
 
     async def embed(self, inputs: EmbedInput) -> dict[str, Any]:
-        task_type = TASK_TYPES[inputs.input_type]
+        task_type = self.attributes.task_type or TASK_TYPES[inputs.input_type]
         vectors: list[list[float]] = []
         size = self.attributes.max_batch
         for start in range(0, len(inputs.texts), size):

@@ -67,6 +67,7 @@ class MiniLMEmbedder:
     def __init__(self, attributes: MiniLMAttributes, weights: Path = WEIGHTS) -> None:
         self.batch_size = attributes.batch_size
         self.dimension = attributes.dimension
+        self.prompt = attributes.prompt
         self.threads = attributes.threads or available_cores()
         if attributes.validate_checksum:
             damaged = mismatched(weights)
@@ -108,7 +109,8 @@ class MiniLMEmbedder:
         ).to_dict()
 
     def embed(self, inputs: EmbedInput) -> dict[str, Any]:
-        encodings = self.tokenizer.encode_batch(inputs.texts)
+        texts = inputs.texts if self.prompt is None else [self.prompt + t for t in inputs.texts]
+        encodings = self.tokenizer.encode_batch(texts)
         lengths = np.array([len(e.ids) for e in encodings])
         # columns past the model's DIMENSION stay zero (`MiniLMAttributes.dimension`)
         vectors = np.zeros((len(encodings), self.dimension), dtype=np.float32)

@@ -39,6 +39,11 @@ class MiniLMAttributes:
     validate_checksum: bool = attrs.field(
         default=False, validator=attrs.validators.instance_of(bool)
     )
+    #: Text put before every text embedded (sentence-transformers' ``prompt``; Agno's
+    #: ``SentenceTransformerEmbedder(prompt=...)``).
+    prompt: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
+    )
 
 
 @hookimpl

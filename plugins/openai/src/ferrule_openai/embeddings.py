@@ -65,6 +65,9 @@ class OpenAIEmbedderAttributes(ProviderAttributes):
     organization: str | None = None
     project: str | None = None
     read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
+    #: More fields of each request's body (``user``...); the texts, model, format and
+    #: dimensions are the component's own.
+    extra_body: dict[str, Any] = attrs.field(factory=dict)
 
 
 def _decode(item: dict[str, Any], encoding: str) -> list[float]:
@@ -118,6 +121,7 @@ class OpenAIEmbedder:
 
     async def _request(self, texts: list[str] | list[list[int]]) -> tuple[list[list[float]], int]:
         body: dict[str, Any] = {
+            **self.attributes.extra_body,
             "model": self.attributes.model,
             "input": texts,
             "encoding_format": self.attributes.encoding_format,
