@@ -43,10 +43,9 @@ ROLE_NOTE = "the provider plugin maps each role to its API's own"
 class AgnoParam:
     """One keyword of an Agno model class: its ``default`` and what ferrule does with it.
 
-    ``use`` is ``"keep"`` (the class reads it), ``"later"`` (the agent will read it: a
-    value other than the default is refused until then, ``note`` saying so) or
-    ``"declined"`` (a value other than the default is refused, ``note`` naming ferrule's
-    way)."""
+    ``use`` is ``"keep"`` (the class or the agent reads it: `ferrule.agent.model_settings`)
+    or ``"declined"`` (a value other than the default is refused, ``note`` naming
+    ferrule's way)."""
 
     name: str
     default: Any = None
@@ -80,9 +79,6 @@ def declined(name: str, note: str, default: Any = None) -> AgnoParam:
     """A keyword whose values other than ``default`` are refused, ``note`` saying why."""
     return AgnoParam(name, default, "declined", note)
 
-
-#: What ferrule says of the settings its agent does not read yet.
-LATER = "ferrule's agent does not read a model's {} yet"
 
 #: The keywords every model class takes (Agno's `Model` fields), after ``id``.
 BASE_PARAMS: tuple[AgnoParam, ...] = (
@@ -153,7 +149,7 @@ def agno_values(
     values = {}
     for param in params:
         value = given.get(param.name, param.default)
-        if param.use in ("later", "declined") and value != param.default:
+        if param.use == "declined" and value != param.default:
             raise InvalidInputError(f"{param.name}: {param.note}", field=param.name)
         check = SETTING_CHECKS.get(param.name)
         if check is not None and not check[0](value):

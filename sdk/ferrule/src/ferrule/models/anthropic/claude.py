@@ -27,7 +27,6 @@ from .. import APIModel
 from ..base import Model
 from ..params import (
     CLIENT_NOTE,
-    LATER,
     AgnoParam,
     ModelParams,
     agno_signature,
@@ -96,7 +95,11 @@ CLAUDE_PARAMS: tuple[AgnoParam, ...] = model_params(
         AgnoParam("cache_system_prompt", False),
         AgnoParam("extended_cache_time", False),
         AgnoParam("cache_tools", False),
-        AgnoParam("system_prompt_blocks", None, "later", LATER.format("system_prompt_blocks")),
+        declined(
+            "system_prompt_blocks",
+            "ferrule-anthropic caches the prompt as a whole, not block by block: put the text "
+            "in system_prompt= (or the Agent's instructions) and turn on cache_system_prompt=",
+        ),
         AgnoParam("request_params"),
         AgnoParam("betas"),
         AgnoParam("context_management"),
