@@ -225,3 +225,8 @@ _STARTED: weakref.WeakValueDictionary[str, RunState] = weakref.WeakValueDictiona
 def started_run(run_id: str) -> RunState | None:
     """A run of any agent of this process, if it is still referenced."""
     return _STARTED.get(run_id)
+
+
+def running_runs() -> dict[str, RunState]:
+    """The runs of this process's agents that are running now, by id."""
+    return {run_id: run for run_id, run in list(_STARTED.items()) if run.status == "running"}

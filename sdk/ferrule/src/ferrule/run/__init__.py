@@ -5,5 +5,6 @@ RunStatus``; the agent's run classes in `ferrule.run.agent`). The classes live i
 from __future__ import annotations
 
 from .base import RunContext, RunStatus
+from .cancel import get_cancellation_manager, set_cancellation_manager
 
-__all__ = ["RunContext", "RunStatus"]
+__all__ = ["RunContext", "RunStatus", "get_cancellation_manager", "set_cancellation_manager"]
