@@ -278,8 +278,8 @@ def test_changed_document_replaces_its_chunks_and_unchanged_is_skipped(
     assert "rewritten" in kb.search("log", max_results=5)[0].content
     # metadata is part of the version: new metadata re-inserts
     assert kb.add_content(path=doc, metadata={"v": 2}).replaced
-    # skip_if_exists=False re-embeds an unchanged document
-    assert kb.add_content(path=doc, metadata={"v": 2}, skip_if_exists=False).replaced
+    # reembed=True re-embeds an unchanged document
+    assert kb.add_content(path=doc, metadata={"v": 2}, reembed=True).replaced
     assert count(rt, kb) == 1
     kb.close()
 
@@ -665,6 +665,7 @@ def test_an_embedder_failing_midway_keeps_what_was_stored(rt: Any, tmp_path: Pat
     runner, port = rt._loop.run(serve())
     try:
         embedder = OpenAIEmbedder(
+            enable_batch=True,
             id="text-embedding-3-small",
             dimensions=8,
             api_key="k",
@@ -695,6 +696,7 @@ def test_descriptions_map_agnos_names_onto_the_components() -> None:
         "model": "text-embedding-3-large",
         "dimensions": 256,
         "api_key": "sk-x",
+        "max_batch": 1,  # a text per request, unless enable_batch (Agno's default)
     }
     assert "sk-x" not in repr(openai)
     pg = PgVector(

@@ -4,8 +4,15 @@
 message), ``knowledge_filters`` (metadata filters on every search) and
 ``enable_agentic_knowledge_filters`` (the model may add filters of its own);
 `get_relevant_docs_from_knowledge`; ``knowledge_retriever`` (Agno's: a function that
-searches in the knowledge's place). The searches a run made are its
-``RunOutput.references``.
+searches in the knowledge's place); ``references_format`` (the references as JSON or
+YAML) and ``update_knowledge`` (the model may add to the knowledge with
+``add_to_knowledge``). The searches a run made are its ``RunOutput.references``.
+
+The knowledge is a `ferrule.knowledge.Knowledge`, or any object of Agno's knowledge
+protocol (`ferrule.knowledge.protocol.KnowledgeProtocol`, e.g. `FileSystemKnowledge`):
+the model then gets the object's own tools (``get_tools``), and its documents for a query
+(``retrieve``) are what `get_relevant_docs_from_knowledge` and
+``add_knowledge_to_context`` find.
 """
 
 from __future__ import annotations
@@ -23,14 +30,14 @@ from ferrule_kit.messages import TextPart
 
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
-from ..tools import Tool, ToolContext
+from ..tools import Tool, ToolContext, Toolset, as_tools
 from ..tools.context import RunContext
+from .context import filters_dict
 from .inputs import call_by_name, run_context_of
 from .langmodel import polyfill_documents
 from .request import MESSAGES
 
 if TYPE_CHECKING:
-    from ..knowledge import Knowledge
     from .state import RunState
 
 #: The references list of the run this task drives (set by `AgentKnowledge.track_references`
@@ -43,30 +50,55 @@ _run_references: contextvars.ContextVar[list[MessageReferences] | None] = contex
 SEARCH_TOOL = "search_knowledge_base"
 
 
-def combine_filters(*filters: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Every given filter must hold (None when none is given)."""
-    given = [f for f in filters if f]
+def combine_filters(*filters: Any) -> dict[str, Any] | None:
+    """Every given filter must hold (None when none is given); a list of
+    `ferrule.filters` expressions counts as all of them."""
+    given = [f for f in (filters_dict(f) for f in filters) if f]
     if not given:
         return None
     return given[0] if len(given) == 1 else {"$and": given}
 
 
-def references_text(references: list[dict[str, Any]]) -> str:
-    return json.dumps(references, ensure_ascii=False, indent=2)
+def references_text(references: list[Any], format: str = "json") -> str:
+    """The references as the model reads them: indented JSON, or YAML."""
+    if format == "yaml":
+        import yaml  # checked when the agent was made
+
+        return str(yaml.dump(references, allow_unicode=True, default_flow_style=False))
+    return json.dumps(references, ensure_ascii=False, indent=2, default=str)
 
 
-def checked_knowledge(knowledge: Any, filters: Any, runtime: Any) -> Knowledge | None:
+def is_protocol_knowledge(knowledge: Any) -> bool:
+    """An object of Agno's knowledge protocol that is not a ferrule `Knowledge`: its own
+    tools, instructions and documents."""
+    return not hasattr(knowledge, "areferences") and any(
+        callable(getattr(knowledge, name, None))
+        for name in ("get_tools", "build_context", "retrieve")
+    )
+
+
+def checked_knowledge(knowledge: Any, filters: Any, runtime: Any) -> Any:
     """``knowledge`` (adopting the agent's runtime) once it and ``filters`` are checked."""
-    if knowledge is not None and not hasattr(knowledge, "asearch"):
+    if knowledge is not None and not (
+        hasattr(knowledge, "asearch") or is_protocol_knowledge(knowledge)
+    ):
         raise InvalidInputError(
-            f"knowledge must be a ferrule.knowledge.Knowledge, got {knowledge!r}",
+            "knowledge must be a ferrule.knowledge.Knowledge or a knowledge base of Agno's "
+            f"protocol (build_context, get_tools, retrieve), got {knowledge!r}",
             field="knowledge",
         )
-    if filters is not None and not isinstance(filters, dict):
-        raise InvalidInputError("expected a dict of metadata filters", field="knowledge_filters")
-    if knowledge is not None:
+    if filters is not None and not isinstance(filters, (dict, list)):
+        raise InvalidInputError(
+            "expected a dict of metadata filters or a list of filter expressions",
+            field="knowledge_filters",
+        )
+    if callable(getattr(knowledge, "adopt_runtime", None)):
         knowledge.adopt_runtime(runtime)
-    return knowledge  # type: ignore[no-any-return]
+    return knowledge
+
+
+def _documents(found: Any) -> list[dict[str, Any]]:
+    return [_as_reference(document) for document in found or ()]
 
 
 class KnowledgeSettings(Protocol):
@@ -74,12 +106,14 @@ class KnowledgeSettings(Protocol):
     is what a ``knowledge_retriever`` is given as ``agent``."""
 
     runtime: Any
-    knowledge: Knowledge | None
+    knowledge: Any
     search_knowledge: bool
     add_knowledge_to_context: bool
-    knowledge_filters: dict[str, Any] | None
-    enable_agentic_knowledge_filters: bool
+    knowledge_filters: dict[str, Any] | list[Any] | None
+    enable_agentic_knowledge_filters: bool | None
     knowledge_retriever: Any
+    references_format: str
+    update_knowledge: bool
 
 
 class AgentKnowledge:
@@ -96,7 +130,7 @@ class AgentKnowledge:
         bridge: Bridge = self.agent.runtime.sync_bridge
         return bridge
 
-    def _need_knowledge(self) -> Knowledge:
+    def _need_knowledge(self) -> Any:
         if self.agent.knowledge is None:
             raise InvalidInputError(
                 "this agent has no knowledge: give it one, e.g. Agent(..., knowledge=Knowledge())",
@@ -109,33 +143,62 @@ class AgentKnowledge:
         self,
         query: str,
         num_documents: int | None = None,
-        filters: dict[str, Any] | None = None,
+        filters: dict[str, Any] | list[Any] | None = None,
+        validate_filters: bool = False,
+        run_context: RunContext | None = None,
+        **kwargs: Any,
     ) -> list[dict[str, Any]]:
-        """The knowledge chunks most relevant to ``query`` (as `Document.to_dict`), at most
-        ``num_documents``, passing ``filters`` and the agent's ``knowledge_filters`` (from
-        the ``knowledge_retriever`` when the agent has one)."""
-        found = await self._references(
-            query, num_documents, combine_filters(self.agent.knowledge_filters, filters), None
-        )
+        """The documents most relevant to ``query`` (as `Document.to_dict`), at most
+        ``num_documents``, passing ``filters`` (a dict, or a list of `ferrule.filters`
+        expressions): from the ``knowledge_retriever`` when the agent has one (given
+        ``run_context`` and ``kwargs`` by name too), else the knowledge's. With
+        ``validate_filters``, filter keys the knowledge's documents do not hold are left
+        out (the knowledge's ``validate_filters``)."""
+        if validate_filters and filters:
+            filters = await self._valid(filters)
+        found = await self._references(query, num_documents, filters, run_context, kwargs)
         return found.references
 
     get_relevant_docs_from_knowledge = blocking(aget_relevant_docs_from_knowledge)
+
+    async def _valid(self, filters: Any) -> Any:
+        """``filters`` without the keys the knowledge's documents do not hold."""
+        knowledge = self.agent.knowledge
+        check = getattr(knowledge, "avalidate_filters", None)
+        if callable(check):
+            valid, _invalid = await check(filters)
+        elif callable(getattr(knowledge, "validate_filters", None)):
+            valid, _invalid = await asyncio.to_thread(knowledge.validate_filters, filters)
+        else:
+            raise InvalidInputError(
+                "this agent's knowledge cannot say which filter keys its documents hold",
+                field="validate_filters",
+            )
+        return valid or None
 
     async def _references(
         self,
         query: str,
         num_documents: int | None,
-        filters: dict[str, Any] | None,
+        filters: Any,
         run_context: RunContext | None,
+        extra: dict[str, Any] | None = None,
     ) -> MessageReferences:
         """What a search of ``query`` finds: the ``knowledge_retriever``'s documents when
         the agent has one (called with those of ``agent``, ``query``, ``num_documents``,
-        ``filters`` and ``run_context`` it names; a sync one in a worker thread), else the
-        knowledge's."""
+        ``filters``, ``run_context`` and ``extra`` it names; a sync one in a worker
+        thread), else the knowledge's (a protocol knowledge's ``retrieve``)."""
         retriever = self.agent.knowledge_retriever
+        started = time.perf_counter()
         if retriever is None:
-            return await self._need_knowledge().areferences(query, num_documents, filters)
+            knowledge = self._need_knowledge()
+            if not is_protocol_knowledge(knowledge):
+                return await knowledge.areferences(query, num_documents, filters_dict(filters))  # type: ignore[no-any-return]
+            found = await self._retrieve(knowledge, query, num_documents, filters)
+            elapsed = round(time.perf_counter() - started, 4)
+            return MessageReferences(query, _documents(found), elapsed)
         arguments = {
+            **(extra or {}),
             "agent": self.agent,
             "query": query,
             "num_documents": num_documents,
@@ -144,7 +207,6 @@ class AgentKnowledge:
         }
         if num_documents is None:  # the retriever's own default
             del arguments["num_documents"]
-        started = time.perf_counter()
         if inspect.iscoroutinefunction(retriever):
             found = await call_by_name(retriever, **arguments)
         else:
@@ -154,63 +216,109 @@ class AgentKnowledge:
                 f"knowledge_retriever must return a list of documents, got {type(found).__name__}",
                 field="knowledge_retriever",
             )
-        references = [_as_reference(document) for document in found or ()]
-        return MessageReferences(query, references, round(time.perf_counter() - started, 4))
+        return MessageReferences(query, _documents(found), round(time.perf_counter() - started, 4))
 
-    def tools(self) -> list[Tool]:
-        """``search_knowledge_base``, when the model may search the agent's knowledge."""
-        if (
-            self.agent.knowledge is None and self.agent.knowledge_retriever is None
-        ) or not self.agent.search_knowledge:
-            return []
+    @staticmethod
+    async def _retrieve(knowledge: Any, query: str, limit: int | None, filters: Any) -> Any:
+        """A protocol knowledge's documents for ``query`` (its ``aretrieve``, else its
+        ``retrieve`` in a worker thread; none without either)."""
+        limit = limit if limit is not None else getattr(knowledge, "max_results", 10)
+        if callable(getattr(knowledge, "aretrieve", None)):
+            return await knowledge.aretrieve(query, max_results=limit, filters=filters)
+        if callable(getattr(knowledge, "retrieve", None)):
+            return await asyncio.to_thread(
+                knowledge.retrieve, query, max_results=limit, filters=filters
+            )
+        return []
+
+    def tools(self) -> list[Tool | Toolset]:
+        """The knowledge's tools for the model: ``search_knowledge_base`` (or a protocol
+        knowledge's own tools) when it may search, ``add_to_knowledge`` with
+        ``update_knowledge``."""
+        agent, knowledge = self.agent, self.agent.knowledge
+        found: list[Tool | Toolset] = []
+        if agent.search_knowledge and (knowledge is not None or agent.knowledge_retriever):
+            own = getattr(knowledge, "get_tools", None)
+            if agent.knowledge_retriever is None and is_protocol_knowledge(knowledge) and own:
+                found += [as_tools(tool) for tool in own() or ()]
+            else:
+                found.append(self._search_tool())
+        if knowledge is not None and agent.update_knowledge:
+            found.append(self._add_tool())
+        return found
+
+    def _add_tool(self) -> Tool:
+        async def add_to_knowledge(query: str, result: str) -> str:
+            """Add information to the knowledge base for later use.
+
+            Args:
+                query: The question or topic the information answers.
+                result: The information itself.
+            """
+            return await self.aadd_to_knowledge(query, result)
+
+        tool = as_tools(add_to_knowledge)
+        assert isinstance(tool, Tool)
+        return tool
+
+    def _search_tool(self) -> Tool:
+        agentic = bool(self.agent.enable_agentic_knowledge_filters)
         properties: dict[str, Any] = {
             "query": {"type": "string", "description": "What to look for."}
         }
         description = (
             "Search the knowledge base for information relevant to a query. Returns the "
-            "most relevant passages as JSON."
+            "most relevant passages."
         )
-        if self.agent.enable_agentic_knowledge_filters:
+        if agentic:
             properties["filters"] = {
                 "type": "object",
                 "description": 'Optional metadata filters, e.g. {"topic": "billing"} or '
                 '{"year": {"$gte": 2020}}.',
             }
             description += " Narrow it with metadata filters when the query names them."
-        own_filters = self.agent.knowledge_filters
 
         async def search(arguments: dict[str, Any], context: ToolContext[Any]) -> str:
             query = arguments.get("query")
             if not isinstance(query, str) or not query.strip():
                 raise InvalidInputError("must be a non-empty string", field="query")
-            asked = (
-                arguments.get("filters") if self.agent.enable_agentic_knowledge_filters else None
-            )
+            asked = arguments.get("filters") if agentic else None
             if asked is not None and not isinstance(asked, dict):
                 raise InvalidInputError("expected an object", field="filters")
-            found = await self._references(
-                query, None, combine_filters(own_filters, asked or None), context.run_context
-            )
+            run_context = context.run_context
+            own = run_context.knowledge_filters if run_context else self.agent.knowledge_filters
+            filters = combine_filters(own, asked or None)
+            found = await self._references(query, None, filters, run_context)
             recorded = _run_references.get()
             if recorded is not None:
                 recorded.append(found)
             if not found.references:
                 return "No documents found."
-            return references_text(found.references)
+            return references_text(found.references, self.agent.references_format)
 
-        return [
-            Tool(
-                SEARCH_TOOL,
-                description,
-                {
-                    "type": "object",
-                    "properties": properties,
-                    "required": ["query"],
-                    "additionalProperties": False,
-                },
-                search,
-            )
-        ]
+        schema = {
+            "type": "object",
+            "properties": properties,
+            "required": ["query"],
+            "additionalProperties": False,
+        }
+        return Tool(SEARCH_TOOL, description, schema, search)
+
+    @on_bridge_loop
+    async def aadd_to_knowledge(self, query: str, result: str) -> str:
+        """Add ``result``, the answer to ``query``, to the knowledge (a text named after
+        the query, holding both as JSON); what happened, as Agno's tool says it."""
+        insert = getattr(self.agent.knowledge, "ainsert", None)
+        if self.agent.knowledge is None:
+            return "Knowledge not available"
+        if not callable(insert):
+            return "Knowledge does not support insert"
+        name = query.replace(" ", "_").replace("?", "").replace("!", "").replace(".", "")
+        content = json.dumps({"query": query, "result": result}, ensure_ascii=False)
+        await insert(name=name, text_content=content)
+        return "Successfully added to knowledge base"
+
+    add_to_knowledge = blocking(aadd_to_knowledge)
 
     def track_references(self, run: RunState) -> None:
         """Record the searches of ``run``'s tool calls in its references, from this task on."""
@@ -238,9 +346,8 @@ class AgentKnowledge:
             from ..knowledge.knowledge import AILOY_TOP_K
 
             top_k = AILOY_TOP_K
-        found = await self._references(
-            query, top_k, self.agent.knowledge_filters, run_context_of(run)
-        )
+        context = run_context_of(run)
+        found = await self._references(query, top_k, context.knowledge_filters, context)
         references.append(found)
         if not found.references:
             return
@@ -254,7 +361,8 @@ class AgentKnowledge:
         message = run.messages[at]
         block = (
             "\n\nUse the following references from the knowledge base if it helps:\n"
-            f"<references>\n{references_text(found.references)}\n</references>"
+            f"<references>\n{references_text(found.references, self.agent.references_format)}"
+            "\n</references>"
         )
         run.messages[at] = attrs.evolve(message, contents=[*message.contents, TextPart(block)])
 

@@ -183,7 +183,7 @@ def _add(args: argparse.Namespace) -> int:
                 metadata=args.metadata,
                 include=args.include,
                 exclude=args.exclude,
-                skip_if_exists=not args.force,
+                reembed=args.force,
                 progress=display.update,
                 follow_symlinks=args.follow_symlinks,
             )

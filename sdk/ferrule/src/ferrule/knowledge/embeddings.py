@@ -30,8 +30,12 @@ def _description(embedder: Any) -> Any:
         from .embedder import MiniLMEmbedder
 
         return MiniLMEmbedder()
-    if isinstance(embedder, str) or hasattr(embedder, "component_type"):
+    if isinstance(embedder, str):
         return embedder
+    if getattr(embedder, "component_type", None):
+        return embedder
+    if hasattr(embedder, "attributes"):
+        embedder.attributes(None)  # an Embedder naming no component says which ones do
     raise InvalidInputError(
         "embedder must be an embedder description (MiniLMEmbedder, OpenAIEmbedder, "
         f"GeminiEmbedder) or an embedder component's name, got {embedder!r}",

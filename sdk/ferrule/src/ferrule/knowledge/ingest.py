@@ -19,7 +19,7 @@ import itertools
 import json
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError, get_logger
@@ -27,12 +27,14 @@ from ferrule_kit.vectors import content_hash
 
 from .chunking import MARKDOWN_CUT, chunk_id, split
 from .document import ContentResult, ReadFailure
-from .readers import ReadLimits, Source, read_path, read_text, read_url
+from .readers import ReadLimits, Source, fetch_url, read_path, read_text, read_url
+from .sources import ReaderChoice
 
 __all__ = [
     "CONTENT_ARGUMENTS",
     "Chunking",
     "IngestProgress",
+    "Mode",
     "Progress",
     "Read",
     "insert",
@@ -76,6 +78,10 @@ CONTENT_ARGUMENTS = (
     "include",
     "exclude",
 )
+#: What an insertion does with a document already stored: ``"update"`` replaces it when
+#: it changed and leaves it when not; ``"keep"`` leaves it, changed or not (Agno's
+#: ``skip_if_exists`` / ``upsert=False``); ``"reembed"`` embeds and writes it again.
+Mode = Literal["update", "keep", "reembed"]
 #: Document ids per ``documents`` call when looking up what is stored.
 _LOOKUP = 256
 
@@ -116,9 +122,11 @@ async def read_content(
     limits: ReadLimits,
     follow_symlinks: bool = False,
     where: str = "",
+    choice: ReaderChoice = ReaderChoice(),
 ) -> Read:
     """The documents one content names (exactly one of ``path``, ``url`` and
-    ``text_content``); a path is read in a worker thread, off the event loop."""
+    ``text_content``), read by ``choice``'s reader where it has one for them; a path is
+    read in a worker thread, off the event loop."""
     given = [
         k
         for k, v in (("path", path), ("url", url), ("text_content", text_content))
@@ -141,12 +149,23 @@ async def read_content(
             exclude or (),
             limits=limits,
             follow_symlinks=follow_symlinks,
+            read_with=choice.read_with(),
         )
         return Read(sources, skipped, failed)
     if url is not None:
-        return Read([await read_url(url, name, meta, limits)])
+        if choice.reader is None and not choice.readers:
+            return Read([await read_url(url, name, meta, limits)])
+        fetched = await fetch_url(url, name, limits)
+        read = await asyncio.to_thread(choice.url_source, fetched, meta)
+        return Read([read or await read_url(url, name, meta, limits)])
     assert text_content is not None
-    return Read([read_text(text_content, name, meta)])
+    if not isinstance(text_content, str):
+        raise InvalidInputError(
+            f"expected a string, got {type(text_content).__name__}", field=where + "text_content"
+        )
+    if choice.reader is None:
+        return Read([read_text(text_content, name, meta)])
+    return Read([await asyncio.to_thread(choice.text_source, text_content, name, meta)])
 
 
 def _metadata(metadata: Any, description: str | None) -> dict[str, Any]:
@@ -162,8 +181,11 @@ def _metadata(metadata: Any, description: str | None) -> dict[str, Any]:
 def version(source: Source, chunking: Chunking) -> str:
     """The hash of a document version: what it says and how it is chunked."""
     key: list[Any] = [source.text, source.name, source.metadata, source.kind]
-    key += [chunking.chunk_size, chunking.chunk_overlap]
-    if source.kind == "markdown":
+    if source.pieces is not None:  # cut by a reader: its pieces and which reader
+        key += [source.reader, source.pieces]
+    else:
+        key += [chunking.chunk_size, chunking.chunk_overlap]
+    if source.kind == "markdown" and source.pieces is None:
         key.append(MARKDOWN_CUT)
     return content_hash(json.dumps(key, sort_keys=True, ensure_ascii=False, default=str))
 
@@ -217,21 +239,27 @@ async def insert(
     embedder: str,
     sources: list[Source],
     chunking: Chunking,
-    skip_if_exists: bool,
+    mode: Mode,
     progress: Progress | None,
+    result: ContentResult | None = None,
 ) -> ContentResult:
-    """Embed and store ``sources`` (the last of one id given wins)."""
-    result = ContentResult()
+    """Embed and store ``sources`` (the last of one id given wins), what ``mode`` says of
+    the stored ones. ``result`` (a new one by default) holds what is done as it is done:
+    what was stored before a failure is in it when the failure is raised."""
+    result = ContentResult() if result is None else result
     unique = list({s.document_id: s for s in sources}.values())
     versions = {s.document_id: version(s, chunking) for s in unique}
     stored = await _stored_versions(runtime, store, list(versions))
     todo: list[_Todo] = []
     for source in unique:
         new, old = versions[source.document_id], stored.get(source.document_id)
-        if skip_if_exists and old == [new]:
+        if (mode == "update" and old == [new]) or (mode == "keep" and old is not None):
             result.skipped.append(source.document_id)
             continue
-        texts = await split(runtime, source, chunking.chunk_size, chunking.chunk_overlap)
+        if source.pieces is not None:
+            texts = [piece for piece, _ in source.pieces]
+        else:
+            texts = await split(runtime, source, chunking.chunk_size, chunking.chunk_overlap)
         if not texts and old is None:
             result.skipped.append(source.document_id)  # nothing to read (a scanned PDF)
             continue
@@ -246,9 +274,9 @@ async def insert(
             report(status)
     finally:
         await embedding.settle()
-    for source, _, _, existed in (todo[d] for d in sorted(embedding.stored)):
-        (result.replaced if existed else result.added).append(source.document_id)
-    result.chunks = embedding.chunks_written
+        for source, _, _, existed in (todo[d] for d in sorted(embedding.stored)):
+            (result.replaced if existed else result.added).append(source.document_id)
+        result.chunks += embedding.chunks_written
     log.debug(
         "knowledge.inserted",
         added=len(result.added),
@@ -364,7 +392,9 @@ class _Embedding:
             source, version_hash, texts, _ = self.todo[d]
             if not texts:
                 emptied.append(source.document_id)
+            pieces = source.pieces or ()
             for index, (text, vector) in enumerate(zip(texts, self.vectors[d], strict=True)):
+                own = pieces[index][1] if index < len(pieces) else {}  # what a reader said
                 chunks.append(
                     {
                         "id": chunk_id(source.document_id, index),
@@ -372,7 +402,12 @@ class _Embedding:
                         "text": text,
                         "vector": vector,
                         "content_hash": version_hash,
-                        "metadata": {"name": source.name, **source.metadata, "chunk": index},
+                        "metadata": {
+                            "name": source.name,
+                            **own,
+                            **source.metadata,
+                            "chunk": index,
+                        },
                     }
                 )
             self.vectors[d] = []  # let them go

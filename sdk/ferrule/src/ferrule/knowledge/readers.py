@@ -21,7 +21,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -30,9 +30,23 @@ from ferrule_kernel import InvalidInputError
 
 from .document import ReadFailure
 
-__all__ = ["ReadLimits", "Source", "read_path", "read_text", "read_url"]
+__all__ = [
+    "Fetched",
+    "ReadLimits",
+    "ReadWith",
+    "Source",
+    "fetch_url",
+    "file_document_id",
+    "read_path",
+    "read_text",
+    "read_url",
+    "url_document_id",
+]
 
 Kind = Literal["text", "markdown"]
+#: ``read_with(file, name, metadata)``: the file read by a reader of one's own (Agno's, in
+#: `ferrule.knowledge.reader`), or None to read it as `read_path` does.
+ReadWith = Callable[[Path, str, dict[str, Any]], "Source | None"]
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx"})
 #: The largest file or download read by default (a PDF provider's limit too).
@@ -68,13 +82,30 @@ class ReadLimits:
 @attrs.frozen
 class Source:
     """One document to insert: its id, its name, its text and the metadata its chunks get.
-    ``kind`` says how to split it (Markdown at headings first)."""
+    ``kind`` says how to split it (Markdown at headings first). ``pieces``: its chunks
+    already cut (by a reader of Agno's), each with metadata of its own, stored as they
+    are, and ``reader`` names the reader that cut them; ``size`` in bytes and ``type``
+    (a file's extension, ``"url"``, ``"Text"``) say what was read."""
 
     document_id: str
     name: str
     text: str
     metadata: dict[str, Any]
     kind: Kind = "text"
+    pieces: tuple[tuple[str, dict[str, Any]], ...] | None = None
+    size: int | None = None
+    type: str | None = None
+    reader: str | None = None
+
+
+def file_document_id(path: Path) -> str:
+    """The id of the document a file is (its absolute path)."""
+    return _document_id("file:", str(path))
+
+
+def url_document_id(shown: str) -> str:
+    """The id of the document a URL is (the URL, never with a password)."""
+    return _document_id("url:", shown)
 
 
 def _document_id(prefix: str, key: str) -> str:
@@ -91,10 +122,14 @@ def read_text(
         raise InvalidInputError(
             f"expected a string, got {type(text).__name__}", field="text_content"
         )
+    size = len(text.encode("utf-8", "surrogatepass"))
     if name is not None:
-        return Source(_document_id("text:", name), name, text, metadata, kind)
+        return Source(
+            _document_id("text:", name), name, text, metadata, kind, size=size, type="Text"
+        )
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return Source(f"text:sha256:{digest}", text[:40].strip() or digest, text, metadata, kind)
+    label = text[:40].strip() or digest
+    return Source(f"text:sha256:{digest}", label, text, metadata, kind, size=size, type="Text")
 
 
 def _pdf_text(data: bytes, name: str, field: str, limits: ReadLimits) -> str:
@@ -157,14 +192,16 @@ def _read_file(
             field=field,
             reason="file_size",
         )
-    document_id = _document_id("file:", str(path))
-    if data.startswith(b"%PDF-") or path.suffix.lower() == ".pdf":
-        return Source(document_id, name, _pdf_text(data, name, field, limits), metadata)
-    text = _decode(data)
-    if text is None:
+    document_id = file_document_id(path)
+    suffix = path.suffix.lower()
+    if data.startswith(b"%PDF-") or suffix == ".pdf":
+        text = _pdf_text(data, name, field, limits)
+        return Source(document_id, name, text, metadata, size=len(data), type=suffix or ".pdf")
+    decoded = _decode(data)
+    if decoded is None:
         return None
-    kind: Kind = "markdown" if path.suffix.lower() in MARKDOWN_SUFFIXES else "text"
-    return Source(document_id, name, text, metadata, kind)
+    kind: Kind = "markdown" if suffix in MARKDOWN_SUFFIXES else "text"
+    return Source(document_id, name, decoded, metadata, kind, size=len(data), type=suffix)
 
 
 def _selected(relative: PurePosixPath, include: Sequence[str], exclude: Sequence[str]) -> bool:
@@ -187,11 +224,13 @@ def read_path(
     *,
     limits: ReadLimits = ReadLimits(),
     follow_symlinks: bool = False,
+    read_with: ReadWith | None = None,
 ) -> tuple[list[Source], list[str], list[ReadFailure]]:
     """The documents at ``path`` (a file, or a folder read recursively, its files chosen by
     the ``include`` / ``exclude`` globs, matched against each file's path relative to the
     folder and against its name), the files skipped as neither PDF nor UTF-8 text, and
     the folder's files that failed (each alone; a single file's failure raises).
+    ``read_with``: a reader of one's own for the files it reads (`ReadWith`).
 
     A folder keeps to itself: a link to a file outside it is a failure
     (``"outside_folder"``) unless ``follow_symlinks``. This blocks (file reads, PDF
@@ -200,8 +239,13 @@ def read_path(
     if not root.exists():
         raise InvalidInputError(f"no such file or folder: {root}", field="path")
     root = root.resolve()
+
+    def read(file: Path, label: str) -> Source | None:
+        found = None if read_with is None else read_with(file, label, metadata)
+        return found or _read_file(file, label, metadata, "path", limits)
+
     if root.is_file():
-        source = _read_file(root, name or root.name, metadata, "path", limits)
+        source = read(root, name or root.name)
         if source is None:
             raise InvalidInputError(f"{root} is neither a PDF nor UTF-8 text", field="path")
         return [source], [], []
@@ -220,7 +264,7 @@ def read_path(
             failed.append(ReadFailure(str(file), "outside_folder", message))
             continue
         try:
-            source = _read_file(file, str(relative), metadata, "path", limits)
+            source = read(file, str(relative))
         except InvalidInputError as exc:
             reason = str(exc.details.get("reason", "unreadable"))
             failed.append(ReadFailure(str(file), reason, exc.message))
@@ -232,14 +276,21 @@ def read_path(
     return sources, skipped, failed
 
 
-async def read_url(
-    url: str, name: str | None, metadata: dict[str, Any], limits: ReadLimits = ReadLimits()
-) -> Source:
-    """The document at an http(s) URL: a PDF, Markdown or text (HTML is read as its text
-    as sent: ferrule has no HTML reader). Fetched only where the address policy allows
-    (`ferrule_kit.addresses`, every redirect hop checked); a PDF is parsed in a worker
-    thread."""
-    import asyncio
+@attrs.frozen
+class Fetched:
+    """What a URL answered: its bytes and content type, the URL as shown (no password),
+    and the name a document of it gets."""
+
+    data: bytes
+    content_type: str
+    shown: str
+    label: str
+    path: str
+
+
+async def fetch_url(url: str, name: str | None, limits: ReadLimits = ReadLimits()) -> Fetched:
+    """GET an http(s) URL, only where the address policy allows (`ferrule_kit.addresses`,
+    every redirect hop checked), under ``limits``."""
     from urllib.parse import urlsplit
 
     import aiohttp
@@ -280,12 +331,27 @@ async def read_url(
         raise InvalidInputError(
             f"{shown} is over {limits.max_file_bytes / 2**20:g} MiB", field="url"
         )
-    document_id = _document_id("url:", shown)
-    if content_type == "application/pdf" or data.startswith(b"%PDF-"):
-        pdf_text = await asyncio.to_thread(_pdf_text, data, label, "url", limits)
-        return Source(document_id, label, pdf_text, metadata)
-    text = _decode(data)
+    return Fetched(data, content_type, shown, label, parts.path)
+
+
+async def read_url(
+    url: str, name: str | None, metadata: dict[str, Any], limits: ReadLimits = ReadLimits()
+) -> Source:
+    """The document at an http(s) URL (`fetch_url`): a PDF, Markdown or text (HTML is read
+    as its text as sent: ferrule has no HTML reader); a PDF is parsed in a worker thread."""
+    import asyncio
+
+    got = await fetch_url(url, name, limits)
+    document_id = url_document_id(got.shown)
+    size = len(got.data)
+    if got.content_type == "application/pdf" or got.data.startswith(b"%PDF-"):
+        pdf_text = await asyncio.to_thread(_pdf_text, got.data, got.label, "url", limits)
+        return Source(document_id, got.label, pdf_text, metadata, size=size, type="url")
+    text = _decode(got.data)
     if text is None:
-        raise InvalidInputError(f"{shown} is neither a PDF nor UTF-8 text", field="url")
-    markdown = content_type == "text/markdown" or parts.path.lower().endswith((".md", ".markdown"))
-    return Source(document_id, label, text, metadata, "markdown" if markdown else "text")
+        raise InvalidInputError(f"{got.shown} is neither a PDF nor UTF-8 text", field="url")
+    markdown = got.content_type == "text/markdown" or got.path.lower().endswith(
+        (".md", ".markdown")
+    )
+    kind: Kind = "markdown" if markdown else "text"
+    return Source(document_id, got.label, text, metadata, kind, size=size, type="url")
