@@ -11,7 +11,7 @@ import time
 
 import attrs
 import pytest
-from ferrule.agent import Agent
+from ferrule.agent import Agent, FallbackModel
 from ferrule.models.anthropic import Claude
 from ferrule.models.base import Model
 from ferrule.models.google import Gemini
@@ -294,3 +294,12 @@ def test_a_model_of_ones_own_takes_every_setting():
     assert (model.cache_ttl, model.retry_with_guidance_limit) == (30, 3)
     assert model.get_instructions_for_model() == ["x"]
     assert model.get_system_message_for_model() == "y"
+
+
+def test_of_fallback_models_the_first_ones_settings_shape_the_system_message(wire):
+    wire.says("ok")
+    primary = OpenAIChat(id="gpt-4o", system_prompt="Primary speaking.")
+    backup = OpenAIChat(id="gpt-4o-mini", system_prompt="Backup speaking.")
+    Agent(model=FallbackModel(primary, backup)).run("hi")
+    system = wire.last["messages"][0]["content"]
+    assert "Primary speaking." in system and "Backup speaking." not in system

@@ -56,10 +56,10 @@ MALFORMED_FINISH_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOO
 
 
 def first_model(model: Any) -> Any:
-    """``model``, or the first of a `FallbackModel`'s."""
-    from .fallback import FallbackModel
-
-    return model.models[0] if isinstance(model, FallbackModel) else model
+    """``model``, or the first of a `FallbackModel`'s (its ``models``: this module sits
+    below `fallback` in the agent package's layers, so it asks rather than imports)."""
+    models = getattr(model, "models", None)
+    return models[0] if isinstance(models, tuple) and models else model
 
 
 def agno_settings(model: Any) -> Mapping[str, Any]:
