@@ -42,8 +42,6 @@ PEER_SIGNATURES = {
 #: Functions of other areas still over the limit: "path::qualname" -> whose.
 NOT_YET = {
     "kernel/src/ferrule_kernel/kernel.py::Kernel._prepare": "the kernel",
-    "sdk/kit/src/ferrule_kit/testing/postgres.py::_launch": "the kit's testing kits",
-    "sdk/kit/src/ferrule_kit/vectors.py::match": "the kit's vector contract",
 }
 
 #: Packages of the app being written now, Agno's API among them, whose functions over the

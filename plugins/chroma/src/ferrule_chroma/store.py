@@ -387,7 +387,13 @@ class ChromaStore:
             d = self._distance(float(raw), distance)
             out.append(
                 match(
-                    chunk_id, document_id, text or "", metadata, content_hash, d, score(distance, d)
+                    chunk_id,
+                    document_id,
+                    text or "",
+                    metadata,
+                    content_hash,
+                    distance=d,
+                    score=score(distance, d),
                 )
             )
         out.sort(key=lambda m: m["distance"])  # stable: Chroma's order among equals

@@ -216,7 +216,15 @@ class FaissStore:
         metric = self.distance
         return {
             "matches": [
-                match(c.id, c.document_id, c.text, c.metadata, c.content_hash, d, score(metric, d))
+                match(
+                    c.id,
+                    c.document_id,
+                    c.text,
+                    c.metadata,
+                    c.content_hash,
+                    distance=d,
+                    score=score(metric, d),
+                )
                 for d, c in ((d, by_key[key]) for d, key in found[: inputs.top_k])
             ]
         }

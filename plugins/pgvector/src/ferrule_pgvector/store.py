@@ -445,8 +445,7 @@ class PgVectorStore:
         metric = self.distance
         return {
             "matches": [
-                match(r[0], r[1], r[2], r[3], r[4], float(r[5]), score(metric, float(r[5])))
-                for r in rows
+                match(*r[:5], distance=float(r[5]), score=score(metric, float(r[5]))) for r in rows
             ]
         }
 
@@ -472,11 +471,7 @@ class PgVectorStore:
                 params,
             )
             rows = cursor.fetchall()
-        return {
-            "matches": [
-                match(r[0], r[1], r[2], r[3], r[4], -float(r[5]), float(r[5])) for r in rows
-            ]
-        }
+        return {"matches": [match(*r[:5], distance=-float(r[5]), score=float(r[5])) for r in rows]}
 
     def get(self, inputs: GetInput) -> dict[str, Any]:
         with self._read() as conn:

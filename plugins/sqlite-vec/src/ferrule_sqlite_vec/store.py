@@ -354,7 +354,15 @@ class SqliteVecStore:
         metric = self.distance
         return {
             "matches": [
-                match(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], score(metric, r[5]))
+                match(
+                    r[0],
+                    r[1],
+                    r[2],
+                    json.loads(r[3]),
+                    r[4],
+                    distance=r[5],
+                    score=score(metric, r[5]),
+                )
                 for r in rows
             ]
         }
@@ -379,7 +387,10 @@ class SqliteVecStore:
                 params,
             ).fetchall()
         return {
-            "matches": [match(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], -r[5]) for r in rows]
+            "matches": [
+                match(r[0], r[1], r[2], json.loads(r[3]), r[4], distance=r[5], score=-r[5])
+                for r in rows
+            ]
         }
 
     def get(self, inputs: GetInput) -> dict[str, Any]:

@@ -433,10 +433,12 @@ def match(
     text: str,
     metadata: dict[str, Any],
     content_hash: str | None,
+    *,
     distance: float,
     score: float,
 ) -> dict[str, Any]:
-    """One ``search`` / ``keyword_search`` result, in the contract's shape."""
+    """One ``search`` / ``keyword_search`` result, in the contract's shape (the two numbers
+    by name: they are both floats, and a swap would still type-check)."""
     return {
         "id": id,
         "document_id": document_id,

@@ -212,7 +212,9 @@ def start_postgres(
         ).stdout.strip()
         # A port picked free may be taken before the server binds it: try a few.
         for _attempt in range(5 if port is None else 1):
-            server = _launch(bin_dir, base, data, env, as_user, timeout, port)
+            server = _launch(
+                bin_dir, base, data, env=env, as_user=as_user, timeout=timeout, port=port
+            )
             if server is not None:
                 server.version = version
                 return server
@@ -241,6 +243,7 @@ def _launch(
     bin_dir: Path,
     base: Path,
     data: Path,
+    *,
     env: dict[str, str],
     as_user: dict[str, Any],
     timeout: float,
