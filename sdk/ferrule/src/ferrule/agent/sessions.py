@@ -49,6 +49,8 @@ from ferrule_kit.storage import SessionSummary as KitSummary
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..metrics import SessionMetrics
 from ..models.message import Message
+from ..session.agent import AgentSession
+from ..session.summary import SessionSummary
 from .deps import SecondModels
 from .inputs import DEFAULT_USER_ID
 from .langmodel import component_name
@@ -57,8 +59,6 @@ from .stored import HISTORY_KEY, stored_output
 
 if TYPE_CHECKING:
     from ..db.schemas.memory import UserMemory
-    from ..session.agent import AgentSession
-    from ..session.summary import SessionSummary
 
 T = TypeVar("T")
 
@@ -93,8 +93,6 @@ class AgentSessionView(Protocol):
 
 def agno_session(stored: Session, runs: Sequence[Run] | None = None) -> AgentSession:
     """Agno's view of a stored session (and its runs)."""
-    from ..session.agent import AgentSession
-
     return AgentSession.from_kit(stored, runs)
 
 
@@ -491,8 +489,6 @@ class AgentSessions:
     @on_bridge_loop
     async def aget_session_summary(self, session_id: str | None = None) -> SessionSummary | None:
         """The session's summary (None before one was written)."""
-        from ..session.summary import SessionSummary
-
         stored = await self._read(session_id)
         if stored is None:
             raise InvalidInputError(

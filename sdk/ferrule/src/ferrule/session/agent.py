@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..agent.results import RunOutput
 from ..models.message import Message
 from .summary import SessionSummary
 
@@ -172,3 +171,8 @@ def _run_dict(run: Any) -> dict[str, Any]:
         "content": run.content if isinstance(run.content, (str, dict, list)) else str(run.content),
         "messages": [converter.unstructure(m) for m in run.messages],
     }
+
+
+# Last, for the import cycle: the agent package's sessions module reads `AgentSession` as it
+# loads, so the class exists before the agent package (where `RunOutput` lives) is loaded.
+from ..agent.results import RunOutput  # noqa: E402
