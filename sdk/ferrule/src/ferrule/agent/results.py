@@ -201,12 +201,48 @@ class ToolConfirmation:
         self.confirmed, self.result = True, result
         return self
 
+    @property
+    def needs_user_feedback(self) -> bool:
+        """False: ferrule's tools pause for a confirmation, the user's input or an external
+        result, never for answers to feedback questions."""
+        return False
+
+    @property
+    def external_execution_silent(self) -> bool:
+        """False: the caller's result of an external call is sent to the model as is."""
+        return False
+
+    @property
+    def pause_type(self) -> Literal["confirmation", "user_input", "external_execution"]:
+        """What the call waits for (Agno's ``PauseType``)."""
+        if self.external_execution:
+            return "external_execution"
+        if self.user_input_schema is not None:
+            return "user_input"
+        return "confirmation"
+
+    def is_resolved(self) -> bool:
+        """The call was decided: confirmed or rejected, its input or its result given."""
+        return not (
+            self.needs_confirmation or self.needs_user_input or self.needs_external_execution
+        )
+
+    def provide_user_feedback(self, selections: dict[str, list[str]]) -> None:
+        """Refused as Agno refuses it for a call that asks no feedback questions (none of
+        ferrule's does)."""
+        raise InvalidInputError(
+            f"{self.tool_call.name} waits for a {self.pause_type.replace('_', ' ')}, not for "
+            "user feedback",
+            field="selections",
+        )
+
     def confirm(self) -> ToolConfirmation:
         self.confirmed, self.reason = True, None
         return self
 
-    def reject(self, reason: str | None = None) -> ToolConfirmation:
-        self.confirmed, self.reason = False, reason
+    def reject(self, note: str | None = None) -> ToolConfirmation:
+        """Refuse the call; ``note`` (kept as `reason`) tells the model why."""
+        self.confirmed, self.reason = False, note
         return self
 
     def to_dict(self) -> dict[str, Any]:
