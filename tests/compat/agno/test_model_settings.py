@@ -117,6 +117,23 @@ def test_a_malformed_reply_is_not_cached(wire, tmp_path):
     assert len(list(tmp_path.glob("*.json"))) == 1
 
 
+def test_the_cache_lives_under_xdg_cache_home_by_default(wire, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    wire.says("kept")
+    Agent(model=Claude(id="claude-sonnet-4-5", cache_response=True)).run("hi")
+    assert len(list((tmp_path / "ferrule" / "model_responses").glob("*.json"))) == 1
+
+
+def test_an_unreadable_cache_file_is_a_miss_and_is_replaced(wire, tmp_path):
+    wire.says("first", "second")
+    model = OpenAIChat(id="gpt-4o", cache_response=True, cache_dir=str(tmp_path))
+    Agent(model=model).run("hi")
+    [kept] = list(tmp_path.glob("*.json"))
+    kept.write_text("{not json")
+    assert Agent(model=model).run("hi").content == "second"
+    assert json.loads(kept.read_text())["items"]  # written again, whole
+
+
 def test_bad_cache_settings_name_the_keyword():
     with pytest.raises(InvalidInputError) as raised:
         OpenAIChat(id="gpt-4o", cache_ttl="soon")
