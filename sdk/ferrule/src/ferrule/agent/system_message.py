@@ -1,13 +1,14 @@
 """The system message an agent's settings make (`system_text`), the Agent reference's way:
 ``system_message`` as given (a string, a function making it, or an Agno `Message`), else,
 unless ``build_context=False``, the message built in Agno's order: the ``description``,
-the ``role`` (``<your_role>``), the ``instructions`` (``<instructions>`` tags with
-``use_instruction_tags``), the ``<additional_information>`` lines (markdown, the time,
-the location, the name), the toolkits' own instructions; ``{name}`` placeholders filled
-(``resolve_in_context``); then ``expected_output``, ``additional_context``, the user's
-memories, the session's summary, the knowledge's instructions, the JSON schema asked for
-(``use_json_mode``) and the session state. `system_messages` gives it as the message of
-the agent's ``system_message_role``.
+the ``role`` (``<your_role>``), the ``instructions`` and the model's own
+(``<instructions>`` tags with ``use_instruction_tags``), the ``<additional_information>``
+lines (markdown, the time, the location, the name), the toolkits' own instructions;
+``{name}`` placeholders filled (``resolve_in_context``); then ``expected_output``,
+``additional_context``, the user's memories, the session's summary, the knowledge's
+instructions, the model's ``system_prompt``, the JSON schema asked for (``use_json_mode``,
+or a model that takes no schema: `model_settings.StructuredOutputs`) and the session
+state. `system_messages` gives it as the message of the agent's ``system_message_role``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ferrule_kit.storage import SessionSummary, UserMemory
 from ..tools.context import RunContext
 from .context import format_variables
 from .inputs import call_by_name
+from .model_settings import StructuredOutputs, model_instructions, model_system_prompt
 from .output_schema import StructuredOutput
 
 
@@ -111,7 +113,10 @@ def _built(
         pieces.append(agent.description)
     if agent.role is not None:
         pieces.append(f"<your_role>\n{agent.role}\n</your_role>")
-    block = _instructions_block(agent, _instructions(agent, state, run_context))
+    instructions = _instructions(agent, state, run_context)
+    # the model's own (Agno's)
+    instructions += model_instructions(agent.model, _tools(agent, known))
+    block = _instructions_block(agent, instructions)
     if block:
         pieces.append(block)
     information = _additional_information(agent, output is None, known.location)
@@ -219,7 +224,12 @@ def system_text(
     knowledge = _knowledge_block(agent)
     if knowledge:
         pieces.append(knowledge)
-    if agent.use_json_mode and output is not None:
+    model_prompt = model_system_prompt(agent.model, _tools(agent, known))
+    if model_prompt:
+        pieces.append(model_prompt)
+    if output is not None and StructuredOutputs.of(agent.model).schema_in_prompt(
+        agent.use_json_mode
+    ):
         schema = json.dumps(output.schema, ensure_ascii=False)
         pieces.append(
             "Reply with one JSON object that follows this JSON schema, and nothing "
