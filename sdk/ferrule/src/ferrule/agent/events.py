@@ -37,7 +37,7 @@ from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.messages import converter
 from ferrule_kit.storage import ToolExecution
 
-from .results import RunMetrics, ToolConfirmation
+from .results import RunMetrics, ToolConfirmation, json_ready
 
 
 class RunEvent(str, enum.Enum):
@@ -81,24 +81,6 @@ class RunEvent(str, enum.Enum):
     custom_event = "CustomEvent"
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as JSON-ready data (an event's field in `BaseRunOutputEvent.to_dict`)."""
-    if isinstance(value, FerruleError):
-        return value.to_dict()
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    to_dict = getattr(value, "to_dict", None)
-    if callable(to_dict):
-        return to_dict()
-    if attrs.has(type(value)):
-        return converter.unstructure(value)
-    return value
-
-
 def _now() -> int:
     return int(time.time())
 
@@ -111,7 +93,7 @@ class BaseRunOutputEvent:
     def to_dict(self) -> dict[str, Any]:
         """The event's fields that are set, as JSON-ready data."""
         return {
-            f.name: _plain(value)
+            f.name: json_ready(value)
             for f in attrs.fields(type(self))
             if (value := getattr(self, f.name)) is not None
         }

@@ -30,7 +30,7 @@ from .model_settings import StructuredOutputs, guidance_after, model_stream
 from .output_schema import parse_output
 from .results import ModelCallMetrics, RunStatus, ToolConfirmation
 from .run_errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
-from .sinks import END, Sink
+from .sinks import END, Sink, model_names
 from .state import RunState
 from .tool_execution import execute_tools
 
@@ -61,7 +61,9 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
     hooked = fresh and bool(deps.pre_hooks)
     # a run with pre-hooks is traced from the input they leave (masked, or refused: none)
     span = None if hooked else run_span(deps, run)
-    sink.describe(deps.agent_id, deps.agent_name, deps.slots[0].model)
+    run.agent_name = deps.agent_name
+    run.model, run.model_provider = model_names(deps.slots[0].model)
+    sink.describe(deps.agent_id)
     try:
         await admit(deps, run, sink, hooked)
         if hooked:

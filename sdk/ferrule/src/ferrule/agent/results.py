@@ -7,12 +7,13 @@ from __future__ import annotations
 import enum
 import json
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import attrs
-from ferrule_kernel import FerruleError, InvalidInputError
-from ferrule_kit.messages import Message, ToolCall
+from ferrule_kernel import FerruleError, InvalidInputError, error_from_dict
+from ferrule_kit.messages import Message, ToolCall, converter
 from ferrule_kit.storage import ToolExecution
 
 from ..knowledge.document import MessageReferences
@@ -330,32 +331,149 @@ NOT_A_STREAM = (
 )
 
 
+def _listed(value: list[Any] | None) -> list[Any]:
+    return [] if value is None else value
+
+
+def _metrics(value: RunMetrics | None) -> RunMetrics:
+    return RunMetrics() if value is None else value
+
+
+def _mapping(value: dict[str, Any] | None) -> dict[str, Any]:
+    return {} if value is None else value
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` as JSON-ready data: a typed error, an enum, an object with ``to_dict``, a
+    pydantic model or an attrs class by its fields (what ``to_dict`` of a run and its
+    events hold)."""
+    if isinstance(value, FerruleError):
+        return value.to_dict()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict) and not isinstance(value, type):
+        return to_dict()
+    if hasattr(value, "model_dump") and not isinstance(value, type):
+        return value.model_dump(mode="json")
+    if attrs.has(type(value)):
+        return converter.unstructure(value)
+    return value
+
+
 @attrs.define
 class RunOutput(Generic[OutputT]):
     """What a run came to. ``content`` is the final text, or the validated object when the
     run has an ``output_schema`` (``content_type`` names its class; ``"str"`` for text);
     it is None while the run has not completed (paused, cancelled), and JSON for a run read
-    back from a db. ``messages`` are the messages this run added. ``session_state`` is the session's state
-    when the run ended; ``metadata`` the caller's (``run(..., metadata=...)``)."""
+    back from a db. ``messages`` are the messages this run added. ``session_state`` is the
+    session's state when the run ended; ``metadata`` the caller's (``run(...,
+    metadata=...)``). Agno's other fields: ``agent_name``, ``model`` and ``model_provider``
+    (the agent's first model), ``input`` (the `RunInput` the pre-hooks left),
+    ``reasoning_content`` (the model's reasoning), ``tools`` (the calls run), ``created_at``
+    (seconds). Those of features ferrule does not have stay None: ``followups``, ``events``
+    (ferrule stores no events), media outputs, and the fork / regenerate / checkpoint ids."""
 
-    run_id: str
-    status: RunStatus = attrs.field(converter=as_run_status)
+    # Every run the agent makes has an id; None only for one built by hand, as Agno's.
+    run_id: str = None  # type: ignore[assignment]
+    status: RunStatus = attrs.field(default=RunStatus.running, converter=as_run_status)
     # Typed as what a completed run holds, so that `agent.run(...).content` needs no
     # narrowing (as pydantic-ai's `output`); the None of other runs is the documented case.
     content: OutputT = None  # type: ignore[assignment]
-    messages: list[Message] = attrs.Factory(list)
-    metrics: RunMetrics = attrs.Factory(RunMetrics)
-    requirements: list[ToolConfirmation] = attrs.Factory(list)
+    messages: list[Message] = attrs.field(default=None, converter=_listed)
+    metrics: RunMetrics = attrs.field(default=None, converter=_metrics)
+    requirements: list[ToolConfirmation] = attrs.field(default=None, converter=_listed)
     error: FerruleError | None = None
     agent_id: str | None = None
     session_id: str | None = None
     user_id: str | None = None
     content_type: str = "str"
     session_state: dict[str, Any] | None = None
-    metadata: dict[str, Any] = attrs.Factory(dict)
+    metadata: dict[str, Any] = attrs.field(default=None, converter=_mapping)
     #: The knowledge searches the run made (``add_knowledge_to_context``, the model's
     #: ``search_knowledge_base`` calls), or None when it made none.
     references: list[MessageReferences] | None = None
+    agent_name: str | None = None
+    parent_run_id: str | None = None
+    input: Any = None
+    reasoning_content: str | None = None
+    reasoning_steps: list[Any] | None = None
+    reasoning_messages: list[Any] | None = None
+    model_provider_data: dict[str, Any] | None = None
+    model: str | None = None
+    model_provider: str | None = None
+    additional_input: list[Any] | None = None
+    tools: list[ToolExecution] | None = None
+    images: list[Any] | None = None
+    videos: list[Any] | None = None
+    audio: list[Any] | None = None
+    files: list[Any] | None = None
+    response_audio: Any = None
+    citations: Any = None
+    followups: list[str] | None = None
+    created_at: int = attrs.Factory(_now)
+    events: list[Any] | None = None
+    last_checkpoint_at_message_index: int | None = None
+    forked_from_run_id: str | None = None
+    forked_from_message_index: int | None = None
+    forked_from_session_id: str | None = None
+    regenerated_from: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run's fields that are set, as JSON-ready data (`from_dict` reads it back)."""
+        out = {}
+        for field in attrs.fields(type(self)):
+            value = getattr(self, field.name)
+            if value is not None and value != [] and value != {}:
+                out[field.name] = json_ready(value)
+        if self.input is not None and hasattr(self.input, "input_content"):
+            out["input"] = {"input_content": json_ready(self.input.input_content)}
+        return out
+
+    def to_json(self, separators: tuple[str, str] = (", ", ": "), indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), separators=separators, indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunOutput[Any]:
+        """The run ``data`` (a `to_dict`) describes; its content comes back as JSON."""
+        known = {f.name for f in attrs.fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if values.get("messages") is not None:
+            values["messages"] = converter.structure(values["messages"], list[Message])
+        if isinstance(values.get("metrics"), dict):
+            values["metrics"] = converter.structure(values["metrics"], RunMetrics)
+        if values.get("requirements") is not None:
+            values["requirements"] = [
+                ToolConfirmation(ToolCall(r["tool_call_id"], r["name"], r.get("arguments", {})))
+                for r in values["requirements"]
+            ]
+        if isinstance(values.get("error"), dict):
+            values["error"] = error_from_dict(values["error"])
+        if values.get("tools") is not None:
+            values["tools"] = converter.structure(values["tools"], list[ToolExecution])
+        if values.get("references") is not None:
+            values["references"] = converter.structure(
+                values["references"], list[MessageReferences]
+            )
+        return cls(**values)
+
+    def get_content_as_string(self, **kwargs: Any) -> str:
+        """The content as text: itself when text, else its JSON (``kwargs`` go to the JSON
+        encoder: ``indent=2``)."""
+        if isinstance(self.content, str):
+            return self.content
+        if hasattr(self.content, "model_dump_json"):
+            return str(self.content.model_dump_json(exclude_none=True, **kwargs))
+        kwargs.setdefault("ensure_ascii", False)
+        return json.dumps(json_ready(self.content), **kwargs)
 
     if not TYPE_CHECKING:  # at run time only: to type checkers a RunOutput is neither
 
@@ -382,7 +500,7 @@ class RunOutput(Generic[OutputT]):
     @property
     def active_requirements(self) -> list[ToolConfirmation]:
         """The calls a paused run still waits on (Agno's name)."""
-        return [r for r in self.requirements if r.confirmed is None]
+        return [r for r in self.requirements if not r.is_resolved()]
 
     @property
     def tools_requiring_confirmation(self) -> list[ToolConfirmation]:

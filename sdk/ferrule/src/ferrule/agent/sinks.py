@@ -143,14 +143,11 @@ class Sink:
         self.run = run
         self.first = True
         self.agent_id = ""
-        self.agent_name = ""
-        self.model = ""
-        self.model_provider = ""
 
-    def describe(self, agent_id: str | None, agent_name: str | None, model: Any) -> None:
-        """Who runs: the agent's id and name, and its (first) model, for the events."""
-        self.agent_id, self.agent_name = agent_id or "", agent_name or ""
-        self.model, self.model_provider = model_names(model)
+    def describe(self, agent_id: str | None) -> None:
+        """The id of the agent that runs it, for the events (its name and model are the
+        run's)."""
+        self.agent_id = agent_id or ""
 
     def _put(self, item: Any) -> None:
         if self.first:
@@ -339,12 +336,12 @@ class EventSink(Sink):
         return {
             "run_id": self.run.id,
             "agent_id": self.agent_id,
-            "agent_name": self.agent_name,
+            "agent_name": self.run.agent_name or "",
             "session_id": context.session_id if context else None,
         }
 
     def started(self) -> None:
-        model, provider = self.model, self.model_provider
+        model, provider = self.run.model or "", self.run.model_provider or ""
         self._step(RunStartedEvent(model=model, model_provider=provider, **self._ids()))
 
     def continued(self) -> None:
@@ -372,14 +369,14 @@ class EventSink(Sink):
         self._step(ReasoningCompletedEvent(content=thinking or None, **self._ids()))
 
     def model_request_started(self) -> None:
-        model, provider = self.model, self.model_provider
+        model, provider = self.run.model or "", self.run.model_provider or ""
         self._step(ModelRequestStartedEvent(model=model, model_provider=provider, **self._ids()))
 
     def model_request_completed(self, metrics: ModelCallMetrics) -> None:
         self._step(
             ModelRequestCompletedEvent(
-                model=self.model,
-                model_provider=self.model_provider,
+                model=self.run.model,
+                model_provider=self.run.model_provider,
                 input_tokens=metrics.input_tokens,
                 output_tokens=metrics.output_tokens,
                 total_tokens=metrics.input_tokens + metrics.output_tokens,

@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError
+from ferrule_kit.guardrails import RunInput
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message, ToolCall
 from ferrule_kit.storage import SessionSummary, ToolExecution, UserMemory
@@ -130,6 +131,10 @@ class RunState:
     hook_arguments: dict[str, Any] = attrs.Factory(dict)
     #: Its files go to the model with its input (False: the hooks and tools see them only).
     send_media: bool = True
+    #: Who runs it: the agent's name, its (first) model's id and provider's name.
+    agent_name: str | None = None
+    model: str | None = None
+    model_provider: str | None = None
 
     def to_output(self) -> RunOutput[Any]:
         context = self.session
@@ -141,6 +146,15 @@ class RunState:
             self.metrics,
             list(self.requirements) if self.status == "paused" else [],
             self.error,
+            agent_name=self.agent_name,
+            model=self.model,
+            model_provider=self.model_provider,
+            input=RunInput(self.input, self.files) if self.input is not None else None,
+            reasoning_content="".join(
+                part.text for m in self.messages[self.first_new :] for part in m.reasoning
+            )
+            or None,
+            tools=list(self.executions) or None,
         )
         if context is not None:
             output.agent_id, output.session_id = context.agent_id, context.session_id
