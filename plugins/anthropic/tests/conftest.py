@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ferrule import AsyncRuntime
 from ferrule_anthropic.testing import error_reply, message_events, stream_reply, validator
-from ferrule_kit.testing.loopback import LoopbackServer
+from ferrule_kit.testing.loopback import server_fixture
 from ferrule_kit.testing.providers import ProviderUnderTest, ProviderWire
 
 #: A key shaped like Anthropic's; tests check it never leaks.
@@ -30,10 +30,7 @@ def api_key() -> str:
     return KEY
 
 
-@pytest.fixture
-async def server():
-    async with LoopbackServer(validate=validator) as server:
-        yield server
+server = server_fixture(validator)
 
 
 @pytest.fixture

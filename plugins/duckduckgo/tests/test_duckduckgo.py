@@ -13,7 +13,7 @@ from urllib.parse import parse_qs
 import pytest
 from ferrule import AsyncRuntime
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.testing.loopback import LoopbackServer, Pause, Reply
+from ferrule_kit.testing.loopback import Pause, Reply, server_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,10 +24,7 @@ def page(name: str) -> Reply:
     return Reply(200, {}, [(REPLIES / name).read_bytes()], "text/html")
 
 
-@pytest.fixture
-async def server():
-    async with LoopbackServer() as server:
-        yield server
+server = server_fixture()
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ferrule import AsyncRuntime
 from ferrule_gemini.testing import error_body, reply_records, stream_reply, validator
-from ferrule_kit.testing.loopback import LoopbackServer, Reply
+from ferrule_kit.testing.loopback import Reply, server_fixture
 from ferrule_kit.testing.providers import ProviderUnderTest, ProviderWire
 
 #: A key shaped like Google's; tests check it never leaks.
@@ -29,10 +29,7 @@ def api_key() -> str:
     return KEY
 
 
-@pytest.fixture
-async def server():
-    async with LoopbackServer(validate=validator) as server:
-        yield server
+server = server_fixture(validator)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from ferrule_http_request.errors import HTTPRequestError
 from ferrule_http_request.plugin import PROXY_VARIABLE
 from ferrule_http_request.policy import ALLOW_VARIABLE
 from ferrule_kernel import InvalidInputError, Kernel
-from ferrule_kit.testing.loopback import LoopbackServer, Reply
+from ferrule_kit.testing.loopback import Reply, server_fixture
 
 pytestmark = pytest.mark.asyncio
 ARTICLE = (Path(__file__).parent / "pages" / "article.html").read_bytes()
@@ -22,10 +22,7 @@ def html_page(body: bytes = ARTICLE) -> Reply:
     return Reply(200, {}, [body], "text/html")
 
 
-@pytest.fixture
-async def server():
-    async with LoopbackServer() as server:
-        yield server
+server = server_fixture()
 
 
 @pytest.fixture

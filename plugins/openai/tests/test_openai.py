@@ -33,13 +33,15 @@ from ferrule_kit.testing import (
     tiny_wav,
 )
 from ferrule_kit.testing import chat_completions as wire
-from ferrule_kit.testing.loopback import LoopbackServer, Reply, sse
+from ferrule_kit.testing.loopback import LoopbackServer, Reply, server_fixture, sse
 from ferrule_kit.testing.providers import (
     USER,
+    Definer,
     Failure,
     ProviderConformance,
     ProviderUnderTest,
     Refusal,
+    collect,
 )
 from ferrule_kit.testing.strategies import texts, tool_calls
 from hypothesis import HealthCheck, given, settings
@@ -48,10 +50,7 @@ from hypothesis import strategies as st
 KEY = "sk-proj-LOOPBACK-secret-key-0123456789abcdef"
 
 
-@pytest_asyncio.fixture
-async def server():
-    async with LoopbackServer(validate=wire.validator()) as s:
-        yield s
+server = server_fixture(wire.validator())
 
 
 @pytest.fixture
@@ -70,22 +69,7 @@ async def runtime():
 @pytest_asyncio.fixture
 async def define(runtime, openai_env):
     """define(model="gpt-4o", **attributes) -> component name, on OpenAI's (loopback) API."""
-    count = 0
-
-    async def define(model: str = "gpt-4o", **attributes):
-        nonlocal count
-        count += 1
-        name = f"lm{count}"
-        await runtime.define(
-            "openai_language_model", name, {"model": model, "max_retries": 3, **attributes}
-        )
-        return name
-
-    return define
-
-
-async def collect(runtime, name, inputs):
-    return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
+    return Definer(runtime, "openai_language_model", "lm", {"model": "gpt-4o", "max_retries": 3})
 
 
 # -- conformance ----------------------------------------------------------------------

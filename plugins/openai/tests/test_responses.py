@@ -33,13 +33,15 @@ from ferrule_kit.testing import (
     tiny_wav,
 )
 from ferrule_kit.testing.chat_completions import error_reply
-from ferrule_kit.testing.loopback import LoopbackServer, Reply, sse
+from ferrule_kit.testing.loopback import Reply, server_fixture, sse
 from ferrule_kit.testing.providers import (
     USER,
+    Definer,
     Failure,
     ProviderConformance,
     ProviderUnderTest,
     Refusal,
+    collect,
 )
 from ferrule_kit.testing.strategies import cut, texts, tool_calls
 from ferrule_openai.responses_wire import StreamTranslator, response_items
@@ -58,10 +60,7 @@ from hypothesis import strategies as st
 KEY = "sk-proj-LOOPBACK-responses-secret-0123456789"
 
 
-@pytest_asyncio.fixture
-async def server():
-    async with LoopbackServer() as s:
-        yield s
+server = server_fixture()
 
 
 @pytest_asyncio.fixture
@@ -75,24 +74,8 @@ async def runtime(server, monkeypatch):
 @pytest_asyncio.fixture
 async def define(runtime):
     """define(model="gpt-4.1", **attributes) -> component name, on the loopback API."""
-    count = 0
-
-    async def define(model: str = "gpt-4.1", **attributes):
-        nonlocal count
-        count += 1
-        name = f"responses{count}"
-        await runtime.define(
-            "openai_responses_language_model",
-            name,
-            {"model": model, "max_retries": 1, **attributes},
-        )
-        return name
-
-    return define
-
-
-async def collect(runtime, name, inputs):
-    return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
+    defaults = {"model": "gpt-4.1", "max_retries": 1}
+    return Definer(runtime, "openai_responses_language_model", "responses", defaults)
 
 
 def turn_reply(turn: ScriptedTurn) -> Reply:

@@ -31,22 +31,21 @@ from ferrule_kit.testing import (
     tiny_png,
 )
 from ferrule_kit.testing import chat_completions as wire
-from ferrule_kit.testing.loopback import LoopbackServer, Reply
+from ferrule_kit.testing.loopback import Reply, server_fixture
 from ferrule_kit.testing.providers import (
     USER,
+    Definer,
     Failure,
     ProviderConformance,
     ProviderUnderTest,
     Refusal,
+    collect,
 )
 
 KEY = "xai-LOOPBACK-secret-key-0123456789abcdefghij"
 
 
-@pytest_asyncio.fixture
-async def server():
-    async with LoopbackServer(validate=wire.validator()) as s:
-        yield s
+server = server_fixture(wire.validator())
 
 
 @pytest_asyncio.fixture
@@ -58,24 +57,8 @@ async def runtime(monkeypatch):
 
 @pytest_asyncio.fixture
 async def define(runtime, server):
-    count = 0
-
-    async def define(model: str = "grok-3", **attributes):
-        nonlocal count
-        count += 1
-        name = f"grok{count}"
-        await runtime.define(
-            "xai_language_model",
-            name,
-            {"model": model, "base_url": server.url + "/v1", **attributes},
-        )
-        return name
-
-    return define
-
-
-async def collect(runtime, name, inputs):
-    return [item async for item in runtime.call_iter_method(name, "infer", inputs)]
+    defaults = {"model": "grok-3", "base_url": server.url + "/v1"}
+    return Definer(runtime, "xai_language_model", "grok", defaults)
 
 
 class TestGrokReasoningConformance(LanguageModelConformance, AgentConformance):

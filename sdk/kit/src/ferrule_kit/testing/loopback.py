@@ -48,9 +48,10 @@ Threads. ``async with`` runs the server on the test's own event loop; ``with`` (
 `start_in_thread` / `stop_in_thread`) runs it on a loop in a thread of its own, for the
 synchronous `ferrule.Runtime`, whose calls block the calling thread.
 
-Fixture. `loopback` is an async pytest fixture yielding a started server with no
-validator; import it into a test module or conftest (``from ferrule_kit.testing.loopback
-import loopback``), or write your own fixture that passes your provider's validator.
+Fixtures. `server_fixture(validate)` makes an async pytest fixture yielding a started
+server with that validator (``server = server_fixture(validator)`` in a provider's
+conftest); `loopback` is one with no validator, to import into a test module or conftest
+(``from ferrule_kit.testing.loopback import loopback``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ __all__ = [
     "all_of",
     "json_schema_validator",
     "loopback",
+    "server_fixture",
     "sse",
 ]
 
@@ -393,16 +395,17 @@ def _reset(request: Any) -> None:
     transport.abort()
 
 
-def _fixture() -> Any:
+def server_fixture(validate: Validator | None = None, *, name: str = "server") -> Any:
+    """An async pytest fixture named ``name`` yielding a started `LoopbackServer` with
+    ``validate``, stopped (and checked: a malformed request fails the test) afterwards."""
     import pytest_asyncio
 
-    @pytest_asyncio.fixture
-    async def loopback() -> AsyncIterator[LoopbackServer]:
-        """A started `LoopbackServer` with no validator, stopped (and checked) afterwards."""
-        async with LoopbackServer() as server:
-            yield server
+    @pytest_asyncio.fixture(name=name)
+    async def server() -> AsyncIterator[LoopbackServer]:
+        async with LoopbackServer(validate=validate) as started:
+            yield started
 
-    return loopback
+    return server
 
 
-loopback = _fixture()
+loopback = server_fixture(name="loopback")

@@ -37,7 +37,9 @@ and a missing key fails ``define``, naming where it was looked for.
 
 The suite's messages (`USER`, and `WEATHER`, a tool) are the LM contract's input shapes;
 `ProviderUnderTest.collect` and `ProviderUnderTest.collect_until_error` run ``infer``, for
-the provider's own tests too.
+the provider's own tests too. For a provider's tests of its own: `Definer`, a ``define``
+fixture's numbered components of one type, and `collect`, what a component's ``infer``
+streams.
 """
 
 from __future__ import annotations
@@ -65,11 +67,13 @@ from .loopback import Action, LoopbackServer, Pause, Reply, Reset
 __all__ = [
     "USER",
     "WEATHER",
+    "Definer",
     "Failure",
     "ProviderConformance",
     "ProviderUnderTest",
     "ProviderWire",
     "Refusal",
+    "collect",
 ]
 
 #: A user's one-word message, in the LM contract's input shape.
@@ -166,7 +170,7 @@ class ProviderUnderTest:
 
     async def collect(self, inputs: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Every item ``infer`` streams for ``inputs``."""
-        return [i async for i in self.runtime.call_iter_method(self.name, "infer", inputs)]
+        return await collect(self.runtime, self.name, inputs)
 
     async def collect_until_error(
         self, inputs: Mapping[str, Any]
@@ -186,6 +190,34 @@ class ProviderUnderTest:
     def through(self, texts: Sequence[str], count: int) -> list[Any]:
         """The records of a reply of ``texts`` up to its ``count``-th text, nothing after."""
         return self.wire.pieces(texts)[: self.wire.opening + count]
+
+
+async def collect(runtime: Any, name: str, inputs: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every item the component ``name``'s ``infer`` streams for ``inputs`` on ``runtime``."""
+    return [i async for i in runtime.call_iter_method(name, "infer", inputs)]
+
+
+@attrs.define
+class Definer:
+    """A provider test module's ``define`` fixture: ``await define(model, **attributes)``
+    defines one more component of ``component_type`` on ``runtime`` (named ``prefix`` and
+    its number, so tests never collide), with ``attributes`` over ``defaults`` and
+    ``model`` over both when given, and answers its name."""
+
+    runtime: Any
+    component_type: str
+    prefix: str
+    defaults: Mapping[str, Any] = attrs.field(factory=dict)
+    defined: int = 0
+
+    async def __call__(self, model: str | None = None, **attributes: Any) -> str:
+        self.defined += 1
+        name = f"{self.prefix}{self.defined}"
+        settings = {**self.defaults, **attributes}
+        if model is not None:
+            settings["model"] = model
+        await self.runtime.define(self.component_type, name, settings)
+        return name
 
 
 #: A failure reported at once: the reply, the error class, words of its message.
