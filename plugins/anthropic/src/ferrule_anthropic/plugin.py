@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.lmspec import ProviderModels, language_model_type
 
 COMPONENT_TYPE = "anthropic_language_model"
 PROVIDERS = frozenset({"anthropic", "claude"})
 MODEL_PREFIX = "claude-"
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+MODELS = ProviderModels(COMPONENT_TYPE, PROVIDERS, prefixes=(MODEL_PREFIX,))
 
 
 @hookimpl
@@ -30,10 +31,4 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
 
 @hookimpl
 def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
-    return api_model_route(
-        COMPONENT_TYPE,
-        model_id,
-        provider,
-        providers=PROVIDERS,
-        claimed=model_id.startswith(MODEL_PREFIX),
-    )
+    return MODELS.route(model_id, provider)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.lmspec import ProviderModels, language_model_type
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -18,6 +18,13 @@ MODEL_PREFIX = "gemini-"
 #: without ``models/``): gemini-embedding-001, text-embedding-004, embedding-001, ...
 EMBEDDING_MODEL_PREFIXES = ("gemini-embedding-", "text-embedding-0", "embedding-0")
 API_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+#: Ids with or without ``models/``, as Google's SDK takes them.
+MODELS = ProviderModels(
+    COMPONENT_TYPE, PROVIDERS, prefixes=(MODEL_PREFIX,), ignored_prefix="models/"
+)
+EMBEDDING_MODELS = ProviderModels(
+    EMBEDDER_TYPE, PROVIDERS, prefixes=EMBEDDING_MODEL_PREFIXES, ignored_prefix="models/"
+)
 
 
 @hookimpl
@@ -36,21 +43,9 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
 
 @hookimpl
 def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
-    return api_model_route(
-        COMPONENT_TYPE,
-        model_id,
-        provider,
-        providers=PROVIDERS,
-        claimed=model_id.removeprefix("models/").startswith(MODEL_PREFIX),
-    )
+    return MODELS.route(model_id, provider)
 
 
 @hookimpl
 def ferrule_resolve_embedder(model_id: str, provider: str | None) -> Any:
-    return api_model_route(
-        EMBEDDER_TYPE,
-        model_id,
-        provider,
-        providers=PROVIDERS,
-        claimed=model_id.removeprefix("models/").startswith(EMBEDDING_MODEL_PREFIXES),
-    )
+    return EMBEDDING_MODELS.route(model_id, provider)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.lmspec import ProviderModels, language_model_type
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
@@ -37,6 +37,10 @@ MODEL_IDS = frozenset(
 MODEL_PREFIXES = ("gpt-", "chatgpt-", "o1", "o3", "o4")
 #: Embedding model ids served by `openai_embedder` with no provider named.
 EMBEDDING_MODEL_PREFIXES = ("text-embedding-3-", "text-embedding-ada-")
+MODELS = ProviderModels(COMPONENT_TYPE, (PROVIDER,), prefixes=MODEL_PREFIXES, ids=MODEL_IDS)
+#: The Responses API only when asked for by its provider name: it claims no id.
+RESPONSES_MODELS = ProviderModels(RESPONSES_COMPONENT_TYPE, (RESPONSES_PROVIDER,))
+EMBEDDING_MODELS = ProviderModels(EMBEDDER_TYPE, (PROVIDER,), prefixes=EMBEDDING_MODEL_PREFIXES)
 
 
 @hookimpl
@@ -63,29 +67,9 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
 
 @hookimpl
 def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
-    if provider is not None and provider.lower() == RESPONSES_PROVIDER:
-        return api_model_route(
-            RESPONSES_COMPONENT_TYPE,
-            model_id,
-            provider,
-            providers=(RESPONSES_PROVIDER,),
-            claimed=False,
-        )
-    return api_model_route(
-        COMPONENT_TYPE,
-        model_id,
-        provider,
-        providers=(PROVIDER,),
-        claimed=model_id in MODEL_IDS or model_id.startswith(MODEL_PREFIXES),
-    )
+    return RESPONSES_MODELS.route(model_id, provider) or MODELS.route(model_id, provider)
 
 
 @hookimpl
 def ferrule_resolve_embedder(model_id: str, provider: str | None) -> Any:
-    return api_model_route(
-        EMBEDDER_TYPE,
-        model_id,
-        provider,
-        providers=(PROVIDER,),
-        claimed=model_id.startswith(EMBEDDING_MODEL_PREFIXES),
-    )
+    return EMBEDDING_MODELS.route(model_id, provider)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import api_model_route, language_model_type
+from ferrule_kit.lmspec import ProviderModels, language_model_type
 
 COMPONENT_TYPE = "xai_language_model"
 PROVIDERS = frozenset({"xai", "grok"})
@@ -33,6 +33,7 @@ MODEL_IDS = frozenset(
     }
 )
 MODEL_PREFIX = "grok-"
+MODELS = ProviderModels(COMPONENT_TYPE, PROVIDERS, prefixes=(MODEL_PREFIX,), ids=MODEL_IDS)
 
 
 @hookimpl
@@ -49,10 +50,4 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
 
 @hookimpl
 def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
-    return api_model_route(
-        COMPONENT_TYPE,
-        model_id,
-        provider,
-        providers=PROVIDERS,
-        claimed=model_id in MODEL_IDS or model_id.startswith(MODEL_PREFIX),
-    )
+    return MODELS.route(model_id, provider)

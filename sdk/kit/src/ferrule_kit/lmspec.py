@@ -87,6 +87,36 @@ def api_model_route(
     return ModelRoute(component_type, {"model": model_id})
 
 
+@attrs.frozen
+class ProviderModels:
+    """The model ids a provider plugin serves, as data: its ``component_type``, the
+    ``providers`` names that route any id to it, and, with no provider named, the ids it
+    claims: those of ``ids`` and those starting with one of ``prefixes``, once
+    ``ignored_prefix`` is taken off (Gemini's ``models/``). A hook module answers
+    ``ferrule_resolve_api_model`` (or ``ferrule_resolve_embedder``) with `route`."""
+
+    component_type: str
+    providers: Collection[str]
+    prefixes: tuple[str, ...] = ()
+    ids: Collection[str] = frozenset()
+    ignored_prefix: str = ""
+
+    def claims(self, model_id: str) -> bool:
+        """Whether the plugin serves ``model_id`` when no provider is named."""
+        bare = model_id.removeprefix(self.ignored_prefix) if self.ignored_prefix else model_id
+        return bare in self.ids or bare.startswith(self.prefixes)
+
+    def route(self, model_id: str, provider: str | None) -> ModelRoute | None:
+        """`api_model_route` for these ids."""
+        return api_model_route(
+            self.component_type,
+            model_id,
+            provider,
+            providers=self.providers,
+            claimed=self.claims(model_id),
+        )
+
+
 INFER_INPUT = "ferrule_kit.lm:InferInput"
 TOKEN_COUNT = "ferrule_kit.lm:TokenCount"
 WIRE_CONVERTER = "ferrule_kit.messages:converter"

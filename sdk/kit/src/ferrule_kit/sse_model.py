@@ -5,7 +5,7 @@ The plugin supplies the request body and the translation of the reply's events; 
 holds the connection: one `HTTPClient` per component, one POST per ``infer``, the
 connection dropped when the reply ends or its consumer abandons it, and the client closed
 with the component; `keyed_client` builds that client from the component's attributes and
-the provider's wire module (`ProviderWire`). (Chat Completions backends use
+the provider's wire module (`KeyedWire`). (Chat Completions backends use
 `ferrule_kit.chat_completions.ChatCompletionsModel`, built on the same
 `HTTPClient.for_component`.)
 """
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .providerspec import ProviderAttributes
 
 
-class ProviderWire(Protocol):
+class KeyedWire(Protocol):
     """What a provider's wire module names for its connection (the module itself is one):
     the provider's name, its endpoint when ``base_url`` is not given, the headers that
     carry a key, and its error bodies' parser (`ferrule_kit.http.ErrorParser`)."""
@@ -40,7 +40,7 @@ class ProviderWire(Protocol):
 
 
 def keyed_client(
-    attributes: ProviderAttributes, wire: ProviderWire, key_variables: Sequence[str]
+    attributes: ProviderAttributes, wire: KeyedWire, key_variables: Sequence[str]
 ) -> HTTPClient:
     """The component's client: the key given, else one from ``key_variables`` or the
     user's stored keys (`ferrule_kit.http.resolve_api_key`), sent only in the wire's
