@@ -45,6 +45,7 @@ from .validation import (
     json_schema,
     make_converter,
     structure_input,
+    text_limit,
     type_checked,
     type_name,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "register_error_kind",
     "scrub_secrets",
     "structure_input",
+    "text_limit",
     "type_checked",
     "type_name",
     "untrusted_refusal",

@@ -427,6 +427,29 @@ def json_schema(tp: Any) -> dict[str, Any]:
     return {}
 
 
+def text_limit(
+    most: int, *, empty: bool = True
+) -> typing.Callable[[Any, attrs.Attribute[Any], Any], None]:
+    """An attrs validator: a string of at most ``most`` characters and, with
+    ``empty=False``, not blank (white space only); a None value passes, for optional
+    fields. The error names the field, as `in_range`'s does:
+    ``query: str = attrs.field(validator=text_limit(500, empty=False))`` refuses 600
+    characters with ``query is 600 characters long; the limit is 500``."""
+
+    def check(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value is None:
+            return
+        key = _wire_key(attribute)
+        if not empty and not value.strip():
+            raise InvalidInputError(f"{key} must not be empty", field=key)
+        if len(value) > most:
+            raise InvalidInputError(
+                f"{key} is {len(value)} characters long; the limit is {most}", field=key
+            )
+
+    return check
+
+
 def in_range(
     low: float | None = None, high: float | None = None
 ) -> typing.Callable[[Any, attrs.Attribute[Any], Any], None]:

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import attrs
-from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl
+from ferrule_kernel import OperatorSpec, hookimpl, text_limit
 
 MAX_EXPRESSION_LENGTH = 10_000
-
-
-def _check_length(_instance: Any, _attribute: Any, value: str) -> None:
-    if len(value) > MAX_EXPRESSION_LENGTH:
-        raise InvalidInputError(
-            f"expression is {len(value)} characters long; the limit is {MAX_EXPRESSION_LENGTH}",
-            field="$.expression",
-        )
 
 
 @attrs.frozen
@@ -23,7 +13,7 @@ class CalculatorInput:
     """An arithmetic expression: numbers, + - * / // % **, parentheses, and the math
     functions and constants the calculator knows (sqrt, sin, log, pi, e, ...)."""
 
-    expression: str = attrs.field(validator=_check_length)
+    expression: str = attrs.field(validator=text_limit(MAX_EXPRESSION_LENGTH))
 
 
 @hookimpl

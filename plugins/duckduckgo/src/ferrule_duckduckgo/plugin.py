@@ -6,10 +6,16 @@ requests, and aiohttp, are imported on the first search (`ferrule_duckduckgo.sea
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import attrs
-from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, local_only
+from ferrule_kernel import (
+    OperatorSpec,
+    hookimpl,
+    in_range,
+    local_only,
+    text_limit,
+)
 from ferrule_kit.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
@@ -23,16 +29,6 @@ MAX_RESULTS = 30
 MAX_QUERY_LENGTH = 500
 
 
-def _check_query(_instance: Any, _attribute: Any, value: str) -> None:
-    if not value.strip():
-        raise InvalidInputError("query must not be empty", field="$.query")
-    if len(value) > MAX_QUERY_LENGTH:
-        raise InvalidInputError(
-            f"query is {len(value)} characters long; the limit is {MAX_QUERY_LENGTH}",
-            field="$.query",
-        )
-
-
 @attrs.frozen
 class SearchInput:
     """One DuckDuckGo query. ``region`` is DuckDuckGo's ``kl`` code (``wt-wt``: no region,
@@ -40,7 +36,7 @@ class SearchInput:
     year; ``base_url`` (default: ``$FERRULE_DUCKDUCKGO_URL``, else DuckDuckGo's own hosts)
     is taken from code in the process only, never from a network client."""
 
-    query: str = attrs.field(validator=_check_query)
+    query: str = attrs.field(validator=text_limit(MAX_QUERY_LENGTH, empty=False))
     max_results: int = attrs.field(default=5, validator=in_range(1, MAX_RESULTS))
     region: str = "wt-wt"
     safesearch: Literal["on", "moderate", "off"] = attrs.field(

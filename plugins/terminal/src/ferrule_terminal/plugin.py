@@ -12,7 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, refuse_untrusted
+from ferrule_kernel import (
+    InvalidInputError,
+    OperatorSpec,
+    hookimpl,
+    in_range,
+    refuse_untrusted,
+    text_limit,
+)
 from ferrule_kit.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
@@ -27,15 +34,12 @@ MAX_TIMEOUT = 3600.0
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024
 
 
-def _check_command(_instance: Any, _attribute: Any, value: str) -> None:
+_command_length = text_limit(MAX_COMMAND_LENGTH, empty=False)
+
+
+def _check_command(instance: Any, attribute: Any, value: str) -> None:
     refuse_untrusted("$.command", "a command for the server to run")
-    if not value.strip():
-        raise InvalidInputError("command must not be empty", field="$.command")
-    if len(value) > MAX_COMMAND_LENGTH:
-        raise InvalidInputError(
-            f"command is {len(value)} characters long; the limit is {MAX_COMMAND_LENGTH}",
-            field="$.command",
-        )
+    _command_length(instance, attribute, value)
     if "\x00" in value:
         raise InvalidInputError("command must not contain NUL", field="$.command")
 
