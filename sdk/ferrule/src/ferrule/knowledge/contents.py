@@ -24,6 +24,7 @@ from typing import Any
 from ferrule_kernel import InvalidInputError
 
 from .._bridge import Bridge, blocking, on_bridge_loop
+from ..filters import FilterExpr
 from .content import Content, ContentStatus
 from .document import ReadFailure
 from .readers import Source, file_document_id
@@ -292,7 +293,9 @@ class KnowledgeContents:
         return self._get_valid_filters()
 
     @on_bridge_loop
-    async def avalidate_filters(self, filters: Any) -> tuple[Any, list[str]]:
+    async def avalidate_filters(
+        self, filters: Any
+    ) -> tuple[dict[str, Any] | list[FilterExpr], list[str]]:
         """``filters`` (a dict, or a list of filter expressions) kept to the keys of
         `get_valid_filters`, and the keys that are not (with no contents_db, all kept)."""
         if self.contents_db is None:

@@ -15,7 +15,9 @@ from typing import Any
 from ferrule_kernel import InvalidInputError
 
 from .._bridge import Bridge
+from ..filters import FilterExpr
 from .document import Document, MessageReferences
+from .reader.base import Reader
 from .sources import check_reader
 
 __all__ = ["READER_KEYS", "KnowledgeContext"]
@@ -102,10 +104,12 @@ class KnowledgeContext:
     async def aget_valid_filters(self) -> set[str]:
         raise NotImplementedError
 
-    def validate_filters(self, filters: Any) -> tuple[Any, list[str]]:
+    def validate_filters(self, filters: Any) -> tuple[dict[str, Any] | list[FilterExpr], list[str]]:
         raise NotImplementedError
 
-    async def avalidate_filters(self, filters: Any) -> tuple[Any, list[str]]:
+    async def avalidate_filters(
+        self, filters: Any
+    ) -> tuple[dict[str, Any] | list[FilterExpr], list[str]]:
         raise NotImplementedError
 
     # -- readers -------------------------------------------------------------------------
@@ -124,7 +128,7 @@ class KnowledgeContext:
         self.readers[key.lower().replace(" ", "_")] = reader
         return reader
 
-    def get_readers(self) -> dict[str, Any]:
+    def get_readers(self) -> dict[str, Reader]:
         """The readers given (``readers``, `add_reader`), by key."""
         if self.readers is None:
             self.readers = {}

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import attrs
 from ferrule_kernel import InvalidInputError
 
-__all__ = ["BASE_FIELDS", "Embedder", "embed_batch", "fields_first", "whole_number"]
+__all__ = ["BASE_FIELDS", "Embedder", "NoClient", "embed_batch", "fields_first", "whole_number"]
 
 
 def fields_first(*names: str) -> Callable[[type, list[attrs.Attribute[Any]]], list[Any]]:
@@ -102,6 +102,22 @@ class Embedder:
 
         (vector,), usage = await aembed(self, [_text(text)], "query")
         return list(vector), self.usage_of(usage)
+
+
+class NoClient:
+    """An API's embedder that ferrule's provider plugin speaks for: Agno's SDK clients
+    (``client`` / ``aclient``) are refused, saying what to give instead (``no_client``)."""
+
+    __slots__ = ()
+    no_client: ClassVar[str]
+
+    @property
+    def client(self) -> Any:
+        raise InvalidInputError(self.no_client, field="client")
+
+    @property
+    def aclient(self) -> Any:
+        raise InvalidInputError(self.no_client, field="aclient")
 
 
 def _text(text: Any) -> str:

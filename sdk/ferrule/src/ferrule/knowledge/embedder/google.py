@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import attrs
 from ferrule_kernel import InvalidInputError
 
-from .base import BASE_FIELDS, Embedder, embed_batch, fields_first, whole_number
+from .base import BASE_FIELDS, Embedder, NoClient, embed_batch, fields_first, whole_number
 
 __all__ = ["GeminiEmbedder"]
 
@@ -44,9 +44,10 @@ def _refused(message: str) -> Any:
 
 
 @attrs.frozen(field_transformer=fields_first(*BASE_FIELDS))
-class GeminiEmbedder(Embedder):
+class GeminiEmbedder(NoClient, Embedder):
     """Google's Gemini embeddings API (see the module docstring)."""
 
+    no_client: ClassVar[str] = NO_SDK
     component_type: ClassVar[str] = "gemini_embedder"
 
     id: str = "gemini-embedding-001"
@@ -62,14 +63,6 @@ class GeminiEmbedder(Embedder):
     location: str | None = attrs.field(default=None, validator=_refused(NO_VERTEX))
     #: Where the API is (ferrule's; the endpoint Google's SDK reaches by default).
     base_url: str | None = attrs.field(default=None, kw_only=True)
-
-    @property
-    def client(self) -> Any:
-        raise InvalidInputError(NO_SDK, field="client")
-
-    @property
-    def aclient(self) -> Any:
-        raise InvalidInputError(NO_SDK, field="aclient")
 
     def attributes(self, runtime: Any) -> dict[str, Any]:
         attributes: dict[str, Any] = {

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal
 import attrs
 from ferrule_kernel import InvalidInputError
 
-from .base import BASE_FIELDS, Embedder, embed_batch, fields_first, whole_number
+from .base import BASE_FIELDS, Embedder, NoClient, embed_batch, fields_first, whole_number
 
 __all__ = ["EmbeddingData", "EmbeddingResponse", "EmbeddingUsage", "OpenAIEmbedder"]
 
@@ -76,9 +76,10 @@ def openai_usage(usage: dict[str, Any]) -> dict[str, Any] | None:
 
 
 @attrs.frozen(field_transformer=fields_first(*BASE_FIELDS))
-class OpenAIEmbedder(Embedder):
+class OpenAIEmbedder(NoClient, Embedder):
     """OpenAI's embeddings API (see the module docstring)."""
 
+    no_client: ClassVar[str] = NO_SDK
     component_type: ClassVar[str] = "openai_embedder"
 
     id: str = "text-embedding-3-small"
@@ -105,14 +106,6 @@ class OpenAIEmbedder(Embedder):
         if self.dimensions is None:
             size = 3072 if self.id == "text-embedding-3-large" else 1536
             object.__setattr__(self, "dimensions", size)
-
-    @property
-    def client(self) -> Any:
-        raise InvalidInputError(NO_SDK, field="client")
-
-    @property
-    def aclient(self) -> Any:
-        raise InvalidInputError(NO_SDK, field="aclient")
 
     def attributes(self, runtime: Any) -> dict[str, Any]:
         attributes: dict[str, Any] = {"model": self.id, "max_batch": self.request_size()}
