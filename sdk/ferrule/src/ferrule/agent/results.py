@@ -41,6 +41,24 @@ class RunStatus(str, enum.Enum):
     def __str__(self) -> str:
         return self.value
 
+    @classmethod
+    def _missing_(cls, value: object) -> None:
+        # Agno's values are upper case ("COMPLETED"); ferrule's are the names its storage
+        # and wire keep: say so, rather than a bare "not a valid RunStatus"
+        if isinstance(value, str) and value.isupper():
+            if value.lower() in cls._value2member_map_:
+                raise InvalidInputError(
+                    f"ferrule's run statuses are lower case: RunStatus.{value.lower()} is "
+                    f"{value.lower()!r}, not Agno's {value!r}; compare with the member",
+                    field="status",
+                )
+            if value == "REGENERATED":
+                raise InvalidInputError(
+                    "ferrule does not regenerate runs: no run has the status REGENERATED "
+                    "(run the input again for a new run)",
+                    field="status",
+                )
+
 
 def as_run_status(value: RunStatus | RunStatusName) -> RunStatus:
     """A status given by its name as the `RunStatus` member (an unknown name is a

@@ -9,6 +9,8 @@ from typing import Any
 
 import attrs
 
+from ..models.message import Message
+
 __all__ = ["RunMessages"]
 
 
@@ -17,11 +19,11 @@ class RunMessages:
     """One run's messages (see the module docstring)."""
 
     messages: list[Any] = attrs.Factory(list)
-    system_message: Any = None
-    user_message: Any = None
-    extra_messages: list[Any] | None = None
+    system_message: Message | None = None
+    user_message: Message | None = None
+    extra_messages: list[Message] | None = None
 
-    def get_input_messages(self) -> list[Any]:
+    def get_input_messages(self) -> list[Message]:
         """The system message, the user message and the extra ones (those set)."""
         out = [m for m in (self.system_message, self.user_message) if m is not None]
         return out + list(self.extra_messages or ())
