@@ -35,7 +35,7 @@ from ferrule_kit.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule_kit.messages import Message, ReasoningPart, TextPart, system_text
+from ferrule_kit.messages import Message, ReasoningPart, TextPart, system_and_turns
 from ferrule_kit.parts import ANTHROPIC, registry
 from ferrule_kit.policy import Accepts, ContentPolicy
 
@@ -192,35 +192,30 @@ def _tool_input(arguments: Any, where: str) -> dict[str, Any]:
     return arguments
 
 
+def _turn(message: Message, where: str) -> tuple[str, list[dict[str, Any]]]:
+    if message.role == "user":
+        return "user", _content_blocks(message, where)
+    if message.role == "assistant":
+        return "assistant", _assistant_blocks(message, where)
+    return "user", [_tool_result(message, where)]  # a tool message
+
+
+def _join(
+    role: str, previous: list[dict[str, Any]], blocks: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Anthropic alternates user / assistant: a turn's blocks join the turn before of the
+    same role, with the tool_result blocks leading the user turn that answers a tool_use."""
+    both = previous + blocks
+    if role != "user":
+        return both
+    return [b for b in both if b["type"] == "tool_result"] + [
+        b for b in both if b["type"] != "tool_result"
+    ]
+
+
 def _system_and_turns(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
-    system: list[str] = []
-    turns: list[dict[str, Any]] = []
-
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
-        if not blocks:
-            return
-        if turns and turns[-1]["role"] == role:  # Anthropic alternates user / assistant
-            previous = turns[-1]["content"]
-            # tool_result blocks must lead the user turn that answers a tool_use turn
-            results = [b for b in previous + blocks if b["type"] == "tool_result"]
-            others = [b for b in previous + blocks if b["type"] != "tool_result"]
-            turns[-1]["content"] = (results + others) if role == "user" else previous + blocks
-        else:
-            turns.append({"role": role, "content": blocks})
-
-    for i, message in enumerate(messages):
-        where = f"$.messages[{i}]"
-        if message.role == "system":
-            text = system_text(message, where, PROVIDER)
-            if text:
-                system.append(text)
-        elif message.role == "user":
-            add("user", _content_blocks(message, where))
-        elif message.role == "assistant":
-            add("assistant", _assistant_blocks(message, where))
-        else:  # tool
-            add("user", [_tool_result(message, where)])
-    return system, turns
+    system, turns = system_and_turns(messages, PROVIDER, _turn, join=_join)
+    return system, [{"role": role, "content": blocks} for role, blocks in turns]
 
 
 def _loop_started_without_thinking(turns: list[dict[str, Any]]) -> bool:

@@ -43,7 +43,7 @@ from ferrule_kit.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule_kit.messages import Message, TextPart, system_text
+from ferrule_kit.messages import Message, TextPart, system_and_turns
 from ferrule_kit.parts import GEMINI, registry
 from ferrule_kit.policy import Accepts, ContentPolicy
 
@@ -215,32 +215,18 @@ def _function_response(message: Message, names: dict[str, str], where: str) -> l
 
 
 def _system_and_contents(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
-    system: list[str] = []
-    contents: list[dict[str, Any]] = []
-    call_names: dict[str, str] = {}
+    call_names: dict[str, str] = {}  # a tool result names its call's function
 
-    def add(role: str, parts: list[dict[str, Any]]) -> None:
-        if not parts:
-            return
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"] += parts
-        else:
-            contents.append({"role": role, "parts": parts})
-
-    for i, message in enumerate(messages):
-        where = f"$.messages[{i}]"
-        if message.role == "system":
-            text = system_text(message, where, PROVIDER)
-            if text:
-                system.append(text)
-        elif message.role == "user":
-            add("user", _parts(message, where))
-        elif message.role == "assistant":
+    def turn(message: Message, where: str) -> tuple[str, list[dict[str, Any]]]:
+        if message.role == "user":
+            return "user", _parts(message, where)
+        if message.role == "assistant":
             call_names.update((call.id, call.name) for call in message.tool_calls)
-            add("model", _model_parts(message, where))
-        else:
-            add("user", _function_response(message, call_names, where))
-    return system, contents
+            return "model", _model_parts(message, where)
+        return "user", _function_response(message, call_names, where)
+
+    system, turns = system_and_turns(messages, PROVIDER, turn)
+    return system, [{"role": role, "parts": parts} for role, parts in turns]
 
 
 def _inline_size(contents: list[dict[str, Any]]) -> int:

@@ -16,7 +16,7 @@ one into the other both ways; text is built in, every other part type is the reg
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, Protocol
 
 import attrs
@@ -247,6 +247,46 @@ def system_text(message: Message, where: str, provider: str) -> str:
                 content_type=part.type,
             )
     return message.text
+
+
+#: A provider turn's blocks (or parts): what its wire module makes of one message.
+Blocks = list[dict[str, Any]]
+
+
+def _appended(_role: str, previous: Blocks, blocks: Blocks) -> Blocks:
+    return previous + blocks
+
+
+def system_and_turns(
+    messages: Sequence[Message],
+    provider: str,
+    turn: Callable[[Message, str], tuple[str, Blocks]],
+    *,
+    join: Callable[[str, Blocks, Blocks], Blocks] = _appended,
+) -> tuple[list[str], list[tuple[str, Blocks]]]:
+    """A conversation split for a provider whose system prompt stands apart and whose
+    turns alternate roles (Anthropic's, Gemini's): the system messages' texts
+    (`system_text`), and the other messages as ``(role, blocks)`` turns, in order.
+    ``turn(message, where)`` gives a message's provider role and blocks (``where`` its
+    path, ``$.messages[i]``); a message with no blocks adds nothing, and blocks under the
+    role of the turn before become part of it: ``join(role, previous, blocks)``, by default
+    appended."""
+    system: list[str] = []
+    turns: list[tuple[str, Blocks]] = []
+    for index, message in enumerate(messages):
+        where = f"$.messages[{index}]"
+        if message.role == "system":
+            if text := system_text(message, where, provider):
+                system.append(text)
+            continue
+        role, blocks = turn(message, where)
+        if not blocks:
+            continue
+        if turns and turns[-1][0] == role:
+            turns[-1] = (role, join(role, turns[-1][1], blocks))
+        else:
+            turns.append((role, blocks))
+    return system, turns
 
 
 def message_text(message: Message, where: str, policy: ContentPolicy) -> str:
