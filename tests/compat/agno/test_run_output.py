@@ -75,3 +75,26 @@ def test_content_as_string_is_the_text_or_its_json():
     assert RunOutput("r", content="plain").get_content_as_string() == "plain"
     assert RunOutput("r", content=Answer(city="Oslo")).get_content_as_string() == '{"city":"Oslo"}'
     assert RunOutput("r", content={"a": "é"}).get_content_as_string(indent=1) == '{\n "a": "é"\n}'
+
+
+def test_the_pre_hooks_see_the_media_by_kind_and_the_input_round_trips(rt):
+    from ferrule.media import Image
+    from ferrule.run.agent import RunInput
+
+    seen: list[RunInput] = []
+
+    def look(run_input: RunInput) -> None:
+        seen.append(run_input)
+
+    image = Image(url="https://example.com/cat.png")
+    with Agent(rt, TestModel(["A cat."]), pre_hooks=[look]) as agent:
+        output = agent.run("What is it?", images=[image])
+    (run_input,) = seen
+    assert run_input.images == [image] and run_input.files is None
+    assert (run_input.videos, run_input.audios) == (None, None)
+    assert output.input.images == [image]
+    data = json.loads(json.dumps(run_input.to_dict()))
+    assert data == {"input_content": "What is it?", "images": [image.to_dict()]}
+    again = RunInput.from_dict(data)
+    assert again.input_content == "What is it?" and again.images == [image.to_dict()]
+    assert Image.from_dict(again.images[0]) == image

@@ -126,16 +126,57 @@ def _text_of(value: Any) -> str:
 @attrs.define
 class RunInput:
     """A run's input as its pre-hooks see it: ``input_content`` is what the caller passed
-    (a string, a message, a list of them, a dict, a model...). A hook may replace it (a
-    guardrail masking what it found): the run then starts from the new value, and that
-    is what is stored."""
+    (a string, a message, a list of them, a dict, a model...), and the ``images``,
+    ``videos``, ``audios`` and ``files`` given with it. A hook may replace any of them (a
+    guardrail masking what it found): the run then starts from the new values, and that is
+    what is stored."""
 
     input_content: Any
-    files: Sequence[Any] = ()
+    images: Sequence[Any] | None = None
+    videos: Sequence[Any] | None = None
+    audios: Sequence[Any] | None = None
+    files: Sequence[Any] | None = None
 
     def input_content_string(self) -> str:
         """The input as text (messages' texts one per line, models and dicts as JSON)."""
         return _text_of(self.input_content)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The input as JSON-ready data: its content (messages and models as their dicts)
+        and each media list that is set (each item's ``to_dict``)."""
+        out: dict[str, Any] = {"input_content": _plain(self.input_content)}
+        for name in ("images", "videos", "audios", "files"):
+            items = getattr(self, name)
+            if items:
+                out[name] = [_plain(item) for item in items]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunInput:
+        """The input ``data`` (a `to_dict`) describes; media come back as their dicts
+        (``ferrule.media.Image.from_dict`` and its siblings read one)."""
+        return cls(
+            data.get("input_content", ""),
+            data.get("images"),
+            data.get("videos"),
+            data.get("audios"),
+            data.get("files"),
+        )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Message) or (attrs.has(type(value)) and not hasattr(value, "to_dict")):
+        return converter.unstructure(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if hasattr(value, "model_dump") and not isinstance(value, type):
+        return value.model_dump(exclude_none=True)
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else str(value)
 
 
 class BaseGuardrail:

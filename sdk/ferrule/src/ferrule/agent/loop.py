@@ -16,7 +16,6 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
-from ferrule_kit.guardrails import RunInput
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
 
@@ -31,7 +30,7 @@ from .output_schema import parse_output
 from .results import ModelCallMetrics, RunStatus, ToolConfirmation
 from .run_errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .sinks import END, Sink, model_names
-from .state import RunState
+from .state import RunState, media_of, run_input_of
 from .tool_execution import execute_tools
 
 log = get_logger("ferrule.agent")
@@ -288,7 +287,7 @@ def hook_arguments(deps: RunDeps, run: RunState) -> dict[str, Any]:
 
 async def run_pre_hooks(deps: RunDeps, run: RunState, sink: Sink) -> None:
     """Run the pre-hooks on the run's input; the run starts from what they leave."""
-    run_input = RunInput(run.input, run.files)
+    run_input = run_input_of(run.input, run.files)
     arguments = {"run_input": run_input, **hook_arguments(deps, run)}
 
     def told(name: str, done: bool) -> None:
@@ -296,7 +295,7 @@ async def run_pre_hooks(deps: RunDeps, run: RunState, sink: Sink) -> None:
 
     await run_hooks(deps.pre_hooks, run_input, arguments, told)
     debug(deps, "pre_hooks_passed", run, hooks=len(deps.pre_hooks))
-    content, files = run_input.input_content, run_input.files
+    content, files = run_input.input_content, media_of(run_input)
     run.messages = run.kind.messages(content, files if run.send_media else ())
     run.first_new = run.kind.first_new(run.messages)
     run.input, run.files = content, files

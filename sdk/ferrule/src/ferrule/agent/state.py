@@ -17,6 +17,7 @@ from ferrule_kit.messages import Message, ToolCall
 from ferrule_kit.storage import SessionSummary, ToolExecution, UserMemory
 
 from ..knowledge.document import MessageReferences
+from ..media import Audio, Image, Video
 from ..tools.context import RunContext
 from .configs import AgentConfig
 from .output_schema import StructuredOutput
@@ -149,7 +150,7 @@ class RunState:
             agent_name=self.agent_name,
             model=self.model,
             model_provider=self.model_provider,
-            input=RunInput(self.input, self.files) if self.input is not None else None,
+            input=run_input_of(self.input, self.files) if self.input is not None else None,
             reasoning_content="".join(
                 part.text for m in self.messages[self.first_new :] for part in m.reasoning
             )
@@ -162,6 +163,24 @@ class RunState:
             output.session_state, output.metadata = context.session_state, dict(context.metadata)
             output.references = list(context.references) or None
         return output
+
+
+def run_input_of(content: Any, files: Sequence[Any]) -> RunInput:
+    """A run's input as Agno's `RunInput`: its content, and its media by kind."""
+    media = list(files)
+
+    def of(kind: type) -> list[Any] | None:
+        return [m for m in media if isinstance(m, kind)] or None
+
+    rest = [m for m in media if not isinstance(m, (Image, Video, Audio))]
+    return RunInput(content, of(Image), of(Video), of(Audio), rest or None)
+
+
+def media_of(run_input: RunInput) -> list[Any]:
+    """The media of ``run_input`` in the order the run sends them (images, audio,
+    videos, then files: Agno's)."""
+    kinds = (run_input.images, run_input.audios, run_input.videos, run_input.files)
+    return [m for items in kinds for m in items or ()]
 
 
 def cancel_in_loop(run: RunState) -> None:
