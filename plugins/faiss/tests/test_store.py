@@ -3,21 +3,12 @@ metric, a filter reaches FAISS as an id selector, and the short name ``faiss`` d
 
 from __future__ import annotations
 
-import math
 import random
 
 import pytest
 from ferrule import Runtime
+from ferrule_kit.testing.vectors import reference_distance
 from ferrule_kit.vectors import UnsupportedOperationError
-
-
-def _reference(metric: str, a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    if metric == "dot":
-        return -dot
-    if metric == "l2":
-        return math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)))
-    return 1 - dot / (math.hypot(*a) * math.hypot(*b))
 
 
 @pytest.mark.parametrize("metric", ["cosine", "dot", "l2"])
@@ -31,10 +22,12 @@ def test_distances_match_a_brute_force_reference(metric: str) -> None:
             "kb", "upsert", {"chunks": [{"id": k, "vector": v} for k, v in vectors.items()]}
         )
         found = rt.call_method("kb", "search", {"vector": query, "top_k": 5})["matches"]
-    expected = sorted(vectors, key=lambda k: _reference(metric, query, vectors[k]))[:5]
+    expected = sorted(vectors, key=lambda k: reference_distance(metric, query, vectors[k]))[:5]
     assert [m["id"] for m in found] == expected
     for m in found:
-        assert m["distance"] == pytest.approx(_reference(metric, query, vectors[m["id"]]), abs=1e-5)
+        assert m["distance"] == pytest.approx(
+            reference_distance(metric, query, vectors[m["id"]]), abs=1e-5
+        )
 
 
 def test_a_filter_keeps_only_passing_chunks_even_when_others_are_nearer() -> None:

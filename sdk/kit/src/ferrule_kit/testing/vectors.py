@@ -38,7 +38,13 @@ from ferrule_kernel import FerruleError, InvalidInputError
 
 from ..vectors import DimensionMismatchError, matches, parse_filter
 
-__all__ = ["VectorStoreConformance", "VectorStoreUnderTest", "random_filter", "random_metadata"]
+__all__ = [
+    "VectorStoreConformance",
+    "VectorStoreUnderTest",
+    "random_filter",
+    "random_metadata",
+    "reference_distance",
+]
 
 
 @attrs.define
@@ -122,7 +128,10 @@ def _vector(rng: random.Random, dimension: int) -> list[float]:
     return [rng.uniform(-1, 1) for _ in range(dimension)]
 
 
-def _distance(metric: str, a: list[float], b: list[float]) -> float:
+def reference_distance(metric: str, a: list[float], b: list[float]) -> float:
+    """The contract's distance of two vectors under ``metric`` (``cosine``: ``1 - cos``,
+    ``dot``: ``-a.b``, ``l2``: Euclidean), computed by hand: what a store's search is
+    checked against."""
     dot = sum(x * y for x, y in zip(a, b, strict=True))
     if metric == "dot":
         return -dot
@@ -256,7 +265,9 @@ class VectorStoreConformance:
         for _ in range(5):
             query = _vector(rng, 16)
             found = (await store.call(kb, "search", {"vector": query, "top_k": 10}))["matches"]
-            exact = sorted(chunks, key=lambda c: _distance(metric, query, c["vector"]))[:10]
+            exact = sorted(chunks, key=lambda c: reference_distance(metric, query, c["vector"]))[
+                :10
+            ]
             ids = [m["id"] for m in found]
             if store.exact:
                 assert ids == [c["id"] for c in exact]
@@ -264,7 +275,7 @@ class VectorStoreConformance:
                 assert len(set(ids) & {c["id"] for c in exact}) >= 8
             for m in found:
                 sent = chunks[int(m["id"][1:])]
-                want = _distance(metric, query, sent["vector"])
+                want = reference_distance(metric, query, sent["vector"])
                 assert abs(m["distance"] - want) < 1e-4 * max(1.0, abs(want))
                 expected_score = 1 - m["distance"] if metric == "cosine" else -m["distance"]
                 assert abs(m["score"] - expected_score) < 1e-6
@@ -319,7 +330,7 @@ class VectorStoreConformance:
         )
         want = [
             c["id"]
-            for c in sorted(chunks, key=lambda c: _distance("cosine", query, c["vector"]))
+            for c in sorted(chunks, key=lambda c: reference_distance("cosine", query, c["vector"]))
             if c["metadata"]["parity"] == "odd" and c["metadata"]["i"] >= 50
         ][:7]
         assert [m["id"] for m in found["matches"]] == want
