@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
+from ..models.response import ToolExecution
 from ..tools.context import RunContext
 from .memory import MemoryManager
 from .usage import UsageLimits
@@ -63,6 +64,25 @@ class RunOptions(TypedDict, total=False):
     tool_call_limit: int | None
     usage_limits: UsageLimits | None
     deps: Any
+
+
+class ContinueOptions(TypedDict, total=False):
+    """`Agent.continue_run`'s keyword arguments besides ``stream`` (Agno's, and ferrule's
+    ``confirm`` / ``reason``)."""
+
+    run_id: str | None
+    updated_tools: Sequence[ToolExecution] | None
+    confirm: bool | Mapping[str, bool] | None
+    reason: str | None
+    stream_events: bool | None
+    user_id: str | None
+    session_id: str | None
+    run_context: RunContext | None
+    knowledge_filters: Any
+    dependencies: Mapping[str, Any] | None
+    metadata: Mapping[str, Any] | None
+    debug_mode: bool | None
+    yield_run_output: bool
 
 
 class HookKeywords(TypedDict, total=False):

@@ -283,6 +283,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         deps = self._deps()
 
         async def drive_run(run: RunState, sink: Sink) -> None:
+            if run.pending and run.dependencies:  # resumed: continue_run's new ones too
+                await self._run_sessions.resolve_dependencies(run)
             await drive(deps, run, sink)
 
         return Launch(self.sync_bridge, self._running, drive_run)

@@ -24,6 +24,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 from ferrule_kit.messages import Message
 
+from ..models.response import ToolExecution
 from ..tools.context import RunContext
 from .configs import AgentConfig
 from .inputs import input_messages
@@ -185,12 +186,17 @@ class Decisions:
     requirements: Sequence[ToolConfirmation] | None = None
     confirm: bool | Mapping[str, bool] | None = None
     reason: str | None = None
+    #: Agno's ``updated_tools``: the run's `ToolExecution` s, decided in place.
+    updated_tools: Sequence[ToolExecution] | None = None
 
     def apply(self, waiting: list[ToolConfirmation]) -> None:
         decided = {r.tool_call.id: r for r in self.requirements or ()}
+        updated = {t.tool_call_id: t for t in self.updated_tools or () if t.tool_call_id}
         for requirement in waiting:
             call_id = requirement.tool_call.id
-            if call_id in decided:
+            if call_id in updated:
+                _take_tool_execution(requirement, updated[call_id])
+            elif call_id in decided:
                 requirement.confirmed = decided[call_id].confirmed
                 requirement.reason = decided[call_id].reason
                 requirement.result = decided[call_id].result
@@ -210,12 +216,71 @@ class Decisions:
                 )
 
 
+def _take_tool_execution(requirement: ToolConfirmation, tool: ToolExecution) -> None:
+    """One waiting call as Agno's `ToolExecution` decides it: confirmed or not (with its
+    note), an external call's result, the user's input (a run's stored calls, the kit's,
+    carry only a result)."""
+    schema = getattr(tool, "user_input_schema", None)
+    confirmed = getattr(tool, "confirmed", None)
+    if schema is not None:
+        requirement.user_input_schema = schema
+    if requirement.external_execution and tool.result is not None:
+        requirement.set_external_execution_result(tool.result)
+    elif confirmed is not None:
+        requirement.confirmed = confirmed
+        requirement.reason = None if confirmed else getattr(tool, "confirmation_note", None)
+
+
 @attrs.frozen(kw_only=True)
 class Continuation:
-    """What `Agent.continue_run` was asked: resume the paused run ``run_id`` with these
-    ``decisions``, read as ``stream`` / ``stream_events`` say."""
+    """What `Agent.continue_run` was asked: resume the paused run ``run_id`` (of
+    ``session_id`` and ``user_id`` when given) with these ``decisions``, read as
+    ``stream`` / ``stream_events`` / ``yield_run_output`` say; the rest of the run with
+    these ``dependencies``, ``knowledge_filters``, ``metadata`` and ``run_context`` (None:
+    as it had them), ``debug_mode`` and the hooks' other keywords."""
 
     run_id: str
     decisions: Decisions
     stream: bool | None = None
     stream_events: bool | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    run_context: RunContext | None = None
+    knowledge_filters: Any = None
+    dependencies: Mapping[str, Any] | None = None
+    metadata: Mapping[str, Any] | None = None
+    debug_mode: bool | None = None
+    yield_run_output: bool = False
+    hook_arguments: Mapping[str, Any] = attrs.Factory(dict)
+
+
+def continuation_of(
+    run_response: Any,
+    requirements: Sequence[ToolConfirmation] | None,
+    run_id: str | None,
+    updated_tools: Sequence[ToolExecution] | None,
+    confirm: bool | Mapping[str, bool] | None,
+    reason: str | None,
+    **options: Any,
+) -> Continuation:
+    """`Agent.continue_run`'s arguments as a `Continuation`: the run is ``run_response``
+    (a paused `RunOutput`, whose requirements decide when no other decision is given, or
+    a run id) or ``run_id``."""
+    if isinstance(run_response, str):
+        run_response, run_id = None, run_id or run_response
+    if run_response is not None:
+        if not hasattr(run_response, "run_id"):
+            raise InvalidInputError(
+                f"expected a paused RunOutput or a run id, got {type(run_response).__name__}",
+                field="run_response",
+            )
+        run_id = run_response.run_id
+        if requirements is None and updated_tools is None and confirm is None:
+            requirements = run_response.requirements
+        options.setdefault("session_id", run_response.session_id)
+    if run_id is None:
+        raise InvalidInputError(
+            "continue_run needs the paused run: its RunOutput or run_id=", field="run_id"
+        )
+    decisions = Decisions(requirements, confirm, reason, updated_tools)
+    return Continuation(run_id=run_id, decisions=decisions, **options)

@@ -21,18 +21,19 @@ from ferrule_kit.messages import Message
 from typing_extensions import Unpack
 
 from ..media import media_files
+from ..models.response import ToolExecution
 from ..tools.context import RunContext
 from ._typing import HookKeywords  # read at run time too: the implementations name it
 from .configs import AgentConfig
 from .deltas import MessageDeltaOutput
-from .request import INPUT, MESSAGES, QUERY, Continuation, Decisions, RunRequest
+from .request import INPUT, MESSAGES, QUERY, RunRequest, continuation_of
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
 from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT, output_of
 from .stream import AgentStream
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
-    from ._typing import QueryOptions, RunOptions
+    from ._typing import ContinueOptions, QueryOptions, RunOptions
     from .events import RunOutputEvent
 
     #: What Ailoy 0.2's ``run(messages)`` takes: a string, or the whole conversation.
@@ -464,89 +465,135 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
     @overload
     def continue_run(
         self,
-        run_id: str,
+        run_response: RunOutput[Any] | str | None = None,
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
-        confirm: bool | Mapping[str, bool] | None = None,
-        reason: str | None = None,
         stream: Literal[True],
-        stream_events: bool | None = None,
+        **options: Unpack[ContinueOptions],
     ) -> AgentStream[RunOutputEvent, OutputT]: ...
     @overload
     def continue_run(
         self,
-        run_id: str,
+        run_response: RunOutput[Any] | str | None = None,
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
-        confirm: bool | Mapping[str, bool] | None = None,
-        reason: str | None = None,
         stream: Literal[False] | None = None,
-        stream_events: bool | None = None,
+        **options: Unpack[ContinueOptions],
     ) -> RunOutput[OutputT] | AgentStream[AgentResponse | MessageOutput, OutputT]: ...
     def continue_run(
         self,
-        run_id: str,
+        run_response: RunOutput[Any] | str | None = None,
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
+        run_id: str | None = None,
+        updated_tools: Sequence[ToolExecution] | None = None,
         confirm: bool | Mapping[str, bool] | None = None,
         reason: str | None = None,
         stream: bool | None = None,
-        stream_events: bool | None = None,
+        stream_events: bool | None = False,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        run_context: RunContext | None = None,
+        knowledge_filters: Any = None,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        debug_mode: bool | None = None,
+        yield_run_output: bool = False,
+        **kwargs: Unpack[HookKeywords],
     ) -> Any:
         """Resume a paused run and return what the call that paused it did: a stream of
         the rest of it, or (a run of one input, or one paused in another process and
         stored in this agent's db) its `RunOutput`; ``stream=True`` streams events.
 
-        Decide each waiting call by passing back the ``requirements`` after `confirm` /
-        `reject`, or with ``confirm``: True or False for all, or ``{tool_call_id: bool}``
-        (``reason`` goes with refusals). A refused call is not run: the model is told the
-        user declined it."""
-        continuation = Continuation(
-            run_id=run_id,
-            decisions=Decisions(requirements, confirm, reason),
-            stream=stream,
-            stream_events=stream_events,
+        The run: ``run_response`` (the paused `RunOutput`, its requirements decided in
+        place) or its id (``run_id=``, or first), of ``session_id`` / ``user_id`` if given.
+        Decide each waiting call with the ``requirements`` after `confirm` / `reject`,
+        Agno's ``updated_tools`` (`ToolExecution` s with ``confirmed`` etc. set), or
+        ``confirm``: True or False for all, or ``{tool_call_id: bool}`` (``reason`` goes
+        with refusals); a refused call is not run. ``dependencies``, ``knowledge_filters``,
+        ``metadata``, ``run_context``, ``debug_mode``, ``yield_run_output`` and the hooks'
+        keywords are the rest of the run's, as `run` takes them."""
+        agent_stream, eager = self._agent_runs().continued(
+            continuation_of(
+                run_response,
+                requirements,
+                run_id,
+                updated_tools,
+                confirm,
+                reason,
+                stream=stream,
+                stream_events=stream_events,
+                user_id=user_id,
+                session_id=session_id,
+                run_context=run_context,
+                knowledge_filters=knowledge_filters,
+                dependencies=dependencies,
+                metadata=metadata,
+                debug_mode=debug_mode,
+                yield_run_output=yield_run_output,
+                hook_arguments=kwargs,
+            )
         )
-        agent_stream, eager = self._agent_runs().continued(continuation)
         return output_of(agent_stream) if eager else agent_stream
 
     @overload
     def acontinue_run(
         self,
-        run_id: str,
+        run_response: RunOutput[Any] | str | None = None,
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
-        confirm: bool | Mapping[str, bool] | None = None,
-        reason: str | None = None,
         stream: Literal[True],
-        stream_events: bool | None = None,
+        **options: Unpack[ContinueOptions],
     ) -> AgentStream[RunOutputEvent, OutputT]: ...
     @overload
     def acontinue_run(
         self,
-        run_id: str,
+        run_response: RunOutput[Any] | str | None = None,
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
-        confirm: bool | Mapping[str, bool] | None = None,
-        reason: str | None = None,
         stream: Literal[False] | None = None,
-        stream_events: bool | None = None,
+        **options: Unpack[ContinueOptions],
     ) -> AgentStream[AgentResponse | MessageOutput, OutputT]: ...
     def acontinue_run(
         self,
-        run_id: str,
+        run_response: RunOutput[Any] | str | None = None,
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
+        run_id: str | None = None,
+        updated_tools: Sequence[ToolExecution] | None = None,
         confirm: bool | Mapping[str, bool] | None = None,
         reason: str | None = None,
         stream: bool | None = None,
         stream_events: bool | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        run_context: RunContext | None = None,
+        knowledge_filters: Any = None,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        debug_mode: bool | None = None,
+        yield_run_output: bool = False,
+        **kwargs: Unpack[HookKeywords],
     ) -> AgentStream[Any, Any]:
         """`continue_run` for async callers: the stream (await it for the `RunOutput`)."""
-        continuation = Continuation(
-            run_id=run_id,
-            decisions=Decisions(requirements, confirm, reason),
-            stream=stream,
-            stream_events=stream_events,
-        )
-        return self._agent_runs().continued(continuation)[0]
+        return self._agent_runs().continued(
+            continuation_of(
+                run_response,
+                requirements,
+                run_id,
+                updated_tools,
+                confirm,
+                reason,
+                stream=stream,
+                stream_events=stream_events,
+                user_id=user_id,
+                session_id=session_id,
+                run_context=run_context,
+                knowledge_filters=knowledge_filters,
+                dependencies=dependencies,
+                metadata=metadata,
+                debug_mode=debug_mode,
+                yield_run_output=yield_run_output,
+                hook_arguments=kwargs,
+            )
+        )[0]

@@ -185,6 +185,11 @@ class RunSessions:
         context.prepared = stored
         return stored
 
+    async def resolve_dependencies(self, run: RunState) -> None:
+        """Call the functions among ``run``'s dependencies (a resumed run's, which
+        `continue_run` may have given anew): each one's result takes its place."""
+        await resolve_dependencies(self.settings, run_context_of(run))
+
     async def _location(self) -> str | None:
         """The agent's location (looked up once), with ``add_location_to_context``."""
         if self.settings.add_location_to_context and self.location is None:

@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
+import attrs
 from ferrule_kit.lm import Reasoning
 from typing_extensions import TypeVar
 
@@ -221,7 +222,7 @@ class AgentRuns:
         run_id = continuation.run_id
         run = self.running.get(run_id)
         if run is not None:
-            if run.status != "paused":
+            if run.status != "paused" or not _of_caller(run, continuation):
                 raise UnknownRunError(f"no paused run {run_id!r} in this agent", run_id=run_id)
             continuation.decisions.apply(run.requirements)
             run.status = "running"
@@ -235,13 +236,39 @@ class AgentRuns:
             sink = self.event_sink(continuation.stream_events)
         else:
             sink = ResponseSink if run.kind is QUERY else MessageSink
+        self.resume_context(run, continuation)
         eager = run.kind.returns_output and not continuation.stream
-        return AgentStream(self.launch(), run, sink), eager
+        stream: AgentStream[Any, Any] = AgentStream(self.launch(), run, sink)
+        stream.yield_run_output = continuation.yield_run_output
+        return stream, eager
+
+    def resume_context(self, run: RunState, continuation: Continuation) -> None:
+        """What the rest of a resumed run knows, as `add_context` for a new one: the
+        continuation's dependencies, knowledge filters and metadata (else its
+        ``run_context``'s, else the run's own), its ``debug_mode`` and hook keywords."""
+        given, defaults = continuation.run_context, self.defaults
+        dependencies = continuation.dependencies
+        filters = continuation.knowledge_filters
+        metadata = continuation.metadata
+        if given is not None:
+            dependencies = given.dependencies if dependencies is None else dependencies
+            filters = given.knowledge_filters if filters is None else filters
+            metadata = given.metadata if metadata is None else metadata
+            run.run_context = given
+        if dependencies is not None:
+            run.dependencies = merged_dependencies(defaults.dependencies, dependencies)
+        if filters is not None:
+            run.knowledge_filters = effective_filters(defaults.knowledge_filters, filters)
+        if metadata is not None and run.session is not None:
+            run.session.metadata = merged_metadata(metadata, defaults.metadata)
+        if continuation.debug_mode is not None:
+            run.flags = attrs.evolve(run.flags, debug_mode=continuation.debug_mode)
+        run.hook_arguments.update(continuation.hook_arguments)
 
     def stored_run(self, continuation: Continuation) -> RunState:
         """A paused run another agent (or process) stored in the db: loaded, and decided,
         as it starts (`sessions.AgentSessions.begin`)."""
-        context = self.context(None, None)
+        context = self.context(continuation.session_id, continuation.user_id)
         context.resume = continuation.decisions
         defaults = self.defaults
         return RunState(
@@ -255,6 +282,18 @@ class AgentRuns:
             session=context,
             usage_limits=defaults.usage_limits,
         )
+
+
+def _of_caller(run: RunState, continuation: Continuation) -> bool:
+    """Whether ``run`` is of the session and user the continuation names (if it does)."""
+    context = run.session
+    for asked, own in (
+        (continuation.session_id, context.session_id if context else None),
+        (continuation.user_id, context.user_id if context else None),
+    ):
+        if asked is not None and asked != own:
+            return False
+    return True
 
 
 class RunStyle:
