@@ -141,9 +141,7 @@ def test_debug_mode_and_other_keywords_reach_the_hooks(rt):
 def test_a_stream_ends_with_the_run_output_when_asked(rt):
     with Agent(rt, shipping_model(), tools=[ship]) as agent:
         paused = agent.run("Ship it")
-        items = list(
-            agent.continue_run(paused, confirm=True, stream=True, yield_run_output=True)
-        )
+        items = list(agent.continue_run(paused, confirm=True, stream=True, yield_run_output=True))
     assert isinstance(items[-1], RunOutput) and items[-1].content == "Done."
     assert not any(isinstance(i, RunOutput) for i in items[:-1])
 
