@@ -35,6 +35,9 @@ from ferrule_kit.guardrails import (
 )
 from ferrule_kit.lm import FunctionDescription as ToolDescription  # Ailoy's name
 
+from ..models.fallback import FallbackConfig
+from ..models.message import Message
+from ..tools import Function, Toolkit
 from . import memory
 from .agent import DEFAULT_STEP_INSTRUCTIONS, Agent
 from .configs import AgentConfig, DocumentPolyfill, KnowledgeConfig, LangModelInferConfig
@@ -46,8 +49,15 @@ from .deltas import (
     PartDeltaFunction,
 )
 from .events import (
+    MemoryUpdateCompletedEvent,
+    MemoryUpdateStartedEvent,
+    ReasoningCompletedEvent,
+    ReasoningStartedEvent,
+    ReasoningStepEvent,
+    RunCancelledEvent,
     RunCompletedEvent,
     RunContentEvent,
+    RunContinuedEvent,
     RunErrorEvent,
     RunEvent,
     RunOutputEvent,
@@ -112,15 +122,20 @@ __all__ = [
     "CacheProgress",
     "CheckTrigger",
     "DocumentPolyfill",
+    "FallbackConfig",
     "FallbackModel",
     "FallbackModelsFailedError",
     "FinishReason",
+    "Function",
     "HookError",
     "InputCheckError",
     "KnowledgeConfig",
     "LangModel",
     "LangModelInferConfig",
     "MemoryManager",
+    "MemoryUpdateCompletedEvent",
+    "MemoryUpdateStartedEvent",
+    "Message",
     "MessageDelta",
     "MessageDeltaOutput",
     "MessageOutput",
@@ -129,9 +144,14 @@ __all__ = [
     "OutputValidationError",
     "PartDelta",
     "PartDeltaFunction",
+    "ReasoningCompletedEvent",
+    "ReasoningStartedEvent",
+    "ReasoningStepEvent",
     "ResponseType",
+    "RunCancelledEvent",
     "RunCompletedEvent",
     "RunContentEvent",
+    "RunContinuedEvent",
     "RunErrorEvent",
     "RunEvent",
     "RunInput",
@@ -147,6 +167,7 @@ __all__ = [
     "ToolCallStartedEvent",
     "ToolConfirmation",
     "ToolDescription",
+    "Toolkit",
     "UnknownRunError",
     "UsageLimitExceeded",
     "UsageLimits",
