@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ferrule_kit.vectors import And, Compare, Filter, Not, Or
+from ferrule_kit.vectorfilters import to_sql
+from ferrule_kit.vectors import Compare, Filter
 
 _ORDER = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
@@ -54,15 +55,4 @@ def _leaf(node: Compare, params: list[Any]) -> str:
 def compile_filter(node: Filter | None, params: list[Any]) -> str:
     """SQL for ``node`` over the ``metadata`` column; its parameters are appended to
     ``params`` in order. None compiles to ``true``."""
-    if node is None:
-        return "true"
-    if isinstance(node, Compare):
-        return _leaf(node, params)
-    if isinstance(node, And):
-        parts = [compile_filter(c, params) for c in node.children]
-        return f"({' AND '.join(parts)})" if parts else "true"
-    if isinstance(node, Or):
-        return f"({' OR '.join(compile_filter(c, params) for c in node.children)})"
-    if isinstance(node, Not):
-        return f"(NOT {compile_filter(node.child, params)})"
-    raise TypeError(f"not a filter node: {node!r}")
+    return to_sql(node, lambda compare: _leaf(compare, params))

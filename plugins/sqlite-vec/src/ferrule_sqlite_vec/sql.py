@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ferrule_kit.vectors import And, Compare, Filter, Not, Or
+from ferrule_kit.vectorfilters import to_sql
+from ferrule_kit.vectors import Compare, Filter
 
 _ORDER = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
@@ -61,15 +62,4 @@ def _leaf(column: str, node: Compare, params: list[Any]) -> str:
 def compile_filter(node: Filter | None, column: str, params: list[Any]) -> str:
     """SQL for ``node`` over the JSON text in ``column``; its parameters are appended to
     ``params`` in order. None compiles to ``1`` (every row)."""
-    if node is None:
-        return "1"
-    if isinstance(node, Compare):
-        return _leaf(column, node, params)
-    if isinstance(node, And):
-        parts = [compile_filter(c, column, params) for c in node.children]
-        return f"({' AND '.join(parts)})" if parts else "1"
-    if isinstance(node, Or):
-        return f"({' OR '.join(compile_filter(c, column, params) for c in node.children)})"
-    if isinstance(node, Not):
-        return f"(NOT {compile_filter(node.child, column, params)})"
-    raise TypeError(f"not a filter node: {node!r}")
+    return to_sql(node, lambda compare: _leaf(column, compare, params), true="1")

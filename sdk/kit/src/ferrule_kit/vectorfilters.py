@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -45,6 +45,7 @@ __all__ = [
     "Or",
     "matches",
     "parse_filter",
+    "to_sql",
 ]
 
 Scalar = str | int | float | bool
@@ -218,3 +219,20 @@ def matches(node: Filter | None, metadata: Mapping[str, Any]) -> bool:
     if isinstance(node, Or):
         return any(matches(c, metadata) for c in node.children)
     return not matches(node.child, metadata)
+
+
+def to_sql(node: Filter | None, leaf: Callable[[Compare], str], *, true: str = "true") -> str:
+    """SQL for ``node``: its AND, OR and NOT, parenthesised, over comparisons that ``leaf``
+    writes in the store's own SQL (appending their parameters as it goes: the comparisons
+    are written in the order the SQL reads them). None and an empty AND are ``true``, the
+    dialect's literal for a condition every row meets."""
+    if node is None:
+        return true
+    if isinstance(node, Compare):
+        return leaf(node)
+    if isinstance(node, And):
+        parts = [to_sql(c, leaf, true=true) for c in node.children]
+        return f"({' AND '.join(parts)})" if parts else true
+    if isinstance(node, Or):
+        return f"({' OR '.join(to_sql(c, leaf, true=true) for c in node.children)})"
+    return f"(NOT {to_sql(node.child, leaf, true=true)})"
