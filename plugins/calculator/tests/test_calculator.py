@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import attrs
@@ -11,14 +10,11 @@ import pytest
 from ferrule import Runtime
 from ferrule_calculator.evaluator import MAX_INT_BITS, evaluate
 from ferrule_kernel import FerruleError, InvalidInputError
-from hypothesis import given, settings
+from ferrule_kit.testing.strategies import plugin_profile
+from hypothesis import given
 from hypothesis import strategies as st
 
-PROFILE = settings(
-    settings.get_profile(
-        "calculator-ci" if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else "calculator-dev"
-    )
-)
+PROFILE = plugin_profile("calculator", ci=300, dev=100)
 
 # What Python's eval may see: the same functions, nothing else.
 NAMESPACE: dict[str, Any] = {

@@ -1,18 +1,11 @@
 """A real two-node Ray cluster on loopback for this plugin's tests (session-scoped: it
-costs about 20 s to start on 2 cores), and hypothesis profiles chosen by
-HYPOTHESIS_PROFILE (nox sets "ci"), registered under names of their own."""
+costs about 20 s to start on 2 cores)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, settings
-
-settings.register_profile(
-    "ray-ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("ray-dev", max_examples=20, deadline=None)
 
 
 @pytest.fixture(scope="session")

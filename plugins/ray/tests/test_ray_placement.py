@@ -19,11 +19,12 @@ from ferrule.agent.langmodel import LangModel
 from ferrule_kernel import InvalidInputError, PluginError
 from ferrule_kit.errors import ModelError
 from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.testing.strategies import plugin_profile
 from ferrule_ray import ADDRESS_VARIABLE, PlacementError, ReplicaDiedError
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-PROFILE = settings.get_profile(f"ray-{os.environ.get('HYPOTHESIS_PROFILE', 'dev')}")
+PROFILE = plugin_profile("ray", ci=40, dev=20)
 LM = "test_language_model"
 #: The placement the tests use unless they say otherwise: no CPU reserved, so the small
 #: loopback cluster runs every replica the tests ask for.

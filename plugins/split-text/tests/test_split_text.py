@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import logging
-import os
 
 import pytest
 from ferrule import Runtime
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.testing.strategies import plugin_profile
 from ferrule_split_text.plugin import SplitTextBySeparatorInput, SplitTextInput
 from ferrule_split_text.splitter import split_text_by_separator_operator, split_text_operator
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from langchain_text_splitters import CharacterTextSplitter, RecursiveCharacterTextSplitter
 
-# Profiles registered in this folder's conftest.py.
-PROFILE = settings(
-    settings.get_profile(
-        "split-text-ci" if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else "split-text-dev"
-    )
-)
+PROFILE = plugin_profile("split-text", ci=200, dev=60)
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -9,16 +9,22 @@ turn::
 
     @given(text=st.lists(texts, max_size=4), calls=tool_calls, cuts=st.lists(st.integers()))
     def test_any_stream_folds_back(text, calls, cuts): ...
+
+`plugin_profile` gives a plugin's property tests Hypothesis settings of their own, chosen
+by ``HYPOTHESIS_PROFILE`` (nox sets ``ci``), without touching other packages' settings in
+the same run.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 from typing import Any, TypeVar
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-__all__ = ["cut", "json_values", "texts", "tool_calls"]
+__all__ = ["cut", "json_values", "plugin_profile", "texts", "tool_calls"]
 
 #: A text fragment a model streams: one character or more (Hypothesis' text has no lone
 #: surrogate, which no JSON encoder sends).
@@ -49,3 +55,20 @@ def cut(data: Cuttable, points: list[int]) -> list[Cuttable]:
     do), in order, no piece empty; together the pieces are ``data``."""
     bounds = sorted({point % (len(data) + 1) for point in points} | {0, len(data)})
     return [data[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def plugin_profile(name: str, *, ci: int, dev: int) -> settings:
+    """Hypothesis settings for the property tests of the plugin ``name`` (a decorator):
+    ``ci`` examples each when ``HYPOTHESIS_PROFILE`` is ``ci``, else ``dev``; no deadline
+    (a loaded CI machine is slow, not wrong). Registered as ``{name}-ci`` and
+    ``{name}-dev`` and applied per test, never loaded as the global profile, so other
+    packages' tests in the same run keep their settings."""
+    settings.register_profile(
+        f"{name}-ci",
+        max_examples=ci,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    settings.register_profile(f"{name}-dev", max_examples=dev, deadline=None)
+    chosen = "ci" if os.environ.get("HYPOTHESIS_PROFILE") == "ci" else "dev"
+    return settings(settings.get_profile(f"{name}-{chosen}"))
