@@ -198,6 +198,7 @@ class OutputOptions(TypedDict, total=False):
     parser_model: Any
     parser_model_prompt: str | None
     parse_response: bool
+    save_response_to_file: str | None
 
 
 class StreamOptions(TypedDict, total=False):

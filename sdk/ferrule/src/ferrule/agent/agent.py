@@ -66,6 +66,7 @@ log = get_logger("ferrule.agent")
 # Where `Agent`'s delegated methods find their collaborators (`delegation.Delegated`).
 _tools_of, _sessions_of = attrgetter("_toolbox"), attrgetter("_sessions")
 _knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
+_run_sessions_of = attrgetter("_run_sessions")
 
 
 class Agent(RunCalls[OutputT, RunT], AgentAttributes):
@@ -337,6 +338,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     remove_tool = Delegated(_tools_of, AgentTools.remove_tool)
     clear_tools = Delegated(_tools_of, AgentTools.clear_tools)
     get_tools = Delegated(_tools_of, AgentTools.get_tools)
+    save_run_response_to_file = Delegated(_run_sessions_of, RunSessions.save_run_response_to_file)
     add_py_function_tool = Delegated(_tools_of, AgentTools.add_py_function_tool)
     add_restapi_tool = Delegated(_tools_of, AgentTools.add_restapi_tool)
     add_tools_from_preset = Delegated(_tools_of, AgentTools.add_tools_from_preset)
@@ -435,11 +437,9 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         input: Any = None,
     ) -> AgnoMessage | None:
         """The system message a run of ``session`` would start with (None: none), as Agno's
-        `Message`: its state (``run_context``'s, else the session's), its summary and the
-        user's memories as the agent adds them, ``tools``' instructions (default: the
-        agent's) and ``add_session_state_to_context`` (default: the agent's). Agno reads
-        ``input`` only for its learnings, which ferrule has not (out of scope): without
-        them Agno's system message does not depend on it either."""
+        `Message`: its state (``run_context``'s, else the session's), summary and memories
+        as the agent adds them, ``tools``' instructions (default: the agent's). Agno reads
+        ``input`` only for its learnings, which ferrule has not (out of scope)."""
         del input
         stored = (session.session_data or {}).get("session_state")
         state = run_context.session_state if run_context is not None else None

@@ -110,6 +110,7 @@ class AgentAttributes:
     parser_model: Any
     parser_model_prompt: str | None
     parse_response: bool
+    save_response_to_file: str | None
     # streaming
     stream: bool | None
     stream_events: bool | None

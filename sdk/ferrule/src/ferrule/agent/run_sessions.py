@@ -46,6 +46,7 @@ from .history import keep_last_tool_calls, without_media, without_tool_calls
 from .inputs import DEFAULT_USER_ID, run_context_of
 from .location import approximate_location
 from .memory import MemoryManager, summarize, update_memories
+from .response_file import save_response
 from .results import RunMetrics, RunOutput, ToolConfirmation
 from .run_errors import UnknownRunError
 from .sessions import AgentSessions
@@ -102,6 +103,8 @@ class RunSessionSettings(Protocol):
     store_media: bool
     store_tool_messages: bool
     store_history_messages: bool
+    name: str | None
+    save_response_to_file: str | None
 
 
 #: ``system(state, known, run_context, output)``: the run's system messages.
@@ -335,6 +338,11 @@ class RunSessions:
                 summary = await summarize(self.second_models(), run)
                 if sink is not None:
                     sink.summary_completed(summary)
+            if self.settings.save_response_to_file is not None:
+                output = run.to_output()
+                self.save_run_response_to_file(
+                    output, run.input, context.session_id, context.user_id
+                )
         if self.store.component is None:
             return
         elapsed = run.elapsed + time.perf_counter() - run.started
@@ -431,6 +439,25 @@ class RunSessions:
         session_id = output.session_id or ""
         pending = Run(output.run_id, session_id, output.user_id, output.agent_id, "pending")
         await self.store.db_call("append_run", AppendRunInput(pending), AppendRunResult)
+
+    def save_run_response_to_file(
+        self,
+        run_response: RunOutput[Any],
+        input: Any = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+    ) -> None:
+        """``run_response``'s content written to the file the agent's
+        ``save_response_to_file`` names (`response_file`; nothing without one), its
+        ``{message}`` ``input`` when that is text."""
+        values = {
+            "name": self.settings.name,
+            "session_id": session_id,
+            "user_id": user_id,
+            "message": input,
+            "run_id": run_response.run_id,
+        }
+        save_response(self.settings.save_response_to_file, run_response.content, values)
 
     async def end_quietly(self, run: RunState) -> None:
         """`end` for a run that failed already: a failure to store it is only logged."""

@@ -257,7 +257,7 @@ class OutputSettings:
     """The final reply: ``output_schema`` (checked as it becomes a `StructuredOutput`),
     ``output_retries``, ``use_json_mode`` (ask for the schema in the provider's JSON mode,
     described in the system message), and a ``parser_model`` turning the reply into the
-    schema (``parse_response=False`` leaves it as text)."""
+    schema (``parse_response=False`` leaves it as text); ``save_response_to_file``."""
 
     output_schema: Any = None
     output_retries: int = attrs.field(default=1, validator=check.count)
@@ -265,6 +265,9 @@ class OutputSettings:
     parser_model: Any = None
     parser_model_prompt: str | None = attrs.field(default=None, validator=check.text)
     parse_response: bool = attrs.field(default=True, validator=check.flag)
+    #: Each completed run's content written to this file (`response_file`: ``{name}``,
+    #: ``{session_id}``, ``{user_id}``, ``{message}``, ``{run_id}`` filled in).
+    save_response_to_file: str | None = attrs.field(default=None, validator=check.text)
 
 
 @attrs.frozen(kw_only=True)
