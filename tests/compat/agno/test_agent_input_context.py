@@ -211,7 +211,7 @@ def test_send_media_to_model_false_keeps_images_for_hooks_only(wire):
     seen = []
 
     def hook(run_input):
-        seen.extend(run_input.files)
+        seen.extend(run_input.images or ())
 
     agent = Agent(model=model(), send_media_to_model=False, pre_hooks=[hook])
     agent.run("What is this?", images=[Image(content=png(), format="png")])
