@@ -159,3 +159,26 @@ def test_the_async_twin_with_a_run_stored_in_another_agent(rt, tmp_path):
 
     done = asyncio.run(main())
     assert done.content == "Done."
+
+
+def test_acancel_run_stops_a_run_awaited_elsewhere(rt):
+    slow = TestModel([{"text": "one two three four five six", "delay": 0.2}])
+
+    async def main() -> tuple[bool, bool, Any]:
+        async with Agent(rt, slow) as agent:
+            stream = agent.arun("go", stream=True, stream_events=True)
+            events: list[Any] = []
+
+            async def read() -> None:
+                async for event in stream:
+                    events.append(event)
+
+            reader = asyncio.ensure_future(read())
+            await asyncio.sleep(0.5)
+            stopped = await Agent.acancel_run(stream.run_id)
+            await reader
+            again = await Agent.acancel_run(stream.run_id)  # no longer running
+            return stopped, again, stream.output.status
+
+    stopped, again, status = asyncio.run(main())
+    assert stopped is True and again is False and status == "cancelled"

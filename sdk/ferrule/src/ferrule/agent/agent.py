@@ -438,8 +438,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     ) -> AgnoMessage | None:
         """The system message a run of ``session`` would start with (None: none), as Agno's
         `Message`: its state (``run_context``'s, else the session's), summary and memories
-        as the agent adds them, ``tools``' instructions (default: the agent's). Agno reads
-        ``input`` only for its learnings, which ferrule has not (out of scope)."""
+        as the agent adds them, ``tools``' instructions. Agno reads ``input`` only for its
+        learnings, which ferrule has not (out of scope)."""
         del input
         stored = (session.session_data or {}).get("session_state")
         state = run_context.session_state if run_context is not None else None
@@ -521,7 +521,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     cli_app = Delegated(_console_of, AgentConsole.cli_app)
     acli_app = Delegated(_console_of, AgentConsole.acli_app)
 
-    # -- copies and cancellation ---------------------------------------------------------------
+    # -- copies, cancellation, lifetime ---------------------------------------------------------
 
     def deep_copy(self, *, update: Mapping[str, Any] | None = None) -> Agent[Any, RunT]:
         """A new agent with this one's settings, ``update`` applied over them (Agno's
@@ -539,17 +539,18 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     @staticmethod
     def cancel_run(run_id: str) -> bool:
-        """Cancel a running run by id, whichever agent of this process runs it and from
-        any thread (Agno's static ``Agent.cancel_run``): it ends with status
-        ``cancelled`` (a stream ends with a cancellation error; `run` returns the
-        `RunOutput`). False if no such run is running."""
+        """Cancel a running run by id, whichever agent of this process runs it, from any
+        thread (Agno's): it ends ``cancelled``. False if no such run is running."""
         run = started_run(run_id)
         if run is None or run.status != "running":
             return False
         request_cancel(run)
         return True
 
-    # -- lifetime ------------------------------------------------------------------------------------
+    @staticmethod
+    async def acancel_run(run_id: str) -> bool:
+        """`cancel_run` for async callers (a background run's among them)."""
+        return Agent.cancel_run(run_id)
 
     def delete(self) -> None:
         """Delete the agent's model component (not a shared `LangModel`) and close its MCP
