@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
+from ..compression.manager import CompressionManager
 from ..models.response import ToolExecution
 from ..tools.context import RunContext
 from .memory import MemoryManager
@@ -133,6 +134,7 @@ class InputOptions(TypedDict, total=False):
 class ModelOptions(TypedDict, total=False):
     options: Mapping[str, Any] | None
     usage_limits: UsageLimits | None
+    fallback_models: Sequence[Any] | None
 
 
 class ToolOptions(TypedDict, total=False):
@@ -216,6 +218,17 @@ class DebugOptions(TypedDict, total=False):
     debug_mode: bool
 
 
+class CompressionOptions(TypedDict, total=False):
+    compress_tool_results: bool
+    compression_manager: CompressionManager | None
+
+
+class FollowupOptions(TypedDict, total=False):
+    followups: bool
+    num_followups: int
+    followup_model: Any
+
+
 class AgentOptions(
     IdentityOptions,
     ContextOptions,
@@ -231,6 +244,8 @@ class AgentOptions(
     StreamOptions,
     HookOptions,
     DebugOptions,
+    CompressionOptions,
+    FollowupOptions,
     total=False,
 ):
     """`Agent`'s keyword arguments besides ``output_schema``: every group's."""

@@ -27,7 +27,7 @@ from .attributes import AgentAttributes
 from .console import AgentConsole
 from .delegation import Delegated
 from .deps import RunDeps, SecondModels, SessionSteps
-from .fallback import FallbackModel, model_slots
+from .fallback import FallbackModel, model_slots, with_fallbacks
 from .inputs import DEFAULT_STEP_INSTRUCTIONS, as_message, extra_messages, tool_description
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
@@ -186,6 +186,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             from ..models.openai.responses import OpenAIResponses
 
             model = OpenAIResponses(id="gpt-5.4")
+        model = with_fallbacks(model, settings.model.fallback_models)
         runtime, self._slots = model_slots(runtime, model)
         self._fallback = model if isinstance(model, FallbackModel) else None
         self.runtime = runtime

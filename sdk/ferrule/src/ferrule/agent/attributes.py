@@ -19,6 +19,7 @@ from .memory import MemoryManager
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
+    from ..compression.manager import CompressionManager
     from ..knowledge import Knowledge
     from .settings import AgentSettings
 
@@ -61,6 +62,7 @@ class AgentAttributes:
     # model
     options: dict[str, Any]
     usage_limits: UsageLimits | None
+    fallback_models: Sequence[Any] | None
     # tools
     tool_call_limit: int | None
     tool_timeout: float | None
@@ -120,3 +122,10 @@ class AgentAttributes:
     tool_hooks: list[Any]
     # debug
     debug_mode: bool
+    # compression
+    compress_tool_results: bool
+    compression_manager: CompressionManager | None
+    # followups
+    followups: bool
+    num_followups: int
+    followup_model: Any

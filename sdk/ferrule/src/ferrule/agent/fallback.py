@@ -21,12 +21,12 @@ only when a request first falls back to them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError
-from ferrule_kit.errors import ModelError
+from ferrule_kit.errors import ContextWindowExceededError, ModelError, RateLimitError
 from ferrule_kit.lmspec import ModelRoute
 
 from .langmodel import LangModel, component_name, default_runtime, routing_kernel
@@ -65,6 +65,41 @@ class FallbackModel:
         if isinstance(self.fallback_on, tuple):
             return isinstance(error, self.fallback_on)
         return bool(self.fallback_on(error))
+
+
+def agno_fallback_on(error: FerruleError) -> bool:
+    """Agno's ``fallback_models`` (its `FallbackConfig.on_error`): any model failure but a
+    client error, a 4xx other than a rate limit or an input over the context window (a bad
+    key or request is the program's to fix, not a fallback's to hide)."""
+    if not isinstance(error, ModelError):
+        return False
+    if isinstance(error, (RateLimitError, ContextWindowExceededError)):
+        return True
+    return not 400 <= error.status_code < 500
+
+
+def with_fallbacks(model: Any, fallback_models: Sequence[Any] | None) -> Any:
+    """``model``, or (Agno's ``Agent(fallback_models=[...])``, models or
+    ``"provider:model_id"`` names) a `FallbackModel` trying them after it, on the failures
+    Agno's fall back on (`agno_fallback_on`)."""
+    if not fallback_models:
+        return model
+    if isinstance(model, FallbackModel):
+        raise InvalidInputError(
+            "the model is a FallbackModel already: list every model in it, or give a "
+            "single model with fallback_models",
+            field="fallback_models",
+        )
+    from ..models.fallback import model_of
+
+    extra = [model_of(m) if isinstance(m, str) else m for m in fallback_models]
+    for index, fallback in enumerate(extra):
+        if not (isinstance(fallback, LangModel) or hasattr(fallback, "route")):
+            raise InvalidInputError(
+                f"expected a model or a 'provider:model_id' name, got {type(fallback).__name__}",
+                field=f"fallback_models[{index}]",
+            )
+    return FallbackModel(model, *extra, fallback_on=agno_fallback_on)
 
 
 @attrs.define(eq=False)
