@@ -70,6 +70,7 @@ OTHERS = {
     "Knowledge.insert": "Agno's Knowledge, benchmarked against ferrule's",
     "Knowledge.ainsert": "Agno's Knowledge, benchmarked against ferrule's",
     "Tool.newBuiltin": "Ailoy's Node API (the Node client's section of coming-from-ailoy)",
+    "Knowledge.as_tool": "Ailoy 0.2's Knowledge (ferrule's is AiloyKnowledge.as_tool)",
     "LangModel.newLocal": "Ailoy's Node API (the Node client's section of coming-from-ailoy)",
 }
 
