@@ -16,7 +16,6 @@ from typing import Any, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
-from ..compression.manager import CompressionManager
 from ..models.response import ToolExecution
 from ..tools.context import RunContext
 from .memory import MemoryManager
@@ -218,17 +217,6 @@ class DebugOptions(TypedDict, total=False):
     debug_mode: bool
 
 
-class CompressionOptions(TypedDict, total=False):
-    compress_tool_results: bool
-    compression_manager: CompressionManager | None
-
-
-class FollowupOptions(TypedDict, total=False):
-    followups: bool
-    num_followups: int
-    followup_model: Any
-
-
 class AgentOptions(
     IdentityOptions,
     ContextOptions,
@@ -244,8 +232,6 @@ class AgentOptions(
     StreamOptions,
     HookOptions,
     DebugOptions,
-    CompressionOptions,
-    FollowupOptions,
     total=False,
 ):
     """`Agent`'s keyword arguments besides ``output_schema``: every group's."""

@@ -19,7 +19,6 @@ from .memory import MemoryManager
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
-    from ..compression.manager import CompressionManager
     from ..knowledge import Knowledge
     from .settings import AgentSettings
 
@@ -122,10 +121,3 @@ class AgentAttributes:
     tool_hooks: list[Any]
     # debug
     debug_mode: bool
-    # compression
-    compress_tool_results: bool
-    compression_manager: CompressionManager | None
-    # followups
-    followups: bool
-    num_followups: int
-    followup_model: Any
