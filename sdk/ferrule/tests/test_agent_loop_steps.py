@@ -124,17 +124,18 @@ def test_the_tool_call_limit_counts_the_calls_made_and_asked(agent):
 def test_reply_parses_the_output_or_asks_again_while_retries_last(agent):
     deps = agent._deps()
     run = new_run(agent)
-    assert asyncio.run(reply(deps, run, Message("assistant", '{"a": 1}'), 1))
+    sink = Recorded(run)
+    assert asyncio.run(reply(deps, run, sink, Message("assistant", '{"a": 1}'), 1))
     assert run.content == {"a": 1}
     before = len(run.messages)
-    assert not asyncio.run(reply(deps, run, Message("assistant", "not JSON"), 1))
+    assert not asyncio.run(reply(deps, run, sink, Message("assistant", "not JSON"), 1))
     assert run.messages[before:][0].role == "user" and "not valid" in run.messages[-1].text
     with pytest.raises(OutputValidationError):
-        asyncio.run(reply(deps, run, Message("assistant", "not JSON"), 0))
+        asyncio.run(reply(deps, run, sink, Message("assistant", "not JSON"), 0))
     text_run = new_run(agent, output_schema=None)
     text_run.output = None
     text_run.shown = ["shown first"]
-    assert asyncio.run(reply(deps, text_run, Message("assistant", "then this"), 0))
+    assert asyncio.run(reply(deps, text_run, sink, Message("assistant", "then this"), 0))
     assert text_run.content == "shown first\nthen this"
 
 
