@@ -20,6 +20,7 @@ from ferrule_kit.lmspec import ModelRoute
 from ferrule_kit.messages import Message
 
 from .._bridge import Bridge, blocking, on_bridge_loop
+from ..models.fallback import model_of  # names "provider:model_id" (Agno's fallbacks)
 from ..models.message import Message as AgnoMessage
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
@@ -186,7 +187,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             from ..models.openai.responses import OpenAIResponses
 
             model = OpenAIResponses(id="gpt-5.4")
-        model = with_fallbacks(model, settings.model.fallback_models)
+        model = with_fallbacks(model, settings.model.fallback_models, model_of)
         runtime, self._slots = model_slots(runtime, model)
         self._fallback = model if isinstance(model, FallbackModel) else None
         self.runtime = runtime
@@ -438,9 +439,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         input: Any = None,
     ) -> AgnoMessage | None:
         """The system message a run of ``session`` would start with (None: none), as Agno's
-        `Message`: its state (``run_context``'s, else the session's), summary and memories
-        as the agent adds them, ``tools``' instructions. Agno reads ``input`` only for its
-        learnings, which ferrule has not (out of scope)."""
+        `Message`: its state, summary, memories and ``tools``' instructions. Agno reads
+        ``input`` only for its learnings, which ferrule has not (out of scope)."""
         del input
         stored = (session.session_data or {}).get("session_state")
         state = run_context.session_state if run_context is not None else None

@@ -78,10 +78,12 @@ def agno_fallback_on(error: FerruleError) -> bool:
     return not 400 <= error.status_code < 500
 
 
-def with_fallbacks(model: Any, fallback_models: Sequence[Any] | None) -> Any:
+def with_fallbacks(
+    model: Any, fallback_models: Sequence[Any] | None, model_of: Callable[[str], Any]
+) -> Any:
     """``model``, or (Agno's ``Agent(fallback_models=[...])``, models or
-    ``"provider:model_id"`` names) a `FallbackModel` trying them after it, on the failures
-    Agno's fall back on (`agno_fallback_on`)."""
+    ``"provider:model_id"`` names, which ``model_of`` makes models) a `FallbackModel` trying
+    them after it, on the failures Agno's fall back on (`agno_fallback_on`)."""
     if not fallback_models:
         return model
     if isinstance(model, FallbackModel):
@@ -90,8 +92,6 @@ def with_fallbacks(model: Any, fallback_models: Sequence[Any] | None) -> Any:
             "single model with fallback_models",
             field="fallback_models",
         )
-    from ..models.fallback import model_of
-
     extra = [model_of(m) if isinstance(m, str) else m for m in fallback_models]
     for index, fallback in enumerate(extra):
         if not (isinstance(fallback, LangModel) or hasattr(fallback, "route")):
