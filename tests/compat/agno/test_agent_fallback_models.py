@@ -104,3 +104,12 @@ def test_a_fallback_named_provider_colon_model_is_that_providers_model(rt, monke
         first, second = agent.model.models
         assert type(second).__name__ == "OpenAIChat" and second.id == "gpt-4o"
         assert agent.run("Hi").content == "x"  # the first model answered: no request out
+
+
+def test_telemetry_is_never_sent_so_only_false_is_taken(rt):
+    with Agent(rt, model=TestModel(["x"]), telemetry=False) as agent:
+        assert agent.telemetry is False
+    with pytest.raises(InvalidInputError) as caught:
+        Agent(rt, model=TestModel(["x"]), telemetry=True)
+    assert caught.value.errors[0]["path"] == "telemetry"
+    assert "sends no telemetry" in str(caught.value)

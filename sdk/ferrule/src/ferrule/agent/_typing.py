@@ -215,6 +215,7 @@ class HookOptions(TypedDict, total=False):
 
 class DebugOptions(TypedDict, total=False):
     debug_mode: bool
+    telemetry: bool
 
 
 class AgentOptions(

@@ -121,3 +121,4 @@ class AgentAttributes:
     tool_hooks: list[Any]
     # debug
     debug_mode: bool
+    telemetry: bool

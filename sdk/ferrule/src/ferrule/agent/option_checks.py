@@ -174,6 +174,15 @@ def messages(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
 maybe_flag = optional(bool, "True or False")
 
 
+def no_telemetry(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """False: ferrule reports nothing to anyone (Agno's ``telemetry=True`` is refused)."""
+    flag(_, attribute, value)
+    if value:
+        raise InvalidInputError(
+            "ferrule sends no telemetry: leave telemetry unset or False", field=attribute.name
+        )
+
+
 def references_format(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     """``"json"`` or ``"yaml"`` (which needs PyYAML)."""
     one_of("json", "yaml")(_, attribute, value)

@@ -298,9 +298,11 @@ class HookSettings:
 
 @attrs.frozen(kw_only=True)
 class DebugSettings:
-    """``debug_mode``: each step of a run logged at debug level."""
+    """``debug_mode``: each step of a run logged at debug level. Agno's ``telemetry``:
+    ferrule sends none, so only False (its default here) is taken."""
 
     debug_mode: bool = attrs.field(default=False, validator=check.flag)
+    telemetry: bool = attrs.field(default=False, validator=check.no_telemetry)
 
 
 @attrs.frozen(kw_only=True)
