@@ -49,6 +49,8 @@ from .deltas import (
     PartDeltaFunction,
 )
 from .events import (
+    FollowupsCompletedEvent,
+    FollowupsStartedEvent,
     MemoryUpdateCompletedEvent,
     MemoryUpdateStartedEvent,
     ReasoningCompletedEvent,
@@ -67,6 +69,7 @@ from .events import (
     ToolCallStartedEvent,
 )
 from .fallback import FallbackModel
+from .followups import Followups
 from .langmodel import CacheProgress, LangModel, default_runtime
 from .memory import MemoryManager
 from .prompt import prompt_parts
@@ -126,6 +129,9 @@ __all__ = [
     "FallbackModel",
     "FallbackModelsFailedError",
     "FinishReason",
+    "Followups",
+    "FollowupsCompletedEvent",
+    "FollowupsStartedEvent",
     "Function",
     "HookError",
     "InputCheckError",

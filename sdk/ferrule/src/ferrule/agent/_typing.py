@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
+from ..compression.manager import CompressionManager
 from ..models.response import ToolExecution
 from ..tools.context import RunContext
 from .memory import MemoryManager
@@ -218,6 +219,17 @@ class DebugOptions(TypedDict, total=False):
     telemetry: bool
 
 
+class CompressionOptions(TypedDict, total=False):
+    compress_tool_results: bool
+    compression_manager: CompressionManager | None
+
+
+class FollowupOptions(TypedDict, total=False):
+    followups: bool
+    num_followups: int
+    followup_model: Any
+
+
 class AgentOptions(
     IdentityOptions,
     ContextOptions,
@@ -233,6 +245,8 @@ class AgentOptions(
     StreamOptions,
     HookOptions,
     DebugOptions,
+    CompressionOptions,
+    FollowupOptions,
     total=False,
 ):
     """`Agent`'s keyword arguments besides ``output_schema``: every group's."""

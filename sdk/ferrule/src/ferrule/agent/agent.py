@@ -34,7 +34,7 @@ from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
 from .memory import agentic_memory_tool
 from .output_schema import structured_output
-from .reasoning import parse_with_model, reason
+from .reasoning import second_model_steps
 from .request import MESSAGES
 from .results import AgentResponse, MessageOutput, OutputT, StepResult
 from .retrieval import AgentKnowledge, checked_knowledge
@@ -277,8 +277,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
                 sessions.prepare, sessions.begin, sessions.end, sessions.end_quietly
             ),
             track_references=self._knowledge.track_references,
-            reason=None if self.reasoning_model is None else self._reason,
-            parse_reply=None if self.parser_model is None else self._parse_reply,
+            **second_model_steps(self, self._second_models()),
         )
 
     def _launch(self) -> Launch:
@@ -300,19 +299,6 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             self._helper_models,
             Agent,
             self._sessions.db_call,
-        )
-
-    async def _reason(self, run: RunState, sink: Sink) -> None:
-        await reason(self._second_models(), self.reasoning_model, run, sink)
-
-    async def _parse_reply(self, run: RunState, reply: str) -> Any:
-        return await parse_with_model(
-            self._second_models(),
-            self.parser_model,
-            self.parser_model_prompt,
-            self.output_retries,
-            run,
-            reply,
         )
 
     async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:

@@ -19,6 +19,7 @@ from .memory import MemoryManager
 from .usage import UsageLimits
 
 if TYPE_CHECKING:
+    from ..compression.manager import CompressionManager
     from ..knowledge import Knowledge
     from .settings import AgentSettings
 
@@ -122,3 +123,10 @@ class AgentAttributes:
     # debug
     debug_mode: bool
     telemetry: bool
+    # compression
+    compress_tool_results: bool
+    compression_manager: CompressionManager | None
+    # followups
+    followups: bool
+    num_followups: int
+    followup_model: Any

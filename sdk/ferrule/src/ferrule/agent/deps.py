@@ -100,6 +100,11 @@ class RunDeps:
     reason: Callable[[RunState, Sink], Awaitable[None]] | None
     #: The parser model turning the reply into the output schema (None: none).
     parse_reply: Callable[[RunState, str], Awaitable[Any]] | None
+    #: The run's tool results compressed before a model request when due, given the
+    #: tools' descriptions (`compression.compress_tool_results`; None: not asked for).
+    compress: Callable[[RunState, Sink, list[dict[str, Any]]], Awaitable[None]] | None = None
+    #: Follow-up prompts suggested after the reply (`followups.suggest_followups`).
+    suggest_followups: Callable[[RunState, Sink], Awaitable[None]] | None = None
 
     @property
     def route(self) -> ModelRoute:

@@ -6,11 +6,14 @@ With ``stream_events=True`` a run streams, in Agno's order: `PreHookStartedEvent
 `PreHookCompletedEvent` for each pre-hook, `RunStartedEvent` (`RunContinuedEvent` when
 `Agent.continue_run` resumes it), `ReasoningStartedEvent`, `ReasoningContentDeltaEvent`s and
 `ReasoningCompletedEvent` when a reasoning model thinks first; for each model request
-`ModelRequestStartedEvent`, the `RunContentEvent`s of its reply (text in ``content``,
-reasoning in ``reasoning_content``) and `ModelRequestCompletedEvent` (its tokens), then
+`CompressionStartedEvent` / `CompressionCompletedEvent` when the run's tool results are
+compressed first (``compress_tool_results``), `ModelRequestStartedEvent`, the
+`RunContentEvent`s of its reply (text in ``content``, reasoning in ``reasoning_content``)
+and `ModelRequestCompletedEvent` (its tokens), then
 `ToolCallStartedEvent` and `ToolCallCompletedEvent` for each tool call (and
 `ToolCallErrorEvent` after a failed one's); `ParserModelResponseStartedEvent` /
-`ParserModelResponseCompletedEvent` around a ``parser_model``; `RunContentCompletedEvent`;
+`ParserModelResponseCompletedEvent` around a ``parser_model``; `FollowupsStartedEvent` /
+`FollowupsCompletedEvent` with ``followups=True``; `RunContentCompletedEvent`;
 `PostHookStartedEvent` / `PostHookCompletedEvent` for each post-hook;
 `MemoryUpdateStartedEvent` / `MemoryUpdateCompletedEvent` and `SessionSummaryStartedEvent` /
 `SessionSummaryCompletedEvent` when the session keeps memories or a summary; and it ends with
@@ -435,6 +438,37 @@ class ModelRequestCompletedEvent(BaseAgentRunEvent):
     cache_write_tokens: int | None = None
 
 
+@attrs.define(slots=False)
+class CompressionStartedEvent(BaseAgentRunEvent):
+    """The run's tool results are about to be compressed (`ferrule.compression`)."""
+
+    event: str = RunEvent.compression_started.value
+
+
+@attrs.define(slots=False)
+class CompressionCompletedEvent(BaseAgentRunEvent):
+    """Tool results were compressed: the manager's ``stats`` so far (results compressed,
+    their characters before and after)."""
+
+    event: str = RunEvent.compression_completed.value
+    tool_results_compressed: int | None = None
+    original_size: int | None = None
+    compressed_size: int | None = None
+
+
+@attrs.define(slots=False)
+class FollowupsStartedEvent(BaseAgentRunEvent):
+    event: str = RunEvent.followups_started.value
+
+
+@attrs.define(slots=False)
+class FollowupsCompletedEvent(BaseAgentRunEvent):
+    """The follow-up prompts suggested after the reply (None when none could be made)."""
+
+    event: str = RunEvent.followups_completed.value
+    followups: list[str] | None = None
+
+
 RunOutputEvent = (
     RunStartedEvent
     | RunContentEvent
@@ -464,6 +498,10 @@ RunOutputEvent = (
     | ParserModelResponseCompletedEvent
     | ModelRequestStartedEvent
     | ModelRequestCompletedEvent
+    | CompressionStartedEvent
+    | CompressionCompletedEvent
+    | FollowupsStartedEvent
+    | FollowupsCompletedEvent
 )
 
 #: Each event's class by its ``event`` name.
@@ -497,6 +535,10 @@ for _cls in (
     ParserModelResponseCompletedEvent,
     ModelRequestStartedEvent,
     ModelRequestCompletedEvent,
+    CompressionStartedEvent,
+    CompressionCompletedEvent,
+    FollowupsStartedEvent,
+    FollowupsCompletedEvent,
 ):
     # the name readable on the class too (``RunContentEvent.event``), as on Agno's
     _cls.event = attrs.fields(_cls).event.default  # type: ignore[misc]

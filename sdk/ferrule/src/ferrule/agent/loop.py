@@ -76,6 +76,8 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
             calls, run.pending = run.pending, []
             stopped = await execute_tools(deps, run, calls, tools, sink)
         while not stopped:
+            if deps.compress is not None:
+                await deps.compress(run, sink, descriptions)
             message, usage = await model_turn(deps, run, sink, descriptions)
             calls = message.tool_calls
             over_limit = exceeds_tool_call_limit(run, calls)
@@ -93,6 +95,8 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
                 await pause(deps, run, message, requirements, sink)
                 return
             stopped = await execute_tools(deps, run, calls, tools, sink)
+        if deps.suggest_followups is not None and run.content is not None:
+            await deps.suggest_followups(run, sink)
         await complete(deps, run, sink)
     except BaseException as exc:
         await fail(deps, run, sink, exc)

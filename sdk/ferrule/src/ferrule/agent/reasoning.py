@@ -1,6 +1,8 @@
 """The Agent reference's second models: a ``reasoning_model`` that thinks first, its
 reasoning put into the context before the main model answers, and a ``parser_model``
-that turns the main model's free reply into the ``output_schema``.
+that turns the main model's free reply into the ``output_schema``; and the steps of
+second models a run takes only when the agent asks for them (`second_model_steps`): its
+tool results compressed (`compression`), follow-up prompts suggested (`followups`).
 
 Both are defined once on the agent's runtime (like the memory manager's model) and
 deleted with the agent; a `LangModel` is used as it is.
@@ -8,12 +10,15 @@ deleted with the agent; a `LangModel` is used as it is.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, converter
 
+from ..compression.manager import CompressionManager
+from .compression import compress_tool_results
 from .deps import SecondModels
+from .followups import suggest_followups
 
 if TYPE_CHECKING:
     from .sinks import Sink
@@ -73,3 +78,63 @@ async def parse_with_model(
     )
     parsed = await helper.arun([Message("user", reply)])
     return run.output.parse(parsed.content)
+
+
+class SecondModelView(Protocol):
+    """The settings of the steps of second models, as the agent holds them now."""
+
+    reasoning_model: Any
+    parser_model: Any
+    parser_model_prompt: str | None
+    output_retries: int
+    compress_tool_results: bool
+    compression_manager: CompressionManager | None
+    followups: bool
+    num_followups: int
+    followup_model: Any
+
+
+def second_model_steps(agent: SecondModelView, models: SecondModels) -> dict[str, Any]:
+    """`deps.RunDeps`' steps of second models for a run of ``agent``: ``reason``,
+    ``parse_reply``, ``compress`` and ``suggest_followups`` (None for one it does not
+    take)."""
+    steps: dict[str, Any] = dict.fromkeys(
+        ("reason", "parse_reply", "compress", "suggest_followups")
+    )
+    if agent.reasoning_model is not None:
+        thinker = agent.reasoning_model
+
+        async def reasoning(run: RunState, sink: Sink) -> None:
+            await reason(models, thinker, run, sink)
+
+        steps["reason"] = reasoning
+    if agent.parser_model is not None:
+        parser, prompt, retries = (
+            agent.parser_model,
+            agent.parser_model_prompt,
+            agent.output_retries,
+        )
+
+        async def parse_reply(run: RunState, reply: str) -> Any:
+            return await parse_with_model(models, parser, prompt, retries, run, reply)
+
+        steps["parse_reply"] = parse_reply
+    manager = agent.compression_manager
+    if agent.compress_tool_results:
+        if manager is None:  # set on the agent, as Agno does, so that its stats add up
+            manager = agent.compression_manager = CompressionManager()
+        if manager.compress_tool_results:
+            chosen = manager
+
+            async def compress(run: RunState, sink: Sink, tools: list[dict[str, Any]]) -> None:
+                await compress_tool_results(models, chosen, run, sink, tools)
+
+            steps["compress"] = compress
+    if agent.followups:
+        model, count = agent.followup_model, agent.num_followups
+
+        async def followups(run: RunState, sink: Sink) -> None:
+            await suggest_followups(models, model, count, run, sink)
+
+        steps["suggest_followups"] = followups
+    return steps

@@ -52,6 +52,7 @@ from .run_errors import UnknownRunError
 from .sessions import AgentSessions
 from .state import RunSession
 from .stored import (
+    FOLLOWUPS_KEY,
     HISTORY_KEY,
     NOT_HISTORY,
     REFERENCES_KEY,
@@ -398,6 +399,8 @@ class RunSessions:
             }
         if context.references:
             metadata[REFERENCES_KEY] = converter.unstructure(context.references)
+        if run.followups is not None:
+            metadata[FOLLOWUPS_KEY] = run.followups
         start, stop = context.history
         if self.settings.store_history_messages and stop > start:
             history = run.messages[start:stop]

@@ -28,6 +28,7 @@ import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 
+from ..compression.manager import CompressionManager
 from . import option_checks as check
 from .hooks import check_hooks
 from .langmodel import LangModel
@@ -306,6 +307,36 @@ class DebugSettings:
 
 
 @attrs.frozen(kw_only=True)
+class CompressionSettings:
+    """Tool results compressed before the model reads them again (`compression`):
+    ``compress_tool_results``, or a ``compression_manager`` of one's own (which turns it
+    on unless the manager's own ``compress_tool_results`` is False); the one made for
+    ``compress_tool_results=True`` is the agent's ``compression_manager``."""
+
+    compress_tool_results: bool = attrs.field(default=False, validator=check.flag)
+    compression_manager: CompressionManager | None = attrs.field(
+        default=None, validator=check.optional(CompressionManager, "a CompressionManager")
+    )
+
+    def __attrs_post_init__(self) -> None:
+        manager = self.compression_manager
+        if manager is not None and manager.compress_tool_results:
+            _resolve(self, "compress_tool_results", True)
+        elif manager is None and self.compress_tool_results:
+            _resolve(self, "compression_manager", CompressionManager())
+
+
+@attrs.frozen(kw_only=True)
+class FollowupSettings:
+    """Follow-up prompts suggested after each reply (`followups`): ``followups``,
+    ``num_followups`` of them, by ``followup_model`` (None: the agent's model)."""
+
+    followups: bool = attrs.field(default=False, validator=check.flag)
+    num_followups: int = attrs.field(default=3, validator=check.count)
+    followup_model: Any = None
+
+
+@attrs.frozen(kw_only=True)
 class AgentSettings:
     """Every option of `Agent` but its runtime, model and tools, by concern (one group
     each; see `Agent` for what each option does). Build it with `from_options`."""
@@ -324,6 +355,8 @@ class AgentSettings:
     streaming: StreamSettings = attrs.Factory(StreamSettings)
     hooks: HookSettings = attrs.Factory(HookSettings)
     debug: DebugSettings = attrs.Factory(DebugSettings)
+    compression: CompressionSettings = attrs.Factory(CompressionSettings)
+    followups: FollowupSettings = attrs.Factory(FollowupSettings)
 
     def __attrs_post_init__(self) -> None:
         # the rules across groups

@@ -26,6 +26,7 @@ from .deltas import (
     finish_reason_of,
 )
 from .events import (
+    BaseAgentRunEvent,
     MemoryUpdateCompletedEvent,
     MemoryUpdateStartedEvent,
     ModelRequestCompletedEvent,
@@ -170,6 +171,7 @@ class Sink:
     def model_request_completed(self, metrics: ModelCallMetrics) -> None: ...
     def parser_started(self) -> None: ...
     def parser_completed(self) -> None: ...
+    def announce(self, kind: type[BaseAgentRunEvent], **fields: Any) -> None: ...
     def content_completed(self) -> None: ...
     def memory_started(self) -> None: ...
     def memory_completed(self, memories: list[Any] | None) -> None: ...
@@ -388,6 +390,11 @@ class EventSink(Sink):
 
     def parser_started(self) -> None:
         self._step(ParserModelResponseStartedEvent(**self._ids()))
+
+    def announce(self, kind: type[BaseAgentRunEvent], **fields: Any) -> None:
+        """A step's event of class ``kind`` with ``fields`` (the optional steps':
+        compression, follow-ups)."""
+        self._step(kind(**fields, **self._ids()))
 
     def parser_completed(self) -> None:
         self._step(ParserModelResponseCompletedEvent(**self._ids()))

@@ -136,6 +136,10 @@ class RunState:
     agent_name: str | None = None
     model: str | None = None
     model_provider: str | None = None
+    #: Its tool results the model reads compressed: index in ``messages`` -> the text sent.
+    compressed: dict[int, str] = attrs.Factory(dict)
+    #: The follow-up prompts suggested after its reply (``followups=True``).
+    followups: list[str] | None = None
 
     def to_output(self) -> RunOutput[Any]:
         context = self.session
@@ -156,6 +160,7 @@ class RunState:
             )
             or None,
             tools=list(self.executions) or None,
+            followups=self.followups,
         )
         if context is not None:
             output.agent_id, output.session_id = context.agent_id, context.session_id

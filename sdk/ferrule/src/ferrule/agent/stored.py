@@ -1,8 +1,9 @@
 """How an agent's runs are kept in its db (the contract of `ferrule_kit.storage`): what
 ferrule keeps in a stored run's metadata besides the user's (a paused run's
 `RESUME_KEY`, the knowledge searches' `REFERENCES_KEY`, the history of a run stored with
-``store_history_messages``: `HISTORY_KEY`), a run's content as JSON
-(`content_json`), and a stored run read back as a `RunOutput` (`stored_output`)."""
+``store_history_messages``: `HISTORY_KEY`, the follow-ups suggested: `FOLLOWUPS_KEY`), a
+run's content as JSON (`content_json`), and a stored run read back as a `RunOutput`
+(`stored_output`)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ RESUME_KEY = "ferrule.resume"
 REFERENCES_KEY = "ferrule.references"
 #: Where a run stored with ``store_history_messages`` keeps the history it was given.
 HISTORY_KEY = "ferrule.history"
-RESERVED_KEYS = (RESUME_KEY, REFERENCES_KEY, HISTORY_KEY)
+#: Where a run keeps the follow-up prompts suggested after it (`RunOutput.followups`).
+FOLLOWUPS_KEY = "ferrule.followups"
+RESERVED_KEYS = (RESUME_KEY, REFERENCES_KEY, HISTORY_KEY, FOLLOWUPS_KEY)
 
 
 def user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -62,4 +65,5 @@ def stored_output(run: Run) -> RunOutput[Any]:
         content_type=run.content_type or "str",
         metadata=user_metadata(run.metadata),
         references=references or None,
+        followups=run.metadata.get(FOLLOWUPS_KEY),
     )

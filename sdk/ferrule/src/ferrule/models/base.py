@@ -371,7 +371,9 @@ class Model:
         `Function`s or toolkits) run by ferrule's agent loop until it answers."""
         from ..agent import Agent
 
-        agent: Agent[Any] = Agent(model=self, tools=list(tools or ()))
+        agent: Agent[Any] = Agent(
+            model=self, tools=list(tools or ()), compression_manager=compression_manager
+        )
         run = await agent.arun(
             _kit_messages(messages),
             output_schema=response_format,
@@ -394,7 +396,16 @@ class Model:
         after_tool_results: Any = None,
     ) -> ModelResponse:
         """`aresponse`, waited for."""
-        return _wait(self.aresponse(messages, response_format, tools, tool_choice, tool_call_limit))
+        return _wait(
+            self.aresponse(
+                messages,
+                response_format,
+                tools,
+                tool_choice,
+                tool_call_limit,
+                compression_manager=compression_manager,
+            )
+        )
 
     async def aresponse_stream(
         self,
@@ -412,7 +423,9 @@ class Model:
         """`aresponse`, as the stream of its text pieces then the whole answer."""
         from ..agent import Agent
 
-        agent: Agent[Any] = Agent(model=self, tools=list(tools or ()))
+        agent: Agent[Any] = Agent(
+            model=self, tools=list(tools or ()), compression_manager=compression_manager
+        )
         stream = agent.arun(
             _kit_messages(messages),
             stream=True,
@@ -439,7 +452,14 @@ class Model:
     ) -> Iterator[ModelResponse]:
         """`aresponse_stream`, as a plain iterator."""
         return _bridge().stream(
-            self.aresponse_stream(messages, response_format, tools, tool_choice, tool_call_limit)
+            self.aresponse_stream(
+                messages,
+                response_format,
+                tools,
+                tool_choice,
+                tool_call_limit,
+                compression_manager=compression_manager,
+            )
         )
 
     # -- tokens --------------------------------------------------------------------------

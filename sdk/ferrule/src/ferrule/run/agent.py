@@ -11,6 +11,10 @@ from ferrule_kit.guardrails import RunInput
 from ..agent.events import (
     RUN_EVENT_TYPE_REGISTRY,
     BaseAgentRunEvent,
+    CompressionCompletedEvent,
+    CompressionStartedEvent,
+    FollowupsCompletedEvent,
+    FollowupsStartedEvent,
     IntermediateRunContentEvent,
     MemoryUpdateCompletedEvent,
     MemoryUpdateStartedEvent,
@@ -43,11 +47,17 @@ from ..agent.events import (
     ToolCallStartedEvent,
     run_output_event_from_dict,
 )
+from ..agent.followups import Followups
 from ..agent.results import RunMetrics, RunOutput, RunStatus
 
 __all__ = [
     "RUN_EVENT_TYPE_REGISTRY",
     "BaseAgentRunEvent",
+    "CompressionCompletedEvent",
+    "CompressionStartedEvent",
+    "Followups",
+    "FollowupsCompletedEvent",
+    "FollowupsStartedEvent",
     "IntermediateRunContentEvent",
     "MemoryUpdateCompletedEvent",
     "MemoryUpdateStartedEvent",
