@@ -302,7 +302,10 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         )
 
     async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
-        state = run_context.session_state if run_context is not None else self.session_state
+        state = self.session_state
+        if run_context is not None:
+            state = run_context.session_state if run_context.session_state is not None else state
+            run_context.knowledge = self.knowledge
         own: list[Tool | Toolset] = self._knowledge.tools()
         if self.enable_agentic_memory and self.memory_manager is not None:
             own.append(agentic_memory_tool(self._second_models, self.memory_manager))

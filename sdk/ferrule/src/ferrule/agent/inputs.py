@@ -17,6 +17,7 @@ import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.messages import Message, converter
 
+from ..models.message import Message as AgnoMessage
 from ..tools import Tool, as_tools
 from ..tools.context import RunContext
 from .prompt import prompt_parts
@@ -95,7 +96,8 @@ def run_context_of(run: Any) -> RunContext:
     """A run (`RunState`) as Agno's `RunContext`: one per run (the caller's own when one
     was given), kept in step with the run: its ``session_state`` is the run's own dict, so
     what a tool or instructions function changes there is the session's; its
-    ``dependencies`` are the run's (else a dict of pydantic-ai's ``deps``)."""
+    ``dependencies`` are the run's (else a dict of pydantic-ai's ``deps``); its
+    ``output_schema`` the run's, its ``messages`` the run's so far (as Agno's)."""
     session = run.session
     context = run.run_context
     if context is None:
@@ -104,11 +106,16 @@ def run_context_of(run: Any) -> RunContext:
         context.session_id, context.user_id = session.session_id, session.user_id
         context.session_state = session.session_state
         context.metadata = session.metadata
+    elif context.session_state is None:  # a single step: a state of its own
+        context.session_state = {}
     if run.dependencies is not None:
         context.dependencies = run.dependencies
     elif context.dependencies is None and isinstance(run.tool_deps, dict):
         context.dependencies = run.tool_deps
     context.knowledge_filters = run.knowledge_filters
+    if run.output is not None:
+        context.output_schema = run.output.source
+    context.messages = [AgnoMessage.from_kit(m) for m in run.messages]
     return context
 
 
@@ -129,6 +136,8 @@ def update_session_state(run_context: RunContext, session_state_updates: dict[st
     Args:
         session_state_updates: The keys to set in the session state, with their new values.
     """
+    if run_context.session_state is None:
+        run_context.session_state = {}
     run_context.session_state.update(session_state_updates)
     return f"Updated session state: {json.dumps(run_context.session_state, default=str)}"
 

@@ -18,6 +18,8 @@ from .run_errors import OutputValidationError
 class StructuredOutput:
     schema: dict[str, Any]
     parse: Callable[[Any], Any]
+    #: The ``output_schema`` as given (a class, or the JSON schema): `RunContext`'s.
+    source: Any = None
 
 
 def structured_output(output_schema: Any) -> StructuredOutput | None:
@@ -39,7 +41,7 @@ def structured_output(output_schema: Any) -> StructuredOutput | None:
                     errors=exc.errors,
                 ) from None
 
-        return StructuredOutput(json_schema(output_schema), parse_attrs)
+        return StructuredOutput(json_schema(output_schema), parse_attrs, output_schema)
     if isinstance(output_schema, type) and hasattr(output_schema, "model_json_schema"):  # pydantic
 
         def parse_pydantic(value: Any) -> Any:
@@ -50,7 +52,7 @@ def structured_output(output_schema: Any) -> StructuredOutput | None:
                     f"the reply does not match {output_schema.__name__}: {exc}"
                 ) from None
 
-        return StructuredOutput(output_schema.model_json_schema(), parse_pydantic)
+        return StructuredOutput(output_schema.model_json_schema(), parse_pydantic, output_schema)
     if isinstance(output_schema, Mapping):
         schema = dict(output_schema)
         checker: Any = None
@@ -76,7 +78,7 @@ def structured_output(output_schema: Any) -> StructuredOutput | None:
                 )
             return value
 
-        return StructuredOutput(schema, parse_schema)
+        return StructuredOutput(schema, parse_schema, output_schema)
     raise InvalidInputError(
         "output_schema must be an attrs class, a TypedDict, a pydantic model or a JSON schema, "
         f"got {output_schema!r}",

@@ -164,14 +164,17 @@ class AgentTools:
         agentic_state: bool,
     ) -> dict[str, Tool]:
         """A run's tools by name: the agent's, the factory's (called with ``agent``,
-        ``session_state`` and ``run_context`` by name), the knowledge's, and the session
-        state's with ``agentic_state``; toolsets listed. Two of one name are refused."""
+        ``session_state`` and ``run_context`` by name), the run context's ``client_tools``,
+        the knowledge's, and the session state's with ``agentic_state``; toolsets listed.
+        Two of one name are refused. The run context's ``tools`` are set to them."""
         entries: list[Tool | Toolset] = [*self.entries, *knowledge_tools]
         if self.factory is not None:
             made = call_by_name(
                 self.factory, agent=agent, session_state=session_state, run_context=run_context
             )
             entries += [as_tools(tool) for tool in made or ()]
+        if run_context is not None:  # the caller's own for this run (Agno's client_tools)
+            entries += [as_tools(tool) for tool in run_context.client_tools or ()]
         if agentic_state:
             entries.append(update_session_state_tool())
         found: dict[str, Tool] = {}
@@ -185,6 +188,8 @@ class AgentTools:
                         field="tools",
                     )
                 found[tool.name] = tool
+        if run_context is not None:
+            run_context.tools = list(found.values())
         return found
 
     async def close(self) -> None:

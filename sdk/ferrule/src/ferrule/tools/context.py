@@ -18,16 +18,25 @@ DepsT = TypeVar("DepsT")
 class RunContext:
     """Agno's ``RunContext``: who and what a run is for, given to the tools, instructions
     and tool factories that take a ``run_context`` parameter. ``session_state`` is the run's
-    own state: what a tool changes in it is kept with the session."""
+    own state: what a tool changes in it is kept with the session. The run fills the rest:
+    its ``output_schema`` (as given), its ``messages`` so far (Agno `Message`s, a copy made
+    as each tool or hook is called), its ``tools`` (as resolved for the run) and the
+    agent's ``knowledge``; ``client_tools``, given by the caller, are the run's tools too
+    (after the agent's)."""
 
     run_id: str
     session_id: str
     user_id: str | None = None
-    session_state: dict[str, Any] = attrs.field(factory=dict)
     #: The caller's ``dependencies`` (``agent.run(..., dependencies=...)``).
     dependencies: dict[str, Any] | None = None
     knowledge_filters: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
+    session_state: dict[str, Any] | None = None
+    output_schema: Any = None
+    messages: list[Any] | None = None
+    tools: list[Any] | None = None
+    knowledge: Any = None
+    client_tools: list[Any] | None = None
 
 
 @attrs.frozen

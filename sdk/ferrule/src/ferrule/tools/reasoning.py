@@ -127,6 +127,8 @@ class ReasoningTools(Toolkit):
 
 def _record(run_context: RunContext, step: dict[str, Any], *, next_action: str) -> str:
     """Keep ``step`` among the run's reasoning steps; all of them, numbered, as text."""
+    if run_context.session_state is None:
+        run_context.session_state = {}
     by_run = run_context.session_state.setdefault("reasoning_steps", {})
     steps: list[dict[str, Any]] = by_run.setdefault(run_context.run_id or "", [])
     steps.append({**step, "next_action": next_action})
