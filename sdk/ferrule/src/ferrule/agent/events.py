@@ -469,6 +469,39 @@ class FollowupsCompletedEvent(BaseAgentRunEvent):
     followups: list[str] | None = None
 
 
+@attrs.define(slots=False, init=False)
+class CustomEvent(BaseAgentRunEvent):
+    """An event of one's own, which a tool yields (a generator tool; ``tool_call_id``
+    names its call): streamed as it is, after the call's `ToolCallStartedEvent`, with or
+    without ``stream_events``. Subclass it (a dataclass or attrs class, or plain keyword
+    fields: ``CustomEvent(progress=0.5)``) to give it fields."""
+
+    event: str = RunEvent.custom_event.value
+    tool_call_id: str | None = None
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.__attrs_init__()  # type: ignore[attr-defined]
+        for key, value in kwargs.items():
+            setattr(self, key, value)
+
+    def __post_init__(self) -> None:
+        # a dataclass subclass's __init__ sets its own fields only: the rest take defaults
+        for field in attrs.fields(CustomEvent):
+            if field.name not in vars(self):
+                default: Any = field.default
+                factory = getattr(default, "factory", None)
+                setattr(self, field.name, factory() if callable(factory) else default)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its fields and its own (those of a subclass, or given by keyword) that are set."""
+        fields = {k: v for k, v in vars(self).items() if not k.startswith("_") and v is not None}
+        return {k: json_ready(v) for k, v in {**super().to_dict(), **fields}.items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        return cls(**data)
+
+
 RunOutputEvent = (
     RunStartedEvent
     | RunContentEvent
@@ -502,6 +535,7 @@ RunOutputEvent = (
     | CompressionCompletedEvent
     | FollowupsStartedEvent
     | FollowupsCompletedEvent
+    | CustomEvent
 )
 
 #: Each event's class by its ``event`` name.
@@ -539,6 +573,7 @@ for _cls in (
     CompressionCompletedEvent,
     FollowupsStartedEvent,
     FollowupsCompletedEvent,
+    CustomEvent,
 ):
     # the name readable on the class too (``RunContentEvent.event``), as on Agno's
     _cls.event = attrs.fields(_cls).event.default  # type: ignore[misc]

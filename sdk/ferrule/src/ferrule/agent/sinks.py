@@ -27,6 +27,7 @@ from .deltas import (
 )
 from .events import (
     BaseAgentRunEvent,
+    CustomEvent,
     MemoryUpdateCompletedEvent,
     MemoryUpdateStartedEvent,
     ModelRequestCompletedEvent,
@@ -172,6 +173,7 @@ class Sink:
     def parser_started(self) -> None: ...
     def parser_completed(self) -> None: ...
     def announce(self, kind: type[BaseAgentRunEvent], **fields: Any) -> None: ...
+    def custom(self, event: CustomEvent) -> None: ...
     def content_completed(self) -> None: ...
     def memory_started(self) -> None: ...
     def memory_completed(self, memories: list[Any] | None) -> None: ...
@@ -398,6 +400,13 @@ class EventSink(Sink):
 
     def parser_completed(self) -> None:
         self._step(ParserModelResponseCompletedEvent(**self._ids()))
+
+    def custom(self, event: CustomEvent) -> None:
+        """A tool's own event, named as the run's (Agno streams it with or without
+        ``stream_events``)."""
+        for name, value in self._ids().items():
+            setattr(event, name, value)
+        self._put(event)
 
     def content_completed(self) -> None:
         self._step(RunContentCompletedEvent(**self._ids()))

@@ -31,11 +31,13 @@ from ..tools import (
     result_text,
 )
 from .deps import RunDeps
+from .events import CustomEvent
 from .hooks import call_tool
 from .inputs import as_message, run_context_of
 from .results import ToolConfirmation
 from .sinks import Sink
 from .state import RunState
+from .tool_yields import Yielded, drained, is_yielding
 
 log = get_logger("ferrule.agent")
 
@@ -60,6 +62,8 @@ class CallOutcome:
     shown: str | None = None
     #: The run must stop: the tool asked the model to retry more often than it may.
     exceeded: ToolRetriesExceededError | None = None
+    #: The `CustomEvent`s a generator tool yielded, streamed before its result.
+    events: list[CustomEvent] = attrs.Factory(list)
 
     @classmethod
     def failed(cls, error: str) -> CallOutcome:
@@ -195,15 +199,26 @@ async def invoke(deps: RunDeps, run: RunState, call: ToolCall, tool: Tool) -> Ca
     else:
         work = tool.invoke(dict(call.arguments), context)
     timeout = tool.timeout if tool.timeout is not None else deps.tool_timeout
-    result = await within(work, timeout, call.name)
-    text = result_text(result)
+    result = await within(run_to_end(work, call.id), timeout, call.name)
+    if isinstance(result, Yielded):
+        text, value, events = result.text, result.text, result.events
+    else:
+        text, events = result_text(result), []
+        value = result if isinstance(result, str) else json.loads(text)
     return CallOutcome(
-        result if isinstance(result, str) else json.loads(text),
+        value,
         None,
         text,
         stop=None if tool.stop_after_tool_call else GOES_ON,
         shown=text if tool.show_result else None,
+        events=events,
     )
+
+
+async def run_to_end(work: Awaitable[Any], call_id: str) -> Any:
+    """A tool's result; a generator tool's run to its end (`tool_yields`)."""
+    result = await work
+    return await drained(result, call_id) if is_yielding(result) else result
 
 
 async def within(work: Awaitable[Any], seconds: float | None, name: str) -> Any:
@@ -290,6 +305,8 @@ def record(
                 failed=outcome.error is not None,
                 seconds=round(outcome.seconds, 3),
             )
+        for event in outcome.events:
+            sink.custom(event)
         sink.tool_result(message, call.name, outcome.result, outcome.error)
     for outcome in outcomes:
         run.messages += outcome.added
