@@ -135,6 +135,10 @@ class ModelOptions(TypedDict, total=False):
     options: Mapping[str, Any] | None
     usage_limits: UsageLimits | None
     fallback_models: Sequence[Any] | None
+    tool_choice: str | dict[str, Any] | None
+    retries: int
+    delay_between_retries: float
+    exponential_backoff: bool
 
 
 class ToolOptions(TypedDict, total=False):
@@ -200,6 +204,9 @@ class OutputOptions(TypedDict, total=False):
     parser_model: Any
     parser_model_prompt: str | None
     parse_response: bool
+    structured_outputs: bool | None
+    output_model: Any
+    output_model_prompt: str | None
     save_response_to_file: str | None
 
 

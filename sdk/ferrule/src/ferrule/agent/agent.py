@@ -33,6 +33,7 @@ from .inputs import DEFAULT_STEP_INSTRUCTIONS, as_message, extra_messages, tool_
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
 from .memory import agentic_memory_tool
+from .model_requests import request_steps
 from .output_schema import structured_output
 from .reasoning import second_model_steps
 from .request import MESSAGES
@@ -262,7 +263,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             options=self.options,
             output_retries=self.output_retries,
             parse_response=self.parse_response,
-            use_json_mode=self.use_json_mode,
+            use_json_mode=self.use_json_mode and not self.structured_outputs,
             tool_timeout=self.tool_timeout,
             pre_hooks=self.pre_hooks,
             post_hooks=self.post_hooks,
@@ -278,6 +279,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             ),
             track_references=self._knowledge.track_references,
             **second_model_steps(self, self._second_models()),
+            **request_steps(self),
         )
 
     def _launch(self) -> Launch:

@@ -63,6 +63,10 @@ class AgentAttributes:
     options: dict[str, Any]
     usage_limits: UsageLimits | None
     fallback_models: Sequence[Any] | None
+    tool_choice: str | dict[str, Any] | None
+    retries: int
+    delay_between_retries: float
+    exponential_backoff: bool
     # tools
     tool_call_limit: int | None
     tool_timeout: float | None
@@ -112,6 +116,9 @@ class AgentAttributes:
     parser_model: Any
     parser_model_prompt: str | None
     parse_response: bool
+    structured_outputs: bool | None
+    output_model: Any
+    output_model_prompt: str | None
     save_response_to_file: str | None
     # streaming
     stream: bool | None

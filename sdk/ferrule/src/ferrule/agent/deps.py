@@ -14,6 +14,7 @@ from ferrule_kit.messages import Message
 from ..tools import Tool
 from .fallback import FallbackModel, ModelSlot
 from .langmodel import LangModel
+from .model_requests import RetryPolicy
 from .sinks import Sink
 from .state import RunState
 
@@ -105,6 +106,12 @@ class RunDeps:
     compress: Callable[[RunState, Sink, list[dict[str, Any]]], Awaitable[None]] | None = None
     #: Follow-up prompts suggested after the reply (`followups.suggest_followups`).
     suggest_followups: Callable[[RunState, Sink], Awaitable[None]] | None = None
+    #: The output model writing the run's output once the model answered (`output_model`).
+    write_output: Callable[[RunState, Sink], Awaitable[Message]] | None = None
+    #: Agno's ``tool_choice``, sent with the tools (`model_requests.tool_choice_sent`).
+    tool_choice: str | dict[str, Any] | None = None
+    #: How a failed model request is tried again (None: it ends the run).
+    retry: RetryPolicy | None = None
 
     @property
     def route(self) -> ModelRoute:

@@ -12,7 +12,10 @@ compressed first (``compress_tool_results``), `ModelRequestStartedEvent`, the
 and `ModelRequestCompletedEvent` (its tokens), then
 `ToolCallStartedEvent` and `ToolCallCompletedEvent` for each tool call (and
 `ToolCallErrorEvent` after a failed one's); `ParserModelResponseStartedEvent` /
-`ParserModelResponseCompletedEvent` around a ``parser_model``; `FollowupsStartedEvent` /
+`ParserModelResponseCompletedEvent` around a ``parser_model``, and
+`OutputModelResponseStartedEvent` / `OutputModelResponseCompletedEvent` around an
+``output_model`` (the main model's text then streams as `IntermediateRunContentEvent`s
+instead); `FollowupsStartedEvent` /
 `FollowupsCompletedEvent` with ``followups=True``; `RunContentCompletedEvent`;
 `PostHookStartedEvent` / `PostHookCompletedEvent` for each post-hook;
 `MemoryUpdateStartedEvent` / `MemoryUpdateCompletedEvent` and `SessionSummaryStartedEvent` /
@@ -33,7 +36,7 @@ from __future__ import annotations
 import enum
 import json
 import time
-from typing import Any
+from typing import Any, get_args
 
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError
@@ -414,6 +417,16 @@ class ParserModelResponseCompletedEvent(BaseAgentRunEvent):
 
 
 @attrs.define(slots=False)
+class OutputModelResponseStartedEvent(BaseAgentRunEvent):
+    event: str = RunEvent.output_model_response_started.value
+
+
+@attrs.define(slots=False)
+class OutputModelResponseCompletedEvent(BaseAgentRunEvent):
+    event: str = RunEvent.output_model_response_completed.value
+
+
+@attrs.define(slots=False)
 class ModelRequestStartedEvent(BaseAgentRunEvent):
     """A request to ``model`` (its id) of ``model_provider`` is sent."""
 
@@ -529,6 +542,8 @@ RunOutputEvent = (
     | ToolCallErrorEvent
     | ParserModelResponseStartedEvent
     | ParserModelResponseCompletedEvent
+    | OutputModelResponseStartedEvent
+    | OutputModelResponseCompletedEvent
     | ModelRequestStartedEvent
     | ModelRequestCompletedEvent
     | CompressionStartedEvent
@@ -540,41 +555,7 @@ RunOutputEvent = (
 
 #: Each event's class by its ``event`` name.
 RUN_EVENT_TYPE_REGISTRY: dict[str, type[BaseAgentRunEvent]] = {}
-for _cls in (
-    RunStartedEvent,
-    RunContentEvent,
-    IntermediateRunContentEvent,
-    RunContentCompletedEvent,
-    RunCompletedEvent,
-    RunErrorEvent,
-    RunCancelledEvent,
-    RunPausedEvent,
-    RunContinuedEvent,
-    PreHookStartedEvent,
-    PreHookCompletedEvent,
-    PostHookStartedEvent,
-    PostHookCompletedEvent,
-    ReasoningStartedEvent,
-    ReasoningStepEvent,
-    ReasoningContentDeltaEvent,
-    ReasoningCompletedEvent,
-    MemoryUpdateStartedEvent,
-    MemoryUpdateCompletedEvent,
-    SessionSummaryStartedEvent,
-    SessionSummaryCompletedEvent,
-    ToolCallStartedEvent,
-    ToolCallCompletedEvent,
-    ToolCallErrorEvent,
-    ParserModelResponseStartedEvent,
-    ParserModelResponseCompletedEvent,
-    ModelRequestStartedEvent,
-    ModelRequestCompletedEvent,
-    CompressionStartedEvent,
-    CompressionCompletedEvent,
-    FollowupsStartedEvent,
-    FollowupsCompletedEvent,
-    CustomEvent,
-):
+for _cls in get_args(RunOutputEvent):
     # the name readable on the class too (``RunContentEvent.event``), as on Agno's
     _cls.event = attrs.fields(_cls).event.default  # type: ignore[misc]
     RUN_EVENT_TYPE_REGISTRY[_cls.event] = _cls

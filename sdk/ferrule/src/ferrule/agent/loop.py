@@ -10,6 +10,7 @@ the model answers (`reply`), a call waits (`pause`) or the run fails (`fail`); t
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -23,8 +24,10 @@ from ..models import model_infer_options
 from ..tools import Tool
 from ..tools.function import user_input_for
 from .deps import RunDeps
+from .events import IntermediateRunContentEvent
 from .hooks import run_hooks
 from .inputs import run_context_of
+from .model_requests import tool_choice_sent
 from .model_settings import StructuredOutputs, guidance_after, model_stream
 from .output_schema import parse_output
 from .results import ModelCallMetrics, RunStatus, ToolConfirmation
@@ -84,6 +87,8 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
             requirements = [] if over_limit else waiting_calls(calls, tools)
             sink.assistant(message, usage, requirements)
             if not calls:
+                if deps.write_output is not None:
+                    message = await deps.write_output(run, sink)
                 if await reply(deps, run, sink, message, retries):
                     break
                 retries -= 1  # the reply did not match the output schema: asked again
@@ -365,6 +370,8 @@ async def model_turn(
         finish_model_span(span, accumulator, metrics, None, exc)
         guidance = guidance_after(deps.slots[0].model, exc, len(notes))
         if guidance is None:
+            if deps.retry is not None and await deps.retry.again(run, exc):
+                return await model_turn(deps, run, sink, tools, notes)
             raise
         note = converter.unstructure(guidance)
         return await model_turn(deps, run, sink, tools, (*notes, note))
@@ -393,6 +400,9 @@ def infer_inputs(deps: RunDeps, run: RunState, tools: list[dict[str, Any]]) -> d
     inputs: dict[str, Any] = {**deps.options, **run.infer_options, "messages": run.wire}
     if tools:
         inputs["tools"] = tools
+        choice = tool_choice_sent(deps.tool_choice, run)
+        if choice is not None:
+            inputs["tool_choice"] = choice
     if run.reasoning:
         inputs["reasoning"] = run.reasoning
     if run.output is not None and deps.parse_reply is None and deps.parse_response:
@@ -411,6 +421,8 @@ async def stream_reply(
     """Stream the model's reply into ``accumulator``, its text and reasoning to the sink
     as they come, timing it into ``metrics``."""
     add, texts, on_text = accumulator.add, accumulator.text, sink.text
+    if deps.write_output is not None:  # the output model's text is the content
+        on_text = functools.partial(intermediate_text, sink)
 
     def fold(item: dict[str, Any]) -> None:
         delta = item["message"]
@@ -442,6 +454,11 @@ async def stream_reply(
     finally:
         await stream.aclose()
     metrics.latency = time.perf_counter() - start
+
+
+def intermediate_text(sink: Sink, text: str) -> None:
+    """The main model's text when an output model writes the content."""
+    sink.announce(IntermediateRunContentEvent, content=text)
 
 
 def finish_model_span(

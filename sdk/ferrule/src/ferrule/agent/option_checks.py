@@ -54,6 +54,31 @@ def seconds(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise InvalidInputError("must be more than 0 seconds", field=attribute.name)
 
 
+def delay(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """A number of seconds, 0 or more (a wait between tries)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise refuse(attribute, "a number of seconds", value)
+    if value < 0:
+        raise InvalidInputError("must not be negative", field=attribute.name)
+
+
+def tool_choice(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, ``"auto"``, ``"none"``, ``"required"``, or a named function
+    ``{"type": "function", "function": {"name": ...}}``."""
+    if value is None or value in ("auto", "none", "required"):
+        return
+    if isinstance(value, dict) and value.get("type") == "function":
+        function = value.get("function")
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            return
+    raise InvalidInputError(
+        "tool_choice must be 'auto', 'none', 'required' or "
+        "{'type': 'function', 'function': {'name': ...}}, "
+        f"got {value!r}",
+        field=attribute.name,
+    )
+
+
 def instructions(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is None or isinstance(value, str) or callable(value):
         return

@@ -2,7 +2,8 @@
 reasoning put into the context before the main model answers, and a ``parser_model``
 that turns the main model's free reply into the ``output_schema``; and the steps of
 second models a run takes only when the agent asks for them (`second_model_steps`): its
-tool results compressed (`compression`), follow-up prompts suggested (`followups`).
+tool results compressed (`compression`), follow-up prompts suggested (`followups`), the
+output written by an ``output_model`` (`output_model`).
 
 Both are defined once on the agent's runtime (like the memory manager's model) and
 deleted with the agent; a `LangModel` is used as it is.
@@ -19,6 +20,7 @@ from ..compression.manager import CompressionManager
 from .compression import compress_tool_results
 from .deps import SecondModels
 from .followups import suggest_followups
+from .output_model import write_output
 
 if TYPE_CHECKING:
     from .sinks import Sink
@@ -92,14 +94,18 @@ class SecondModelView(Protocol):
     followups: bool
     num_followups: int
     followup_model: Any
+    output_model: Any
+    output_model_prompt: str | None
+    use_json_mode: bool
+    structured_outputs: bool | None
 
 
 def second_model_steps(agent: SecondModelView, models: SecondModels) -> dict[str, Any]:
     """`deps.RunDeps`' steps of second models for a run of ``agent``: ``reason``,
-    ``parse_reply``, ``compress`` and ``suggest_followups`` (None for one it does not
-    take)."""
+    ``parse_reply``, ``compress``, ``suggest_followups`` and ``write_output`` (None for one
+    it does not take)."""
     steps: dict[str, Any] = dict.fromkeys(
-        ("reason", "parse_reply", "compress", "suggest_followups")
+        ("reason", "parse_reply", "compress", "suggest_followups", "write_output")
     )
     if agent.reasoning_model is not None:
         thinker = agent.reasoning_model
@@ -137,4 +143,12 @@ def second_model_steps(agent: SecondModelView, models: SecondModels) -> dict[str
             await suggest_followups(models, model, count, run, sink)
 
         steps["suggest_followups"] = followups
+    if agent.output_model is not None:
+        writer, writer_prompt = agent.output_model, agent.output_model_prompt
+        json_mode = agent.use_json_mode and not agent.structured_outputs
+
+        async def output(run: RunState, sink: Sink) -> Message:
+            return await write_output(models, writer, writer_prompt, json_mode, run, sink)
+
+        steps["write_output"] = output
     return steps

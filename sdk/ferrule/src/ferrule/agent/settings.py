@@ -119,7 +119,10 @@ class InputSettings:
 class ModelSettings:
     """How the model is asked: ``options`` (passed to its ``infer``: ``temperature``,
     ``max_tokens``...), ``usage_limits`` (model requests and tokens per run) and Agno's
-    ``fallback_models`` (tried in order when the model fails: `fallback.with_fallbacks`)."""
+    ``fallback_models`` (tried in order when the model fails: `fallback.with_fallbacks`),
+    ``tool_choice`` (sent with the tools), and ``retries`` of a failed model request
+    (`model_requests.RetryPolicy`: ``delay_between_retries`` seconds apart, doubled each
+    time with ``exponential_backoff``)."""
 
     options: Mapping[str, Any] | None = attrs.field(
         default=None, validator=check.optional(Mapping, "a dict of model options")
@@ -130,6 +133,12 @@ class ModelSettings:
     fallback_models: Sequence[Any] | None = attrs.field(
         default=None, validator=check.optional(list, "a list of models")
     )
+    tool_choice: str | dict[str, Any] | None = attrs.field(
+        default=None, validator=check.tool_choice
+    )
+    retries: int = attrs.field(default=0, validator=check.count)
+    delay_between_retries: float = attrs.field(default=1, validator=check.delay)
+    exponential_backoff: bool = attrs.field(default=False, validator=check.flag)
 
     def __attrs_post_init__(self) -> None:
         _resolve(self, "options", dict(self.options or {}))
@@ -270,6 +279,11 @@ class OutputSettings:
     parser_model: Any = None
     parser_model_prompt: str | None = attrs.field(default=None, validator=check.text)
     parse_response: bool = attrs.field(default=True, validator=check.flag)
+    #: Agno's: the provider's own structured output even with ``use_json_mode``.
+    structured_outputs: bool | None = attrs.field(default=None, validator=check.maybe_flag)
+    #: A second model that writes the run's output from the conversation (`output_model`).
+    output_model: Any = None
+    output_model_prompt: str | None = attrs.field(default=None, validator=check.text)
     #: Each completed run's content written to this file (`response_file`: ``{name}``,
     #: ``{session_id}``, ``{user_id}``, ``{message}``, ``{run_id}`` filled in).
     save_response_to_file: str | None = attrs.field(default=None, validator=check.text)

@@ -92,6 +92,7 @@ class RunState:
     metrics: RunMetrics = attrs.Factory(RunMetrics)
     wire: list[dict[str, Any]] = attrs.Factory(list)  # ``messages`` on the wire, as far as sent
     tool_calls_made: int = 0
+    model_retries: int = 0  # failed model requests tried again (`model_requests.RetryPolicy`)
     pending: list[ToolCall] = attrs.Factory(list)  # the paused turn's calls
     requirements: list[ToolConfirmation] = attrs.Factory(list)
     started: float = attrs.Factory(time.perf_counter)

@@ -227,9 +227,8 @@ def system_text(
     model_prompt = model_system_prompt(agent.model, _tools(agent, known))
     if model_prompt:
         pieces.append(model_prompt)
-    if output is not None and StructuredOutputs.of(agent.model).schema_in_prompt(
-        agent.use_json_mode
-    ):
+    json_mode = agent.use_json_mode and not agent.structured_outputs  # Agno's rule
+    if output is not None and StructuredOutputs.of(agent.model).schema_in_prompt(json_mode):
         schema = json.dumps(output.schema, ensure_ascii=False)
         pieces.append(
             "Reply with one JSON object that follows this JSON schema, and nothing "
