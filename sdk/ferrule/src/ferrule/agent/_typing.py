@@ -18,6 +18,7 @@ from ferrule_kit.lm import Reasoning
 
 from ..compression.manager import CompressionManager
 from ..models.response import ToolExecution
+from ..session.summary import SessionSummaryManager
 from ..tools.context import RunContext
 from .memory import MemoryManager
 from .usage import UsageLimits
@@ -168,6 +169,14 @@ class HistoryOptions(TypedDict, total=False):
     store_history_messages: bool
     enable_session_summaries: bool
     add_session_summary_to_context: bool | None
+    session_summary_manager: SessionSummaryManager | None
+    read_chat_history: bool
+    read_tool_call_history: bool
+    search_past_sessions: bool
+    num_past_sessions_to_search: int | None
+    num_past_session_runs_in_search: int | None
+    search_session_history: bool | None
+    num_history_sessions: int | None
 
 
 class MemoryOptions(TypedDict, total=False):

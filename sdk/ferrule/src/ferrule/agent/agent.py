@@ -29,6 +29,7 @@ from .console import AgentConsole
 from .delegation import Delegated
 from .deps import RunDeps, SecondModels, SessionSteps
 from .fallback import FallbackModel, model_slots, with_fallbacks
+from .history_tools import history_tools
 from .inputs import DEFAULT_STEP_INSTRUCTIONS, as_message, extra_messages, tool_description
 from .langmodel import LangModel, routing_kernel
 from .loop import drive, model_turn
@@ -308,7 +309,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         if run_context is not None:
             state = run_context.session_state if run_context.session_state is not None else state
             run_context.knowledge = self.knowledge
-        own: list[Tool | Toolset] = self._knowledge.tools()
+        own: list[Tool | Toolset] = [*self._knowledge.tools(), *history_tools(self, self._sessions)]
         if self.enable_agentic_memory and self.memory_manager is not None:
             own.append(agentic_memory_tool(self._second_models, self.memory_manager))
         agentic = self.enable_agentic_state

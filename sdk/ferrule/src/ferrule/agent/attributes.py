@@ -21,6 +21,7 @@ from .usage import UsageLimits
 if TYPE_CHECKING:
     from ..compression.manager import CompressionManager
     from ..knowledge import Knowledge
+    from ..session.summary import SessionSummaryManager
     from .settings import AgentSettings
 
 
@@ -90,6 +91,14 @@ class AgentAttributes:
     store_history_messages: bool
     enable_session_summaries: bool
     add_session_summary_to_context: bool
+    session_summary_manager: SessionSummaryManager | None
+    read_chat_history: bool
+    read_tool_call_history: bool
+    search_past_sessions: bool
+    num_past_sessions_to_search: int | None
+    num_past_session_runs_in_search: int | None
+    search_session_history: bool | None
+    num_history_sessions: int | None
     # memory
     memory_manager: MemoryManager | None
     enable_user_memories: bool

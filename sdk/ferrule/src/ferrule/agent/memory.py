@@ -36,6 +36,7 @@ from .inputs import DEFAULT_USER_ID, as_message
 from .langmodel import LangModel, component_name
 
 if TYPE_CHECKING:
+    from ..session.summary import SessionSummaryManager
     from .state import RunState
 
 log = get_logger("ferrule.agent")
@@ -453,8 +454,11 @@ class _SummaryReply:
     topics: list[str] = attrs.Factory(list)
 
 
-async def summarize(models: SecondModels, run: RunState) -> SessionSummary | None:
-    """The session's summary updated with ``run`` (None if the model call failed)."""
+async def summarize(
+    models: SecondModels, run: RunState, manager: SessionSummaryManager | None = None
+) -> SessionSummary | None:
+    """The session's summary updated with ``run`` (None if the model call failed), by
+    ``manager``'s model and prompt when given (Agno's ``session_summary_manager``)."""
     context = run.session
     assert context is not None
     lines = [
@@ -467,13 +471,16 @@ async def summarize(models: SecondModels, run: RunState) -> SessionSummary | Non
         f"<summary_so_far>\n{previous}\n</summary_so_far>\n\n"
         "<newest_exchange>\n" + "\n".join(lines) + "\n</newest_exchange>"
     )
+    model, instructions = None, SUMMARY_INSTRUCTIONS
+    if manager is not None:
+        model, instructions = manager.model, manager.session_summary_prompt or instructions
     try:
-        lm = await models.model("summary", None)
-        helper = models.new_agent(
-            lm, system_message=SUMMARY_INSTRUCTIONS, output_schema=_SummaryReply
-        )
+        lm = await models.model("summary", model)
+        helper = models.new_agent(lm, system_message=instructions, output_schema=_SummaryReply)
         reply = (await helper.arun([Message("user", prompt)])).content
     except FerruleError as exc:
         log.warning("summary_not_updated", run_id=run.id, error=exc.message)
         return None
+    if manager is not None:
+        manager.summaries_updated = True
     return SessionSummary(reply.summary, list(reply.topics), time.time())

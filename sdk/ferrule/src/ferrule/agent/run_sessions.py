@@ -64,6 +64,7 @@ from .stored import (
 from .system_message import Known
 
 if TYPE_CHECKING:
+    from ..session.summary import SessionSummaryManager
     from .sinks import Sink
     from .state import RunState
 
@@ -94,6 +95,7 @@ class RunSessionSettings(Protocol):
     max_tool_calls_from_history: int | None
     enable_session_summaries: bool
     add_session_summary_to_context: bool
+    session_summary_manager: SessionSummaryManager | None
     memory_manager: MemoryManager | None
     enable_user_memories: bool
     add_memories_to_context: bool
@@ -336,7 +338,8 @@ class RunSessions:
             if self.settings.enable_session_summaries:
                 if sink is not None:
                     sink.summary_started()
-                summary = await summarize(self.second_models(), run)
+                manager = self.settings.session_summary_manager
+                summary = await summarize(self.second_models(), run, manager)
                 if sink is not None:
                     sink.summary_completed(summary)
             if self.settings.save_response_to_file is not None:

@@ -29,6 +29,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 
 from ..compression.manager import CompressionManager
+from ..session.summary import SessionSummaryManager
 from . import option_checks as check
 from .hooks import check_hooks
 from .langmodel import LangModel
@@ -178,7 +179,8 @@ class SessionSettings:
 @attrs.frozen(kw_only=True)
 class HistorySettings:
     """What a run sees of earlier runs: ``add_history_to_context`` with
-    ``num_history_runs`` or ``num_history_messages``; session summaries."""
+    ``num_history_runs`` or ``num_history_messages``; session summaries; the history tools
+    (``read_chat_history``, ``read_tool_call_history``, ``search_past_sessions``)."""
 
     add_history_to_context: bool = attrs.field(default=False, validator=check.flag)
     num_history_runs: int | None = attrs.field(default=None, validator=check.count)
@@ -191,14 +193,33 @@ class HistorySettings:
     store_tool_messages: bool = attrs.field(default=True, validator=check.flag)
     store_history_messages: bool = attrs.field(default=False, validator=check.flag)
     enable_session_summaries: bool = attrs.field(default=False, validator=check.flag)
-    #: Default: ``enable_session_summaries``.
+    #: Default: ``enable_session_summaries``, or a ``session_summary_manager`` given.
     add_session_summary_to_context: bool | None = attrs.field(
         default=None, validator=check.maybe_flag
     )
+    #: Writes the summaries (its model and prompt; default: the agent's model, ferrule's).
+    session_summary_manager: SessionSummaryManager | None = attrs.field(
+        default=None, validator=check.optional(SessionSummaryManager, "a SessionSummaryManager")
+    )
+    #: Tools the model reads the db with (`history_tools`): the session's messages, its
+    #: tool calls, the user's other sessions (how many, and how many runs of each).
+    read_chat_history: bool = attrs.field(default=False, validator=check.flag)
+    read_tool_call_history: bool = attrs.field(default=False, validator=check.flag)
+    search_past_sessions: bool = attrs.field(default=False, validator=check.flag)
+    num_past_sessions_to_search: int | None = attrs.field(default=None, validator=check.count)
+    num_past_session_runs_in_search: int | None = attrs.field(default=None, validator=check.count)
+    #: Agno's older names of ``search_past_sessions`` / ``num_past_sessions_to_search``.
+    search_session_history: bool | None = attrs.field(default=None, validator=check.maybe_flag)
+    num_history_sessions: int | None = attrs.field(default=None, validator=check.count)
 
     def __attrs_post_init__(self) -> None:
         if self.add_session_summary_to_context is None:
-            _resolve(self, "add_session_summary_to_context", self.enable_session_summaries)
+            summaries = self.enable_session_summaries or self.session_summary_manager is not None
+            _resolve(self, "add_session_summary_to_context", summaries)
+        if self.search_session_history and not self.search_past_sessions:
+            _resolve(self, "search_past_sessions", True)
+        if self.num_history_sessions is not None and self.num_past_sessions_to_search is None:
+            _resolve(self, "num_past_sessions_to_search", self.num_history_sessions)
 
 
 @attrs.frozen(kw_only=True)
