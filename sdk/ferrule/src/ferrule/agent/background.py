@@ -16,14 +16,12 @@ from ferrule_kernel import InvalidInputError
 from .results import RunOutput, RunStatus
 from .stream import AgentStream
 
-#: The running background tasks (a task only weakly referenced by its loop could be
-#: collected before it ends).
-_TASKS: set[asyncio.Task[Any]] = set()
 
-
-def _keep(task: asyncio.Task[Any]) -> None:
-    _TASKS.add(task)
-    task.add_done_callback(_TASKS.discard)
+def keep(tasks: set[asyncio.Task[Any]], task: asyncio.Task[Any]) -> None:
+    """Hold ``task`` in ``tasks`` (the agent's: `runs.AgentRuns.background_tasks`) until it
+    ends: a task only weakly referenced by its loop could be collected before it ends."""
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
 
 
 def needs_db(db: Any) -> None:
@@ -43,9 +41,11 @@ class BackgroundRun:
         self,
         stream: AgentStream[Any, Any],
         store_pending: Callable[[RunOutput[Any]], Awaitable[None]],
+        tasks: set[asyncio.Task[Any]],
     ) -> None:
         self.stream = stream
         self.store_pending = store_pending
+        self.tasks = tasks
 
     def __await__(self) -> Generator[Any, None, RunOutput[Any]]:
         return self._start().__await__()
@@ -54,13 +54,15 @@ class BackgroundRun:
         output = self.stream.output
         output.status = RunStatus.pending
         await self.store_pending(output)
-        _keep(asyncio.get_running_loop().create_task(self.stream.aresult()))
+        keep(self.tasks, asyncio.get_running_loop().create_task(self.stream.aresult()))
         return output
 
 
-async def background_events(stream: AgentStream[Any, Any]) -> AsyncIterator[Any]:
-    """The events of ``stream``, read by a task of their own: the run goes on to its end
-    whether or not the caller reads them all."""
+async def background_events(
+    stream: AgentStream[Any, Any], tasks: set[asyncio.Task[Any]]
+) -> AsyncIterator[Any]:
+    """The events of ``stream``, read by a task of their own (held in ``tasks``): the run
+    goes on to its end whether or not the caller reads them all."""
     queue: asyncio.Queue[tuple[bool, Any]] = asyncio.Queue()
 
     async def pump() -> None:
@@ -70,7 +72,7 @@ async def background_events(stream: AgentStream[Any, Any]) -> AsyncIterator[Any]
         finally:
             queue.put_nowait((True, None))
 
-    _keep(asyncio.get_running_loop().create_task(pump()))
+    keep(tasks, asyncio.get_running_loop().create_task(pump()))
     while True:
         done, event = await queue.get()
         if done:

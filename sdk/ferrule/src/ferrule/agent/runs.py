@@ -19,6 +19,7 @@ Each names the other's way when it is misused. `Agent.arun`, `query`, `run_delta
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -88,6 +89,8 @@ class AgentRuns:
         self.running = running
         self.launch = launch
         self.store_pending = store_pending
+        #: The agent's background runs' tasks, held until each ends (`background`).
+        self.background_tasks: set[asyncio.Task[Any]] = set()
 
     def start(self, request: RunRequest) -> AgentStream[Any, Any]:
         """The stream of a new run of ``request``."""
@@ -103,8 +106,8 @@ class AgentRuns:
         needs_db(self.defaults.db)
         stream = self.start(request)
         if self.streams(request):
-            return background_events(stream)
-        return BackgroundRun(stream, self.store_pending)
+            return background_events(stream, self.background_tasks)
+        return BackgroundRun(stream, self.store_pending, self.background_tasks)
 
     def new_run(self, request: RunRequest) -> RunState:
         """A run of ``request``; each option it leaves None is the agent's."""
