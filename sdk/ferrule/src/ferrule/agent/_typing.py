@@ -12,7 +12,7 @@ be left out of the overloads.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from ferrule_kit.lm import Reasoning
 
@@ -20,6 +20,7 @@ from ..compression.manager import CompressionManager
 from ..models.response import ToolExecution
 from ..session.summary import SessionSummaryManager
 from ..tools.context import RunContext
+from .events import RunEvent
 from .memory import MemoryManager
 from .usage import UsageLimits
 
@@ -222,6 +223,8 @@ class OutputOptions(TypedDict, total=False):
 class StreamOptions(TypedDict, total=False):
     stream: bool | None
     stream_events: bool | None
+    store_events: bool
+    events_to_skip: list[RunEvent | str] | None
 
 
 class HookOptions(TypedDict, total=False):
@@ -232,6 +235,7 @@ class HookOptions(TypedDict, total=False):
 
 class DebugOptions(TypedDict, total=False):
     debug_mode: bool
+    debug_level: Literal[1, 2]
     telemetry: bool
 
 

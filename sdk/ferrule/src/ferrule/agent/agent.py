@@ -270,6 +270,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             post_hooks=self.post_hooks,
             tool_hooks=self.tool_hooks,
             debug_mode=self.debug_mode,
+            debug_level=self.debug_level,
             instrumentation=self._instrumentation,
             agent=self,
             history=self._history,

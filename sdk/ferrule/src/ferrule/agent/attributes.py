@@ -11,7 +11,7 @@ has its line here, under its group's comment.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ferrule_kit.lm import Reasoning
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..compression.manager import CompressionManager
     from ..knowledge import Knowledge
     from ..session.summary import SessionSummaryManager
+    from .events import RunEvent
     from .settings import AgentSettings
 
 
@@ -132,12 +133,15 @@ class AgentAttributes:
     # streaming
     stream: bool | None
     stream_events: bool | None
+    store_events: bool
+    events_to_skip: list[RunEvent | str]
     # hooks
     pre_hooks: list[Any]
     post_hooks: list[Any]
     tool_hooks: list[Any]
     # debug
     debug_mode: bool
+    debug_level: Literal[1, 2]
     telemetry: bool
     # compression
     compress_tool_results: bool

@@ -112,6 +112,8 @@ class RunDeps:
     tool_choice: str | dict[str, Any] | None = None
     #: How a failed model request is tried again (None: it ends the run).
     retry: RetryPolicy | None = None
+    #: 2: the debug log shows what each model request sends and each reply's text.
+    debug_level: int = 1
 
     @property
     def route(self) -> ModelRoute:

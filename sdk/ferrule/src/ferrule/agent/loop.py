@@ -351,7 +351,8 @@ async def model_turn(
         run.usage_limits.check_before_request(run.metrics)
     accumulator = MessageAccumulator()
     metrics = ModelCallMetrics()
-    debug(deps, "model_request", run, messages=len(run.wire), tools=len(tools))
+    sent = {"sent": [f"{m.role}: {m.text}" for m in run.messages]} if deps.debug_level > 1 else {}
+    debug(deps, "model_request", run, messages=len(run.wire), tools=len(tools), **sent)
     span = None
     if deps.instrumentation is not None:
         span = deps.instrumentation.start_model_call(route=deps.route, inputs=inputs)
@@ -384,6 +385,7 @@ async def model_turn(
         run,
         finish_reason=metrics.finish_reason,
         tool_calls=[call.name for call in message.tool_calls],
+        **({"text": message.text} if deps.debug_level > 1 else {}),
         output_tokens=metrics.output_tokens,
         seconds=round(metrics.latency, 3),
     )

@@ -79,6 +79,23 @@ def tool_choice(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     )
 
 
+def event_names(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None, or a list of events' names (`RunEvent` members, or their values)."""
+    from .events import RUN_EVENT_TYPE_REGISTRY
+
+    if value is None:
+        return
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise refuse(attribute, "a list of RunEvent", value)
+    for index, name in enumerate(value):
+        name = getattr(name, "value", name)
+        if name not in RUN_EVENT_TYPE_REGISTRY:
+            raise InvalidInputError(
+                f"{name!r} is no event; one of: {', '.join(sorted(RUN_EVENT_TYPE_REGISTRY))}",
+                field=f"{attribute.name}[{index}]",
+            )
+
+
 def instructions(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is None or isinstance(value, str) or callable(value):
         return

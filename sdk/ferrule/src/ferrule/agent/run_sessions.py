@@ -52,6 +52,7 @@ from .run_errors import UnknownRunError
 from .sessions import AgentSessions
 from .state import RunSession
 from .stored import (
+    EVENTS_KEY,
     FOLLOWUPS_KEY,
     HISTORY_KEY,
     NOT_HISTORY,
@@ -404,6 +405,8 @@ class RunSessions:
             metadata[REFERENCES_KEY] = converter.unstructure(context.references)
         if run.followups is not None:
             metadata[FOLLOWUPS_KEY] = run.followups
+        if run.events is not None:
+            metadata[EVENTS_KEY] = [event.to_dict() for event in run.events]
         start, stop = context.history
         if self.settings.store_history_messages and stop > start:
             history = run.messages[start:stop]

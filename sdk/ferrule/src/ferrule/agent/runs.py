@@ -69,6 +69,8 @@ class RunDefaults(Protocol):
     knowledge_filters: Any
     input_schema: Any
     send_media_to_model: bool
+    store_events: bool
+    events_to_skip: list[Any]
 
 
 class AgentRuns:
@@ -148,6 +150,9 @@ class AgentRuns:
             config=config,
         )
         self.add_context(run, request)
+        if defaults.store_events:
+            skipped = (getattr(e, "value", e) for e in defaults.events_to_skip or ())
+            run.events_skipped = frozenset(skipped)
         return run
 
     def add_context(self, run: RunState, request: RunRequest) -> None:

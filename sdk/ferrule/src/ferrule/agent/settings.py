@@ -22,7 +22,7 @@ import inspect
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import attrs
 from ferrule_kernel import InvalidInputError
@@ -31,6 +31,7 @@ from ferrule_kit.lm import Reasoning
 from ..compression.manager import CompressionManager
 from ..session.summary import SessionSummaryManager
 from . import option_checks as check
+from .events import RunEvent
 from .hooks import check_hooks
 from .langmodel import LangModel
 from .memory import MemoryManager
@@ -312,10 +313,20 @@ class OutputSettings:
 
 @attrs.frozen(kw_only=True)
 class StreamSettings:
-    """`run`'s defaults: ``stream`` and ``stream_events``."""
+    """`run`'s defaults: ``stream`` and ``stream_events``; Agno's ``store_events`` (a
+    streamed run keeps the events it streamed in ``RunOutput.events``, stored with it, but
+    those named in ``events_to_skip``: by default the content deltas)."""
 
     stream: bool | None = attrs.field(default=None, validator=check.maybe_flag)
     stream_events: bool | None = attrs.field(default=None, validator=check.maybe_flag)
+    store_events: bool = attrs.field(default=False, validator=check.flag)
+    events_to_skip: list[RunEvent | str] | None = attrs.field(
+        default=None, validator=check.event_names
+    )
+
+    def __attrs_post_init__(self) -> None:
+        if self.events_to_skip is None:
+            _resolve(self, "events_to_skip", [RunEvent.run_content])
 
 
 @attrs.frozen(kw_only=True)
@@ -334,10 +345,12 @@ class HookSettings:
 
 @attrs.frozen(kw_only=True)
 class DebugSettings:
-    """``debug_mode``: each step of a run logged at debug level. Agno's ``telemetry``:
-    ferrule sends none, so only False (its default here) is taken."""
+    """``debug_mode``: each step of a run logged at debug level (``debug_level=2``: with
+    the messages each model request sends and the text of each reply). Agno's
+    ``telemetry``: ferrule sends none, so only False (its default here) is taken."""
 
     debug_mode: bool = attrs.field(default=False, validator=check.flag)
+    debug_level: Literal[1, 2] = attrs.field(default=1, validator=check.one_of(1, 2))
     telemetry: bool = attrs.field(default=False, validator=check.no_telemetry)
 
 

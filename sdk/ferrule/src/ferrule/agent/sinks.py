@@ -333,7 +333,20 @@ class EventSink(Sink):
         if content:
             self._put(event)
         else:
+            self._keep(event)
             self.channel.put(event)
+
+    def _put(self, item: Any) -> None:
+        self._keep(item)
+        super()._put(item)
+
+    def _keep(self, event: Any) -> None:
+        """With ``store_events``: ``event`` kept with the run, unless skipped."""
+        skipped = self.run.events_skipped
+        if skipped is not None and event.event not in skipped:
+            if self.run.events is None:
+                self.run.events = []
+            self.run.events.append(event)
 
     def _ids(self) -> dict[str, Any]:
         context = self.run.session

@@ -93,6 +93,10 @@ class RunState:
     wire: list[dict[str, Any]] = attrs.Factory(list)  # ``messages`` on the wire, as far as sent
     tool_calls_made: int = 0
     model_retries: int = 0  # failed model requests tried again (`model_requests.RetryPolicy`)
+    #: With ``store_events``: the names of the events not kept (None: none kept), and the
+    #: events kept so far (`sinks.EventSink`).
+    events_skipped: frozenset[str] | None = None
+    events: list[Any] | None = None
     pending: list[ToolCall] = attrs.Factory(list)  # the paused turn's calls
     requirements: list[ToolConfirmation] = attrs.Factory(list)
     started: float = attrs.Factory(time.perf_counter)
@@ -162,6 +166,7 @@ class RunState:
             or None,
             tools=list(self.executions) or None,
             followups=self.followups,
+            events=list(self.events) if self.events is not None else None,
         )
         if context is not None:
             output.agent_id, output.session_id = context.agent_id, context.session_id

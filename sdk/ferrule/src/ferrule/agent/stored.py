@@ -1,7 +1,8 @@
 """How an agent's runs are kept in its db (the contract of `ferrule_kit.storage`): what
 ferrule keeps in a stored run's metadata besides the user's (a paused run's
 `RESUME_KEY`, the knowledge searches' `REFERENCES_KEY`, the history of a run stored with
-``store_history_messages``: `HISTORY_KEY`, the follow-ups suggested: `FOLLOWUPS_KEY`), a
+``store_history_messages``: `HISTORY_KEY`, the follow-ups suggested: `FOLLOWUPS_KEY`, the
+events kept with ``store_events``: `EVENTS_KEY`), a
 run's content as JSON (`content_json`), and a stored run read back as a `RunOutput`
 (`stored_output`)."""
 
@@ -15,6 +16,7 @@ from ferrule_kit.messages import converter
 from ferrule_kit.storage import Run, RunStatus
 
 from ..knowledge.document import MessageReferences
+from .events import run_output_event_from_dict
 from .results import RunMetrics, RunOutput, ToolConfirmation
 
 #: Runs that are not history: unfinished, failed or stopped.
@@ -27,7 +29,9 @@ REFERENCES_KEY = "ferrule.references"
 HISTORY_KEY = "ferrule.history"
 #: Where a run keeps the follow-up prompts suggested after it (`RunOutput.followups`).
 FOLLOWUPS_KEY = "ferrule.followups"
-RESERVED_KEYS = (RESUME_KEY, REFERENCES_KEY, HISTORY_KEY, FOLLOWUPS_KEY)
+#: Where a run stored with ``store_events`` keeps its events (each one's ``to_dict``).
+EVENTS_KEY = "ferrule.events"
+RESERVED_KEYS = (RESUME_KEY, REFERENCES_KEY, HISTORY_KEY, FOLLOWUPS_KEY, EVENTS_KEY)
 
 
 def user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -66,4 +70,7 @@ def stored_output(run: Run) -> RunOutput[Any]:
         metadata=user_metadata(run.metadata),
         references=references or None,
         followups=run.metadata.get(FOLLOWUPS_KEY),
+        events=[run_output_event_from_dict(e) for e in run.metadata[EVENTS_KEY]]
+        if EVENTS_KEY in run.metadata
+        else None,
     )
