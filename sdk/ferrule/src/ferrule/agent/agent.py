@@ -24,6 +24,7 @@ from ..models.fallback import model_of  # names "provider:model_id" (Agno's fall
 from ..models.message import Message as AgnoMessage
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
+from .agno_methods import AgnoAgentMethods
 from .attributes import AgentAttributes
 from .console import AgentConsole
 from .delegation import Delegated
@@ -72,7 +73,7 @@ _knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
 _run_sessions_of = attrgetter("_run_sessions")
 
 
-class Agent(RunCalls[OutputT, RunT], AgentAttributes):
+class Agent(RunCalls[OutputT, RunT], AgentAttributes, AgnoAgentMethods):
     """A language model with tools, streaming its turns.
 
     Built one of three ways, which also decides what its `run` is (docs/agent.md, "Which
