@@ -24,7 +24,7 @@ from ..models.fallback import model_of  # names "provider:model_id" (Agno's fall
 from ..models.message import Message as AgnoMessage
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
-from .agno_methods import AgnoAgentMethods
+from .agno_methods import AgentUpkeep
 from .attributes import AgentAttributes
 from .console import AgentConsole
 from .delegation import Delegated
@@ -70,10 +70,10 @@ log = get_logger("ferrule.agent")
 # Where `Agent`'s delegated methods find their collaborators (`delegation.Delegated`).
 _tools_of, _sessions_of = attrgetter("_toolbox"), attrgetter("_sessions")
 _knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
-_run_sessions_of = attrgetter("_run_sessions")
+_run_sessions_of, _upkeep_of = attrgetter("_run_sessions"), attrgetter("_upkeep")
 
 
-class Agent(RunCalls[OutputT, RunT], AgentAttributes, AgnoAgentMethods):
+class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     """A language model with tools, streaming its turns.
 
     Built one of three ways, which also decides what its `run` is (docs/agent.md, "Which
@@ -227,6 +227,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes, AgnoAgentMethods):
         self._runs = AgentRuns(self, self._output, self._running, self._launch, pending)
         self._toolbox = AgentTools(lambda: self.sync_bridge, tools)
         self._console = AgentConsole(self)
+        self._upkeep = AgentUpkeep(self)
 
     def __repr__(self) -> str:
         return f"Agent({self.model!r}, tools={[getattr(t, 'name', t) for t in self.tools]!r})"
@@ -334,6 +335,9 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes, AgnoAgentMethods):
     remove_tool = Delegated(_tools_of, AgentTools.remove_tool)
     clear_tools = Delegated(_tools_of, AgentTools.clear_tools)
     get_tools = Delegated(_tools_of, AgentTools.get_tools)
+    set_id = Delegated(_upkeep_of, AgentUpkeep.set_id)
+    initialize_agent = Delegated(_upkeep_of, AgentUpkeep.initialize_agent)
+    scrub_run_output_for_storage = Delegated(_upkeep_of, AgentUpkeep.scrub_run_output_for_storage)
     save_run_response_to_file = Delegated(_run_sessions_of, RunSessions.save_run_response_to_file)
     add_py_function_tool = Delegated(_tools_of, AgentTools.add_py_function_tool)
     add_restapi_tool = Delegated(_tools_of, AgentTools.add_restapi_tool)

@@ -1,13 +1,13 @@
-"""Agno's smaller `Agent` methods, a base of ferrule's `Agent` (as `AgentAttributes` is):
-``set_id`` (an id from the name when the agent has none), ``initialize_agent`` (what
-Agno does before a run; ferrule's agent is ready once built, so only the id and
-``debug_mode``) and ``scrub_run_output_for_storage`` (a `RunOutput` cut to what the
-agent's ``store_media`` and ``store_tool_messages`` say a stored run keeps, as ferrule
-stores its own runs)."""
+"""Agno's smaller `Agent` methods, `AgentUpkeep`'s (a collaborator of `Agent`, over the
+agent seen as an `UpkeepView`): ``set_id`` (an id from the name when the agent has none),
+``initialize_agent`` (what Agno does before a run; ferrule's agent is ready once built, so
+only the id and ``debug_mode``) and ``scrub_run_output_for_storage`` (a `RunOutput` cut to
+what the agent's ``store_media`` and ``store_tool_messages`` say a stored run keeps, as
+ferrule stores its own runs)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .history import without_media, without_tool_calls
 from .settings import agent_id_for
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from .results import RunOutput
 
 
-class AgnoAgentMethods:
-    """The methods (see the module docstring); the attributes they read are the agent's."""
+class UpkeepView(Protocol):
+    """The agent's settings the methods read and set, as they are now."""
 
     id: str
     name: str | None
@@ -25,25 +25,32 @@ class AgnoAgentMethods:
     store_media: bool
     store_tool_messages: bool
 
+
+class AgentUpkeep:
+    """The methods (see the module docstring)."""
+
+    def __init__(self, agent: UpkeepView) -> None:
+        self.agent = agent
+
     def set_id(self) -> None:
         """Give the agent an id from its name (a new one without a name), unless it has one."""
-        if not self.id:
-            self.id = agent_id_for(self.name)
+        if not self.agent.id:
+            self.agent.id = agent_id_for(self.agent.name)
 
     def initialize_agent(self, debug_mode: bool | None = None) -> None:
         """Make the agent ready to run: its id set, and ``debug_mode`` turned on when
         asked (ferrule builds everything else when the agent is made)."""
         self.set_id()
         if debug_mode:
-            self.debug_mode = True
+            self.agent.debug_mode = True
 
     def scrub_run_output_for_storage(self, run_response: RunOutput) -> None:
         """Leave in ``run_response`` only what a stored run of this agent keeps: without
         ``store_media``, no media (its messages keep their text; its input and output
         media are dropped); without ``store_tool_messages``, no tool calls and results."""
-        if not self.store_tool_messages:
+        if not self.agent.store_tool_messages:
             run_response.messages = without_tool_calls(run_response.messages)
-        if not self.store_media:
+        if not self.agent.store_media:
             run_response.messages = without_media(run_response.messages)
             run_response.images = run_response.videos = None
             run_response.audio = run_response.files = None
