@@ -141,3 +141,11 @@ def test_the_output_model_events_are_agnos():
     again = OutputModelResponseStartedEvent.from_dict(started.to_dict())
     assert again.run_id == "r" and again.event == "OutputModelResponseStarted"
     assert OutputModelResponseCompletedEvent.event == "OutputModelResponseCompleted"
+
+
+def test_an_output_model_may_be_named_provider_colon_model(wire):
+    wire.says("draft", "final")
+    agent = Agent(model=OpenAIChat(id="gpt-4o"), output_model="openai:gpt-4o-mini")
+    assert agent.run("Hi").content == "final"
+    agent.delete()
+    assert [b["model"] for b in wire.bodies] == ["gpt-4o", "gpt-4o-mini"]

@@ -305,6 +305,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             self._helper_models,
             Agent,
             self._sessions.db_call,
+            model_of,
         )
 
     async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:

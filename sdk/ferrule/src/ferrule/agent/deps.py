@@ -36,6 +36,8 @@ class SecondModels:
     new_agent: Callable[..., Any]
     #: A call of the agent's storage component (``db(method, inputs, result_type)``).
     db: Callable[[str, Any, type[Any]], Awaitable[Any]]
+    #: The model a ``"provider:model_id"`` name names (Agno's second models may be named).
+    named: Callable[[str], Any] | None = None
 
     async def model(self, key: str, model: Any) -> LangModel:
         """The model of a ``key`` call: the agent's own (``model`` None), a `LangModel` as
@@ -44,6 +46,8 @@ class SecondModels:
             return self.main()
         if isinstance(model, LangModel):
             return model
+        if isinstance(model, str) and self.named is not None:
+            model = self.named(model)
         if key not in self.owned:
             self.owned[key] = await LangModel.new(model, runtime=self.runtime)
         return self.owned[key]
