@@ -50,6 +50,19 @@ def test_sqlite_table_names_are_the_files_tables(tmp_path, wire):
     assert caught.value.errors[0]["path"] == "sessions"
 
 
+def test_agents_with_their_own_session_tables_share_one_memory_table(tmp_path, postgres_server):
+    for made in (
+        lambda **tables: SqliteDb(db_file=str(tmp_path / "shared.db"), **tables),
+        lambda **tables: PostgresDb(db_url=postgres_server.dsn(), db_schema="shared", **tables),
+    ):
+        first = made(session_table="support_sessions", memory_table="memories")
+        first.upsert_user_memory(UserMemory(memory="likes tea", user_id="ada"))
+        for tables in ({}, {"session_table": "sales_sessions", "memory_table": "memories"}):
+            second = made(**tables)
+            assert [m.memory for m in second.get_user_memories(user_id="ada")] == ["likes tea"]
+            assert second.get_sessions() == []
+
+
 def test_postgres_table_names_are_the_schemas_tables(postgres_server):
     import psycopg
 

@@ -70,7 +70,9 @@ def _v1(m: SchemaMigration) -> MigrationSteps:
             updated_at {real} NOT NULL
         )""",
         f"CREATE INDEX {m.index('runs', 'by_session')} ON {runs} (session_id, id)",
-        f"""CREATE TABLE {memories} (
+        # A user's memories may be shared by table sets of one database (agents with their
+        # own session tables and one memory table, as Agno's programs do): made when missing.
+        f"""CREATE TABLE IF NOT EXISTS {memories} (
             memory_id TEXT PRIMARY KEY,
             user_id TEXT NOT NULL,
             agent_id TEXT,
@@ -79,7 +81,8 @@ def _v1(m: SchemaMigration) -> MigrationSteps:
             created_at {real} NOT NULL,
             updated_at {real} NOT NULL
         )""",
-        f"CREATE INDEX {m.index('memories', 'by_user')} ON {memories} (user_id, created_at)",
+        f"CREATE INDEX IF NOT EXISTS {m.index('memories', 'by_user')} "
+        f"ON {memories} (user_id, created_at)",
     ):
         yield m.dialect.query(statement)
 

@@ -33,8 +33,10 @@ class TableNames:
     ``runs`` beside the default ``sessions``), its user memories and its knowledge
     contents. Names other than the defaults are quoted in SQL (a reserved word is a name
     too), and the store's schema versions are kept in a table of their own (`schema`), so
-    two sets of tables can share one database. The knowledge table is no part of that set's
-    versions: it is made when missing, whatever its name (`knowledge_sql`)."""
+    two sets of tables can share one database. Sets may share a memories table (agents with
+    sessions of their own and one user's memories): it is made when missing. The knowledge
+    table is no part of that set's versions: it is made when missing, whatever its name
+    (`knowledge_sql`)."""
 
     sessions: str = attrs.field(default="sessions", validator=table_name)
     memories: str = attrs.field(default="memories", validator=table_name)
