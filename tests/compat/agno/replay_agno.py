@@ -435,6 +435,16 @@ class Checkout:
         folder = (self.root / path).parent
         return sorted(p.relative_to(self.root).as_posix() for p in folder.glob("*.py"))
 
+    def link_data(self, path: str, folder: Path) -> None:
+        """What a file reads by a relative path, linked into the folder it runs in: the
+        data beside it (``data/``, ``sample.jpg``) and the checkout's top level
+        (``cookbook/...``: Agno's cookbook is run from the repository's root)."""
+        beside = [p for p in (self.root / path).parent.iterdir() if p.suffix != ".py"]
+        for target in [*beside, *self.root.iterdir()]:
+            link = folder / target.name
+            if not link.exists() and not target.name.startswith((".", "__")):
+                link.symlink_to(target)
+
 
 def checkout_at(path: str | None) -> Checkout:
     """The checkout given (``--agno`` or ``$AGNO_CHECKOUT``), checked to be the tag's."""
@@ -614,6 +624,7 @@ def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[st
         for sibling in checkout.siblings(path):
             if sibling != path:
                 (Path(folder) / Path(sibling).name).write_text(as_ferrule(checkout.read(sibling)))
+        checkout.link_data(path, Path(folder))
         server = LoopbackServer()
         server.start_in_thread()
         server.script(*[answer] * 10_000)
