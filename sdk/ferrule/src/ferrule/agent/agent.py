@@ -339,6 +339,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     set_id = Delegated(_upkeep_of, AgentUpkeep.set_id)
     initialize_agent = Delegated(_upkeep_of, AgentUpkeep.initialize_agent)
     scrub_run_output_for_storage = Delegated(_upkeep_of, AgentUpkeep.scrub_run_output_for_storage)
+    to_dict = Delegated(_upkeep_of, AgentUpkeep.to_dict)
+    from_dict = classmethod(AgentUpkeep.from_dict)
     save_run_response_to_file = Delegated(_run_sessions_of, RunSessions.save_run_response_to_file)
     add_py_function_tool = Delegated(_tools_of, AgentTools.add_py_function_tool)
     add_restapi_tool = Delegated(_tools_of, AgentTools.add_restapi_tool)
@@ -507,8 +509,6 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         await self._slots[0].ensure_defined(self.runtime)
 
     load = blocking(aload)
-
-    # -- printing (`console.AgentConsole`) ---------------------------------------------------
 
     def print(self, response: AgentResponse | MessageOutput, file: Any = None) -> None:
         """Print a response as a terminal would show it: text as it streams, reasoning dimmed,

@@ -3,12 +3,14 @@ agent seen as an `UpkeepView`): ``set_id`` (an id from the name when the agent h
 ``initialize_agent`` (what Agno does before a run; ferrule's agent is ready once built, so
 only the id and ``debug_mode``) and ``scrub_run_output_for_storage`` (a `RunOutput` cut to
 what the agent's ``store_media`` and ``store_tool_messages`` say a stored run keeps, as
-ferrule stores its own runs)."""
+ferrule stores its own runs), and ``to_dict`` (the agent's configuration as data,
+`agent_config`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from .agent_config import agent_config, agent_from_dict
 from .history import without_media, without_tool_calls
 from .settings import agent_id_for
 
@@ -28,6 +30,9 @@ class UpkeepView(Protocol):
 
 class AgentUpkeep:
     """The methods (see the module docstring)."""
+
+    #: `Agent.from_dict` (a classmethod of `Agent`): an agent built from its ``to_dict``.
+    from_dict = staticmethod(agent_from_dict)
 
     def __init__(self, agent: UpkeepView) -> None:
         self.agent = agent
@@ -57,3 +62,9 @@ class AgentUpkeep:
             run_input = run_response.input
             if run_input is not None:
                 run_input.images = run_input.videos = run_input.audios = run_input.files = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The agent's configuration as Agno's dict (`agent_config.agent_config`): every
+        option not at its default that is data, models as ``{"name", "id", "provider"}``,
+        tools, db, knowledge and schemas by reference; `Agent.from_dict` reads it back."""
+        return agent_config(self.agent)

@@ -83,7 +83,9 @@ def with_fallbacks(
 ) -> Any:
     """``model``, or (Agno's ``Agent(fallback_models=[...])``, models or
     ``"provider:model_id"`` names, which ``model_of`` makes models) a `FallbackModel` trying
-    them after it, on the failures Agno's fall back on (`agno_fallback_on`)."""
+    them after it, on the failures Agno's fall back on (`agno_fallback_on`). ``model``
+    itself may be such a name (Agno's ``Agent(model="openai:gpt-4o")``)."""
+    model = model_of(model) if isinstance(model, str) else model
     if not fallback_models:
         return model
     if isinstance(model, FallbackModel):
