@@ -86,6 +86,12 @@ class ContinueOptions(TypedDict, total=False):
     metadata: Mapping[str, Any] | None
     debug_mode: bool | None
     yield_run_output: bool
+    input: str | None
+    continue_from: int | Literal["end", "last_user"]
+    fork: bool
+    regenerate: bool
+    replace_original: bool | None
+    additional_instructions: str | None
 
 
 class HookKeywords(TypedDict, total=False):

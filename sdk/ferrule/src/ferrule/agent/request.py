@@ -29,6 +29,7 @@ from ..tools.context import RunContext
 from .configs import AgentConfig
 from .inputs import input_messages
 from .prompt import prompt_parts
+from .rerun import RERUN_KEYS, Rerun, rerun_of
 from .results import ToolConfirmation
 from .usage import UsageLimits
 
@@ -252,20 +253,37 @@ class Continuation:
     debug_mode: bool | None = None
     yield_run_output: bool = False
     hook_arguments: Mapping[str, Any] = attrs.Factory(dict)
+    #: What is asked of an ended run (Agno 2.9's ``input``, ``continue_from``, ``fork``,
+    #: ``regenerate``...): `Rerun.plain` when nothing.
+    rerun: Rerun = attrs.Factory(Rerun)
 
 
-def continuation_of(
-    run_response: Any,
-    requirements: Sequence[ToolConfirmation] | None,
-    run_id: str | None,
-    updated_tools: Sequence[ToolExecution] | None,
-    confirm: bool | Mapping[str, bool] | None,
-    reason: str | None,
-    **options: Any,
-) -> Continuation:
-    """`Agent.continue_run`'s arguments as a `Continuation`: the run is ``run_response``
-    (a paused `RunOutput`, whose requirements decide when no other decision is given, or
-    a run id) or ``run_id``."""
+#: The `Continuation` fields `Agent.continue_run` takes by the same name.
+CONTINUATION_OPTIONS = frozenset(
+    {
+        "stream",
+        "stream_events",
+        "user_id",
+        "session_id",
+        "run_context",
+        "knowledge_filters",
+        "dependencies",
+        "metadata",
+        "debug_mode",
+        "yield_run_output",
+    }
+)
+
+
+def continuation_of_call(arguments: Mapping[str, Any]) -> Continuation:
+    """`Agent.continue_run`'s arguments (its ``locals()``: each parameter by name) as a
+    `Continuation`. The run is ``run_response`` (a paused `RunOutput`, whose requirements
+    decide when no other decision is given; an ended one; or a run id) or ``run_id``; the
+    call's other keywords are the hooks'."""
+    options = {k: v for k, v in arguments.items() if k in CONTINUATION_OPTIONS}
+    run_response, run_id = arguments["run_response"], arguments["run_id"]
+    requirements, updated_tools = arguments["requirements"], arguments["updated_tools"]
+    confirm = arguments["confirm"]
     if isinstance(run_response, str):
         run_response, run_id = None, run_id or run_response
     if run_response is not None:
@@ -277,10 +295,19 @@ def continuation_of(
         run_id = run_response.run_id
         if requirements is None and updated_tools is None and confirm is None:
             requirements = run_response.requirements
-        options.setdefault("session_id", run_response.session_id)
+        if options["session_id"] is None:
+            options["session_id"] = run_response.session_id
     if run_id is None:
         raise InvalidInputError(
             "continue_run needs the paused run: its RunOutput or run_id=", field="run_id"
         )
-    decisions = Decisions(requirements, confirm, reason, updated_tools)
-    return Continuation(run_id=run_id, decisions=decisions, **options)
+    decisions = Decisions(requirements, confirm, arguments["reason"], updated_tools)
+    asked = {key: arguments[key] for key in RERUN_KEYS}
+    rerun = rerun_of(asked, run_id, run_response)
+    return Continuation(
+        run_id=run_id,
+        decisions=decisions,
+        hook_arguments=dict(arguments["kwargs"]),
+        rerun=rerun,
+        **options,
+    )

@@ -26,7 +26,7 @@ from ..tools.context import RunContext
 from ._typing import HookKeywords  # read at run time too: the implementations name it
 from .configs import AgentConfig
 from .deltas import MessageDeltaOutput
-from .request import INPUT, MESSAGES, QUERY, RunRequest, continuation_of
+from .request import INPUT, MESSAGES, QUERY, RunRequest, continuation_of_call
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
 from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT, output_of
 from .stream import AgentStream
@@ -489,6 +489,12 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         updated_tools: Sequence[ToolExecution] | None = None,
         confirm: bool | Mapping[str, bool] | None = None,
         reason: str | None = None,
+        input: str | None = None,
+        continue_from: int | Literal["end", "last_user"] = "end",
+        fork: bool = False,
+        regenerate: bool = False,
+        replace_original: bool | None = None,
+        additional_instructions: str | None = None,
         stream: bool | None = None,
         stream_events: bool | None = False,
         user_id: str | None = None,
@@ -512,28 +518,14 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         ``confirm``: True or False for all, or ``{tool_call_id: bool}`` (``reason`` goes
         with refusals); a refused call is not run. ``dependencies``, ``knowledge_filters``,
         ``metadata``, ``run_context``, ``debug_mode``, ``yield_run_output`` and the hooks'
-        keywords are the rest of the run's, as `run` takes them."""
-        agent_stream, eager = self._agent_runs().continued(
-            continuation_of(
-                run_response,
-                requirements,
-                run_id,
-                updated_tools,
-                confirm,
-                reason,
-                stream=stream,
-                stream_events=stream_events,
-                user_id=user_id,
-                session_id=session_id,
-                run_context=run_context,
-                knowledge_filters=knowledge_filters,
-                dependencies=dependencies,
-                metadata=metadata,
-                debug_mode=debug_mode,
-                yield_run_output=yield_run_output,
-                hook_arguments=kwargs,
-            )
-        )
+        keywords are the rest of the run's, as `run` takes them.
+
+        Agno 2.9's continuation of an ended run (completed or failed; `rerun`) starts a new
+        run from its messages: ``input`` adds a user message, ``continue_from`` (a message
+        index, ``'end'``, ``'last_user'``) cuts them first, ``fork=True`` says so;
+        ``regenerate=True`` drops the final reply (``additional_instructions`` steer the
+        new one; ``replace_original=False``: both stay)."""
+        agent_stream, eager = self._agent_runs().continued(continuation_of_call(locals()))
         return output_of(agent_stream) if eager else agent_stream
 
     @overload
@@ -542,7 +534,18 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         run_response: RunOutput[Any] | str | None = None,
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
+        background: Literal[True],
+        stream: bool | None = None,
+        **options: Unpack[ContinueOptions],
+    ) -> Awaitable[RunOutput[OutputT]] | AsyncIterator[RunOutputEvent]: ...
+    @overload
+    def acontinue_run(
+        self,
+        run_response: RunOutput[Any] | str | None = None,
+        requirements: Sequence[ToolConfirmation] | None = None,
+        *,
         stream: Literal[True],
+        background: Literal[False] = False,
         **options: Unpack[ContinueOptions],
     ) -> AgentStream[RunOutputEvent, OutputT]: ...
     @overload
@@ -552,6 +555,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         requirements: Sequence[ToolConfirmation] | None = None,
         *,
         stream: Literal[False] | None = None,
+        background: Literal[False] = False,
         **options: Unpack[ContinueOptions],
     ) -> AgentStream[AgentResponse | MessageOutput, OutputT]: ...
     def acontinue_run(
@@ -563,6 +567,12 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         updated_tools: Sequence[ToolExecution] | None = None,
         confirm: bool | Mapping[str, bool] | None = None,
         reason: str | None = None,
+        input: str | None = None,
+        continue_from: int | Literal["end", "last_user"] = "end",
+        fork: bool = False,
+        regenerate: bool = False,
+        replace_original: bool | None = None,
+        additional_instructions: str | None = None,
         stream: bool | None = None,
         stream_events: bool | None = None,
         user_id: str | None = None,
@@ -573,27 +583,11 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         metadata: Mapping[str, Any] | None = None,
         debug_mode: bool | None = None,
         yield_run_output: bool = False,
+        background: bool = False,
         **kwargs: Unpack[HookKeywords],
-    ) -> AgentStream[Any, Any]:
-        """`continue_run` for async callers: the stream (await it for the `RunOutput`)."""
-        return self._agent_runs().continued(
-            continuation_of(
-                run_response,
-                requirements,
-                run_id,
-                updated_tools,
-                confirm,
-                reason,
-                stream=stream,
-                stream_events=stream_events,
-                user_id=user_id,
-                session_id=session_id,
-                run_context=run_context,
-                knowledge_filters=knowledge_filters,
-                dependencies=dependencies,
-                metadata=metadata,
-                debug_mode=debug_mode,
-                yield_run_output=yield_run_output,
-                hook_arguments=kwargs,
-            )
-        )[0]
+    ) -> AgentStream[Any, Any] | Awaitable[RunOutput[Any]]:
+        """`continue_run` for async callers: the stream (await it for the `RunOutput`);
+        ``background=True``: await it for the run's pending `RunOutput` (it goes on)."""
+        runs = self._agent_runs()
+        agent_stream, eager = runs.continued(continuation_of_call(locals()))
+        return runs.in_background(agent_stream, not eager) if background else agent_stream

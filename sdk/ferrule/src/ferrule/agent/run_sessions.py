@@ -46,6 +46,7 @@ from .history import keep_last_tool_calls, without_media, without_tool_calls
 from .inputs import DEFAULT_USER_ID, run_context_of
 from .location import approximate_location
 from .memory import MemoryManager, summarize, update_memories
+from .rerun import DEFAULT_HISTORY_RUNS, start_rerun
 from .response_file import save_response
 from .results import RunMetrics, RunOutput, ToolConfirmation
 from .run_errors import UnknownRunError
@@ -55,6 +56,7 @@ from .stored import (
     EVENTS_KEY,
     FOLLOWUPS_KEY,
     HISTORY_KEY,
+    LINEAGE_KEY,
     NOT_HISTORY,
     REFERENCES_KEY,
     RESUME_KEY,
@@ -71,9 +73,6 @@ if TYPE_CHECKING:
 
 log = get_logger("ferrule.agent")
 
-#: The history window when the agent sets neither ``num_history_runs`` nor
-#: ``num_history_messages`` (Agno's default).
-DEFAULT_HISTORY_RUNS = 3
 #: Tries to store a run whose session's state other writers keep changing (each conflict
 #: means another writer's state landed: the store made progress).
 STATE_WRITE_ATTEMPTS = 50
@@ -146,10 +145,15 @@ class RunSessions:
         if context.resume is not None:
             await self._load_paused(run, context)
             return
+        if context.rerun is not None:
+            await self._take_up(run, context, storage is not None)
         stored = await self.prepare(run)
         run_context = run_context_of(run)
         summary = stored.summary if stored is not None else None
-        history = await self._history(run, context, storage is not None)
+        if context.rerun is not None:
+            history = context.rerun.history
+        else:
+            history = await self._history(run, context, storage is not None)
         if storage is not None and self.settings.add_memories_to_context:
             inputs = ListMemoriesInput(context.user_id or DEFAULT_USER_ID)
             context.memories = (
@@ -275,6 +279,24 @@ class RunSessions:
         if run.kind.joins_conversation:
             return list(self.store.history)
         return []
+
+    async def _take_up(self, run: RunState, context: RunSession, kept: bool) -> None:
+        """A continued ended run (`rerun`): the earlier run's messages up to the boundary
+        (and the new user message) as its own, and the history that run had."""
+        settings, add = self.settings, run.flags.add_history_to_context
+        history = {
+            "add": add if add is not None else settings.add_history_to_context,
+            "num_history_runs": settings.num_history_runs,
+            "num_history_messages": settings.num_history_messages,
+            "max_tool_calls_from_history": settings.max_tool_calls_from_history,
+        }
+        db_call = self.store.db_call if kept else None
+        rerun = context.rerun
+        started = await start_rerun(
+            rerun, rerun.run_id, context.session_id, context.user_id, history, db_call
+        )
+        run.messages, run.first_new = started.messages, 0
+        context.input, context.lineage, context.rerun = started.input, started.lineage, started
 
     async def _user_context(self, run: RunState, context: RunSession) -> None:
         """The run's own user message, as Agno builds it (``build_user_context``): its
@@ -407,6 +429,8 @@ class RunSessions:
             metadata[FOLLOWUPS_KEY] = run.followups
         if run.events is not None:
             metadata[EVENTS_KEY] = [event.to_dict() for event in run.events]
+        if context.lineage:
+            metadata[LINEAGE_KEY] = context.lineage
         start, stop = context.history
         if self.settings.store_history_messages and stop > start:
             history = run.messages[start:stop]

@@ -106,8 +106,13 @@ class AgentRuns:
         """A background run of ``request`` (`background`): awaited, its pending
         `RunOutput`; with ``stream``, its events."""
         needs_db(self.defaults.db)
-        stream = self.start(request)
-        if self.streams(request):
+        return self.in_background(self.start(request), self.streams(request))
+
+    def in_background(self, stream: AgentStream[Any, Any], events: bool) -> Any:
+        """``stream``'s run in the background (`background`): awaited, its pending
+        `RunOutput`; with ``events``, its events."""
+        needs_db(self.defaults.db)
+        if events:
             return background_events(stream, self.background_tasks)
         return BackgroundRun(stream, self.store_pending, self.background_tasks)
 
@@ -228,6 +233,8 @@ class AgentRuns:
         """The stream of the rest of a paused run, and whether `continue_run` returns its
         `RunOutput`."""
         run_id = continuation.run_id
+        if not continuation.rerun.plain:
+            return self.rerun(continuation)
         run = self.running.get(run_id)
         if run is not None:
             if run.status != "paused" or not _of_caller(run, continuation):
@@ -249,6 +256,34 @@ class AgentRuns:
         stream: AgentStream[Any, Any] = AgentStream(self.launch(), run, sink)
         stream.yield_run_output = continuation.yield_run_output
         return stream, eager
+
+    def rerun(self, continuation: Continuation) -> tuple[AgentStream[Any, Any], bool]:
+        """A new run continuing an ended one (`rerun`), set up as it begins."""
+        rerun = continuation.rerun
+        source = rerun.source
+        request = RunRequest(
+            kind=INPUT,
+            input=rerun.text or "(set up as the run begins)",
+            session_id=continuation.session_id or (source.session_id if source else None),
+            user_id=continuation.user_id or (source.user_id if source else None),
+            metadata=continuation.metadata,
+            run_id=uuid.uuid4().hex,
+            run_context=continuation.run_context,
+            dependencies=continuation.dependencies,
+            knowledge_filters=continuation.knowledge_filters,
+            debug_mode=continuation.debug_mode,
+            hook_arguments=continuation.hook_arguments,
+            stream=continuation.stream,
+            stream_events=continuation.stream_events,
+            yield_run_output=continuation.yield_run_output,
+        )
+        run = self.new_run(request)
+        assert run.session is not None  # an Agno run has its session
+        # its messages are the earlier run's, read as it begins (`rerun.start_rerun`)
+        run.messages, run.input, run.session.rerun = [], rerun.text, rerun
+        stream: AgentStream[Any, Any] = AgentStream(self.launch(), run, self.sink_for(request))
+        stream.yield_run_output = continuation.yield_run_output
+        return stream, not self.streams(request)
 
     def resume_context(self, run: RunState, continuation: Continuation) -> None:
         """What the rest of a resumed run knows, as `add_context` for a new one: the

@@ -52,6 +52,10 @@ class RunSession:
     prepared: Any = False
     #: A paused run stored by another process, to load and resume with these decisions.
     resume: Decisions | None = None
+    #: An ended run to continue from (`rerun.Rerun`), set up as the run begins; then what
+    #: the run records of it (`RunOutput`'s fork / regenerate fields, by name).
+    rerun: Any = None
+    lineage: dict[str, Any] = attrs.Factory(dict)
     memories: list[UserMemory] = attrs.Factory(list)
     summary: SessionSummary | None = None
     #: The knowledge searches made for the run (`RunOutput.references`).
@@ -173,6 +177,8 @@ class RunState:
             output.user_id, output.content_type = context.user_id, context.content_type
             output.session_state, output.metadata = context.session_state, dict(context.metadata)
             output.references = list(context.references) or None
+            for name, value in context.lineage.items():
+                setattr(output, name, value)
         return output
 
 

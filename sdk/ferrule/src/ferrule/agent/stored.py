@@ -31,7 +31,9 @@ HISTORY_KEY = "ferrule.history"
 FOLLOWUPS_KEY = "ferrule.followups"
 #: Where a run stored with ``store_events`` keeps its events (each one's ``to_dict``).
 EVENTS_KEY = "ferrule.events"
-RESERVED_KEYS = (RESUME_KEY, REFERENCES_KEY, HISTORY_KEY, FOLLOWUPS_KEY, EVENTS_KEY)
+#: Where a continued run keeps what it came from (`RunOutput`'s fork / regenerate fields).
+LINEAGE_KEY = "ferrule.lineage"
+RESERVED_KEYS = (RESUME_KEY, REFERENCES_KEY, HISTORY_KEY, FOLLOWUPS_KEY, EVENTS_KEY, LINEAGE_KEY)
 
 
 def user_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +57,7 @@ def content_json(content: Any) -> Any:
 def stored_output(run: Run) -> RunOutput[Any]:
     """A stored run as a `RunOutput` (structured content comes back as JSON)."""
     references = stored_references(run.metadata)
-    return RunOutput(
+    output: RunOutput[Any] = RunOutput(
         run.run_id,
         run.status,  # type: ignore[arg-type]  # the agent stores no "pending" run
         run.content,
@@ -74,3 +76,6 @@ def stored_output(run: Run) -> RunOutput[Any]:
         if EVENTS_KEY in run.metadata
         else None,
     )
+    for name, value in run.metadata.get(LINEAGE_KEY, {}).items():
+        setattr(output, name, value)
+    return output
