@@ -11,7 +11,7 @@ be left out of the overloads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
 from ferrule_kit.lm import Reasoning
@@ -152,6 +152,8 @@ class ModelOptions(TypedDict, total=False):
 class ToolOptions(TypedDict, total=False):
     tool_call_limit: int | None
     tool_timeout: float | None
+    cache_callables: bool
+    callable_tools_cache_key: Callable[..., Any] | None
 
 
 class SessionOptions(TypedDict, total=False):

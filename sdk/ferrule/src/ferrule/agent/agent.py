@@ -336,6 +336,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     remove_tool = Delegated(_tools_of, AgentTools.remove_tool)
     clear_tools = Delegated(_tools_of, AgentTools.clear_tools)
     get_tools = Delegated(_tools_of, AgentTools.get_tools)
+    clear_callable_cache = Delegated(_tools_of, AgentTools.clear_callable_cache)
+    aclear_callable_cache = Delegated(_tools_of, AgentTools.aclear_callable_cache)
     set_id = Delegated(_upkeep_of, AgentUpkeep.set_id)
     initialize_agent = Delegated(_upkeep_of, AgentUpkeep.initialize_agent)
     scrub_run_output_for_storage = Delegated(_upkeep_of, AgentUpkeep.scrub_run_output_for_storage)
@@ -409,10 +411,9 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     add_to_knowledge = Delegated(_knowledge_of, AgentKnowledge.add_to_knowledge)
 
     def set_knowledge(self, knowledge: Knowledge) -> None:
-        """Ailoy 0.2's knowledge: each run's last user message is searched and what is
-        found goes to the model with the message (in the run's ``document_polyfill``'s
-        templates when its `AgentConfig` names one, else as references), rather than as a
-        search tool."""
+        """Ailoy 0.2's knowledge: each run's last user message is searched and what is found
+        goes to the model with the message (in the run's ``document_polyfill``'s templates when
+        its `AgentConfig` names one, else as references), rather than as a search tool."""
         self.knowledge = checked_knowledge(knowledge, self.knowledge_filters, self.runtime)
         self.search_knowledge, self.add_knowledge_to_context = False, True
 

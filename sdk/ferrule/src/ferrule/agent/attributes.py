@@ -10,7 +10,7 @@ has its line here, under its group's comment.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from ferrule_kit.lm import Reasoning
@@ -72,6 +72,8 @@ class AgentAttributes:
     # tools
     tool_call_limit: int | None
     tool_timeout: float | None
+    cache_callables: bool
+    callable_tools_cache_key: Callable[..., Any] | None
     # session
     db: Any
     session_id: str

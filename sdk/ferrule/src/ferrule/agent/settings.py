@@ -149,10 +149,16 @@ class ModelSettings:
 @attrs.frozen(kw_only=True)
 class ToolSettings:
     """How tools are called: ``tool_call_limit`` (calls per run) and ``tool_timeout``
-    (seconds per call unless the tool sets its own; None: no limit)."""
+    (seconds per call unless the tool sets its own; None: no limit); and Agno's
+    ``cache_callables`` (keep what a tool factory makes, per ``callable_tools_cache_key``,
+    else per user or session: `callable_cache`)."""
 
     tool_call_limit: int | None = attrs.field(default=None, validator=check.count)
     tool_timeout: float | None = attrs.field(default=60.0, validator=check.seconds)
+    cache_callables: bool = attrs.field(default=True, validator=check.flag)
+    callable_tools_cache_key: Callable[..., Any] | None = attrs.field(
+        default=None, validator=check.function
+    )
 
 
 @attrs.frozen(kw_only=True)

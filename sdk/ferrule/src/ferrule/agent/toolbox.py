@@ -17,7 +17,8 @@ from ..tools import Tool, Toolset, as_tools
 from ..tools.context import RunContext
 from ..tools.presets import preset_tools
 from ..tools.restapi import restapi_tool
-from .inputs import call_by_name, update_session_state_tool
+from .callable_cache import CacheKind, CallableCache
+from .inputs import update_session_state_tool
 
 log = get_logger("ferrule.agent")
 
@@ -36,6 +37,7 @@ class AgentTools:
         self.mcp_servers: dict[str, Toolset] = {}  # by add_tools_from_mcp_server's name
         #: Agno's tool factory: a function making each run's tools (see `resolve`).
         self.factory: Callable[..., Any] | None = None
+        self.factory_cache = CallableCache()  # what the factory made, by key
         if tools is None or isinstance(tools, Sequence):
             self.set_tools(tools or [])
         elif callable(tools) and not isinstance(tools, (Tool, Toolset)):
@@ -155,6 +157,19 @@ class AgentTools:
 
     remove_mcp_server = blocking(aremove_mcp_server)
 
+    @on_bridge_loop
+    async def aclear_callable_cache(
+        self, kind: CacheKind | None = None, close: bool = False
+    ) -> None:
+        """Forget the tools the tool factory made and were kept by key (``kind``: "tools", or
+        None for all; ferrule keeps no "knowledge"); ``close``: also close the toolsets
+        among them (an MCP server's connection)."""
+        for toolset in self.factory_cache.cleared(kind):
+            if close:
+                await toolset.aclose()
+
+    clear_callable_cache = blocking(aclear_callable_cache)
+
     async def resolve(
         self,
         agent: Any,
@@ -169,10 +184,8 @@ class AgentTools:
         Two of one name are refused. The run context's ``tools`` are set to them."""
         entries: list[Tool | Toolset] = [*self.entries, *knowledge_tools]
         if self.factory is not None:
-            made = call_by_name(
-                self.factory, agent=agent, session_state=session_state, run_context=run_context
-            )
-            entries += [as_tools(tool) for tool in made or ()]
+            made = self.factory_cache.made_tools(self.factory, agent, session_state, run_context)
+            entries += await made
         if run_context is not None:  # the caller's own for this run (Agno's client_tools)
             entries += [as_tools(tool) for tool in run_context.client_tools or ()]
         if agentic_state:
