@@ -397,9 +397,10 @@ class RunOutput(Generic[OutputT]):
     metadata=...)``). Agno's other fields: ``agent_name``, ``model`` and ``model_provider``
     (the agent's first model), ``input`` (the `RunInput` the pre-hooks left),
     ``reasoning_content`` (the model's reasoning), ``tools`` (the calls run), ``created_at``
-    (seconds), ``followups`` (with ``followups=True``). Those of features ferrule does not
-    have stay None: ``events`` (ferrule stores no events), media outputs, and the fork /
-    regenerate / checkpoint ids."""
+    (seconds), ``followups`` (with ``followups=True``), the fork / regenerate / checkpoint
+    ids of a run continuing an ended one (`Agent.continue_run` with ``input``, ``fork``,
+    ``regenerate``...). Those of features ferrule does not have stay None: ``events``
+    (ferrule stores no events), media outputs."""
 
     # Every run the agent makes has an id; None only for one built by hand, as Agno's.
     run_id: str = None  # type: ignore[assignment]
