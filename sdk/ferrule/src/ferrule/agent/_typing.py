@@ -166,6 +166,7 @@ class SessionOptions(TypedDict, total=False):
     overwrite_db_session_state: bool
     cache_session: bool
     introduction: str | None
+    checkpoint: Literal["runs", "tool-batch", "tools"] | None
 
 
 class HistoryOptions(TypedDict, total=False):

@@ -278,9 +278,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             history=self._history,
             runs=self._running,
             resolve_tools=self._resolve_tools,
-            sessions=SessionSteps(
-                sessions.prepare, sessions.begin, sessions.end, sessions.end_quietly
-            ),
+            sessions=SessionSteps.of(sessions),
             track_references=self._knowledge.track_references,
             **second_model_steps(self, self._second_models()),
             **request_steps(self),

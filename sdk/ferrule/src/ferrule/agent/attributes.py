@@ -84,6 +84,7 @@ class AgentAttributes:
     overwrite_db_session_state: bool
     cache_session: bool
     introduction: str | None
+    checkpoint: Literal["runs", "tool-batch", "tools"] | None
     # history
     add_history_to_context: bool
     num_history_runs: int | None

@@ -59,12 +59,20 @@ class SessionSteps:
     its pre-hooks see); `begin` loads what it starts from (the rest: history, memories,
     summary, knowledge) and builds its messages; `end` commits it to the db (its memory and
     summary steps told to the run's sink); `end_quietly` is `end` for a run that failed
-    already (a failure to store it is only logged)."""
+    already (a failure to store it is only logged); `checkpoint` stores it as far as it
+    went after a batch of tool calls (with Agno's ``checkpoint="tool-batch"``)."""
 
     prepare: Callable[[RunState], Awaitable[Any]]
     begin: Callable[[RunState], Awaitable[None]]
     end: Callable[[RunState, Sink | None], Awaitable[None]]
     end_quietly: Callable[[RunState], Awaitable[None]]
+    checkpoint: Callable[[RunState], Awaitable[None]]
+
+    @classmethod
+    def of(cls, sessions: Any) -> SessionSteps:
+        """The steps of ``sessions`` (`run_sessions.RunSessions`), its methods by name."""
+        names = [field.name for field in attrs.fields(cls)]
+        return cls(*(getattr(sessions, name) for name in names))
 
 
 @attrs.frozen

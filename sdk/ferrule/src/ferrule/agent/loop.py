@@ -100,6 +100,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
                 await pause(deps, run, message, requirements, sink)
                 return
             stopped = await execute_tools(deps, run, calls, tools, sink)
+            await deps.sessions.checkpoint(run)
         if deps.suggest_followups is not None and run.content is not None:
             await deps.suggest_followups(run, sink)
         await complete(deps, run, sink)

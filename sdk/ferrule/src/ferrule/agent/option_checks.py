@@ -191,6 +191,20 @@ def one_of(*choices: Any) -> Check:
     return check
 
 
+def checkpoint(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value == "tools":  # Agno 2.x refuses it too (NotImplementedError): Agno 3.0's
+        raise InvalidInputError(
+            'checkpoint="tools" (a write after each tool call) is reserved for Agno 3.0: '
+            'use "tool-batch"',
+            field=attribute.name,
+        )
+    if value not in (None, "runs", "tool-batch"):
+        raise InvalidInputError(
+            f'checkpoint must be "runs", "tool-batch" or None, got {value!r}',
+            field=attribute.name,
+        )
+
+
 def input_schema(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     """None, or a class a run's input is validated as: a pydantic model, a TypedDict or an
     attrs class."""

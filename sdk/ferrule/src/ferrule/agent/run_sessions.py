@@ -16,7 +16,7 @@ import copy
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ferrule_kernel import get_logger
 from ferrule_kit.errors import SessionStateConflictError
@@ -89,6 +89,7 @@ class RunSessionSettings(Protocol):
     overwrite_db_session_state: bool
     cache_session: bool
     introduction: str | None
+    checkpoint: Literal["runs", "tool-batch", "tools"] | None
     add_history_to_context: bool
     num_history_runs: int | None
     num_history_messages: int | None
@@ -372,9 +373,27 @@ class RunSessions:
                 )
         if self.store.component is None:
             return
+        await self._append_run(self._stored_run(run, context), context, summary)
+
+    async def checkpoint(self, run: RunState) -> None:
+        """Agno 2.9's ``checkpoint="tool-batch"``: after each batch of tool calls, the run
+        as far as it went (its calls and their results) written to the db as ``running``
+        (the session's state is written at its end), so that a run cut short (a crash) can
+        be taken up again (`Agent.continue_run` with ``fork=True`` or ``input``)."""
+        context = run.session
+        if self.settings.checkpoint != "tool-batch" or context is None or not context.ready:
+            return
+        if self.store.component is None:
+            return
+        context.lineage["last_checkpoint_at_message_index"] = len(run.messages) - context.own
+        stored = self._stored_run(run, context)
+        await self.store.db_call("append_run", AppendRunInput(stored), AppendRunResult)
+
+    def _stored_run(self, run: RunState, context: RunSession) -> Run:
+        """``run`` as the db keeps it, its duration so far set."""
         elapsed = run.elapsed + time.perf_counter() - run.started
         run.metrics.duration = elapsed
-        stored = Run(
+        return Run(
             run.id,
             context.session_id,
             context.user_id,
@@ -393,7 +412,6 @@ class RunSessions:
             run.error.to_dict() if run.error is not None else None,
             self._stored_metadata(run, context, elapsed),
         )
-        await self._append_run(stored, context, summary)
 
     def _kept_messages(self, run: RunState, context: RunSession) -> list[Message]:
         """The run's own messages as stored: a paused run's all (it goes on from them),

@@ -181,6 +181,11 @@ class SessionSettings:
     cache_session: bool = attrs.field(default=False, validator=check.flag)
     #: A new session's first message: the agent's, stored as its first run.
     introduction: str | None = attrs.field(default=None, validator=check.text)
+    #: Agno 2.9's: when a run is written to the db: at its end (``"runs"``, None: the
+    #: default) or also after each batch of tool calls (``"tool-batch"``, as ``running``).
+    checkpoint: Literal["runs", "tool-batch", "tools"] | None = attrs.field(
+        default=None, validator=check.checkpoint
+    )
 
 
 @attrs.frozen(kw_only=True)
