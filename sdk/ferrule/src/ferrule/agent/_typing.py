@@ -212,6 +212,9 @@ class KnowledgeOptions(TypedDict, total=False):
 class ReasoningOptions(TypedDict, total=False):
     reasoning: Reasoning
     reasoning_model: Any
+    reasoning_agent: Any
+    reasoning_min_steps: int
+    reasoning_max_steps: int
 
 
 class OutputOptions(TypedDict, total=False):

@@ -22,6 +22,7 @@ from ferrule_kit.messages import Message
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..models.fallback import model_of  # names "provider:model_id" (Agno's fallbacks)
 from ..models.message import Message as AgnoMessage
+from ..reasoning.manager import steps_reasoner
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
 from .agno_methods import AgentUpkeep
@@ -304,6 +305,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             Agent,
             self._sessions.db_call,
             model_of,
+            steps_reasoner,
         )
 
     async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
@@ -473,8 +475,6 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             return False
         request_cancel(run)
         return True
-
-    # -- one step -----------------------------------------------------------------------------
 
     @on_bridge_loop
     async def astep(

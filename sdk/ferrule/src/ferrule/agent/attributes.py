@@ -122,6 +122,9 @@ class AgentAttributes:
     # reasoning
     reasoning: Reasoning
     reasoning_model: Any
+    reasoning_agent: Any
+    reasoning_min_steps: int
+    reasoning_max_steps: int
     # output
     output_schema: Any
     output_retries: int

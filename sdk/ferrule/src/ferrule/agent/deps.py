@@ -38,6 +38,9 @@ class SecondModels:
     db: Callable[[str, Any, type[Any]], Awaitable[Any]]
     #: The model a ``"provider:model_id"`` name names (Agno's second models may be named).
     named: Callable[[str], Any] | None = None
+    #: A `ferrule.reasoning.manager.ReasoningManager` reasoning in steps
+    #: (``steps_reasoner(model, reasoning_agent, min_steps, max_steps)``: `reasoning_steps`).
+    reasoner: Callable[..., Any] | None = None
 
     async def model(self, key: str, model: Any) -> LangModel:
         """The model of a ``key`` call: the agent's own (``model`` None), a `LangModel` as

@@ -21,6 +21,7 @@ from .compression import compress_tool_results
 from .deps import SecondModels
 from .followups import suggest_followups
 from .output_model import write_output
+from .reasoning_steps import reason_in_steps, reasons_in_steps
 
 if TYPE_CHECKING:
     from .sinks import Sink
@@ -86,6 +87,9 @@ class SecondModelView(Protocol):
     """The settings of the steps of second models, as the agent holds them now."""
 
     reasoning_model: Any
+    reasoning_agent: Any
+    reasoning_min_steps: int
+    reasoning_max_steps: int
     parser_model: Any
     parser_model_prompt: str | None
     output_retries: int
@@ -107,7 +111,13 @@ def second_model_steps(agent: SecondModelView, models: SecondModels) -> dict[str
     steps: dict[str, Any] = dict.fromkeys(
         ("reason", "parse_reply", "compress", "suggest_followups", "write_output")
     )
-    if agent.reasoning_model is not None:
+    if reasons_in_steps(agent):
+
+        async def reasoning_in_steps(run: RunState, sink: Sink) -> None:
+            await reason_in_steps(models, agent, run, sink)
+
+        steps["reason"] = reasoning_in_steps
+    elif agent.reasoning_model is not None:
         thinker = agent.reasoning_model
 
         async def reasoning(run: RunState, sink: Sink) -> None:

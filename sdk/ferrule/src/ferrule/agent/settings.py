@@ -35,6 +35,7 @@ from .events import RunEvent
 from .hooks import check_hooks
 from .langmodel import LangModel
 from .memory import MemoryManager
+from .reasoning_steps import check_steps
 from .usage import UsageLimits
 
 
@@ -293,10 +294,19 @@ class KnowledgeSettings:
 @attrs.frozen(kw_only=True)
 class ReasoningSettings:
     """Thinking: ``reasoning`` (the main model's: True, or an effort level such as
-    ``"high"``) and ``reasoning_model`` (a second model thinking before the main one)."""
+    ``"high"``) and ``reasoning_model`` (a second model thinking before the main one);
+    Agno's chain of thought: a ``reasoning_agent`` (an `Agent` answering
+    `ferrule.reasoning.step.ReasoningSteps`), or ``reasoning_min_steps`` /
+    ``reasoning_max_steps`` set, make the run reason in steps first (`reasoning_steps`)."""
 
     reasoning: Reasoning = attrs.field(default=False, validator=check.reasoning)
     reasoning_model: Any = None
+    reasoning_agent: Any = None
+    reasoning_min_steps: int = attrs.field(default=1, validator=check.count)
+    reasoning_max_steps: int = attrs.field(default=10, validator=check.count)
+
+    def __attrs_post_init__(self) -> None:
+        check_steps(self.reasoning_agent, self.reasoning_min_steps, self.reasoning_max_steps)
 
 
 @attrs.frozen(kw_only=True)

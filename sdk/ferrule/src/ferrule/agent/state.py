@@ -149,6 +149,8 @@ class RunState:
     compressed: dict[int, str] = attrs.Factory(dict)
     #: The follow-up prompts suggested after its reply (``followups=True``).
     followups: list[str] | None = None
+    #: The steps it reasoned in (`reasoning_steps`), for `RunOutput.reasoning_steps`.
+    reasoning_steps: list[Any] | None = None
 
     def to_output(self) -> RunOutput[Any]:
         context = self.session
@@ -170,6 +172,7 @@ class RunState:
             or None,
             tools=list(self.executions) or None,
             followups=self.followups,
+            reasoning_steps=self.reasoning_steps,
             events=list(self.events) if self.events is not None else None,
         )
         if context is not None:

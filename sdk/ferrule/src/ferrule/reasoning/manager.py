@@ -29,6 +29,7 @@ __all__ = [
     "ReasoningEventType",
     "ReasoningManager",
     "ReasoningResult",
+    "steps_reasoner",
 ]
 
 
@@ -102,6 +103,13 @@ class ReasoningManager:
     def __init__(self, config: ReasoningConfig) -> None:
         self.config = config
         self._agent: Any = None
+
+    async def aclose(self) -> None:
+        """Delete the step-writing agent the manager made itself (not the config's
+        ``reasoning_agent``); the manager makes a new one when it reasons again."""
+        made, self._agent = self._agent, None
+        if made is not None and made is not self.config.reasoning_agent:
+            await made.adelete()
 
     @property
     def reasoning_model(self) -> Any:
@@ -362,3 +370,18 @@ class ReasoningManager:
                 yield ReasoningEvent(ReasoningEventType.step, reasoning_step=step)
             if result is not None:
                 yield self._finished(result)
+
+
+def steps_reasoner(
+    reasoning_model: Any, reasoning_agent: Any, min_steps: int, max_steps: int
+) -> ReasoningManager:
+    """A manager reasoning in steps (`ReasoningManager.run_default_reasoning`) with
+    ``reasoning_agent``, else a step-writing agent on ``reasoning_model``: how an `Agent`
+    given ``reasoning_agent`` or ``reasoning_min_steps`` / ``reasoning_max_steps`` reasons."""
+    config = ReasoningConfig(
+        reasoning_model=reasoning_model,
+        reasoning_agent=reasoning_agent,
+        min_steps=min_steps,
+        max_steps=max_steps,
+    )
+    return ReasoningManager(config)
