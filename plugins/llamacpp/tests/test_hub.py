@@ -19,7 +19,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -371,16 +370,14 @@ def test_offline_a_model_to_download_fails_at_once_in_one_line(
 ) -> None:
     env = {k: v.format(port=_closed_port()) for k, v in offline.items()}
     env["HF_HUB_CACHE"] = str(tmp_path)
-    started = time.monotonic()
     result = run("-m", "ferrule.cli", "chat", "-m", model, "hi", env=env, timeout=60)
-    elapsed = time.monotonic() - started
     assert result.returncode == 1
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "cannot be reached" in lines[0]
+    # one line: huggingface_hub's retries (about 25 s) would each print "Retrying in ..."
     assert f"ferrule models download {model}" in lines[0]
-    assert elapsed < 5, f"took {elapsed:.1f} s"  # a process start included; retries took 24 s
 
 
 def test_a_hub_id_resolves_through_local_model() -> None:
