@@ -101,7 +101,7 @@ def test_bad_fallback_models_are_refused_naming_the_option(rt):
 def test_a_fallback_named_provider_colon_model_is_that_providers_model(rt, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # read only when it is first asked
     with Agent(rt, model=TestModel(["x"]), fallback_models=["openai:gpt-4o"]) as agent:
-        first, second = agent.model.models
+        _, second = agent.model.models
         assert type(second).__name__ == "OpenAIChat" and second.id == "gpt-4o"
         assert agent.run("Hi").content == "x"  # the first model answered: no request out
 
