@@ -226,7 +226,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         )
         pending = self._run_sessions.store_pending
         self._runs = AgentRuns(self, self._output, self._running, self._launch, pending)
-        self._toolbox = AgentTools(lambda: self.sync_bridge, tools)
+        self._toolbox = AgentTools(lambda: self.sync_bridge, tools, self._resolve_tools)
         self._console = AgentConsole(self)
         self._upkeep = AgentUpkeep(self)
 
@@ -336,6 +336,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     remove_tool = Delegated(_tools_of, AgentTools.remove_tool)
     clear_tools = Delegated(_tools_of, AgentTools.clear_tools)
     get_tools = Delegated(_tools_of, AgentTools.get_tools)
+    aget_tools = Delegated(_tools_of, AgentTools.aget_tools)
     clear_callable_cache = Delegated(_tools_of, AgentTools.clear_callable_cache)
     aclear_callable_cache = Delegated(_tools_of, AgentTools.aclear_callable_cache)
     set_id = Delegated(_upkeep_of, AgentUpkeep.set_id)

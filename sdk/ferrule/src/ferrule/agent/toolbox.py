@@ -5,7 +5,7 @@ factory's, the knowledge's and the agentic state's)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -19,6 +19,7 @@ from ..tools.presets import preset_tools
 from ..tools.restapi import restapi_tool
 from .callable_cache import CacheKind, CallableCache
 from .inputs import update_session_state_tool
+from .run_tools import RunTool, run_context_for, run_tools
 
 log = get_logger("ferrule.agent")
 
@@ -30,8 +31,17 @@ class AgentTools:
     #: The name its sync twins' errors give (they are `Agent`'s methods to users).
     shown_as = "Agent"
 
-    def __init__(self, bridge: Callable[[], Bridge], tools: Any) -> None:
+    def __init__(
+        self,
+        bridge: Callable[[], Bridge],
+        tools: Any,
+        resolve: Callable[[RunContext], Awaitable[dict[str, Tool]]] | None = None,
+    ) -> None:
         self._bridge = bridge
+        #: The agent's resolution of a run's tools (`Agent.get_tools` with Agno's arguments).
+        self.resolve_run = resolve
+        #: Toolsets `run_tools` leaves out of a run context's resolution, by the context's id.
+        self.left_out: dict[int, list[Toolset]] = {}
         self.entries: list[Tool | Toolset] = []
         self.toolsets: list[Toolset] = []  # every toolset ever given: closed by `close`
         self.mcp_servers: dict[str, Toolset] = {}  # by add_tools_from_mcp_server's name
@@ -91,9 +101,38 @@ class AgentTools:
         """Remove every tool (an MCP server stays connected until `delete`)."""
         self.entries = []
 
-    def get_tools(self) -> list[Tool | Toolset]:
-        """The tools (Ailoy's name for `tools`)."""
-        return list(self.entries)
+    @on_bridge_loop
+    async def aget_tools(
+        self,
+        run_response: Any = None,
+        run_context: RunContext | None = None,
+        session: Any = None,
+        user_id: str | None = None,
+        check_mcp_tools: bool = True,
+    ) -> list[RunTool]:
+        """Without arguments, the agent's tools as given (Ailoy's, as `tools`); with Agno's
+        (``run_response``, ``run_context``, ``session``, ``user_id``), the tools a run of
+        the agent is given (`run_tools`: toolkits and MCP servers as they are, then the
+        run's own; ``check_mcp_tools`` leaves out a toolset that cannot list its tools)."""
+        if run_response is None and run_context is None and session is None and user_id is None:
+            return list(self.entries)
+        if self.resolve_run is None:
+            raise TypeError("this agent resolves no run's tools")
+        context = run_context_for(run_response, run_context, session, user_id)
+        return await run_tools(self, context, check_mcp_tools)
+
+    def get_tools(
+        self,
+        run_response: Any = None,
+        run_context: RunContext | None = None,
+        session: Any = None,
+        user_id: str | None = None,
+    ) -> list[RunTool]:
+        """`aget_tools` for sync callers (see it): without arguments, the agent's tools as
+        given (Ailoy's); with Agno's, a run's tools."""
+        if run_response is None and run_context is None and session is None and user_id is None:
+            return list(self.entries)
+        return blocking(AgentTools.aget_tools)(self, run_response, run_context, session, user_id)
 
     def add_py_function_tool(self, f: Any, desc: Mapping[str, Any] | None = None) -> None:
         """Add a Python function as a tool: described by its signature and docstring, or
@@ -182,7 +221,9 @@ class AgentTools:
         ``session_state`` and ``run_context`` by name), the run context's ``client_tools``,
         the knowledge's, and the session state's with ``agentic_state``; toolsets listed.
         Two of one name are refused. The run context's ``tools`` are set to them."""
-        entries: list[Tool | Toolset] = [*self.entries, *knowledge_tools]
+        skipped = self.left_out.get(id(run_context), ()) if run_context is not None else ()
+        entries: list[Tool | Toolset] = [e for e in self.entries if e not in skipped]
+        entries += knowledge_tools
         if self.factory is not None:
             made = self.factory_cache.made_tools(self.factory, agent, session_state, run_context)
             entries += await made
