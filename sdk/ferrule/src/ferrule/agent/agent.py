@@ -343,7 +343,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     initialize_agent = Delegated(_upkeep_of, AgentUpkeep.initialize_agent)
     scrub_run_output_for_storage = Delegated(_upkeep_of, AgentUpkeep.scrub_run_output_for_storage)
     to_dict = Delegated(_upkeep_of, AgentUpkeep.to_dict)
-    from_dict = classmethod(AgentUpkeep.from_dict)
+    from_dict: classmethod[Any, ..., Any] = classmethod(AgentUpkeep.from_dict)
     save_run_response_to_file = Delegated(_run_sessions_of, RunSessions.save_run_response_to_file)
     add_py_function_tool = Delegated(_tools_of, AgentTools.add_py_function_tool)
     add_restapi_tool = Delegated(_tools_of, AgentTools.add_restapi_tool)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 from ferrule_kernel import InvalidInputError, get_logger
@@ -240,9 +240,12 @@ def agent_options(
     return config
 
 
+A = TypeVar("A")
+
+
 def agent_from_dict(
-    cls: Any, data: Mapping[str, Any], registry: Registry | None = None, strict: bool = False
-) -> Any:
+    cls: type[A], data: Mapping[str, Any], registry: Registry | None = None, strict: bool = False
+) -> A:
     """An agent of class ``cls`` built from a dict its ``to_dict`` (or Agno's) wrote:
     models made again from ``"provider:model_id"`` (or found live in ``registry``), tools,
     db, knowledge and schemas found in ``registry`` (see the module docstring; with
