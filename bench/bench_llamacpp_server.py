@@ -473,17 +473,19 @@ async def measure_native(url: str, component: str, workload: tuple[int, int], ro
         return [r for rs in results for r in rs], time.perf_counter() - started
 
 
-def matrix(path: str, workload: tuple[int, int]) -> Table:
+def matrix(model_id: str, workload: tuple[int, int]) -> Table:
     from ferrule import AsyncRuntime
 
     servers = []
     for name, env, threads in variants():
-        server = start_ferrule(path, **env)
+        server = start_ferrule(model_id, **env)
         server.name = name
 
         async def define(url: str = server.url, threads: int = threads) -> None:
             async with AsyncRuntime(url=url) as rt:
-                attributes = {"model": path, "n_threads": threads}
+                # the model's id, as a network client names it (a path is refused outside
+                # the server's FERRULE_REMOTE_PATHS)
+                attributes = {"model": model_id, "n_threads": threads}
                 await rt.define("llamacpp_language_model", "lm", attributes)
 
         asyncio.run(define())
@@ -602,7 +604,7 @@ def main() -> None:
     }
     threads_table = None
     if os.environ.get("BENCH_SERVER_MATRIX", "1") == "1":
-        threads_table = matrix(shipped, WORKLOADS["shipped"])
+        threads_table = matrix("SmolLM2-135M-Instruct", WORKLOADS["shipped"])
     load_after = os.getloadavg()
     body = report(tables, threads_table, binary, load_before, load_after)
     path = write_section("llamacpp_server", "ferrule serve and llama-server side by side", body)
