@@ -20,26 +20,13 @@ from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.errors import ProviderUnavailableError, RateLimitError
 from ferrule_testmodel import TestModel
 
+from .failing import Failing
+
 
 @pytest.fixture(scope="module")
 def rt():
     with Runtime() as runtime:
         yield runtime
-
-
-class Failing:
-    """A test model's function: fails each request with the next of ``errors`` (None:
-    answers ``reply``), counting the requests."""
-
-    def __init__(self, reply: str, errors: list[FerruleError | None]) -> None:
-        self.reply, self.errors, self.requests = reply, list(errors), 0
-
-    def __call__(self, inputs: Any) -> str:
-        self.requests += 1
-        error = self.errors.pop(0) if self.errors else None
-        if error is not None:
-            raise error
-        return self.reply
 
 
 def busy() -> FerruleError:
