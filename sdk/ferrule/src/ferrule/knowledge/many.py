@@ -43,21 +43,9 @@ CONTENT_KEYS = (
     "skip_if_exists",
     "auth",
 )
-#: What the keyword form may say besides its lists.
-SHARED_KEYS = (
-    "name",
-    "description",
-    "metadata",
-    "topics",
-    "remote_content",
-    "reader",
-    "include",
-    "exclude",
-    "upsert",
-    "skip_if_exists",
-    "auth",
-)
 _LISTS = (("paths", "path"), ("urls", "url"), ("text_contents", "text_content"))
+#: What the keyword form may say besides its lists: a content's keys but its source.
+SHARED_KEYS = tuple(k for k in CONTENT_KEYS if k not in {one for _, one in _LISTS})
 
 #: (upsert, skip_if_exists) -> [(where, `Knowledge.insert` arguments)]
 Grouped = dict[tuple[bool, bool], list[tuple[str, dict[str, Any]]]]
