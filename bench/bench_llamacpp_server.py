@@ -625,7 +625,8 @@ def report(
     ways = ["ferrule serve", "llama-server", SPIN_NAME, "Agent.arun"]
     server = (
         f"`llama-server` built from the llama.cpp that llama-cpp-python {version} vendors "
-        f"(`{binary}`)"
+        # the home folder as ``~``: the report goes into the repository
+        f"(`{str(binary).replace(str(Path.home()), '~', 1)}`)"
         if binary
         else "no `llama-server` (it could not be built here: ferrule alone)"
     )
