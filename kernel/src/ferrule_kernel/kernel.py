@@ -292,12 +292,13 @@ class Kernel:
     def _prepare(
         self,
         entry: discovery.Entry,
-        fn: Callable[..., Any],
-        kind: str,
         spec: OperatorSpec | MethodSpec,
-        label: str,
+        fn: Callable[..., Any],
         inputs: Any,
         trusted: bool,
+        *,
+        kind: str,
+        label: str,
     ) -> Prepared:
         conv = entry.named(spec.converter)
         with validating(trusted):
@@ -332,10 +333,10 @@ class Kernel:
         if entry is None:
             entry = self._operator(target)
         spec: OperatorSpec = entry.spec  # type: ignore[assignment]
-        self._check_streaming(f"operator {target!r}", spec.streaming, streaming)
-        return self._prepare(
-            entry, entry.resolve(), entry.kind(), spec, f"operator {target!r}", inputs, trusted
-        )
+        label = f"operator {target!r}"
+        self._check_streaming(label, spec.streaming, streaming)
+        fn, kind = entry.resolve(), entry.kind()
+        return self._prepare(entry, spec, fn, inputs, trusted, kind=kind, label=label)
 
     def prepare_method(
         self,
@@ -370,7 +371,7 @@ class Kernel:
         kind = component.kinds.get(method)
         if kind is None:
             kind = component.kinds[method] = discovery.call_kind(fn)
-        return self._prepare(component.entry, fn, kind, spec, label, inputs, trusted)
+        return self._prepare(component.entry, spec, fn, inputs, trusted, kind=kind, label=label)
 
     @staticmethod
     def _check_streaming(what: str, is_streaming: bool, wanted: bool) -> None:
