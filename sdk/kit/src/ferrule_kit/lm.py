@@ -236,18 +236,19 @@ def text_delta(text: str) -> dict[str, Any]:
     }
 
 
+def _beside_empty_text(**fields: Any) -> dict[str, Any]:
+    """A delta whose message carries ``fields`` (reasoning, a tool call) and no text."""
+    return {
+        "message": {"role": "assistant", "content": [{"type": "text", "text": ""}], **fields},
+        "finish_reason": None,
+    }
+
+
 def reasoning_delta(text: str = "", signature: str | None = None) -> dict[str, Any]:
     part: dict[str, Any] = {"type": "text", "text": text}
     if signature is not None:
         part["signature"] = signature
-    return {
-        "message": {
-            "role": "assistant",
-            "content": [{"type": "text", "text": ""}],
-            "reasoning": [part],
-        },
-        "finish_reason": None,
-    }
+    return _beside_empty_text(reasoning=[part])
 
 
 def tool_call_delta(
@@ -260,14 +261,7 @@ def tool_call_delta(
     call: dict[str, Any] = {"index": index, "type": "function", "function": function}
     if id is not None:
         call["id"] = id
-    return {
-        "message": {
-            "role": "assistant",
-            "content": [{"type": "text", "text": ""}],
-            "tool_calls": [call],
-        },
-        "finish_reason": None,
-    }
+    return _beside_empty_text(tool_calls=[call])
 
 
 def finish(

@@ -88,6 +88,14 @@ __all__ = [
 PAGE = 16
 
 
+def _where_owned(sql: str, key: str, column: str, owner: str | None) -> tuple[str, list[str]]:
+    """``sql`` (ending in a one-key WHERE) and its arguments, narrowed to rows whose
+    ``column`` is ``owner`` when one is given: a run of a session, a memory of a user."""
+    if owner is None:
+        return sql, [key]
+    return f"{sql} AND {column} = ?", [key, owner]
+
+
 class SqlStorage(KnowledgeContents):
     """The storage contract's methods as plans, for the tables of one store.
 
@@ -312,10 +320,9 @@ class SqlStorage(KnowledgeContents):
 
     @planned("plain")
     def get_run(self, inputs: GetRunInput) -> Steps:
-        sql, args = f"{self._run_sql} WHERE run_id = ?", [inputs.run_id]
-        if inputs.session_id is not None:
-            sql += " AND session_id = ?"
-            args.append(inputs.session_id)
+        sql, args = _where_owned(
+            f"{self._run_sql} WHERE run_id = ?", inputs.run_id, "session_id", inputs.session_id
+        )
         row = yield self._query(sql, args, "one")
         return {"run": None if row is None else run_record(row)}
 
@@ -403,10 +410,9 @@ class SqlStorage(KnowledgeContents):
 
     @planned("plain")
     def get_memory(self, inputs: MemoryRef) -> Steps:
-        sql, args = f"{self._memory_sql} WHERE memory_id = ?", [inputs.memory_id]
-        if inputs.user_id is not None:
-            sql += " AND user_id = ?"
-            args.append(inputs.user_id)
+        sql, args = _where_owned(
+            f"{self._memory_sql} WHERE memory_id = ?", inputs.memory_id, "user_id", inputs.user_id
+        )
         row = yield self._query(sql, args, "one")
         return {"memory": None if row is None else memory_record(row)}
 
@@ -425,10 +431,12 @@ class SqlStorage(KnowledgeContents):
 
     @planned("write")
     def delete_memory(self, inputs: MemoryRef) -> Steps:
-        sql, args = f"DELETE FROM {self.memories} WHERE memory_id = ?", [inputs.memory_id]
-        if inputs.user_id is not None:
-            sql += " AND user_id = ?"
-            args.append(inputs.user_id)
+        sql, args = _where_owned(
+            f"DELETE FROM {self.memories} WHERE memory_id = ?",
+            inputs.memory_id,
+            "user_id",
+            inputs.user_id,
+        )
         return {"deleted": (yield self._query(sql, args, "rowcount"))}
 
     @planned("write")
