@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from ferrule import Runtime
@@ -12,7 +14,11 @@ from ferrule_split_text.plugin import SplitTextBySeparatorInput, SplitTextInput
 from ferrule_split_text.splitter import split_text_by_separator_operator, split_text_operator
 from hypothesis import given
 from hypothesis import strategies as st
-from langchain_text_splitters import CharacterTextSplitter, RecursiveCharacterTextSplitter
+from langchain_text_splitters import (
+    CharacterTextSplitter,
+    RecursiveCharacterTextSplitter,
+    TextSplitter,
+)
 
 PROFILE = plugin_profile("split-text", ci=200, dev=60)
 
@@ -31,32 +37,37 @@ def utf8_length(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+def langchain(splitter: type[TextSplitter], text: str, **options) -> list[str]:
+    """LangChain's chunks of ``text`` as ferrule's splitters make them: separators dropped,
+    whitespace kept, lengths in UTF-8 bytes, chunks of only whitespace left out."""
+    chunks = splitter(
+        **options, keep_separator=False, strip_whitespace=False, length_function=utf8_length
+    ).split_text(text)
+    return [chunk for chunk in chunks if chunk.strip()]
+
+
 def langchain_chunks(
     text: str, chunk_size: int, chunk_overlap: int, separators: list[str]
 ) -> list[str]:
-    splitter = RecursiveCharacterTextSplitter(
+    return langchain(
+        RecursiveCharacterTextSplitter,
+        text,
         chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,
         separators=separators,
-        keep_separator=False,
-        strip_whitespace=False,
-        length_function=utf8_length,
     )
-    return [chunk for chunk in splitter.split_text(text) if chunk.strip()]
 
 
 def langchain_chunks_by_separator(
     text: str, separator: str, chunk_size: int, chunk_overlap: int
 ) -> list[str]:
-    splitter = CharacterTextSplitter(
+    return langchain(
+        CharacterTextSplitter,
+        text,
         separator=separator,
         chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,
-        keep_separator=False,
-        strip_whitespace=False,
-        length_function=utf8_length,
     )
-    return [chunk for chunk in splitter.split_text(text) if chunk.strip()]
 
 
 def split(text: str, **options) -> list[str]:
@@ -106,17 +117,31 @@ def sizes(draw) -> tuple[int, int]:
     return chunk_size, draw(st.integers(0, chunk_size))
 
 
+@pytest.mark.parametrize(
+    ("ours", "splitter", "options"),
+    [
+        (split, RecursiveCharacterTextSplitter, st.fixed_dictionaries({"separators": SEPARATORS})),
+        (split_by, CharacterTextSplitter, st.fixed_dictionaries({"separator": SEPARATOR})),
+    ],
+    ids=["split_text", "split_text_by_separator"],
+)
 @PROFILE
-@given(text=TEXTS, separators=SEPARATORS, size=sizes())
-def test_split_text_equals_langchain(
-    text: str, separators: list[str], size: tuple[int, int]
+@given(text=TEXTS, size=sizes(), data=st.data())
+def test_chunks_equal_langchains(
+    ours: Callable[..., list[str]],
+    splitter: type[TextSplitter],
+    options: st.SearchStrategy[dict[str, Any]],
+    text: str,
+    size: tuple[int, int],
+    data: st.DataObject,
 ) -> None:
+    # Each splitter cuts as its LangChain counterpart does, given the same separators.
+    drawn = data.draw(options)
     chunk_size, chunk_overlap = size
-    expected = langchain_chunks(text, chunk_size, chunk_overlap, separators)
-    assert (
-        split(text, chunk_size=chunk_size, chunk_overlap=chunk_overlap, separators=separators)
-        == expected
+    expected = langchain(
+        splitter, text, chunk_size=chunk_size, chunk_overlap=chunk_overlap, **drawn
     )
+    assert ours(text, chunk_size=chunk_size, chunk_overlap=chunk_overlap, **drawn) == expected
 
 
 @PROFILE
@@ -141,19 +166,6 @@ def test_split_text_of_longer_texts_equals_langchain(
     chunk_overlap = int(chunk_size * overlap_share)
     expected = langchain_chunks(text, chunk_size, chunk_overlap, ["\n\n", "\n", " ", ""])
     assert split(text, chunk_size=chunk_size, chunk_overlap=chunk_overlap) == expected
-
-
-@PROFILE
-@given(text=TEXTS, separator=SEPARATOR, size=sizes())
-def test_split_text_by_separator_equals_langchain(
-    text: str, separator: str, size: tuple[int, int]
-) -> None:
-    chunk_size, chunk_overlap = size
-    expected = langchain_chunks_by_separator(text, separator, chunk_size, chunk_overlap)
-    assert (
-        split_by(text, separator=separator, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-        == expected
-    )
 
 
 @PROFILE
