@@ -126,6 +126,7 @@ class ContextOptions(TypedDict, total=False):
     resolve_in_context: bool
     build_context: bool
     system_message_role: str
+    skills: None
 
 
 class InputOptions(TypedDict, total=False):

@@ -25,6 +25,7 @@ from ..models.message import Message as AgnoMessage
 from ..reasoning.manager import steps_reasoner
 from ..tools import Tool, Toolset
 from ..tools.context import RunContext
+from . import registry
 from .agno_methods import AgentUpkeep
 from .attributes import AgentAttributes
 from .console import AgentConsole
@@ -246,8 +247,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     def sync_bridge(self) -> Bridge:
         """Where the agent's async code runs (its runtime's `ferrule._bridge.Bridge`): the
         synchronous twins (`step`, `load`, the session calls...) wait for it there."""
-        bridge: Bridge = self.runtime.sync_bridge
-        return bridge
+        return cast("Bridge", self.runtime.sync_bridge)
 
     def _agent_runs(self) -> AgentRuns:
         return self._runs
@@ -412,9 +412,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     add_to_knowledge = Delegated(_knowledge_of, AgentKnowledge.add_to_knowledge)
 
     def set_knowledge(self, knowledge: Knowledge) -> None:
-        """Ailoy 0.2's knowledge: each run's last user message is searched and what is found
-        goes to the model with the message (in the run's ``document_polyfill``'s templates when
-        its `AgentConfig` names one, else as references), rather than as a search tool."""
+        """Ailoy 0.2's knowledge: what a search for each run's last user message finds goes
+        with the message (in its `AgentConfig`'s ``document_polyfill``, else as references)."""
         self.knowledge = checked_knowledge(knowledge, self.knowledge_filters, self.runtime)
         self.search_knowledge, self.add_knowledge_to_context = False, True
 
@@ -508,7 +507,8 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         """Define the model now (loading a local model's weights) instead of at the first run."""
         await self._slots[0].ensure_defined(self.runtime)
 
-    load = blocking(aload)
+    load = registry.LoadMethod(blocking(aload))
+    save = registry.save  # Agno's component registry is not ferrule's: refused
 
     def print(self, response: AgentResponse | MessageOutput, file: Any = None) -> None:
         """Print a response as a terminal would show it: text as it streams, reasoning dimmed,
@@ -552,9 +552,10 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         """`cancel_run` for async callers (a background run's among them)."""
         return Agent.cancel_run(run_id)
 
-    def delete(self) -> None:
+    def delete(self, *, db: Any = None, hard_delete: bool = False) -> None:
         """Delete the agent's model component (not a shared `LangModel`) and close its MCP
-        connections. Idempotent."""
+        connections. Idempotent. Agno's ``db`` / ``hard_delete`` are refused (`registry`)."""
+        registry.refuse_registry_delete(db, hard_delete)
         bridge = self.sync_bridge
         if not bridge.can_block:
             owned = self._toolbox.toolsets or self._sessions.owns_component

@@ -52,6 +52,7 @@ class AgentAttributes:
     resolve_in_context: bool
     build_context: bool
     system_message_role: str
+    skills: None
     # input
     dependencies: dict[str, Any] | None
     add_dependencies_to_context: bool

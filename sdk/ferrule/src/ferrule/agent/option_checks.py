@@ -239,6 +239,18 @@ def no_telemetry(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         )
 
 
+def no_skills(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """None: Agno's Agent Skills (folders of instructions, references and scripts loaded
+    on demand) are not ferrule's."""
+    if value is not None:
+        raise InvalidInputError(
+            "ferrule has no Agent Skills: give a skill's instructions as `instructions`"
+            " (or `additional_context`) and its scripts as tools (a function, a Toolkit,"
+            " or ferrule's shell toolkit under the host's allow-list)",
+            field=attribute.name,
+        )
+
+
 def references_format(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     """``"json"`` or ``"yaml"`` (which needs PyYAML)."""
     one_of("json", "yaml")(_, attribute, value)

@@ -95,6 +95,8 @@ class ContextSettings:
     system_message_role: str = attrs.field(
         default="system", validator=check.role_in("system", "developer", "user", "assistant")
     )
+    #: Agno's Agent Skills (``agno.skills``) are not ferrule's: only None is taken.
+    skills: None = attrs.field(default=None, validator=check.no_skills)
 
 
 @attrs.frozen(kw_only=True)
