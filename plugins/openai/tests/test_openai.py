@@ -542,14 +542,15 @@ def test_the_key_is_not_in_a_routes_or_attributes_repr():
     assert KEY not in repr(OpenAIAttributes(model="gpt-4o", api_key=KEY))
 
 
+def rate_limited(headers: dict[str, str]) -> Reply:
+    """OpenAI's 429 for too many requests, asking (in ``headers``) for a wait."""
+    return Reply.json(wire.error("Rate limit", "requests", "rate_limit_exceeded"), 429, headers)
+
+
 async def test_quota_error_after_rate_limit_retries(define, runtime, server):
     name = await define()
     server.script(
-        Reply.json(
-            wire.error("Rate limit", "requests", "rate_limit_exceeded"),
-            429,
-            {"retry-after-ms": "5"},
-        ),
+        rate_limited({"retry-after-ms": "5"}),
         Reply.json(
             wire.error(
                 "You exceeded your current quota", "insufficient_quota", "insufficient_quota"
@@ -564,13 +565,7 @@ async def test_quota_error_after_rate_limit_retries(define, runtime, server):
 
 async def test_rate_limit_asking_too_long_is_not_waited_for(define, runtime, server):
     name = await define()
-    server.script(
-        Reply.json(
-            wire.error("Rate limit", "requests", "rate_limit_exceeded"),
-            429,
-            {"retry-after": "3600"},
-        )
-    )
+    server.script(rate_limited({"retry-after": "3600"}))
     with pytest.raises(RateLimitError) as info:
         await collect(runtime, name, {"messages": [USER]})
     assert not isinstance(info.value, QuotaExceededError)
