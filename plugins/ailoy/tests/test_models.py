@@ -17,20 +17,21 @@ from ferrule_kit.testing.loopback import LoopbackServer
 QUESTION = {"role": "user", "content": "Weather in Seoul?"}
 
 
-class TestOpenAI(APIModelSuite):
-    @pytest.fixture
-    async def ailoy(self, monkeypatch):
-        async with LoopbackServer(validate=wire.validator()) as server, AsyncRuntime() as rt:
-            monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
-            yield APIModelUnderTest(rt, server, "openai", "gpt-4o", OPENAI)
+#: Ailoy's model name -> the variable that moves its provider's endpoint, the model id,
+#: and the wire its parts are encoded for.
+PROVIDERS = {
+    "openai": ("OPENAI_BASE_URL", "gpt-4o", OPENAI),
+    "grok": ("XAI_BASE_URL", "grok-4", OPENAI_COMPATIBLE),
+}
 
 
-class TestGrok(APIModelSuite):
-    @pytest.fixture
-    async def ailoy(self, monkeypatch):
+class TestAPIModels(APIModelSuite):
+    @pytest.fixture(params=sorted(PROVIDERS))
+    async def ailoy(self, request, monkeypatch):
+        variable, model, parts = PROVIDERS[request.param]
         async with LoopbackServer(validate=wire.validator()) as server, AsyncRuntime() as rt:
-            monkeypatch.setenv("XAI_BASE_URL", server.url + "/v1")
-            yield APIModelUnderTest(rt, server, "grok", "grok-4", OPENAI_COMPATIBLE)
+            monkeypatch.setenv(variable, server.url + "/v1")
+            yield APIModelUnderTest(rt, server, request.param, model, parts)
 
 
 async def _one_reply(monkeypatch, variable: str, component_type: str, turn: ScriptedTurn):
