@@ -69,6 +69,23 @@ def test_keywords_reach_each_providers_wire(wire):
     assert body["cachedContent"] == "c/1"
 
 
+def test_claudes_output_config_joins_the_fields_ferrule_writes(wire):
+    import attrs
+    from ferrule.agent import Agent
+
+    @attrs.define
+    class City:
+        name: str
+
+    wire.says('{"name": "Oslo"}')
+    model = Claude(id="claude-sonnet-4-5", output_config={"effort": "low"})
+    assert model.output_config == {"effort": "low"}
+    answer = Agent(model=model, output_schema=City).run("Capital of Norway?").content
+    assert answer == City("Oslo")
+    sent = wire.last["output_config"]
+    assert sent["effort"] == "low" and sent["format"]["type"] == "json_schema"
+
+
 def test_ollama_reads_agnos_options_and_format():
     model = Ollama(id="qwen3", options={"temperature": 0.1, "num_predict": 64}, format="json")
     assert model.infer_options == {"temperature": 0.1, "max_tokens": 64}

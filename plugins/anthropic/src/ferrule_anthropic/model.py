@@ -31,7 +31,16 @@ class AnthropicLanguageModel(SSELanguageModel):
 
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
         body = wire.build_request(inputs, model=self.model, max_tokens=self.max_tokens)
-        return {**body, **self.extra_body}
+        # the host's fields join the wire's: an object both write (output_config) is merged,
+        # the host's fields winning
+        for name, value in self.extra_body.items():
+            written = body.get(name)
+            body[name] = (
+                {**written, **value}
+                if isinstance(written, dict) and isinstance(value, dict)
+                else value
+            )
+        return body
 
     async def count_tokens(self, inputs: InferInput) -> dict[str, int]:
         """Anthropic's own count (``POST /v1/messages/count_tokens``, free: nothing is

@@ -17,6 +17,7 @@ from typing import Any, Literal, TypedDict
 from ferrule_kit.lm import Reasoning
 
 from ..compression.manager import CompressionManager
+from ..models.fallback import FallbackConfig
 from ..models.response import ToolExecution
 from ..session.summary import SessionSummaryManager
 from ..tools.context import RunContext
@@ -144,6 +145,7 @@ class ModelOptions(TypedDict, total=False):
     options: Mapping[str, Any] | None
     usage_limits: UsageLimits | None
     fallback_models: Sequence[Any] | None
+    fallback_config: FallbackConfig | None
     tool_choice: str | dict[str, Any] | None
     retries: int
     delay_between_retries: float

@@ -192,7 +192,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
             from ..models.openai.responses import OpenAIResponses
 
             model = OpenAIResponses(id="gpt-5.4")
-        model = with_fallbacks(model, settings.model.fallback_models, model_of)
+        model = with_fallbacks(model, settings.model, model_of)
         runtime, self._slots = model_slots(runtime, model)
         self._fallback = model if isinstance(model, FallbackModel) else None
         self.runtime = runtime

@@ -21,6 +21,7 @@ from .usage import UsageLimits
 if TYPE_CHECKING:
     from ..compression.manager import CompressionManager
     from ..knowledge import Knowledge
+    from ..models.fallback import FallbackConfig
     from ..session.summary import SessionSummaryManager
     from .events import RunEvent
     from .settings import AgentSettings
@@ -66,6 +67,7 @@ class AgentAttributes:
     options: dict[str, Any]
     usage_limits: UsageLimits | None
     fallback_models: Sequence[Any] | None
+    fallback_config: FallbackConfig | None
     tool_choice: str | dict[str, Any] | None
     retries: int
     delay_between_retries: float

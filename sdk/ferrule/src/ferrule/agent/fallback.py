@@ -14,6 +14,13 @@ cannot be defined (a missing key, missing weights): that is configuration, for t
 user to fix. When every model failed, the run ends with `FallbackModelsFailedError`
 carrying each failure.
 
+Built from Agno's `FallbackConfig` (``Agent(fallback_config=...)``; ``fallback_models`` is
+its ``on_error``), the first model's failure picks which fallbacks are tried, as
+`ferrule.models.fallback.fallbacks_listed` reads it (``on_rate_limit``, ``on_context_overflow``, else
+``on_error``; never for a client error), and a fallback that fails too hands over to the
+next of them whatever its failure; the config's ``callback(primary_id, fallback_id,
+error)`` is told once a fallback's answer has streamed to its end.
+
 The first model is defined when the agent first runs, as a single model is; the others
 only when a request first falls back to them.
 """
@@ -21,15 +28,18 @@ only when a request first falls back to them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import attrs
-from ferrule_kernel import FerruleError, InvalidInputError
-from ferrule_kit.errors import ContextWindowExceededError, ModelError, RateLimitError
+from ferrule_kernel import FerruleError, InvalidInputError, get_logger
+from ferrule_kit.errors import ModelError
 from ferrule_kit.lmspec import ModelRoute
 
+from ..models.fallback import FallbackConfig, fallbacks_listed
 from .langmodel import LangModel, component_name, default_runtime, routing_kernel
+
+log = get_logger("ferrule.agent")
 
 #: What ``fallback_on`` takes: error classes, or a predicate on the error.
 FallbackOn = tuple[type[FerruleError], ...] | Callable[[FerruleError], bool]
@@ -41,13 +51,19 @@ class FallbackModel:
     LocalModel())``: models tried in order on failure (see the module docstring). Each is
     a `LocalModel`, `APIModel`, `TestModel` or `LangModel` (the `LangModel`s on the
     agent's runtime). ``fallback_on``: the error classes that fall back (default:
-    `ModelError`), or a function of the error saying whether to."""
+    `ModelError`), or a function of the error saying whether to. ``config``: Agno's
+    `FallbackConfig` the fallbacks came from (see the module docstring)."""
 
     models: tuple[Any, ...]
     fallback_on: FallbackOn
+    config: FallbackConfig | None
 
     def __init__(
-        self, default_model: Any, *fallback_models: Any, fallback_on: FallbackOn = (ModelError,)
+        self,
+        default_model: Any,
+        *fallback_models: Any,
+        fallback_on: FallbackOn = (ModelError,),
+        config: FallbackConfig | None = None,
     ) -> None:
         models = (default_model, *fallback_models)
         for index, model in enumerate(models):
@@ -59,49 +75,82 @@ class FallbackModel:
                     f"LangModels, got {type(model).__name__}",
                     field=f"models[{index}]",
                 )
-        self.__attrs_init__(models, fallback_on)  # type: ignore[attr-defined]
+        self.__attrs_init__(models, fallback_on, config)  # type: ignore[attr-defined]
 
     def falls_back_on(self, error: FerruleError) -> bool:
         if isinstance(self.fallback_on, tuple):
             return isinstance(error, self.fallback_on)
         return bool(self.fallback_on(error))
 
+    def fallbacks_for(self, error: FerruleError) -> list[int]:
+        """Which models (their indices) to try, in order, after the first one failed with
+        ``error``: the config's list for it, else every other model if `falls_back_on`."""
+        if self.config is None:
+            return list(range(1, len(self.models))) if self.falls_back_on(error) else []
+        if not isinstance(error, ModelError):  # bad input, a malformed call: never
+            return []
+        chosen = fallbacks_listed(self.config, error)
+        return [next(i for i, m in enumerate(self.models) if m is model) for model in chosen]
 
-def agno_fallback_on(error: FerruleError) -> bool:
-    """Agno's ``fallback_models`` (its `FallbackConfig.on_error`): any model failure but a
-    client error, a 4xx other than a rate limit or an input over the context window (a bad
-    key or request is the program's to fix, not a fallback's to hide)."""
-    if not isinstance(error, ModelError):
-        return False
-    if isinstance(error, (RateLimitError, ContextWindowExceededError)):
-        return True
-    return not 400 <= error.status_code < 500
+    def told(
+        self, stream: AsyncGenerator[dict[str, Any], None], index: int, error: FerruleError
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        """``stream``, model ``index``'s answer after the first model failed with ``error``,
+        telling the config's ``callback`` once it has streamed to its end."""
+        callback = self.config.callback if self.config is not None else None
+        if callback is None:
+            return stream
+        ids = [str(getattr(m, "id", None) or getattr(m, "name", "")) for m in self.models]
+
+        async def streamed() -> AsyncGenerator[dict[str, Any], None]:
+            try:
+                async for item in stream:
+                    yield item
+            finally:
+                await stream.aclose()
+            try:
+                callback(ids[0], ids[index], error)
+            except Exception as exc:  # the host's callback: its failure is not the run's
+                log.warning("fallback_callback_failed", error=repr(exc))
+
+        return streamed()
 
 
-def with_fallbacks(
-    model: Any, fallback_models: Sequence[Any] | None, model_of: Callable[[str], Any]
-) -> Any:
-    """``model``, or (Agno's ``Agent(fallback_models=[...])``, models or
-    ``"provider:model_id"`` names, which ``model_of`` makes models) a `FallbackModel` trying
-    them after it, on the failures Agno's fall back on (`agno_fallback_on`). ``model``
-    itself may be such a name (Agno's ``Agent(model="openai:gpt-4o")``)."""
+def with_fallbacks(model: Any, settings: Any, model_of: Callable[[str], Any]) -> Any:
+    """``model``, or a `FallbackModel` trying its fallbacks after it: Agno's
+    ``fallback_config`` (a `FallbackConfig`) or, without one, ``fallback_models`` (models
+    or ``"provider:model_id"`` names, which ``model_of`` makes models), as the config's
+    ``on_error`` (``settings``: the agent's `settings.ModelSettings`). ``model`` itself may
+    be such a name (Agno's ``Agent(model="openai:gpt-4o")``)."""
     model = model_of(model) if isinstance(model, str) else model
-    if not fallback_models:
+    config, field = settings.fallback_config, "fallback_config"
+    if config is None and settings.fallback_models:
+        config, field = FallbackConfig(on_error=list(settings.fallback_models)), "fallback_models"
+    if config is None or not config.has_fallbacks:
         return model
     if isinstance(model, FallbackModel):
         raise InvalidInputError(
-            "the model is a FallbackModel already: list every model in it, or give a "
-            "single model with fallback_models",
-            field="fallback_models",
+            f"the model is a FallbackModel already: list every model in it, or give a "
+            f"single model with {field}",
+            field=field,
         )
-    extra = [model_of(m) if isinstance(m, str) else m for m in fallback_models]
-    for index, fallback in enumerate(extra):
-        if not (isinstance(fallback, LangModel) or hasattr(fallback, "route")):
-            raise InvalidInputError(
-                f"expected a model or a 'provider:model_id' name, got {type(fallback).__name__}",
-                field=f"fallback_models[{index}]",
-            )
-    return FallbackModel(model, *extra, fallback_on=agno_fallback_on)
+    extra: list[Any] = []
+    for name in ("on_error", "on_rate_limit", "on_context_overflow"):
+        made = []
+        for index, fallback in enumerate(getattr(config, name)):
+            fallback = model_of(fallback) if isinstance(fallback, str) else fallback
+            if not (isinstance(fallback, LangModel) or hasattr(fallback, "route")):
+                where = field if field == "fallback_models" else f"{field}.{name}"
+                raise InvalidInputError(
+                    "expected a model or a 'provider:model_id' name, got "
+                    f"{type(fallback).__name__}",
+                    field=f"{where}[{index}]",
+                )
+            made.append(fallback)
+            if not any(fallback is m for m in extra):
+                extra.append(fallback)
+        setattr(config, name, made)  # as Agno's resolve_models leaves them: models
+    return FallbackModel(model, *extra, fallback_on=(ModelError,), config=config)
 
 
 @attrs.define(eq=False)

@@ -507,24 +507,36 @@ async def open_infer(
     deps: RunDeps, inputs: dict[str, Any]
 ) -> tuple[AsyncGenerator[dict[str, Any], None], dict[str, Any] | None]:
     """Start ``infer`` and wait for its first item (None: the stream was empty): on the
-    first model, then on each fallback in turn while the one before failed before its
-    first item with an error the `FallbackModel` falls back on (see `fallback`)."""
+    first model, then, while the one before failed before its first item, on each of the
+    fallbacks the `FallbackModel` picks for the first model's failure (see `fallback`)."""
     failures: list[FerruleError] = []
-    for index, slot in enumerate(deps.slots):
+    order = [0]
+    for index in order:  # grows once, when the first model fails
+        slot = deps.slots[index]
         await slot.ensure_defined(deps.runtime)
         # the model's own settings (Agno's OpenAIChat(temperature=...)) under the run's
         stream = model_stream(deps.runtime, slot, {**model_infer_options(slot.model), **inputs})
         try:
-            return stream, await anext(stream)
+            first = await anext(stream)
         except StopAsyncIteration:
             return stream, None
         except FerruleError as exc:
             await stream.aclose()
             fallback = deps.fallback
-            if fallback is None or not fallback.falls_back_on(exc):
+            if fallback is None:
+                raise
+            if index == 0:
+                order += fallback.fallbacks_for(exc)
+                if len(order) == 1:
+                    raise
+            elif fallback.config is None and not fallback.falls_back_on(exc):
                 raise
             failures.append(exc)
             log.info("model_fallback", model=index, error=exc.kind)
+            continue
+        if failures and deps.fallback is not None:
+            stream = deps.fallback.told(stream, index, failures[0])
+        return stream, first
     assert deps.fallback is not None  # only a FallbackModel gets past its first model
     raise FallbackModelsFailedError(
         f"all {len(failures)} models failed; the last one: {failures[-1].message}",

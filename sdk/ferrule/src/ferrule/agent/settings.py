@@ -29,6 +29,7 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.lm import Reasoning
 
 from ..compression.manager import CompressionManager
+from ..models.fallback import FallbackConfig
 from ..session.summary import SessionSummaryManager
 from . import option_checks as check
 from .events import RunEvent
@@ -124,7 +125,9 @@ class InputSettings:
 class ModelSettings:
     """How the model is asked: ``options`` (passed to its ``infer``: ``temperature``,
     ``max_tokens``...), ``usage_limits`` (model requests and tokens per run) and Agno's
-    ``fallback_models`` (tried in order when the model fails: `fallback.with_fallbacks`),
+    ``fallback_models`` (tried in order when the model fails: `fallback.with_fallbacks`) or
+    ``fallback_config`` (a `FallbackConfig`: which models a rate limit, an input over the
+    context window or another failure goes to, and a ``callback`` told of each switch),
     ``tool_choice`` (sent with the tools), and ``retries`` of a failed model request
     (`model_requests.RetryPolicy`: ``delay_between_retries`` seconds apart, doubled each
     time with ``exponential_backoff``)."""
@@ -137,6 +140,9 @@ class ModelSettings:
     )
     fallback_models: Sequence[Any] | None = attrs.field(
         default=None, validator=check.optional(list, "a list of models")
+    )
+    fallback_config: FallbackConfig | None = attrs.field(
+        default=None, validator=check.optional(FallbackConfig, "a FallbackConfig")
     )
     tool_choice: str | dict[str, Any] | None = attrs.field(
         default=None, validator=check.tool_choice

@@ -104,11 +104,17 @@ def get_fallback_models(
     fallback_config: FallbackConfig | None, error: Exception
 ) -> list[Model] | None:
     """The fallbacks for ``error`` (see the module docstring), or None."""
+    return [model_of(m) for m in fallbacks_listed(fallback_config, error)] or None
+
+
+def fallbacks_listed(fallback_config: FallbackConfig | None, error: Exception) -> list[Any]:
+    """The list of ``fallback_config`` that ``error`` goes to, as given (models or
+    names, or models of any kind ferrule's agent runs), empty for none."""
     if fallback_config is None:
-        return None
+        return []
     if isinstance(error, ModelProviderError):
         error = ModelProviderError.classify(error)
-    chosen: list[Any] | None = None
+    chosen: list[Any]
     if isinstance(error, ModelRateLimitError) and fallback_config.on_rate_limit:
         chosen = fallback_config.on_rate_limit
     elif isinstance(error, ContextWindowExceededError) and fallback_config.on_context_overflow:
@@ -118,10 +124,10 @@ def get_fallback_models(
         and not isinstance(error, (ModelRateLimitError, ContextWindowExceededError))
         and 400 <= error.status_code < 500
     ):
-        return None  # a client error: the program's to fix
+        return []  # a client error: the program's to fix
     else:
         chosen = fallback_config.on_error
-    return [model_of(m) for m in chosen] or None
+    return list(chosen)
 
 
 def _fallbacks_for(

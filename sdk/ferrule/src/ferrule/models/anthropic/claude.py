@@ -9,9 +9,10 @@ API) and an Agno `Model`. The key comes from ``api_key``, ``$ANTHROPIC_API_KEY``
 ``max_tokens`` (8192 unless given: Anthropic requires one), ``temperature``, ``top_p`` and
 ``stop_sequences`` are sent with every request; ``thinking={"type": "enabled", ...}``
 turns extended thinking on (ferrule sizes the budget from ``reasoning_effort``, within
-``max_tokens``); ``top_k``, ``context_management`` and ``request_params`` are request fields;
-``betas`` the ``anthropic-beta`` header; ``cache_system_prompt`` / ``cache_tools`` cache the
-prompt (five minutes, an hour with ``extended_cache_time``); ``timeout``,
+``max_tokens``); ``top_k``, ``context_management``, ``output_config`` (its fields join those
+ferrule writes: ``effort``, the JSON schema's ``format``) and ``request_params`` are request
+fields; ``betas`` the ``anthropic-beta`` header; ``cache_system_prompt`` / ``cache_tools``
+cache the prompt (five minutes, an hour with ``extended_cache_time``); ``timeout``,
 ``max_retries`` / ``retries`` and ``default_headers`` configure the client.
 """
 
@@ -53,6 +54,7 @@ class ClaudeParams(ModelParams, total=False):
     name: str | None
     max_tokens: int | None
     thinking: dict[str, Any] | None
+    output_config: dict[str, Any] | None
     temperature: float | None
     stop_sequences: list[str] | None
     top_p: float | None
@@ -88,6 +90,7 @@ CLAUDE_PARAMS: tuple[AgnoParam, ...] = model_params(
     (
         AgnoParam("max_tokens", 8192),
         AgnoParam("thinking"),
+        AgnoParam("output_config"),
         AgnoParam("temperature"),
         AgnoParam("stop_sequences"),
         AgnoParam("top_p"),
@@ -192,11 +195,11 @@ class Claude(APIModel, Model):
             attributes["max_tokens"] = values["max_tokens"]
         extra = {
             **({"top_k": values["top_k"]} if values["top_k"] is not None else {}),
-            **(
-                {"context_management": values["context_management"]}
-                if values["context_management"] is not None
-                else {}
-            ),
+            **{
+                name: values[name]
+                for name in ("context_management", "output_config")
+                if values[name] is not None
+            },
             **(values["request_params"] or {}),
         }
         if extra:
