@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.server
 import itertools
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 from ferrule import Runtime
 from ferrule_kit.errors import ModelError
+from ferrule_kit.testing.byte_level import byte_alphabet
 from ferrule_llamacpp import weights
 
 # -- a tiny Qwen3-architecture GGUF ------------------------------------------------------
@@ -30,24 +33,6 @@ USER_DEFINED = [
 MERGES = [("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("i", "n"), ("Ġ", "a"), ("o", "n"), ("e", "r")]
 
 N_EMBD, N_HEAD, N_HEAD_KV, HEAD_DIM, N_FF, N_LAYER, N_CTX = 64, 4, 2, 16, 128, 2, 1024
-
-
-def _byte_alphabet() -> list[str]:
-    """GPT-2's printable stand-in for each byte value, in byte order (what byte-level BPE
-    vocabularies, Qwen's included, store)."""
-    printable = [
-        *range(ord("!"), ord("~") + 1),
-        *range(ord("¡"), ord("¬") + 1),
-        *range(ord("®"), ord("ÿ") + 1),
-    ]
-    chars, extra = {}, 0
-    for byte in range(256):
-        if byte in printable:
-            chars[byte] = chr(byte)
-        else:
-            chars[byte] = chr(256 + extra)
-            extra += 1
-    return [chars[b] for b in range(256)]
 
 
 def write_tiny_qwen3(
@@ -77,7 +62,7 @@ def write_tiny_qwen3(
     import gguf
 
     pieces = [p for p in script if p not in CONTROL + USER_DEFINED]
-    tokens = _byte_alphabet() + [a + b for a, b in MERGES] + CONTROL + USER_DEFINED + pieces
+    tokens = byte_alphabet() + [a + b for a, b in MERGES] + CONTROL + USER_DEFINED + pieces
     types_ = (
         [gguf.TokenType.NORMAL] * (256 + len(MERGES))
         + [gguf.TokenType.CONTROL] * len(CONTROL)
@@ -124,7 +109,7 @@ def write_tiny_qwen3(
     if script:
         # Bigram table: the logit of b after a is large exactly when b follows a in the chain.
         output = matrix(n_vocab, N_EMBD, 0.01)
-        newline = _byte_alphabet()[ord("\n")]  # "Ċ": byte 10 in the byte-level alphabet
+        newline = byte_alphabet()[ord("\n")]  # "Ċ": byte 10 in the byte-level alphabet
         chain = [tokens.index(newline), *(tokens.index(p) for p in script)]
         for a, b in itertools.pairwise(chain):
             output[b] = 4.0 * embeddings[a] / np.linalg.norm(embeddings[a])
@@ -214,3 +199,21 @@ def rt() -> Iterator[Runtime]:
     runtime = Runtime()
     yield runtime
     runtime.stop()
+
+
+@pytest.fixture(scope="module")
+def serve_http() -> Iterator[Callable[[type[http.server.BaseHTTPRequestHandler]], str]]:
+    """``serve_http(handler)``: the base URL of a loopback HTTP server answering with
+    ``handler`` in a thread of its own; all are shut down when the test module ends."""
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def serve(handler: type[http.server.BaseHTTPRequestHandler]) -> str:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()

@@ -18,8 +18,7 @@ import socket
 import subprocess
 import sys
 import textwrap
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -204,8 +203,10 @@ class Hub(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def hub_url(
-    tmp_path_factory: pytest.TempPathFactory, write_gguf: Callable[..., object]
-) -> Iterator[str]:
+    tmp_path_factory: pytest.TempPathFactory,
+    write_gguf: Callable[..., object],
+    serve_http: Callable[[type[http.server.BaseHTTPRequestHandler]], str],
+) -> str:
     folder = tmp_path_factory.mktemp("hub")
     write_gguf(folder / "q4.gguf", seed=1)
     write_gguf(folder / "q8.gguf", seed=2)
@@ -228,12 +229,7 @@ def hub_url(
         "someone/Split-GGUF": split,
         "someone/Tiny": safetensors,
     }
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    return serve_http(Hub)
 
 
 #: Defines the model id of argv[1] through LocalModel, generates 3 tokens and prints which

@@ -14,8 +14,7 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -160,17 +159,14 @@ class HubFiles(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def hub(tiny_qwen3: Path) -> Iterator[str]:
+def hub(
+    tiny_qwen3: Path, serve_http: Callable[[type[http.server.BaseHTTPRequestHandler]], str]
+) -> str:
     HubFiles.files = {
         "Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf": tiny_qwen3.read_bytes(),
         "Qwen/Qwen3-0.6B-GGUF/README.md": b"# Qwen3-0.6B-GGUF\n",
     }
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HubFiles)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    return serve_http(HubFiles)
 
 
 def test_download_list_run_and_remove_a_table_model(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ferrule_kit.testing.byte_level import byte_alphabet
 
 #: Qwen/Qwen3-0.6B's config.json as transformers >= 5 writes it: ``rope_theta`` only inside
 #: ``rope_parameters`` (exllamav2 alone would use 10000), every other key as Qwen ships it.
@@ -125,27 +126,13 @@ QWEN_PRETOKENIZE = (
 )
 
 
-def _byte_alphabet() -> list[str]:
-    """GPT-2's printable stand-in for each byte, in byte order (as Qwen's vocabulary has it)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
-    printable += range(ord("®"), ord("ÿ") + 1)
-    chars, extra = {}, 0
-    for byte in range(256):
-        if byte in printable:
-            chars[byte] = chr(byte)
-        else:
-            chars[byte] = chr(256 + extra)
-            extra += 1
-    return [chars[b] for b in range(256)]
-
-
 def write_tokenizer(directory: Path) -> None:
     """Qwen3's tokenizer files in shape: byte-level BPE, 151,643 regular tokens (the 256
     bytes, the merges, then filler words), the added tokens at their real ids."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers
     from tokenizers import pre_tokenizers as pre
 
-    vocab = {char: index for index, char in enumerate(_byte_alphabet())}
+    vocab = {char: index for index, char in enumerate(byte_alphabet())}
     for left, right in MERGES:
         vocab.setdefault(left + right, len(vocab))
     letters, n = "abcdefghijklmnopqrstuvwxyz", 0

@@ -10,6 +10,8 @@
   arguments, tool calls) and `cut`, for providers' property tests.
 - `ferrule_kit.testing.dialects`: this repository's providers defined on a loopback server
   by name, for content plugins' tests of their parts on every provider's wire.
+- `ferrule_kit.testing.byte_level`: `byte_alphabet`, for tests that write a tiny byte-level
+  BPE vocabulary (a GGUF's, a tokenizer.json's) of their own.
 - `ferrule_kit.testing.embedding` and `ferrule_kit.testing.vectors`: `EmbedderConformance`
   and `VectorStoreConformance`, the embedder and vector-store contracts as test suites.
 """
