@@ -16,7 +16,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from ferrule import LocalModel, Runtime
@@ -260,16 +260,21 @@ asyncio.run(main())
 """
 
 
+def progress_events(hub: str, cache: Path, *args: str) -> list[list[Any]]:
+    """What `PROGRESS_SCRIPT` reports (an event a line) run with ``cache`` and ``args``,
+    downloading from ``hub``."""
+    run = [sys.executable, "-c", PROGRESS_SCRIPT, str(cache), *args]
+    env = {**os.environ, "HF_ENDPOINT": hub}
+    result = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
 def test_new_local_reports_the_bytes_downloaded_then_the_load(
     hub: str, tmp_path: Path, tiny_qwen3: Path
 ) -> None:
     size = tiny_qwen3.stat().st_size
-    cache = str(tmp_path / "hub")
-    env = {**os.environ, "HF_ENDPOINT": hub}
-    run = [sys.executable, "-c", PROGRESS_SCRIPT, cache]
-    first = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
-    assert first.returncode == 0, first.stderr
-    events = [json.loads(line) for line in first.stdout.splitlines()]
+    events = progress_events(hub, tmp_path / "hub")
     downloads = [e for e in events if e[0] == "Downloading Qwen3-0.6B-Q8_0.gguf"]
     assert downloads and downloads[-1][1:] == [size, size]  # every byte, counted
     assert [e[1] for e in downloads] == sorted(e[1] for e in downloads)
@@ -279,9 +284,7 @@ def test_new_local_reports_the_bytes_downloaded_then_the_load(
         ["reply", "assistant", True],
     ]
     # Now cached: nothing is downloaded, the steps are the file found and the load.
-    again = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
-    assert again.returncode == 0, again.stderr
-    assert [json.loads(line) for line in again.stdout.splitlines()][:2] == [
+    assert progress_events(hub, tmp_path / "hub")[:2] == [
         ["Qwen3-0.6B-Q8_0.gguf ready", 1, 2],
         ["Initialized", 2, 2],
     ]
@@ -291,11 +294,7 @@ def test_download_reports_the_bytes_and_remove_frees_them(
     hub: str, tmp_path: Path, tiny_qwen3: Path
 ) -> None:
     size = tiny_qwen3.stat().st_size
-    cache = str(tmp_path / "hub")
-    env = {**os.environ, "HF_ENDPOINT": hub}
-    run = [sys.executable, "-c", PROGRESS_SCRIPT, cache, "download"]
-    result = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
-    assert result.returncode == 0, result.stderr
-    events = [json.loads(line) for line in result.stdout.splitlines()]
+    cache = tmp_path / "hub"
+    events = progress_events(hub, cache, "download")
     assert events[-2][1:] == [size, size] and events[-1] == ["Qwen3-0.6B-Q8_0.gguf ready", 1, 1]
-    assert not list(Path(cache).glob("**/*.gguf"))  # removed again
+    assert not list(cache.glob("**/*.gguf"))  # removed again
