@@ -14,6 +14,7 @@ import pytest
 from ferrule import Runtime
 from ferrule.agent import Agent
 from ferrule.agent.model_requests import RetryPolicy
+from ferrule.models.anthropic import Claude
 from ferrule.models.openai import OpenAIChat
 from ferrule.tools import tool
 from ferrule_kernel import FerruleError, InvalidInputError
@@ -136,6 +137,38 @@ def test_a_named_tool_choice_forces_that_call_then_lets_the_model_answer(wire):
     first, second = wire.bodies
     assert first["tool_choice"] == choice
     assert second.get("tool_choice", "auto") == "auto"  # the call was made: the model answers
+
+
+@pytest.mark.parametrize(
+    ("model", "choice", "sent"),
+    [
+        (
+            lambda: OpenAIChat(id="gpt-4o"),
+            {"type": "function", "name": "get_weather"},  # as Agno's cookbook writes it
+            {"type": "function", "function": {"name": "get_weather"}},
+        ),
+        (
+            lambda: Claude(id="claude-sonnet-4-5"),
+            {"type": "tool", "name": "get_weather"},
+            {"type": "tool", "name": "get_weather"},
+        ),
+        (
+            lambda: Claude(id="claude-sonnet-4-5"),
+            {"type": "function", "function": {"name": "get_weather"}},
+            {"type": "tool", "name": "get_weather"},
+        ),
+    ],
+    ids=["responses shape to chat", "anthropic shape", "chat shape to anthropic"],
+)
+def test_a_named_tool_choice_in_any_providers_shape_reaches_each_wire_in_its_own(
+    wire, model, choice, sent
+):
+    wire.calls("get_weather", city="Oslo")
+    wire.says("Sunny.")
+    with Agent(model=model(), tools=[get_weather], tool_choice=choice) as agent:
+        assert agent.tool_choice == choice  # kept as given
+        assert agent.run("Weather in Oslo?").content == "Sunny."
+    assert wire.bodies[0]["tool_choice"] == sent
 
 
 def test_tool_choice_auto_and_no_tools_send_no_choice(wire):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 from ferrule_kernel import InvalidInputError, RequestCancelledError, get_logger
 
+from .option_checks import named_tool
 from .run_errors import UsageLimitExceeded
 
 if TYPE_CHECKING:
@@ -82,7 +83,11 @@ def tool_choice_sent(choice: str | dict[str, Any] | None, run: RunState) -> Any:
     """The ``tool_choice`` a request with tools carries (None: the model's default). A
     choice that forces a call (``"required"``, a named function) holds until the run has
     made a call: the requests after it are ``"auto"``, so that the model can answer
-    instead of calling again and again."""
+    instead of calling again and again. A named tool is sent in ferrule's one shape
+    (OpenAI Chat's), which each provider's plugin writes in its own."""
     if choice is None or choice in ("auto", "none"):
         return choice
-    return "auto" if run.tool_calls_made else choice
+    if run.tool_calls_made:
+        return "auto"
+    name = named_tool(choice)
+    return choice if name is None else {"type": "function", "function": {"name": name}}

@@ -62,19 +62,31 @@ def delay(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise InvalidInputError("must not be negative", field=attribute.name)
 
 
+def named_tool(choice: Any) -> str | None:
+    """The tool a ``tool_choice`` names, in any of the shapes Agno's models pass on:
+    OpenAI Chat's ``{"type": "function", "function": {"name": ...}}``, OpenAI Responses'
+    ``{"type": "function", "name": ...}`` or Anthropic's ``{"type": "tool", "name": ...}``;
+    None for any other value."""
+    if not isinstance(choice, dict):
+        return None
+    if choice.get("type") == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else choice.get("name")
+    elif choice.get("type") == "tool":
+        name = choice.get("name")
+    else:
+        return None
+    return name if isinstance(name, str) and name else None
+
+
 def tool_choice(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    """None, ``"auto"``, ``"none"``, ``"required"``, or a named function
-    ``{"type": "function", "function": {"name": ...}}``."""
-    if value is None or value in ("auto", "none", "required"):
+    """None, ``"auto"``, ``"none"``, ``"required"``, or a named tool (`named_tool`)."""
+    if value is None or value in ("auto", "none", "required") or named_tool(value):
         return
-    if isinstance(value, dict) and value.get("type") == "function":
-        function = value.get("function")
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            return
     raise InvalidInputError(
-        "tool_choice must be 'auto', 'none', 'required' or "
-        "{'type': 'function', 'function': {'name': ...}}, "
-        f"got {value!r}",
+        "tool_choice must be 'auto', 'none', 'required' or a tool named as "
+        "{'type': 'function', 'function': {'name': ...}} (or {'type': 'function', 'name': ...},"
+        f" {{'type': 'tool', 'name': ...}}), got {value!r}",
         field=attribute.name,
     )
 
