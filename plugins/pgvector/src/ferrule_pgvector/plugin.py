@@ -9,21 +9,13 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import ComponentTypeSpec, InvalidInputError, hookimpl, in_range
 from ferrule_kernel.trust import local_only
+from ferrule_kit.sqltables import schema_name
 from ferrule_kit.vectorspec import VectorStoreAttributes, vector_store_type
 
 COMPONENT_TYPE = "pgvector_store"
 #: Where the host puts the connection string for stores defined over the network (the
 #: same variable as ferrule-postgres's storage: one database can hold both).
 DSN_ENV = "FERRULE_POSTGRES_DSN"
-_SCHEMA = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _schema(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
-    if not _SCHEMA.fullmatch(value):
-        raise InvalidInputError(
-            "must be a lower-case SQL identifier: letters, digits and '_', 63 at most",
-            field=attribute.name,
-        )
 
 
 _MEMORY = re.compile(r"[1-9][0-9]{0,6}(kB|MB|GB|TB)")
@@ -51,7 +43,7 @@ class PgVectorAttributes(VectorStoreAttributes):
         validator=local_only("a database server to connect to (and files its options name)"),
     )
     #: The PostgreSQL schema holding the collections; created if missing.
-    schema: str = attrs.field(default="ferrule", validator=_schema)
+    schema: str = attrs.field(default="ferrule", validator=schema_name)
     #: ``hnsw``: pgvector's approximate index (fast at millions of chunks; filtered
     #: searches use its iterative scan, so a selective filter still fills ``top_k``);
     #: ``none``: exact search by scanning. Collections over 2,000 dimensions are scanned.

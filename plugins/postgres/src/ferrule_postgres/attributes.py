@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 import attrs
-from ferrule_kernel import InvalidInputError, in_range, local_only
+from ferrule_kernel import in_range, local_only
 from ferrule_kit.sqlstore import TableNames, table_name
+from ferrule_kit.sqltables import schema_name
 
 #: Where the host puts the connection string for components defined over the network.
 DSN_ENV = "FERRULE_POSTGRES_DSN"
-_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _identifier(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
-    if not _IDENTIFIER.fullmatch(value):
-        raise InvalidInputError(
-            "must be a lower-case SQL identifier: letters, digits and '_', 63 at most",
-            field=f"$.{attribute.name}",
-        )
 
 
 @attrs.frozen
@@ -33,7 +22,7 @@ class PostgresStorageAttributes:
         validator=local_only("a database server to connect to (and files its options name)"),
     )
     #: The PostgreSQL schema (namespace) holding the tables; created if missing.
-    schema: str = attrs.field(default="ferrule", validator=_identifier)
+    schema: str = attrs.field(default="ferrule", validator=schema_name)
     min_size: int = attrs.field(default=1, validator=in_range(0, 1000))
     max_size: int = attrs.field(default=10, validator=in_range(1, 1000))
     #: Seconds a call waits for a connection before the store counts as unavailable.

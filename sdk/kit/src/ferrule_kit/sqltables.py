@@ -1,6 +1,7 @@
 """The tables of one SQL store (`TableNames`): the names a program gives them (Agno's
 ``session_table`` / ``memory_table``), checked (`table_name`), quoted in SQL when not the
-defaults, with the store's schema versions in a table of their own. `ferrule_kit.sqlstore`
+defaults, with the store's schema versions in a table of their own; and the schema a
+PostgreSQL store keeps them in (`schema_name`). `ferrule_kit.sqlstore`
 and `ferrule_kit.sqlschema` build their statements with them."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 import attrs
 from ferrule_kernel import InvalidInputError
 
-__all__ = ["TABLE_NAME", "TableNames", "table_name"]
+__all__ = ["SCHEMA_NAME", "TABLE_NAME", "TableNames", "schema_name", "table_name"]
 
 #: A table name a store may be given: a lower-case SQL identifier, short enough that the
 #: names made from it (``<name>_runs``, ``<name>_by_user``) stay within Postgres's 63.
@@ -23,6 +24,20 @@ def table_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> N
     if not TABLE_NAME.fullmatch(value):
         raise InvalidInputError(
             "must be a lower-case SQL identifier: letters, digits and '_', 40 at most",
+            field=attribute.name,
+        )
+
+
+#: A schema (namespace) a PostgreSQL store may be given: a lower-case SQL identifier within
+#: Postgres's 63 characters.
+SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def schema_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
+    """An attrs validator: ``value`` is a schema name a store may be given (`SCHEMA_NAME`)."""
+    if not SCHEMA_NAME.fullmatch(value):
+        raise InvalidInputError(
+            "must be a lower-case SQL identifier: letters, digits and '_', 63 at most",
             field=attribute.name,
         )
 
