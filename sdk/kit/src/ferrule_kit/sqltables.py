@@ -21,11 +21,7 @@ TABLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,39}")
 
 def table_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
     """An attrs validator: ``value`` is a table name a store may be given (`TABLE_NAME`)."""
-    if not TABLE_NAME.fullmatch(value):
-        raise InvalidInputError(
-            "must be a lower-case SQL identifier: letters, digits and '_', 40 at most",
-            field=attribute.name,
-        )
+    _check_identifier(TABLE_NAME, 40, attribute, value)
 
 
 #: A schema (namespace) a PostgreSQL store may be given: a lower-case SQL identifier within
@@ -35,9 +31,15 @@ SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 def schema_name(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
     """An attrs validator: ``value`` is a schema name a store may be given (`SCHEMA_NAME`)."""
-    if not SCHEMA_NAME.fullmatch(value):
+    _check_identifier(SCHEMA_NAME, 63, attribute, value)
+
+
+def _check_identifier(
+    pattern: re.Pattern[str], most: int, attribute: attrs.Attribute[Any], value: str
+) -> None:
+    if not pattern.fullmatch(value):
         raise InvalidInputError(
-            "must be a lower-case SQL identifier: letters, digits and '_', 63 at most",
+            f"must be a lower-case SQL identifier: letters, digits and '_', {most} at most",
             field=attribute.name,
         )
 
