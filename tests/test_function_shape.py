@@ -5,12 +5,11 @@ or make them keyword-only), and no function of the agent package is 100 lines or
 (the turn loop is named steps, each testable alone).
 
 A peer's public signature whose callers pass more than six arguments by position keeps
-them (users call it as the peer's docs show): `PEER_SIGNATURES`, each with whose it is.
-`NOT_YET` (functions) and `NOT_YET_FOLDERS` (packages being written now, Agno's API among
-them: Agno's callers pass by position only what comes before the first default) list what
-is still over the limit outside this change, each with the work that owns it; a test fails
-once one of them is clean, so the lists only shrink. Everything else (the kernel and the
-kit but those, the agent package, the runtime, ferrule serve, the CLI...) holds now.
+them (users call it as the peer's docs show): `PEER_SIGNATURES`, each with whose it is; a
+test fails once one of them is no longer over the limit, so the list only shrinks. Agno's
+API is not among them: Agno's callers pass by position only the parameters up to the first
+with a default (what tests/compat/agno's inventory checks), so ferrule's counterparts take
+the rest keyword-only. Everything else holds.
 """
 
 from __future__ import annotations
@@ -38,29 +37,6 @@ PEER_SIGNATURES = {
         "Gradio calls an event handler with its input components' values, in order"
     ),
 }
-
-#: Functions of other areas still over the limit: "path::qualname" -> whose.
-NOT_YET: dict[str, str] = {}
-
-#: Packages of the app being written now, Agno's API among them, whose functions over the
-#: limit are theirs to fix: Agno's callers pass by position only the parameters before the
-#: first with a default (what tests/compat/agno's inventory checks), so the rest may
-#: become keyword-only. Folder -> whose; a folder leaves once it has no such function.
-NOT_YET_FOLDERS = {
-    "sdk/ferrule/src/ferrule/db/": "Agno's db API",
-    "sdk/ferrule/src/ferrule/memory/": "Agno's memory API",
-    "sdk/ferrule/src/ferrule/models/": "Agno's model classes",
-    "sdk/ferrule/src/ferrule/knowledge/": "knowledge, and Agno's knowledge API",
-    "sdk/ferrule/src/ferrule/vectordb/": "Agno's vector databases",
-    "sdk/ferrule/src/ferrule/reasoning/": "Agno's reasoning API",
-    "sdk/ferrule/src/ferrule/session/": "Agno's sessions",
-    "sdk/ferrule/src/ferrule/tools/": "tools, and Agno's toolkits",
-    "sdk/ferrule/src/ferrule/media.py": "Agno's media classes",
-}
-
-
-def _pending(name: str) -> bool:
-    return name in NOT_YET or name.startswith(tuple(NOT_YET_FOLDERS))
 
 
 def _functions(path: Path) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -99,9 +75,7 @@ def _too_many_positional() -> dict[str, int]:
 
 def test_no_function_takes_more_than_six_positional_parameters() -> None:
     over = {
-        name: count
-        for name, count in _too_many_positional().items()
-        if name not in PEER_SIGNATURES and not _pending(name)
+        name: count for name, count in _too_many_positional().items() if name not in PEER_SIGNATURES
     }
     assert over == {}, (
         f"more than {MAX_POSITIONAL} positional parameters: take one object (attrs, "
@@ -110,12 +84,8 @@ def test_no_function_takes_more_than_six_positional_parameters() -> None:
 
 
 def test_the_exceptions_are_still_exceptions() -> None:
-    """Each listed function is still over the limit (a fixed one leaves `NOT_YET`), and a
-    peer's signature is still the peer's shape."""
+    """Each peer's signature listed is still the peer's shape, over the limit."""
     over = _too_many_positional()
-    assert sorted(set(NOT_YET) - set(over)) == [], "fixed: remove it from NOT_YET"
-    clean = [f for f in NOT_YET_FOLDERS if not any(name.startswith(f) for name in over)]
-    assert clean == [], "fixed: remove it from NOT_YET_FOLDERS"
     assert sorted(set(PEER_SIGNATURES) - set(over)) == [], "no longer over: remove it"
 
 

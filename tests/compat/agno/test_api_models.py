@@ -39,6 +39,10 @@ def test_invoke_is_one_request_and_response_runs_the_tools(wire):
     reply = OpenAIChat(id="gpt-4o").invoke([Message(role="user", content="Hi")])
     assert isinstance(reply, ModelResponse) and reply.content == "Hello there."
     assert wire.last["messages"] == [{"role": "user", "content": "Hi"}]
+    # Agno's providers take messages, assistant_message and response_format by position,
+    # the rest by name (Agno's Model passes them all by name)
+    with pytest.raises(TypeError, match="at most 3 positional arguments"):
+        OpenAIChat(id="gpt-4o").invoke([Message(role="user", content="Hi")], None, None, [])
 
     @tool
     def add(a: int, b: int) -> int:

@@ -211,6 +211,7 @@ class Audio(Media):
         cls,
         base64_content: str,
         id: str | None = None,
+        *,
         mime_type: str | None = None,
         transcript: str | None = None,
         expires_at: int | None = None,

@@ -36,13 +36,13 @@ class AsyncBaseDb(Tables, Records):
     def attributes(self, runtime: Any) -> dict[str, Any]:
         raise NotImplementedError(f"{type(self).__name__} names no store")
 
-    async def _run(self, method: str, *args: Any) -> Any:
+    async def _run(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """`BaseDb`'s ``method`` on this store, in a worker thread."""
         import asyncio
 
         from .base import BaseDb
 
-        return await asyncio.to_thread(getattr(BaseDb, method), self, *args)
+        return await asyncio.to_thread(getattr(BaseDb, method), self, *args, **kwargs)
 
     async def close(self) -> None:
         await self._run("close")
@@ -63,6 +63,7 @@ class AsyncBaseDb(Tables, Records):
     async def get_sessions(
         self,
         session_type: SessionType | None = None,
+        *,
         user_id: str | None = None,
         component_id: str | None = None,
         session_name: str | None = None,
@@ -77,16 +78,16 @@ class AsyncBaseDb(Tables, Records):
         return await self._run(  # type: ignore[no-any-return]
             "get_sessions",
             session_type,
-            user_id,
-            component_id,
-            session_name,
-            start_timestamp,
-            end_timestamp,
-            limit,
-            page,
-            sort_by,
-            sort_order,
-            deserialize,
+            user_id=user_id,
+            component_id=component_id,
+            session_name=session_name,
+            start_timestamp=start_timestamp,
+            end_timestamp=end_timestamp,
+            limit=limit,
+            page=page,
+            sort_by=sort_by,
+            sort_order=sort_order,
+            deserialize=deserialize,
         )
 
     async def upsert_session(
@@ -128,6 +129,7 @@ class AsyncBaseDb(Tables, Records):
     async def get_user_memories(
         self,
         user_id: str | None = None,
+        *,
         agent_id: str | None = None,
         team_id: str | None = None,
         topics: list[str] | None = None,
@@ -141,15 +143,15 @@ class AsyncBaseDb(Tables, Records):
         return await self._run(  # type: ignore[no-any-return]
             "get_user_memories",
             user_id,
-            agent_id,
-            team_id,
-            topics,
-            search_content,
-            limit,
-            page,
-            sort_by,
-            sort_order,
-            deserialize,
+            agent_id=agent_id,
+            team_id=team_id,
+            topics=topics,
+            search_content=search_content,
+            limit=limit,
+            page=page,
+            sort_by=sort_by,
+            sort_order=sort_order,
+            deserialize=deserialize,
         )
 
     async def get_all_memory_topics(self, user_id: str | None = None) -> list[str]:

@@ -102,6 +102,7 @@ class BaseDb(Tables, Records):
     def get_sessions(
         self,
         session_type: SessionType | None = None,
+        *,
         user_id: str | None = None,
         component_id: str | None = None,
         session_name: str | None = None,
@@ -180,6 +181,7 @@ class BaseDb(Tables, Records):
     def get_user_memories(
         self,
         user_id: str | None = None,
+        *,
         agent_id: str | None = None,
         team_id: str | None = None,
         topics: list[str] | None = None,

@@ -113,6 +113,7 @@ class Knowledge(KnowledgeContents, KnowledgeContext):
     def __init__(
         self,
         name: str | None = None,
+        *,
         description: str | None = None,
         vector_db: Any = None,
         contents_db: Any = None,
@@ -120,7 +121,6 @@ class Knowledge(KnowledgeContents, KnowledgeContext):
         readers: dict[str, Any] | None = None,
         content_sources: Any = None,
         isolate_vector_search: bool = False,
-        *,
         embedder: Any = None,
         runtime: Any = None,
         chunk_size: int = 1000,
@@ -295,6 +295,7 @@ class Knowledge(KnowledgeContents, KnowledgeContext):
     async def ainsert(
         self,
         name: str | None = None,
+        *,
         description: str | None = None,
         path: str | os.PathLike[str] | None = None,
         url: str | None = None,
@@ -308,7 +309,6 @@ class Knowledge(KnowledgeContents, KnowledgeContext):
         upsert: bool = True,
         skip_if_exists: bool = False,
         auth: ContentAuth | None = None,
-        *,
         progress: Progress | None = None,
         follow_symlinks: bool = False,
         reembed: bool = False,
@@ -330,12 +330,12 @@ class Knowledge(KnowledgeContents, KnowledgeContext):
         read = await read_content(
             name,
             description,
-            path,
-            url,
-            text_content,
-            self._marked(metadata),
-            include,
-            exclude,
+            path=path,
+            url=url,
+            text_content=text_content,
+            metadata=self._marked(metadata),
+            include=include,
+            exclude=exclude,
             limits=self.limits,
             follow_symlinks=follow_symlinks,
             choice=self._choice(reader, auth),
@@ -414,7 +414,14 @@ class Knowledge(KnowledgeContents, KnowledgeContext):
         error: BaseException | None = None
         try:
             await insert(
-                self.runtime, store, embedder, read.sources, chunking, mode, progress, result
+                self.runtime,
+                store,
+                embedder,
+                read.sources,
+                chunking=chunking,
+                mode=mode,
+                progress=progress,
+                result=result,
             )
         except BaseException as exc:
             error = exc
@@ -452,7 +459,9 @@ class Knowledge(KnowledgeContents, KnowledgeContext):
             own = {"linked_to": self.name}
             where = own if where is None else {"$and": [where, own]}
         store, embedder = await self._ready()
-        found = await search(self.runtime, store, embedder, query, top_k, where, kind)
+        found = await search(
+            self.runtime, store, embedder, query, top_k=top_k, filters=where, search_type=kind
+        )
         reranker = getattr(self.vector_db, "reranker", None)
         if reranker is not None and found:
             found = list(await asyncio.to_thread(reranker.rerank, query, found))

@@ -38,6 +38,7 @@ async def search(
     store: str,
     embedder: str,
     query: str,
+    *,
     top_k: int,
     filters: dict[str, Any] | None,
     search_type: str,

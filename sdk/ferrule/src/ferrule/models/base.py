@@ -231,12 +231,12 @@ class Model:
         messages: list[Message],
         assistant_message: Message | None = None,
         response_format: Any = None,
+        *args: Any,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         run_response: Any = None,
         compress_tool_results: bool = False,
         retry_with_guidance: bool = False,
-        *args: Any,
         **kwargs: Any,
     ) -> ModelResponse:
         """One request: the model's reply (its tool calls asked for, not run)."""
@@ -263,10 +263,10 @@ class Model:
                 [*messages, guidance],
                 assistant_message,
                 response_format,
-                tools,
-                tool_choice,
-                run_response,
-                compress_tool_results,
+                tools=tools,
+                tool_choice=tool_choice,
+                run_response=run_response,
+                compress_tool_results=compress_tool_results,
             )
         response = ModelResponse.from_kit(reply, folded.usage)
         if assistant_message is not None:
@@ -282,12 +282,12 @@ class Model:
         messages: list[Message],
         assistant_message: Message | None = None,
         response_format: Any = None,
+        *args: Any,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         run_response: Any = None,
         compress_tool_results: bool = False,
         retry_with_guidance: bool = False,
-        *args: Any,
         **kwargs: Any,
     ) -> ModelResponse:
         """`ainvoke`, waited for."""
@@ -297,11 +297,11 @@ class Model:
                 messages,
                 assistant_message,
                 response_format,
-                tools,
-                tool_choice,
-                run_response,
-                compress_tool_results,
-                retry_with_guidance,
+                tools=tools,
+                tool_choice=tool_choice,
+                run_response=run_response,
+                compress_tool_results=compress_tool_results,
+                retry_with_guidance=retry_with_guidance,
             )
         )
 
@@ -310,12 +310,12 @@ class Model:
         messages: list[Message],
         assistant_message: Message | None = None,
         response_format: Any = None,
+        *args: Any,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         run_response: Any = None,
         compress_tool_results: bool = False,
         retry_with_guidance: bool = False,
-        *args: Any,
         **kwargs: Any,
     ) -> AsyncIterator[ModelResponse]:
         """One request, streamed: a `ModelResponse` per piece (text, reasoning, tool-call
@@ -331,12 +331,12 @@ class Model:
         messages: list[Message],
         assistant_message: Message | None = None,
         response_format: Any = None,
+        *args: Any,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         run_response: Any = None,
         compress_tool_results: bool = False,
         retry_with_guidance: bool = False,
-        *args: Any,
         **kwargs: Any,
     ) -> Iterator[ModelResponse]:
         """`ainvoke_stream`, as a plain iterator."""
@@ -346,10 +346,10 @@ class Model:
                 messages,
                 assistant_message,
                 response_format,
-                tools,
-                tool_choice,
-                run_response,
-                compress_tool_results,
+                tools=tools,
+                tool_choice=tool_choice,
+                run_response=run_response,
+                compress_tool_results=compress_tool_results,
             )
         )
 
@@ -359,6 +359,7 @@ class Model:
         self,
         messages: list[Message],
         response_format: Any = None,
+        *,
         tools: list[Any] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         tool_call_limit: int | None = None,
@@ -387,6 +388,7 @@ class Model:
         self,
         messages: list[Message],
         response_format: Any = None,
+        *,
         tools: list[Any] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         tool_call_limit: int | None = None,
@@ -400,9 +402,9 @@ class Model:
             self.aresponse(
                 messages,
                 response_format,
-                tools,
-                tool_choice,
-                tool_call_limit,
+                tools=tools,
+                tool_choice=tool_choice,
+                tool_call_limit=tool_call_limit,
                 compression_manager=compression_manager,
             )
         )
@@ -411,6 +413,7 @@ class Model:
         self,
         messages: list[Message],
         response_format: Any = None,
+        *,
         tools: list[Any] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         tool_call_limit: int | None = None,
@@ -441,6 +444,7 @@ class Model:
         self,
         messages: list[Message],
         response_format: Any = None,
+        *,
         tools: list[Any] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         tool_call_limit: int | None = None,
@@ -455,9 +459,9 @@ class Model:
             self.aresponse_stream(
                 messages,
                 response_format,
-                tools,
-                tool_choice,
-                tool_call_limit,
+                tools=tools,
+                tool_choice=tool_choice,
+                tool_call_limit=tool_call_limit,
                 compression_manager=compression_manager,
             )
         )
@@ -521,9 +525,10 @@ class Model:
 
 
 def _no_more(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Agno's providers take these seven arguments: more is a mistake, not a setting."""
+    """Agno's providers take these arguments, three of them by position (Agno passes them
+    all by name): more is a mistake, not a setting."""
     if args:
-        raise TypeError(f"invoke takes at most 7 positional arguments ({len(args)} more given)")
+        raise TypeError(f"invoke takes at most 3 positional arguments ({len(args)} more given)")
     if kwargs:
         raise TypeError(f"invoke got an unexpected keyword argument {sorted(kwargs)[0]!r}")
 

@@ -28,6 +28,7 @@ def get_default_reasoning_agent(
     min_steps: int,
     max_steps: int,
     tools: list[Any] | None = None,
+    *,
     tool_call_limit: int | None = None,
     use_json_mode: bool = False,
     telemetry: bool = True,

@@ -221,12 +221,12 @@ class ReasoningManager:
                     c.min_steps,
                     c.max_steps,
                     c.tools,
-                    c.tool_call_limit,
-                    c.use_json_mode,
-                    c.telemetry,
-                    c.debug_mode,
-                    c.debug_level,
-                    c.run_context,
+                    tool_call_limit=c.tool_call_limit,
+                    use_json_mode=c.use_json_mode,
+                    telemetry=c.telemetry,
+                    debug_mode=c.debug_mode,
+                    debug_level=c.debug_level,
+                    run_context=c.run_context,
                 )
         return self._agent
 

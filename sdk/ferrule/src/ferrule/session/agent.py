@@ -102,6 +102,7 @@ class AgentSession:
     def get_messages(
         self,
         agent_id: str | None = None,
+        *,
         team_id: str | None = None,
         last_n_runs: int | None = None,
         limit: int | None = None,

@@ -58,6 +58,7 @@ class FileTools(Toolkit):
     def __init__(
         self,
         base_dir: Path | None = None,
+        *,
         enable_save_file: bool = True,
         enable_read_file: bool = True,
         enable_delete_file: bool = False,

@@ -46,6 +46,7 @@ class KnowledgeTools(Toolkit):
         self,
         knowledge: Any,
         enable_think: bool = True,
+        *,
         enable_search: bool = True,
         enable_analyze: bool = True,
         instructions: str | None = None,

@@ -75,6 +75,7 @@ class MemoryTools(Toolkit):
         self,
         db: Any,
         enable_get_memories: bool = True,
+        *,
         enable_add_memory: bool = True,
         enable_update_memory: bool = True,
         enable_delete_memory: bool = True,

@@ -54,6 +54,7 @@ class ReasoningTools(Toolkit):
     def __init__(
         self,
         enable_think: bool = True,
+        *,
         enable_analyze: bool = True,
         all: bool = False,
         instructions: str | None = None,

@@ -70,6 +70,7 @@ class Toolkit:
     def __init__(
         self,
         name: str = "toolkit",
+        *,
         tools: Sequence[Callable[..., Any] | Function] | None = None,
         async_tools: Sequence[tuple[Callable[..., Any], str]] | None = None,
         instructions: str | None = None,

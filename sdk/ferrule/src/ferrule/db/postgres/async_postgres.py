@@ -24,6 +24,7 @@ class AsyncPostgresDb(AsyncBaseDb):
     def __init__(
         self,
         id: str | None = None,
+        *,
         db_url: str | None = None,
         db_engine: Any = None,
         db_schema: str | None = None,
@@ -32,15 +33,14 @@ class AsyncPostgresDb(AsyncBaseDb):
         metrics_table: str | None = None,
         knowledge_table: str | None = None,
         create_schema: bool = True,
-        *,
         max_size: int | None = None,
     ) -> None:
         self._postgres = PostgresDb(
             db_url,
-            db_engine,
-            db_schema,
-            session_table,
-            memory_table,
+            db_engine=db_engine,
+            db_schema=db_schema,
+            session_table=session_table,
+            memory_table=memory_table,
             create_schema=create_schema,
             max_size=max_size,
         )

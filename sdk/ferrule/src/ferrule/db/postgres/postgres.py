@@ -48,6 +48,7 @@ class PostgresDb(BaseDb):
     def __init__(
         self,
         db_url: str | None = None,
+        *,
         db_engine: Any = None,
         db_schema: str | None = None,
         session_table: str | None = None,
@@ -56,7 +57,6 @@ class PostgresDb(BaseDb):
         knowledge_table: str | None = None,
         id: str | None = None,
         create_schema: bool = True,
-        *,
         max_size: int | None = None,
     ) -> None:
         if not create_schema:

@@ -56,6 +56,7 @@ class SqliteDb(BaseDb):
     def __init__(
         self,
         db_file: str | os.PathLike[str] | None = None,
+        *,
         db_engine: Any = None,
         db_url: str | None = None,
         session_table: str | None = None,
@@ -63,7 +64,6 @@ class SqliteDb(BaseDb):
         metrics_table: str | None = None,
         knowledge_table: str | None = None,
         id: str | None = None,
-        *,
         store: str | None = None,
         busy_timeout: float | None = None,
         synchronous: Literal["full", "normal"] | None = None,

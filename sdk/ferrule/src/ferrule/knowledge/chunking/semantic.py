@@ -119,6 +119,7 @@ class SemanticChunking(ChunkingStrategy):
     def __init__(
         self,
         embedder: Any = None,
+        *,
         chunk_size: int = 5000,
         similarity_threshold: float = 0.5,
         similarity_window: int = 3,

@@ -98,6 +98,7 @@ class Reader:
     def __init__(
         self,
         chunk: bool = True,
+        *,
         chunk_size: int = 5000,
         separators: list[str] | None = None,
         chunking_strategy: Any = None,

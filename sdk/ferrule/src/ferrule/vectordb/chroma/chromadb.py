@@ -61,6 +61,7 @@ class ChromaDb(VectorDb):
     def __init__(
         self,
         collection: str | None = None,
+        *,
         name: str | None = None,
         description: str | None = None,
         id: str | None = None,

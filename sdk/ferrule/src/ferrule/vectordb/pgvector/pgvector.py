@@ -58,6 +58,7 @@ class PgVector(VectorDb):
         self,
         table_name: str,
         schema: str = "ai",
+        *,
         name: str | None = None,
         description: str | None = None,
         id: str | None = None,
