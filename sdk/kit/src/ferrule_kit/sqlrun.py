@@ -4,11 +4,12 @@ on an async one (psycopg's ``AsyncConnection``)."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .sqlplan import Query
+    from .sqlplan import Fetch, Query
 
 __all__ = ["run_async", "run_blocking"]
 
@@ -22,13 +23,7 @@ def run_blocking(steps: Steps, connection: Any) -> dict[str, Any]:
         result: Any = None
         while True:
             query = steps.send(result)
-            cursor = connection.execute(query.sql, query.args)
-            if query.fetch == "one":
-                result = cursor.fetchone()
-            elif query.fetch == "all":
-                result = cursor.fetchall()
-            else:
-                result = cursor.rowcount if query.fetch == "rowcount" else None
+            result = _fetch(connection.execute(query.sql, query.args), query.fetch)
     except StopIteration as done:
         value: dict[str, Any] = done.value
         return value
@@ -42,15 +37,21 @@ async def run_async(steps: Steps, connection: Any) -> dict[str, Any]:
         result: Any = None
         while True:
             query = steps.send(result)
-            cursor = await connection.execute(query.sql, query.args)
-            if query.fetch == "one":
-                result = await cursor.fetchone()
-            elif query.fetch == "all":
-                result = await cursor.fetchall()
-            else:
-                result = cursor.rowcount if query.fetch == "rowcount" else None
+            result = _fetch(await connection.execute(query.sql, query.args), query.fetch)
+            if inspect.isawaitable(result):  # an async cursor's rows
+                result = await result
     except StopIteration as done:
         value: dict[str, Any] = done.value
         return value
     finally:
         steps.close()
+
+
+def _fetch(cursor: Any, fetch: Fetch) -> Any:
+    """What a query's ``fetch`` asks of its executed cursor: its first row, all its rows
+    (awaitables on an async cursor), the rows it changed, or nothing."""
+    if fetch == "one":
+        return cursor.fetchone()
+    if fetch == "all":
+        return cursor.fetchall()
+    return cursor.rowcount if fetch == "rowcount" else None
