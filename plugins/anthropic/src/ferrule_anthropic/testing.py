@@ -14,14 +14,13 @@ count. Use them to test your own code against a loopback Anthropic.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ferrule_kit.testing.loopback import Action, Pause, RecordedRequest, Reply, sse
+from ferrule_kit.testing.wire_checks import is_base64, named_entry, turns
 
 ANTHROPIC_VERSION = "2023-06-01"
 MESSAGES_PATH = "/v1/messages"
@@ -69,6 +68,8 @@ CACHE_TTLS = frozenset({"5m", "1h"})
 SPEEDS = frozenset({"standard", "fast"})
 IMAGE_MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+#: The keys a custom tool's definition may have.
+TOOL_KEYS = frozenset({"name", "description", "input_schema", "cache_control", "type"})
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
 USER_BLOCKS = frozenset({"text", "image", "tool_result", "document"})
@@ -250,16 +251,6 @@ def count_reply(input_tokens: int) -> Reply:
 # -- requests --------------------------------------------------------------------------
 
 
-def _is_base64(data: Any) -> bool:
-    if not isinstance(data, str) or not data:
-        return False
-    try:
-        base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
-
-
 def _text_problems(block: dict[str, Any], where: str) -> list[str]:
     if not isinstance(block.get("text"), str) or not block["text"]:
         return [f"{where}.text: text content blocks must be non-empty strings"]
@@ -274,7 +265,7 @@ def _image_problems(block: dict[str, Any], where: str) -> list[str]:
         out = []
         if source.get("media_type") not in IMAGE_MEDIA_TYPES:
             out.append(f"{where}.source.media_type: must be one of {sorted(IMAGE_MEDIA_TYPES)}")
-        if not _is_base64(source.get("data")):
+        if not is_base64(source.get("data")):
             out.append(f"{where}.source.data: must be base64")
         return out
     if source.get("type") == "url":
@@ -349,20 +340,11 @@ def _blocks(content: Any) -> list[Any]:
 
 
 def _messages_problems(messages: Any, thinking_on: bool) -> list[str]:
-    if not isinstance(messages, list) or not messages:
-        return ["messages: required, a non-empty array"]
     out: list[str] = []
     pending_tool_uses: set[str] = set()
-    for i, message in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(message, dict) or set(message) - {"role", "content"}:
-            out.append(f"{where}: must be an object with role and content only")
-            continue
-        role = message.get("role")
-        if role not in ("user", "assistant"):
-            out.append(f"{where}.role: must be 'user' or 'assistant' (system goes in 'system')")
-            continue
-        content = message.get("content")
+    roles = ("user", "assistant")
+    hint = " (system goes in 'system')"
+    for i, where, role, content in turns(messages, "messages", "content", roles, out, hint=hint):
         if isinstance(content, str):
             if not content and i < len(messages) - 1:
                 out.append(f"{where}.content: must be non-empty")
@@ -391,6 +373,8 @@ def _messages_problems(messages: Any, thinking_on: bool) -> list[str]:
             if pending_tool_uses:
                 out.append(f"{where}: tool_use ids {sorted(pending_tool_uses)} got no tool_result")
             pending_tool_uses = {str(b.get("id")) for b in typed if b.get("type") == "tool_use"}
+    if not isinstance(messages, list):
+        return out
     last_assistant = next(
         (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
         None,
@@ -445,21 +429,10 @@ def _tools_problems(tools: Any) -> list[str]:
     names = set()
     for i, tool in enumerate(tools):
         where = f"tools[{i}]"
-        if not isinstance(tool, dict) or set(tool) - {
-            "name",
-            "description",
-            "input_schema",
-            "cache_control",
-            "type",
-        }:
-            out.append(f"{where}: unexpected shape")
+        if not named_entry(
+            tool, where, TOOL_KEYS, TOOL_NAME, names, out, duplicate="tool names must be unique"
+        ):
             continue
-        name = tool.get("name")
-        if not isinstance(name, str) or not TOOL_NAME.match(name):
-            out.append(f"{where}.name: must match {TOOL_NAME.pattern}")
-        elif name in names:
-            out.append(f"{where}.name: tool names must be unique")
-        names.add(name)
         if "description" in tool and not isinstance(tool["description"], str):
             out.append(f"{where}.description: must be a string")
         schema = tool.get("input_schema")

@@ -15,14 +15,13 @@ Gemini's framing (``data:`` lines, CRLF, no event names, no end sentinel).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ferrule_kit.testing.loopback import Action, Pause, RecordedRequest, Reply, sse
+from ferrule_kit.testing.wire_checks import is_base64, named_entry, turns
 
 PATH = re.compile(r"^/v1beta/models/(?P<model>[A-Za-z0-9._-]+):streamGenerateContent$")
 BODY_KEYS = frozenset(
@@ -49,6 +48,8 @@ DATA_KEYS = frozenset(
 )
 PART_KEYS = DATA_KEYS | {"thought", "thoughtSignature", "videoMetadata"}
 FUNCTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$")
+#: The keys a function declaration may have.
+DECLARATION_KEYS = frozenset({"name", "description", "parameters", "response"})
 TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 SCHEMA_KEYS = frozenset(
     {
@@ -219,16 +220,6 @@ def error_reply(status: int, body: Mapping[str, Any]) -> Reply:
 # -- requests --------------------------------------------------------------------------
 
 
-def _is_base64(data: Any) -> bool:
-    if not isinstance(data, str) or not data:
-        return False
-    try:
-        base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True
-
-
 def schema_problems(schema: Any, where: str, *, top_level_object: bool = False) -> list[str]:
     """Problems of a Gemini ``Schema`` (the OpenAPI 3.0 subset Gemini accepts)."""
     if not isinstance(schema, dict):
@@ -281,7 +272,7 @@ def _part_problems(part: Any, role: str, where: str) -> list[str]:
         return [*out, f"{where}: a part holds exactly one of {sorted(DATA_KEYS)}, got {data}"]
     kind = data[0]
     if "thoughtSignature" in part and not (
-        _is_base64(part["thoughtSignature"]) or part["thoughtSignature"] == SKIP_SIGNATURE
+        is_base64(part["thoughtSignature"]) or part["thoughtSignature"] == SKIP_SIGNATURE
     ):
         out.append(f"{where}.thoughtSignature: must be base64 bytes (or {SKIP_SIGNATURE})")
     if "thought" in part and (role != "model" or not isinstance(part["thought"], bool)):
@@ -293,7 +284,7 @@ def _part_problems(part: Any, role: str, where: str) -> list[str]:
         if (
             not isinstance(blob, dict)
             or not isinstance(blob.get("mimeType"), str)
-            or not _is_base64(blob.get("data"))
+            or not is_base64(blob.get("data"))
         ):
             out.append(f"{where}.inlineData: needs mimeType and base64 data")
     elif kind == "functionCall":
@@ -316,20 +307,9 @@ def _part_problems(part: Any, role: str, where: str) -> list[str]:
 
 
 def _contents_problems(contents: Any) -> list[str]:
-    if not isinstance(contents, list) or not contents:
-        return ["contents: required, a non-empty array"]
     out: list[str] = []
     expected_responses: Counter[str] = Counter()
-    for i, content in enumerate(contents):
-        where = f"contents[{i}]"
-        if not isinstance(content, dict) or set(content) - {"role", "parts"}:
-            out.append(f"{where}: must be an object with role and parts only")
-            continue
-        role = content.get("role")
-        if role not in ("user", "model"):
-            out.append(f"{where}.role: must be 'user' or 'model'")
-            continue
-        parts = content.get("parts")
+    for _, where, role, parts in turns(contents, "contents", "parts", ("user", "model"), out):
         if not isinstance(parts, list) or not parts:
             out.append(f"{where}.parts: required, a non-empty array")
             continue
@@ -368,20 +348,16 @@ def _tools_problems(tools: Any) -> list[str]:
             continue
         for j, declaration in enumerate(tool["functionDeclarations"]):
             where = f"tools[{i}].functionDeclarations[{j}]"
-            if not isinstance(declaration, dict) or set(declaration) - {
-                "name",
-                "description",
-                "parameters",
-                "response",
-            }:
-                out.append(f"{where}: unexpected shape")
+            if not named_entry(
+                declaration,
+                where,
+                DECLARATION_KEYS,
+                FUNCTION_NAME,
+                names,
+                out,
+                duplicate="duplicate function name",
+            ):
                 continue
-            name = declaration.get("name")
-            if not isinstance(name, str) or not FUNCTION_NAME.match(name):
-                out.append(f"{where}.name: must match {FUNCTION_NAME.pattern}")
-            elif name in names:
-                out.append(f"{where}.name: duplicate function name")
-            names.add(name)
             if "parameters" in declaration:
                 out += schema_problems(
                     declaration["parameters"], f"{where}.parameters", top_level_object=True

@@ -6,6 +6,8 @@
   wire tests (see its docstring).
 - `ferrule_kit.testing.providers`: `ProviderConformance`, what every API provider plugin
   does alike (faults, retries, typed errors, keys) as a test suite (see its docstring).
+- `ferrule_kit.testing.wire_checks`: checks providers' fake servers share while validating
+  a request (base64 fields, the turns array, named tool declarations).
 - `ferrule_kit.testing.strategies`: Hypothesis strategies of streamed turns (texts, JSON
   arguments, tool calls) and `cut`, for providers' property tests.
 - `ferrule_kit.testing.dialects`: this repository's providers defined on a loopback server
