@@ -181,6 +181,7 @@ INTERNET_TOOLS = {
     "agno.knowledge.reader.tavily_reader",
     "agno.knowledge.reader.web_search_reader",
     "agno.knowledge.reader.s3_reader",
+    "agno.knowledge.remote_content",  # S3, GCS, Azure Blob, SharePoint, GitHub
     "agno.context.web",
     "agno.context.slack",
     "agno.context.gmail",
@@ -431,6 +432,23 @@ class Checkout:
         folder = (self.root / path).parent
         return frozenset(p.stem for p in folder.iterdir() if p.suffix == ".py" or p.is_dir())
 
+    def reason_not_to_run(
+        self, path: str, seen: frozenset[str] = frozenset()
+    ) -> tuple[str, str] | None:
+        """`not_run_reason` of the file at ``path``, else of a module beside it that it
+        imports (``from basic_examples import ...``), followed in turn."""
+        source, local = self.read(path), self.local_modules(path)
+        reason = not_run_reason(source, local)
+        if reason is not None:
+            return reason
+        for top in sorted({m.split(".")[0] for m in imported_modules(ast.parse(source))}):
+            beside = (Path(path).parent / f"{top}.py").as_posix()
+            if top in local and beside not in seen and (self.root / beside).is_file():
+                found = self.reason_not_to_run(beside, seen | {path, beside})
+                if found is not None:
+                    return found[0], f"{found[1]} (through {top}.py)"
+        return None
+
     def siblings(self, path: str) -> list[str]:
         folder = (self.root / path).parent
         return sorted(p.relative_to(self.root).as_posix() for p in folder.glob("*.py"))
@@ -491,9 +509,13 @@ def imported_modules(tree: ast.AST) -> set[str]:
     return found
 
 
-INVENTORIED = set(
-    json.loads((Path(__file__).resolve().parent / "agno_inventory.json").read_text())["modules"]
-)
+#: The inventory's modules, each with its public names.
+INVENTORIED = {
+    module: set(facts["names"])
+    for module, facts in json.loads(
+        (Path(__file__).resolve().parent / "agno_inventory.json").read_text()
+    )["modules"].items()
+}
 
 
 def is_ferrules(module: str) -> bool:
@@ -514,11 +536,25 @@ def installed(package: str) -> bool:
         return False
 
 
+def ferrule_has(module: str, name: str) -> bool:
+    """Whether ferrule's ``module`` has ``name`` (one the inventory does not list: a
+    constant, a name Agno imports into the module)."""
+    import importlib
+
+    try:
+        return hasattr(importlib.import_module(module), name)
+    except ImportError:
+        return False
+
+
 def not_run_reason(source: str, local: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """``("internet" | "not covered", why)`` for a file not to run, else None; ``local``:
     the modules beside the file (``from db import ...``)."""
     tree = ast.parse(source)
     modules = imported_modules(tree)
+    for module in sorted(modules):
+        if module.startswith("agno.") and any(p.startswith("_") for p in module.split(".")):
+            return "not covered", f"Agno's private module ({module})"
     for module in sorted(modules):
         for prefix, subject in NOT_COVERED.items():
             if module == prefix or module.startswith(prefix + "."):
@@ -533,9 +569,20 @@ def not_run_reason(source: str, local: frozenset[str] = frozenset()) -> tuple[st
         family = next((f for f in FAMILIES if module.startswith(f + ".")), None)
         if family is not None and not is_ferrules(module):
             return "not covered", f"{module} is not ferrule's"
-    for top in sorted({m.split(".")[0] for m in named} - {"agno", "ferrule", "__future__"} - local):
-        if top not in sys.stdlib_module_names and not installed(top):
-            return "not covered", f"needs {top}, which ferrule does not install"
+    for node in ast.walk(tree):  # a store, provider... a family's package names lazily
+        if isinstance(node, ast.ImportFrom) and (node.module or "") in INVENTORIED:
+            module = node.module or ""
+            if module == "agno" or not module.startswith(FAMILIES):
+                continue
+            for alias in node.names:
+                if alias.name == "*" or alias.name in INVENTORIED[module]:
+                    continue
+                if not ferrule_has(as_ferrule(module), alias.name):
+                    return "not covered", f"{module}.{alias.name} is not ferrule's"
+    foreign = {m for m in named if m.split(".")[0] not in {"agno", "ferrule", "__future__"}}
+    for module in sorted(m for m in foreign if m.split(".")[0] not in local):
+        if module.split(".")[0] not in sys.stdlib_module_names and not installed(module):
+            return "not covered", f"needs {module}, which ferrule does not install"
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
@@ -614,7 +661,7 @@ def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[st
     for folder, seconds in SLOW_FOLDERS.items():
         if path.startswith(folder):
             timeout = max(timeout, seconds)
-    reason = not_run_reason(source, checkout.local_modules(path))
+    reason = checkout.reason_not_to_run(path)
     if reason is not None:
         return Outcome(path, reason[0], reason[1])
     with tempfile.TemporaryDirectory(prefix="agno-replay-") as folder:
@@ -684,8 +731,7 @@ def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[st
 def postgres_for(checkout: Checkout, files: list[str]) -> Iterator[str | None]:
     """A PostgreSQL on localhost:5532 with Agno's role and database, when a file needs one."""
     needs = any(
-        str(POSTGRES_PORT) in checkout.read(f)
-        and not_run_reason(checkout.read(f), checkout.local_modules(f)) is None
+        str(POSTGRES_PORT) in checkout.read(f) and checkout.reason_not_to_run(f) is None
         for f in files
     )
     if not needs:
@@ -749,7 +795,7 @@ def main(argv: list[str]) -> int:
     if args.list:
         files_to_run = []
         for path in files:
-            reason = not_run_reason(checkout.read(path), checkout.local_modules(path))
+            reason = checkout.reason_not_to_run(path)
             status, detail = reason if reason else ("runnable", "")
             outcomes.append(Outcome(path, status, detail))
     else:
