@@ -47,7 +47,10 @@ def test_each_group_has_its_typeddict_with_the_same_names_and_types(group):
     hints = {
         name: getattr(hint, "__forward_arg__", hint) for name, hint in typed.__annotations__.items()
     }
-    assert hints == fields, f"{typed.__name__} must list {group.__name__}'s fields"
+    body = "\n".join(f"    {name}: {hint}" for name, hint in fields.items())
+    assert hints == fields, (
+        f"_typing.{typed.__name__} must list {group.__name__}'s fields, as:\n{body}"
+    )
     assert set(typed.__annotations__) <= set(_typing.AgentOptions.__annotations__)
 
 
