@@ -210,6 +210,7 @@ class KnowledgeOptions(TypedDict, total=False):
     add_search_knowledge_instructions: bool
     references_format: str
     update_knowledge: bool
+    callable_knowledge_cache_key: Any
 
 
 class ReasoningOptions(TypedDict, total=False):

@@ -28,6 +28,7 @@ from ..tools.context import RunContext
 from . import registry
 from .agno_methods import AgentUpkeep
 from .attributes import AgentAttributes
+from .background_executor import BackgroundExecutor, close_background_executor
 from .console import AgentConsole
 from .delegation import Delegated
 from .deps import RunDeps, SecondModels, SessionSteps
@@ -75,7 +76,7 @@ _knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
 _run_sessions_of, _upkeep_of = attrgetter("_run_sessions"), attrgetter("_upkeep")
 
 
-class Agent(RunCalls[OutputT, RunT], AgentAttributes):
+class Agent(RunCalls[OutputT, RunT], AgentAttributes, BackgroundExecutor):
     """A language model with tools, streaming its turns.
 
     Built one of three ways, which also decides what its `run` is (docs/agent.md, "Which
@@ -215,14 +216,14 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         self._history: list[Message] = []
         self._running: dict[str, RunState] = {}
         # the collaborators, each given what it works with
-        self._knowledge = AgentKnowledge(self)
+        self._knowledge = AgentKnowledge(self, lambda: self._toolbox.factory_cache)
         self._sessions = AgentSessions(self, self._history, self._second_models)
         self._run_sessions = RunSessions(
             self,
             self._sessions,
             self._second_models,
             self._system_messages,
-            self._knowledge.add_to_context,
+            self._knowledge,
             lambda: extra_messages(self.additional_input),
         )
         pending = self._run_sessions.store_pending
@@ -309,15 +310,11 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         )
 
     async def _resolve_tools(self, run_context: RunContext | None = None) -> dict[str, Tool]:
-        state = self.session_state
-        if run_context is not None:
-            state = run_context.session_state if run_context.session_state is not None else state
-            run_context.knowledge = self.knowledge
-        own: list[Tool | Toolset] = [*self._knowledge.tools(), *history_tools(self, self._sessions)]
+        own = await self._knowledge.run_tools(run_context)  # the run's knowledge's
+        own += history_tools(self, self._sessions)
         if self.enable_agentic_memory and self.memory_manager is not None:
             own.append(agentic_memory_tool(self._second_models, self.memory_manager))
-        agentic = self.enable_agentic_state
-        return await self._toolbox.resolve(self, state, run_context, own, agentic)
+        return await self._toolbox.resolve(self, run_context, own, self.enable_agentic_state)
 
     # -- tools (`toolbox.AgentTools`) ------------------------------------------------------
 
@@ -564,6 +561,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
                     "this agent's runtime is an AsyncRuntime: use `await agent.adelete()`"
                 )
             return
+        close_background_executor(self)  # first: its work may need the agent's loop
         if getattr(bridge, "started", True):  # a loop thread never started holds nothing
             bridge.run(self.adelete())
 
@@ -574,6 +572,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
         for helper in list(self._helper_models.values()):
             await helper.adelete()
         self._helper_models.clear()
+        await asyncio.to_thread(close_background_executor, self)
         try:
             await self._sessions.close_storage()
         except FerruleError as exc:  # e.g. the runtime was stopped first

@@ -113,7 +113,7 @@ class AgentAttributes:
     add_memories_to_context: bool
     enable_agentic_memory: bool
     # knowledge
-    knowledge: Knowledge | None
+    knowledge: Knowledge | Callable[..., Any] | None
     search_knowledge: bool
     add_knowledge_to_context: bool
     knowledge_filters: dict[str, Any] | list[Any] | None
@@ -122,6 +122,7 @@ class AgentAttributes:
     add_search_knowledge_instructions: bool
     references_format: str
     update_knowledge: bool
+    callable_knowledge_cache_key: Callable[..., Any] | None
     # reasoning
     reasoning: Reasoning
     reasoning_model: Any

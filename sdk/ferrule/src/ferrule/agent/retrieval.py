@@ -8,6 +8,12 @@ searches in the knowledge's place); ``references_format`` (the references as JSO
 YAML) and ``update_knowledge`` (the model may add to the knowledge with
 ``add_to_knowledge``). The searches a run made are its ``RunOutput.references``.
 
+``knowledge`` may also be Agno's knowledge factory: a function (not a class) called as a
+run starts, with ``agent`` / ``session_state`` / ``run_context`` by name (it may be async),
+whose knowledge base is that run's (its search tool, its references, its instructions, the
+filters' checks; the run context's ``knowledge``); what it makes is kept per key as a tool
+factory's tools are (`callable_cache`, ``callable_knowledge_cache_key``).
+
 The knowledge is a `ferrule.knowledge.Knowledge`, or any object of Agno's knowledge
 protocol (`ferrule.knowledge.protocol.KnowledgeProtocol`, e.g. `FileSystemKnowledge`):
 the model then gets the object's own tools (``get_tools``), and its documents for a query
@@ -22,6 +28,8 @@ import contextvars
 import inspect
 import json
 import time
+import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -32,8 +40,15 @@ from .._bridge import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
 from ..tools import Tool, ToolContext, Toolset, as_tools
 from ..tools.context import RunContext
+from .callable_cache import CacheSettings, CallableCache
 from .context import filters_dict
 from .inputs import call_by_name, run_context_of
+from .knowledge_kinds import (
+    is_knowledge,
+    is_knowledge_factory,
+    is_protocol_knowledge,
+    run_knowledge,
+)
 from .langmodel import polyfill_documents
 from .request import MESSAGES
 
@@ -68,31 +83,23 @@ def references_text(references: list[Any], format: str = "json") -> str:
     return json.dumps(references, ensure_ascii=False, indent=2, default=str)
 
 
-def is_protocol_knowledge(knowledge: Any) -> bool:
-    """An object of Agno's knowledge protocol that is not a ferrule `Knowledge`: its own
-    tools, instructions and documents."""
-    return not hasattr(knowledge, "areferences") and any(
-        callable(getattr(knowledge, name, None))
-        for name in ("get_tools", "build_context", "retrieve")
-    )
-
-
 def checked_knowledge(knowledge: Any, filters: Any, runtime: Any) -> Any:
-    """``knowledge`` (adopting the agent's runtime) once it and ``filters`` are checked."""
-    if knowledge is not None and not (
-        hasattr(knowledge, "asearch") or is_protocol_knowledge(knowledge)
-    ):
-        raise InvalidInputError(
-            "knowledge must be a ferrule.knowledge.Knowledge or a knowledge base of Agno's "
-            f"protocol (build_context, get_tools, retrieve), got {knowledge!r}",
-            field="knowledge",
-        )
+    """``knowledge`` (adopting the agent's runtime) once it and ``filters`` are checked; a
+    knowledge factory as it is."""
+    if knowledge is not None and not is_knowledge(knowledge):
+        if not is_knowledge_factory(knowledge):
+            raise InvalidInputError(
+                "knowledge must be a ferrule.knowledge.Knowledge, a knowledge base of Agno's "
+                "protocol (build_context, get_tools, retrieve) or a function making one, "
+                f"got {knowledge!r}",
+                field="knowledge",
+            )
     if filters is not None and not isinstance(filters, (dict, list)):
         raise InvalidInputError(
             "expected a dict of metadata filters or a list of filter expressions",
             field="knowledge_filters",
         )
-    if callable(getattr(knowledge, "adopt_runtime", None)):
+    if is_knowledge(knowledge) and callable(getattr(knowledge, "adopt_runtime", None)):
         knowledge.adopt_runtime(runtime)
     return knowledge
 
@@ -101,9 +108,9 @@ def _documents(found: Any) -> list[dict[str, Any]]:
     return [_as_reference(document) for document in found or ()]
 
 
-class KnowledgeSettings(Protocol):
+class KnowledgeSettings(CacheSettings, Protocol):
     """What `AgentKnowledge` reads of its agent, as it is at each call; the agent itself
-    is what a ``knowledge_retriever`` is given as ``agent``."""
+    is what a ``knowledge_retriever`` (or a knowledge factory) is given as ``agent``."""
 
     runtime: Any
     knowledge: Any
@@ -122,21 +129,64 @@ class AgentKnowledge:
     #: The name its sync twins' errors give (they are `Agent`'s methods to users).
     shown_as = "Agent"
 
-    def __init__(self, agent: KnowledgeSettings) -> None:
+    def __init__(self, agent: KnowledgeSettings, cache: Callable[[], CallableCache]) -> None:
         self.agent = agent
+        #: The agent's cache of what its factories made (shared with its tools).
+        self.cache = cache
+        #: What the factory made for each run context, with the run's id: once per run.
+        self.made: weakref.WeakKeyDictionary[RunContext, tuple[str, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     @property
     def sync_bridge(self) -> Bridge:
         bridge: Bridge = self.agent.runtime.sync_bridge
         return bridge
 
-    def _need_knowledge(self) -> Any:
-        if self.agent.knowledge is None:
+    async def for_run(self, run_context: RunContext | None) -> Any:
+        """The run's knowledge, set as ``run_context``'s: the agent's, or what its knowledge
+        factory makes for the run (`callable_cache`; called once per run)."""
+        factory = self.agent.knowledge
+        if not is_knowledge_factory(factory):
+            knowledge = factory
+        elif run_context is None:  # a step outside a run: made, never kept by a run
+            knowledge = await self.cache().made("knowledge", factory, self.agent, None, self._made)
+        else:
+            earlier = self.made.get(run_context)
+            if earlier is not None and earlier[0] == run_context.run_id:
+                return earlier[1]
+            cache = self.cache()
+            knowledge = await cache.made("knowledge", factory, self.agent, run_context, self._made)
+            self.made[run_context] = (run_context.run_id, knowledge)
+        if run_context is not None:
+            run_context.knowledge = knowledge
+        return knowledge
+
+    def _made(self, made: Any) -> Any:
+        """What the knowledge factory made, checked (None: the run has no knowledge), on
+        the agent's runtime."""
+        if made is not None and not is_knowledge(made):
+            raise InvalidInputError(
+                "the knowledge function must return a ferrule.knowledge.Knowledge or a "
+                f"knowledge base of Agno's protocol, got {type(made).__name__}",
+                field="knowledge",
+            )
+        return checked_knowledge(made, None, self.agent.runtime)
+
+    def _need_knowledge(self, run_context: RunContext | None) -> Any:
+        knowledge = run_knowledge(self.agent, run_context)
+        if knowledge is None and is_knowledge_factory(self.agent.knowledge):
+            raise InvalidInputError(
+                "this agent's knowledge is made for each run by its knowledge function: "
+                "search a run's with its run_context",
+                field="run_context",
+            )
+        if knowledge is None:
             raise InvalidInputError(
                 "this agent has no knowledge: give it one, e.g. Agent(..., knowledge=Knowledge())",
                 field="knowledge",
             )
-        return self.agent.knowledge
+        return knowledge
 
     @on_bridge_loop
     async def aget_relevant_docs_from_knowledge(
@@ -155,15 +205,15 @@ class AgentKnowledge:
         ``validate_filters``, filter keys the knowledge's documents do not hold are left
         out (the knowledge's ``validate_filters``)."""
         if validate_filters and filters:
-            filters = await self._valid(filters)
+            filters = await self._valid(filters, run_context)
         found = await self._references(query, num_documents, filters, run_context, kwargs)
         return found.references
 
     get_relevant_docs_from_knowledge = blocking(aget_relevant_docs_from_knowledge)
 
-    async def _valid(self, filters: Any) -> Any:
+    async def _valid(self, filters: Any, run_context: RunContext | None) -> Any:
         """``filters`` without the keys the knowledge's documents do not hold."""
-        knowledge = self.agent.knowledge
+        knowledge = run_knowledge(self.agent, run_context)
         check = getattr(knowledge, "avalidate_filters", None)
         if callable(check):
             valid, _invalid = await check(filters)
@@ -183,15 +233,17 @@ class AgentKnowledge:
         filters: Any,
         run_context: RunContext | None,
         extra: dict[str, Any] | None = None,
+        knowledge: Any = None,
     ) -> MessageReferences:
         """What a search of ``query`` finds: the ``knowledge_retriever``'s documents when
         the agent has one (called with those of ``agent``, ``query``, ``num_documents``,
         ``filters``, ``run_context`` and ``extra`` it names; a sync one in a worker
-        thread), else the knowledge's (a protocol knowledge's ``retrieve``)."""
+        thread), else those of ``knowledge`` (default: the run's; a protocol knowledge's
+        ``retrieve``)."""
         retriever = self.agent.knowledge_retriever
         started = time.perf_counter()
         if retriever is None:
-            knowledge = self._need_knowledge()
+            knowledge = knowledge if knowledge is not None else self._need_knowledge(run_context)
             if not is_protocol_knowledge(knowledge):
                 return await knowledge.areferences(query, num_documents, filters_dict(filters))  # type: ignore[no-any-return]
             found = await self._retrieve(knowledge, query, num_documents, filters)
@@ -231,23 +283,23 @@ class AgentKnowledge:
             )
         return []
 
-    def tools(self) -> list[Tool | Toolset]:
-        """The knowledge's tools for the model: ``search_knowledge_base`` (or a protocol
-        knowledge's own tools) when it may search, ``add_to_knowledge`` with
+    async def run_tools(self, run_context: RunContext | None) -> list[Tool | Toolset]:
+        """The tools the run's knowledge (`for_run`) gives the model: ``search_knowledge_base``
+        (or a protocol knowledge's own tools) when it may search, ``add_to_knowledge`` with
         ``update_knowledge``."""
-        agent, knowledge = self.agent, self.agent.knowledge
+        agent, knowledge = self.agent, await self.for_run(run_context)
         found: list[Tool | Toolset] = []
         if agent.search_knowledge and (knowledge is not None or agent.knowledge_retriever):
             own = getattr(knowledge, "get_tools", None)
             if agent.knowledge_retriever is None and is_protocol_knowledge(knowledge) and own:
                 found += [as_tools(tool) for tool in own() or ()]
             else:
-                found.append(self._search_tool())
+                found.append(self._search_tool(knowledge))
         if knowledge is not None and agent.update_knowledge:
-            found.append(self._add_tool())
+            found.append(self._add_tool(knowledge))
         return found
 
-    def _add_tool(self) -> Tool:
+    def _add_tool(self, knowledge: Any) -> Tool:
         async def add_to_knowledge(query: str, result: str) -> str:
             """Add information to the knowledge base for later use.
 
@@ -255,13 +307,13 @@ class AgentKnowledge:
                 query: The question or topic the information answers.
                 result: The information itself.
             """
-            return await self.aadd_to_knowledge(query, result)
+            return await self._insert(knowledge, query, result)
 
         tool = as_tools(add_to_knowledge)
         assert isinstance(tool, Tool)
         return tool
 
-    def _search_tool(self) -> Tool:
+    def _search_tool(self, knowledge: Any) -> Tool:
         agentic = bool(self.agent.enable_agentic_knowledge_filters)
         properties: dict[str, Any] = {
             "query": {"type": "string", "description": "What to look for."}
@@ -288,7 +340,7 @@ class AgentKnowledge:
             run_context = context.run_context
             own = run_context.knowledge_filters if run_context else self.agent.knowledge_filters
             filters = combine_filters(own, asked or None)
-            found = await self._references(query, None, filters, run_context)
+            found = await self._references(query, None, filters, run_context, None, knowledge)
             recorded = _run_references.get()
             if recorded is not None:
                 recorded.append(found)
@@ -307,9 +359,16 @@ class AgentKnowledge:
     @on_bridge_loop
     async def aadd_to_knowledge(self, query: str, result: str) -> str:
         """Add ``result``, the answer to ``query``, to the knowledge (a text named after
-        the query, holding both as JSON); what happened, as Agno's tool says it."""
-        insert = getattr(self.agent.knowledge, "ainsert", None)
-        if self.agent.knowledge is None:
+        the query, holding both as JSON); what happened, as Agno's tool says it. A knowledge
+        factory's knowledge is a run's: its ``add_to_knowledge`` tool adds to it."""
+        return await self._insert(run_knowledge(self.agent, None), query, result)
+
+    add_to_knowledge = blocking(aadd_to_knowledge)
+
+    @staticmethod
+    async def _insert(knowledge: Any, query: str, result: str) -> str:
+        insert = getattr(knowledge, "ainsert", None)
+        if knowledge is None:
             return "Knowledge not available"
         if not callable(insert):
             return "Knowledge does not support insert"
@@ -317,8 +376,6 @@ class AgentKnowledge:
         content = json.dumps({"query": query, "result": result}, ensure_ascii=False)
         await insert(name=name, text_content=content)
         return "Successfully added to knowledge base"
-
-    add_to_knowledge = blocking(aadd_to_knowledge)
 
     def track_references(self, run: RunState) -> None:
         """Record the searches of ``run``'s tool calls in its references, from this task on."""
@@ -329,7 +386,9 @@ class AgentKnowledge:
         """With ``add_knowledge_to_context``, search ``run``'s input, record the search in
         ``references`` and put what is found in its last user message (the Agent
         reference's way)."""
-        if (self.agent.knowledge is None and self.agent.knowledge_retriever is None) or not (
+        context = run_context_of(run)
+        knowledge = run_knowledge(self.agent, context)
+        if (knowledge is None and self.agent.knowledge_retriever is None) or not (
             self.agent.add_knowledge_to_context
         ):
             return
@@ -346,7 +405,6 @@ class AgentKnowledge:
             from ..knowledge.knowledge import AILOY_TOP_K
 
             top_k = AILOY_TOP_K
-        context = run_context_of(run)
         found = await self._references(query, top_k, context.knowledge_filters, context)
         references.append(found)
         if not found.references:

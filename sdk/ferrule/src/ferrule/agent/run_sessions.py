@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ferrule_kernel import get_logger
@@ -68,6 +68,7 @@ from .system_message import Known
 
 if TYPE_CHECKING:
     from ..session.summary import SessionSummaryManager
+    from ..tools.context import RunContext
     from .sinks import Sink
     from .state import RunState
 
@@ -113,8 +114,16 @@ class RunSessionSettings(Protocol):
 
 #: ``system(state, known, run_context, output)``: the run's system messages.
 SystemMessages = Callable[..., list[Message]]
-#: ``knowledge(run, references)``: the run's input searched, its references added.
-KnowledgeContext = Callable[["RunState", list[MessageReferences]], Awaitable[None]]
+
+
+class RunKnowledge(Protocol):
+    """The agent's knowledge as its runs use it (`retrieval.AgentKnowledge`)."""
+
+    async def for_run(self, run_context: RunContext) -> Any:
+        """The run's knowledge (a knowledge factory's, made for it), set on its context."""
+
+    async def add_to_context(self, run: RunState, references: list[MessageReferences]) -> None:
+        """The run's input searched, its references added."""
 
 
 class RunSessions:
@@ -126,7 +135,7 @@ class RunSessions:
         store: AgentSessions,
         second_models: Callable[[], SecondModels],
         system: SystemMessages,
-        knowledge: KnowledgeContext,
+        knowledge: RunKnowledge,
         extra_messages: Callable[[], list[Message]],
     ) -> None:
         self.settings = settings
@@ -150,6 +159,7 @@ class RunSessions:
             await self._take_up(run, context, storage is not None)
         stored = await self.prepare(run)
         run_context = run_context_of(run)
+        await self.knowledge.for_run(run_context)  # before its system message is written
         summary = stored.summary if stored is not None else None
         if context.rerun is not None:
             history = context.rerun.history
@@ -307,7 +317,7 @@ class RunSessions:
         run_context = run_context_of(run)
         if self.settings.resolve_in_context:
             fill_user_message(run, run_context)
-        await self.knowledge(run, context.references)
+        await self.knowledge.add_to_context(run, context.references)
         flag = run.flags.add_dependencies_to_context
         if flag if flag is not None else self.settings.add_dependencies_to_context:
             add_dependencies(run, run_context.dependencies)

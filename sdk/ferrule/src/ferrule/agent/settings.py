@@ -159,7 +159,7 @@ class ModelSettings:
 class ToolSettings:
     """How tools are called: ``tool_call_limit`` (calls per run) and ``tool_timeout``
     (seconds per call unless the tool sets its own; None: no limit); and Agno's
-    ``cache_callables`` (keep what a tool factory makes, per ``callable_tools_cache_key``,
+    ``cache_callables`` (keep what a tool or knowledge factory makes, per its key function,
     else per user or session: `callable_cache`)."""
 
     tool_call_limit: int | None = attrs.field(default=None, validator=check.count)
@@ -274,10 +274,10 @@ class MemorySettings:
 
 @attrs.frozen(kw_only=True)
 class KnowledgeSettings:
-    """The agent's knowledge (see `retrieval.AgentKnowledge`): ``knowledge`` (checked by
-    the agent's knowledge side, which adopts the runtime), ``search_knowledge`` (the model
-    may call ``search_knowledge_base``), ``add_knowledge_to_context``, filters, and Agno's
-    ``knowledge_retriever`` searching in the knowledge's place."""
+    """The agent's knowledge (see `retrieval.AgentKnowledge`): ``knowledge`` (or Agno's
+    function making each run's; adopting the agent's runtime), ``search_knowledge`` (the
+    model may call ``search_knowledge_base``), ``add_knowledge_to_context``, filters, and
+    Agno's ``knowledge_retriever`` searching in the knowledge's place."""
 
     knowledge: Any = None
     search_knowledge: bool = attrs.field(default=True, validator=check.flag)
@@ -297,6 +297,8 @@ class KnowledgeSettings:
     references_format: str = attrs.field(default="json", validator=check.references_format)
     #: The model may add to the knowledge (``add_to_knowledge``).
     update_knowledge: bool = attrs.field(default=False, validator=check.flag)
+    #: The key a knowledge factory's knowledge is kept under (`callable_cache`); a function.
+    callable_knowledge_cache_key: Any = attrs.field(default=None, validator=check.function)
 
 
 @attrs.frozen(kw_only=True)

@@ -25,6 +25,7 @@ from ferrule_kit.storage import SessionSummary, UserMemory
 from ..tools.context import RunContext
 from .context import format_variables
 from .inputs import call_by_name
+from .knowledge_kinds import run_knowledge
 from .model_settings import StructuredOutputs, model_instructions, model_system_prompt
 from .output_schema import StructuredOutput
 
@@ -172,10 +173,10 @@ def _summary_block(summary: SessionSummary) -> str:
     )
 
 
-def _knowledge_block(agent: Any) -> str | None:
-    """What the system message says of the agent's knowledge (its ``build_context``, else
+def _knowledge_block(agent: Any, run_context: RunContext | None) -> str | None:
+    """What the system message says of the run's knowledge (its ``build_context``, else
     ferrule's words on the search tool), when the model may search it."""
-    knowledge = agent.knowledge
+    knowledge = run_knowledge(agent, run_context)
     if knowledge is None or not agent.search_knowledge:
         return None
     if not agent.add_search_knowledge_instructions:
@@ -221,7 +222,7 @@ def system_text(
         pieces.append(_memories_block(agent, known.memories))
     if known.summary is not None:
         pieces.append(_summary_block(known.summary))
-    knowledge = _knowledge_block(agent)
+    knowledge = _knowledge_block(agent, run_context)
     if knowledge:
         pieces.append(knowledge)
     model_prompt = model_system_prompt(agent.model, _tools(agent, known))

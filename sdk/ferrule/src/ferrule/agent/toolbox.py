@@ -5,6 +5,7 @@ factory's, the knowledge's and the agentic state's)."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -200,33 +201,31 @@ class AgentTools:
     async def aclear_callable_cache(
         self, kind: CacheKind | None = None, close: bool = False
     ) -> None:
-        """Forget the tools the tool factory made and were kept by key (``kind``: "tools", or
-        None for all; ferrule keeps no "knowledge"); ``close``: also close the toolsets
-        among them (an MCP server's connection)."""
-        for toolset in self.factory_cache.cleared(kind):
+        """Forget what the tool and knowledge factories made and were kept by key (``kind``:
+        "tools", "knowledge", or None for both); ``close``: also close it (the toolsets
+        among the tools, an MCP server's connection; the knowledge bases), each once."""
+        for made in self.factory_cache.cleared(kind):
             if close:
-                await toolset.aclose()
+                await close_made(made)
 
     clear_callable_cache = blocking(aclear_callable_cache)
 
     async def resolve(
         self,
         agent: Any,
-        session_state: dict[str, Any],
         run_context: RunContext | None,
         knowledge_tools: list[Tool | Toolset],
         agentic_state: bool,
     ) -> dict[str, Tool]:
-        """A run's tools by name: the agent's, the factory's (called with ``agent``,
-        ``session_state`` and ``run_context`` by name), the run context's ``client_tools``,
-        the knowledge's, and the session state's with ``agentic_state``; toolsets listed.
-        Two of one name are refused. The run context's ``tools`` are set to them."""
+        """A run's tools by name: the agent's, the factory's (`callable_cache`), the run
+        context's ``client_tools``, the knowledge's, and the session state's with
+        ``agentic_state``; toolsets listed. Two of one name are refused. The run context's
+        ``tools`` are set to them."""
         skipped = self.left_out.get(id(run_context), ()) if run_context is not None else ()
         entries: list[Tool | Toolset] = [e for e in self.entries if e not in skipped]
         entries += knowledge_tools
         if self.factory is not None:
-            made = self.factory_cache.made_tools(self.factory, agent, session_state, run_context)
-            entries += await made
+            entries += await self.factory_cache.made_tools(self.factory, agent, run_context)
         if run_context is not None:  # the caller's own for this run (Agno's client_tools)
             entries += [as_tools(tool) for tool in run_context.client_tools or ()]
         if agentic_state:
@@ -253,3 +252,15 @@ class AgentTools:
                 await toolset.aclose()
             except Exception as exc:
                 log.warning("toolset_close_failed", toolset=repr(toolset), error=repr(exc))
+
+
+async def close_made(made: Any) -> None:
+    """Close what a factory made: its ``aclose`` awaited, else its ``close`` (awaited when
+    it is a coroutine); an object with neither is left as it is."""
+    aclose, close = getattr(made, "aclose", None), getattr(made, "close", None)
+    if callable(aclose):
+        await aclose()
+    elif callable(close):
+        closed = close()
+        if inspect.isawaitable(closed):
+            await closed
