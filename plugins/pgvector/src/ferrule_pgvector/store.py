@@ -27,7 +27,6 @@ out of reprs, logs and errors (the store is named ``host:port/dbname``).
 from __future__ import annotations
 
 import json
-import os
 import re
 import struct
 from collections.abc import Iterator, Sequence
@@ -37,7 +36,8 @@ from typing import Any
 import attrs
 import psycopg
 import psycopg_pool
-from ferrule_kernel import InvalidInputError, get_logger, scrub_secrets
+from ferrule_kernel import get_logger, scrub_secrets
+from ferrule_kit.dburls import postgres_dsn
 from ferrule_kit.vectors import (
     Chunk,
     CountInput,
@@ -100,20 +100,6 @@ def _floats(text: str) -> list[float]:
     return [float(x) for x in json.loads(text)]
 
 
-def describe(dsn: str) -> tuple[str, list[str]]:
-    """The store's name (``host:port/dbname``) and the secrets to scrub from any text."""
-    try:
-        info = psycopg.conninfo.conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError:
-        # psycopg's message would quote the string, password included
-        raise InvalidInputError("not a valid connection string", field="$.dsn") from None
-    host = str(info.get("host") or info.get("hostaddr") or "localhost")
-    port = str(info.get("port") or 5432)
-    dbname = str(info.get("dbname") or info.get("user") or "")
-    secrets = [str(info["password"])] if info.get("password") else []
-    return f"{host}:{port}/{dbname}", secrets
-
-
 def ts_query(text: str) -> str:
     """A user's words as a ``to_tsquery`` string: any of the words (``w1 | w2``), each
     only letters, digits and ``_``, so nothing the user typed is query syntax."""
@@ -140,13 +126,7 @@ class PgVectorStore:
 
     @classmethod
     def open(cls, attributes: PgVectorAttributes) -> PgVectorStore:
-        dsn = attributes.dsn or os.environ.get(DSN_ENV)
-        if not dsn:
-            raise InvalidInputError(
-                f"no database: give a dsn (from this process) or set {DSN_ENV} on the host",
-                field="$.dsn",
-            )
-        store, secrets = describe(dsn)
+        dsn, store, secrets = postgres_dsn(attributes.dsn, DSN_ENV)
         connect: dict[str, Any] = {"connect_timeout": attributes.connect_timeout}
 
         dumper: list[type[Dumper]] = []  # pgvector's type oid is known after the migration

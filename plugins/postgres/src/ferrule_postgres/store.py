@@ -14,14 +14,14 @@ The connection string may hold a password: it is kept out of reprs, logs and err
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
 import psycopg_pool
-from ferrule_kernel import InvalidInputError, get_logger, scrub_secrets
+from ferrule_kernel import get_logger, scrub_secrets
+from ferrule_kit.dburls import postgres_dsn
 from ferrule_kit.errors import StorageConflictError, StorageUnavailableError
 from ferrule_kit.sqlstore import (
     POSTGRES,
@@ -36,20 +36,6 @@ from . import schema
 from .attributes import DSN_ENV, PostgresStorageAttributes
 
 log = get_logger("ferrule.postgres")
-
-
-def describe(dsn: str) -> tuple[str, list[str]]:
-    """The store's name (``host:port/dbname``) and the secrets to scrub from any text."""
-    try:
-        info = psycopg.conninfo.conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError:
-        # psycopg's message would quote the string, password included
-        raise InvalidInputError("not a valid connection string", field="$.dsn") from None
-    host = str(info.get("host") or info.get("hostaddr") or "localhost")
-    port = str(info.get("port") or 5432)
-    dbname = str(info.get("dbname") or info.get("user") or "")
-    secrets = [str(info["password"])] if info.get("password") else []
-    return f"{host}:{port}/{dbname}", secrets
 
 
 @asynccontextmanager
@@ -104,13 +90,7 @@ class PostgresStorage(AsyncSqlBackend):
     @classmethod
     async def open(cls, attributes: PostgresStorageAttributes) -> PostgresStorage:
         """The component factory: connect, migrate the schema, open the pool."""
-        dsn = attributes.dsn or os.environ.get(DSN_ENV)
-        if not dsn:
-            raise InvalidInputError(
-                f"no database: give a dsn (from this process) or set {DSN_ENV} on the host",
-                field="$.dsn",
-            )
-        store, secrets = describe(dsn)
+        dsn, store, secrets = postgres_dsn(attributes.dsn, DSN_ENV)
         connect: dict[str, Any] = {
             "connect_timeout": attributes.connect_timeout,
             "autocommit": True,
