@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 from ferrule_kernel import InvalidInputError, RequestCancelledError, get_logger
 
-from .option_checks import named_tool
 from .run_errors import UsageLimitExceeded
 
 if TYPE_CHECKING:
@@ -77,6 +76,23 @@ def request_steps(agent: RequestView) -> dict[str, Any]:
     if agent.retries:
         retry = RetryPolicy(agent.retries, agent.delay_between_retries, agent.exponential_backoff)
     return {"tool_choice": agent.tool_choice, "retry": retry}
+
+
+def named_tool(choice: Any) -> str | None:
+    """The tool a ``tool_choice`` names, in any of the shapes Agno's models pass on:
+    OpenAI Chat's ``{"type": "function", "function": {"name": ...}}``, OpenAI Responses'
+    ``{"type": "function", "name": ...}`` or Anthropic's ``{"type": "tool", "name": ...}``;
+    None for any other value."""
+    if not isinstance(choice, dict):
+        return None
+    if choice.get("type") == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else choice.get("name")
+    elif choice.get("type") == "tool":
+        name = choice.get("name")
+    else:
+        return None
+    return name if isinstance(name, str) and name else None
 
 
 def tool_choice_sent(choice: str | dict[str, Any] | None, run: RunState) -> Any:

@@ -12,6 +12,7 @@ import attrs
 from ferrule_kernel import InvalidInputError
 
 from .hooks import check_hooks
+from .model_requests import named_tool
 
 Check = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
@@ -60,23 +61,6 @@ def delay(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         raise refuse(attribute, "a number of seconds", value)
     if value < 0:
         raise InvalidInputError("must not be negative", field=attribute.name)
-
-
-def named_tool(choice: Any) -> str | None:
-    """The tool a ``tool_choice`` names, in any of the shapes Agno's models pass on:
-    OpenAI Chat's ``{"type": "function", "function": {"name": ...}}``, OpenAI Responses'
-    ``{"type": "function", "name": ...}`` or Anthropic's ``{"type": "tool", "name": ...}``;
-    None for any other value."""
-    if not isinstance(choice, dict):
-        return None
-    if choice.get("type") == "function":
-        function = choice.get("function")
-        name = function.get("name") if isinstance(function, dict) else choice.get("name")
-    elif choice.get("type") == "tool":
-        name = choice.get("name")
-    else:
-        return None
-    return name if isinstance(name, str) and name else None
 
 
 def tool_choice(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
