@@ -180,7 +180,10 @@ def test_session_summary_and_metrics(rt, db):
     model = TestModel(
         [
             {"text": "Rome in May.", "usage": {"input_tokens": 10, "output_tokens": 3}},
-            {"output": {"summary": "A trip to Rome.", "topics": ["travel"]}},
+            {
+                "output": {"summary": "A trip to Rome.", "topics": ["travel"]},
+                "usage": {"input_tokens": 20, "output_tokens": 6},
+            },
         ]
     )
     with Agent(rt, model, db=db, enable_session_summaries=True) as agent:
@@ -190,7 +193,10 @@ def test_session_summary_and_metrics(rt, db):
         assert (summary.summary, summary.topics) == ("A trip to Rome.", ["travel"])
         metrics = agent.get_session_metrics()
         assert isinstance(metrics, SessionMetrics)
-        assert (metrics.input_tokens, metrics.output_tokens, metrics.total_tokens) == (10, 3, 13)
+        # the summary model's call counts in the run's metrics, as Agno counts it
+        assert (metrics.input_tokens, metrics.output_tokens, metrics.total_tokens) == (30, 9, 39)
+        shares = {kind: [m.total_tokens for m in items] for kind, items in metrics.details.items()}
+        assert shares == {"model": [13], "session_summary_model": [26]}
 
 
 def test_fork_session_copies_the_runs_under_new_ids(rt, db):

@@ -8,6 +8,15 @@ them per `ModelType` (``"model"``, ``"memory_model"``...). Adding two metrics (`
 ``sum([...])``) sums their counts, costs and durations and merges their details by model;
 ``to_dict()`` leaves out what is zero or unset, and ``from_dict`` ignores keys it does not
 know. Timers measure with `time.perf_counter`.
+
+A run's `RunMetrics` (``RunOutput.metrics``) is filled as Agno fills it: the run's model
+under ``"model"``, and each helper model's calls (memory, session summary, reasoning,
+parser, output, follow-ups, compression) under its own `ModelType`, all counted in the
+totals. ferrule adds two fields of its own: ``model_calls``, one `ModelCallMetrics` per call
+of the run's model (and its output model) in order, and ``tool_calls``, how many tool calls
+the run ran. `RunMetrics.from_dict` also reads a run stored by ferrule before it kept Agno's
+totals (only ``model_calls``, ``tool_calls``, ``duration``): the totals are summed from the
+calls.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ __all__ = [
     "BaseMetrics",
     "MessageMetrics",
     "Metrics",
+    "ModelCallMetrics",
     "ModelMetrics",
     "ModelType",
     "RunMetrics",
@@ -34,6 +44,8 @@ __all__ = [
     "Timer",
     "ToolCallMetrics",
     "accumulate_model_metrics",
+    "add_helper_metrics",
+    "add_model_usage",
     "merge_background_metrics",
 ]
 
@@ -304,14 +316,33 @@ class MessageMetrics(BaseMetrics):
 
 
 @attrs.define
+class ModelCallMetrics:
+    """ferrule's record of one model call of a run: its tokens, how long it took
+    (``latency``; ``time_to_first_token``: to its first delta) and why it ended."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int | None = None
+    latency: float = 0.0
+    time_to_first_token: float | None = None
+    finish_reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.define
 class RunMetrics(BaseMetrics):
-    """A run's tokens and timing, with each model's share in ``details``."""
+    """A run's tokens and timing, with each model's share in ``details``; ferrule's own
+    ``model_calls`` (each call of the run's model) and ``tool_calls`` (how many ran)."""
 
     timer: Timer | None = None
     time_to_first_token: float | None = None
     duration: float | None = None
     details: dict[str, list[ModelMetrics]] | None = None
     additional_metrics: dict[str, Any] | None = None
+    model_calls: list[ModelCallMetrics] = attrs.Factory(list)
+    tool_calls: int = 0
 
     def start_timer(self) -> None:
         _timed_start(self)
@@ -322,6 +353,31 @@ class RunMetrics(BaseMetrics):
     def set_time_to_first_token(self) -> None:
         if self.timer is not None and self.time_to_first_token is None:
             self.time_to_first_token = self.timer.elapsed
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.model_calls:
+            out["model_calls"] = [call.to_dict() for call in self.model_calls]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunMetrics:
+        """The metrics of a dict (``to_dict``'s, a stored run's, or a run stored before
+        ferrule kept Agno's totals: those are then summed from its ``model_calls``)."""
+        known = {f.name for f in attrs.fields(ModelCallMetrics)}
+        calls = [
+            ModelCallMetrics(**{k: v for k, v in call.items() if k in known})
+            for call in data.get("model_calls") or ()
+            if isinstance(call, dict)
+        ]
+        metrics = super().from_dict({k: v for k, v in data.items() if k != "model_calls"})
+        metrics.model_calls = calls
+        if calls and not any(name in data for name in TOKEN_FIELDS):
+            metrics.input_tokens = sum(c.input_tokens for c in calls)
+            metrics.output_tokens = sum(c.output_tokens for c in calls)
+            metrics.reasoning_tokens = sum(c.reasoning_tokens or 0 for c in calls)
+            metrics.total_tokens = metrics.input_tokens + metrics.output_tokens
+        return metrics
 
     def __add__(self, other: RunMetrics) -> RunMetrics:
         result = RunMetrics(timer=self.timer)
@@ -334,6 +390,8 @@ class RunMetrics(BaseMetrics):
         result.additional_metrics = _merge_numbers(
             self.additional_metrics, other.additional_metrics
         )
+        result.model_calls = [*self.model_calls, *getattr(other, "model_calls", ())]
+        result.tool_calls = self.tool_calls + getattr(other, "tool_calls", 0)
         return result
 
     def __radd__(self, other: Any) -> RunMetrics:
@@ -407,3 +465,38 @@ def merge_background_metrics(
         run_metrics.additional_metrics = _merge_numbers(
             run_metrics.additional_metrics, other.additional_metrics
         )
+
+
+def add_model_usage(
+    run_metrics: RunMetrics,
+    model_type: ModelType | str,
+    model_id: str,
+    provider: str,
+    usage: dict[str, int] | None,
+) -> None:
+    """One call's ``usage`` (a model reply's token counts: ``input_tokens``,
+    ``output_tokens``, ``reasoning_tokens``...) added to ``run_metrics``: to its totals and
+    to the entry of the model (``provider``, ``model_id``) under ``model_type``."""
+    share = ModelMetrics(id=model_id, provider=provider)
+    for name in TOKEN_FIELDS:
+        value = (usage or {}).get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            setattr(share, name, value)
+    if not share.total_tokens:
+        share.total_tokens = share.input_tokens + share.output_tokens
+    kind = model_type.value if isinstance(model_type, ModelType) else str(model_type)
+    run_metrics.details = _merged_details(run_metrics.details, {kind: [share]})
+    run_metrics.add_tokens(share)
+
+
+def add_helper_metrics(
+    run_metrics: RunMetrics, model_type: ModelType | str, helper: RunMetrics
+) -> None:
+    """The metrics of a helper model's own run (a memory, summary, parser or follow-up
+    call, run as an inner agent) added to ``run_metrics``: its tokens to the totals, each of
+    its models under ``model_type``."""
+    kind = model_type.value if isinstance(model_type, ModelType) else str(model_type)
+    shares = [share for items in (helper.details or {}).values() for share in items]
+    run_metrics.add_tokens(helper)
+    if shares:
+        run_metrics.details = _merged_details(run_metrics.details, {kind: shares})

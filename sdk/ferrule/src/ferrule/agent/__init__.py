@@ -35,6 +35,7 @@ from ferrule_kit.guardrails import (
 )
 from ferrule_kit.lm import FunctionDescription as ToolDescription  # Ailoy's name
 
+from ..metrics import ModelCallMetrics, RunMetrics
 from ..models.fallback import FallbackConfig
 from ..models.message import Message
 from ..tools import Function, Toolkit
@@ -76,9 +77,7 @@ from .prompt import prompt_parts
 from .results import (
     AgentResponse,
     MessageOutput,
-    ModelCallMetrics,
     ResponseType,
-    RunMetrics,
     RunOutput,
     RunStatus,
     StepResult,

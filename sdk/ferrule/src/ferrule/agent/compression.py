@@ -18,7 +18,9 @@ from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, TextPart, converter
 
 from ..compression.manager import CompressionManager, estimated_tokens
+from ..metrics import ModelType, add_model_usage
 from .events import CompressionCompletedEvent, CompressionStartedEvent
+from .sinks import model_names
 
 if TYPE_CHECKING:
     from .deps import SecondModels
@@ -53,6 +55,7 @@ async def compress_tool_results(
         call.id: call.name for m in run.messages if m.role == "assistant" for call in m.tool_calls
     }
     lm = await models.model("compression", manager.model)
+    model = model_names(lm.model)
 
     async def ask(system: str, user: str) -> str | None:
         inputs = {"messages": [converter.unstructure(m) for m in asked(system, user)]}
@@ -63,6 +66,7 @@ async def compress_tool_results(
                 accumulator.add(item)
         finally:
             await stream.aclose()
+        add_model_usage(run.metrics, ModelType.COMPRESSION_MODEL, *model, accumulator.usage)
         return accumulator.message().text or None
 
     results = [

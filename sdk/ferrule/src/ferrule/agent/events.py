@@ -43,7 +43,8 @@ from ferrule_kernel import FerruleError, InvalidInputError
 from ferrule_kit.messages import converter
 from ferrule_kit.storage import ToolExecution
 
-from .results import RunMetrics, ToolConfirmation, json_ready
+from ..metrics import RunMetrics
+from .results import ToolConfirmation, json_ready
 
 
 class RunEvent(str, enum.Enum):

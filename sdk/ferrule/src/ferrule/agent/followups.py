@@ -14,6 +14,7 @@ import attrs
 from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
 from ferrule_kit.messages import Message
 
+from ..metrics import ModelType, add_helper_metrics
 from .events import FollowupsCompletedEvent, FollowupsStartedEvent
 from .results import json_ready
 
@@ -52,6 +53,7 @@ async def suggest_followups(
         lm = await models.model("followups", model)
         helper = models.new_agent(lm, system_message=FOLLOWUP_INSTRUCTIONS, output_schema=Followups)
         output = await helper.arun([Message("user", followup_request(run, count))])
+        add_helper_metrics(run.metrics, ModelType.FOLLOWUP_MODEL, output.metrics)
         if isinstance(output.content, Followups):
             run.followups = [str(s) for s in output.content.suggestions]
         elif output.error is not None:

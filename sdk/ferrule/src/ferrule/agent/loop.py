@@ -20,6 +20,7 @@ from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, ToolCall, converter
 
+from ..metrics import ModelCallMetrics, ModelType, add_model_usage
 from ..models import model_infer_options
 from ..tools import Tool
 from ..tools.function import user_input_for
@@ -30,7 +31,7 @@ from .inputs import run_context_of
 from .model_requests import tool_choice_sent
 from .model_settings import StructuredOutputs, guidance_after, model_stream
 from .output_schema import parse_output
-from .results import ModelCallMetrics, RunStatus, ToolConfirmation
+from .results import RunStatus, ToolConfirmation
 from .run_errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .sinks import END, Sink, model_names
 from .state import RunState, media_of, run_input_of
@@ -366,6 +367,8 @@ async def model_turn(
         metrics.reasoning_tokens = usage.get("reasoning_tokens")
         metrics.finish_reason = accumulator.finish_reason
         run.metrics.model_calls.append(metrics)
+        model, provider = run.model or "", run.model_provider or ""
+        add_model_usage(run.metrics, ModelType.MODEL, model, provider, usage)
         sink.model_request_completed(metrics)
         message = accumulator.message()  # InvalidToolCallError when arguments are not JSON
     except BaseException as exc:

@@ -30,6 +30,7 @@ from ferrule_kit.storage import (
 )
 
 from .._bridge import Bridge, blocking, on_bridge_loop
+from ..metrics import ModelType, RunMetrics, add_helper_metrics
 from ..tools import Tool, ToolContext, ToolError, as_tools
 from .deps import SecondModels
 from .inputs import DEFAULT_USER_ID, as_message
@@ -394,9 +395,12 @@ async def update_memories(
         return
     manager = manager or MemoryManager()
     try:
-        await manage_memories(models, manager, context.user_id or DEFAULT_USER_ID, said)
+        used = await manage_memories(models, manager, context.user_id or DEFAULT_USER_ID, said)
     except FerruleError as exc:  # the run's answer stands; its memories wait for the next
         log.warning("memories_not_updated", run_id=run.id, error=exc.message)
+        return
+    if used is not None:
+        add_helper_metrics(run.metrics, ModelType.MEMORY_MODEL, used)
 
 
 async def manage_memories(
@@ -405,12 +409,13 @@ async def manage_memories(
     user_id: str,
     said: list[str],
     task: bool = False,
-) -> None:
+) -> RunMetrics | None:
     """The memory manager's model changes ``user_id``'s memories from what they ``said``
-    (or, ``task``, as the task says), with the tools the manager's flags allow."""
+    (or, ``task``, as the task says), with the tools the manager's flags allow; the
+    metrics of its calls are returned (None: no change was allowed, no call made)."""
     names = manager.tool_names(task)
     if not names:
-        return
+        return None
     stored = await models.db("list_memories", ListMemoriesInput(user_id), MemoriesResult)
     lm = await models.model("memory", manager.model)
     guidance = "\n".join(f"- {TOOL_GUIDANCE[name]};" for name in names)
@@ -425,7 +430,7 @@ async def manage_memories(
         f"<stored_memories>\n{_listed(stored.memories)}\n</stored_memories>\n\n"
         f"<{heading}>\n" + "\n".join(f"- {text}" for text in said) + f"\n</{heading}>"
     )
-    await helper.arun([Message("user", prompt)], user_id=user_id)
+    return (await helper.arun([Message("user", prompt)], user_id=user_id)).metrics
 
 
 def agentic_memory_tool(models: Callable[[], SecondModels], manager: MemoryManager) -> Tool:
@@ -477,10 +482,12 @@ async def summarize(
     try:
         lm = await models.model("summary", model)
         helper = models.new_agent(lm, system_message=instructions, output_schema=_SummaryReply)
-        reply = (await helper.arun([Message("user", prompt)])).content
+        output = await helper.arun([Message("user", prompt)])
+        reply = output.content
     except FerruleError as exc:
         log.warning("summary_not_updated", run_id=run.id, error=exc.message)
         return None
+    add_helper_metrics(run.metrics, ModelType.SESSION_SUMMARY_MODEL, output.metrics)
     if manager is not None:
         manager.summaries_updated = True
     return SessionSummary(reply.summary, list(reply.topics), time.time())

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, converter
 
+from ..metrics import ModelCallMetrics, ModelType, add_model_usage
 from ..models import model_infer_options
 from .events import OutputModelResponseCompletedEvent, OutputModelResponseStartedEvent
 from .model_settings import StructuredOutputs
-from .results import ModelCallMetrics
+from .sinks import model_names
 
 if TYPE_CHECKING:
     from .deps import SecondModels
@@ -51,7 +52,7 @@ async def write_output(
     sink: Sink,
 ) -> Message:
     """The output model's reply to the run so far (streamed to ``sink`` as the run's
-    content), its call counted in the run's metrics."""
+    content), its call counted in the run's metrics (under ``"output_model"``)."""
     sink.announce(OutputModelResponseStartedEvent)
     lm = await models.model("output", output_model)
     inputs: dict[str, Any] = {
@@ -80,7 +81,9 @@ async def write_output(
     usage = accumulator.usage or {}
     metrics.input_tokens = usage.get("input_tokens", 0)
     metrics.output_tokens = usage.get("output_tokens", 0)
+    metrics.reasoning_tokens = usage.get("reasoning_tokens")
     metrics.finish_reason = accumulator.finish_reason
     run.metrics.model_calls.append(metrics)
+    add_model_usage(run.metrics, ModelType.OUTPUT_MODEL, *model_names(lm.model), usage)
     sink.announce(OutputModelResponseCompletedEvent)
     return accumulator.message()

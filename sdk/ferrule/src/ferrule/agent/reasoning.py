@@ -17,11 +17,13 @@ from ferrule_kit.lm import MessageAccumulator
 from ferrule_kit.messages import Message, converter
 
 from ..compression.manager import CompressionManager
+from ..metrics import ModelType, add_helper_metrics, add_model_usage
 from .compression import compress_tool_results
 from .deps import SecondModels
 from .followups import suggest_followups
 from .output_model import write_output
 from .reasoning_steps import reason_in_steps, reasons_in_steps
+from .sinks import model_names
 
 if TYPE_CHECKING:
     from .sinks import Sink
@@ -53,6 +55,9 @@ async def reason(models: SecondModels, reasoning_model: Any, run: RunState, sink
                     sink.reasoning(part["text"])
     finally:
         await stream.aclose()
+    add_model_usage(
+        run.metrics, ModelType.REASONING_MODEL, *model_names(lm.model), accumulator.usage
+    )
     message = accumulator.message()
     # a model without a reasoning channel thinks in its reply
     thinking = "".join(part.text for part in message.reasoning) or message.text
@@ -80,6 +85,7 @@ async def parse_with_model(
         output_retries=output_retries,
     )
     parsed = await helper.arun([Message("user", reply)])
+    add_helper_metrics(run.metrics, ModelType.PARSER_MODEL, parsed.metrics)
     return run.output.parse(parsed.content)
 
 

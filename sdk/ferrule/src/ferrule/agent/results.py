@@ -1,6 +1,6 @@
 """What runs produce: the streamed `AgentResponse` and `MessageOutput`, the final
-`RunOutput` with its `RunMetrics`, a single step's `StepResult`, and the
-`ToolConfirmation` a paused run waits for."""
+`RunOutput` with its metrics (Agno's `ferrule.metrics.RunMetrics`), a single step's
+`StepResult`, and the `ToolConfirmation` a paused run waits for."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ferrule_kit.messages import Message, ToolCall, converter
 from ferrule_kit.storage import ToolExecution
 
 from ..knowledge.document import MessageReferences
+from ..metrics import RunMetrics
 from ..tools.function import UserInputField
 from .deltas import FinishReason
 
@@ -306,38 +307,6 @@ class MessageOutput:
         out.flush()
 
 
-@attrs.define
-class ModelCallMetrics:
-    """One model call: tokens and seconds (``time_to_first_token``: to its first delta)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int | None = None
-    latency: float = 0.0
-    time_to_first_token: float | None = None
-    finish_reason: str | None = None
-
-
-@attrs.define
-class RunMetrics:
-    """A run's usage and timing: per model call, and totals."""
-
-    model_calls: list[ModelCallMetrics] = attrs.Factory(list)
-    tool_calls: int = 0
-    #: Seconds from the start of the run (its continuations included) to its end.
-    duration: float = 0.0
-    #: Seconds from the start to the first streamed response.
-    time_to_first_token: float | None = None
-
-    @property
-    def input_tokens(self) -> int:
-        return sum(c.input_tokens for c in self.model_calls)
-
-    @property
-    def output_tokens(self) -> int:
-        return sum(c.output_tokens for c in self.model_calls)
-
-
 #: Why iterating a `RunOutput` fails, and what to do instead.
 NOT_A_STREAM = (
     "agent.run(...) returned the finished run, a RunOutput (Agno's run: the agent was built "
@@ -469,7 +438,7 @@ class RunOutput(Generic[OutputT]):
         if values.get("messages") is not None:
             values["messages"] = converter.structure(values["messages"], list[Message])
         if isinstance(values.get("metrics"), dict):
-            values["metrics"] = converter.structure(values["metrics"], RunMetrics)
+            values["metrics"] = RunMetrics.from_dict(values["metrics"])
         if values.get("requirements") is not None:
             values["requirements"] = [
                 ToolConfirmation(ToolCall(r["tool_call_id"], r["name"], r.get("arguments", {})))

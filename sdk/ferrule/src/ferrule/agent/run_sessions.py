@@ -40,6 +40,7 @@ from ferrule_kit.storage import (
 )
 
 from ..knowledge.document import MessageReferences
+from ..metrics import RunMetrics
 from .context import add_dependencies, fill_user_message, resolve_dependencies
 from .deps import SecondModels
 from .history import keep_last_tool_calls, without_media, without_tool_calls
@@ -48,7 +49,7 @@ from .location import approximate_location
 from .memory import MemoryManager, summarize, update_memories
 from .rerun import DEFAULT_HISTORY_RUNS, start_rerun
 from .response_file import save_response
-from .results import RunMetrics, RunOutput, ToolConfirmation
+from .results import RunOutput, ToolConfirmation
 from .run_errors import UnknownRunError
 from .sessions import AgentSessions
 from .state import RunSession
@@ -350,7 +351,7 @@ class RunSessions:
         run.tool_calls_made = resume["tool_calls_made"]
         run.elapsed = resume["elapsed"]
         run.executions = list(stored.tool_calls)
-        run.metrics = converter.structure(stored.metrics, RunMetrics)
+        run.metrics = RunMetrics.from_dict(stored.metrics)
         context.ready = True
 
     async def end(self, run: RunState, sink: Sink | None = None) -> None:
@@ -416,7 +417,7 @@ class RunSessions:
                 Requirement(r.tool_call, "confirmation", r.confirmed, r.reason)
                 for r in (run.requirements if run.status == "paused" else ())
             ],
-            converter.unstructure(run.metrics),
+            run.metrics.to_dict(),
             content_json(run.content),
             context.content_type,
             run.error.to_dict() if run.error is not None else None,

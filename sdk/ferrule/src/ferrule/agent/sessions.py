@@ -47,7 +47,7 @@ from ferrule_kit.storage import (
 from ferrule_kit.storage import SessionSummary as KitSummary
 
 from .._bridge import Bridge, blocking, on_bridge_loop
-from ..metrics import SessionMetrics
+from ..metrics import RunMetrics, SessionMetrics
 from ..models.message import Message
 from ..session.agent import AgentSession
 from ..session.summary import SessionSummary
@@ -505,18 +505,15 @@ class AgentSessions:
 
     @on_bridge_loop
     async def aget_session_metrics(self, session_id: str | None = None) -> SessionMetrics | None:
-        """The session's tokens, summed over its runs (None without a stored session)."""
+        """The session's tokens, summed over its runs, each model's share in ``details`` (None
+        without a stored session)."""
         stored = await self._read(session_id)
         if stored is None:
             return None
         inputs = GetRunsInput(stored.session_id)
         metrics = SessionMetrics()
         for run in (await self.db_call("get_runs", inputs, RunsResult)).runs:
-            for call in run.metrics.get("model_calls", ()):
-                metrics.input_tokens += call.get("input_tokens", 0)
-                metrics.output_tokens += call.get("output_tokens", 0)
-                metrics.reasoning_tokens += call.get("reasoning_tokens") or 0
-        metrics.total_tokens = metrics.input_tokens + metrics.output_tokens
+            metrics.accumulate_from_run(RunMetrics.from_dict(run.metrics))
         return metrics
 
     get_session_metrics = blocking(aget_session_metrics)

@@ -17,6 +17,7 @@ from ferrule_kernel import FerruleError
 from ferrule_kit.messages import Message, ToolCall, ValuePart, converter
 from ferrule_kit.storage import ToolExecution
 
+from ..metrics import ModelCallMetrics
 from .deltas import (
     FinishReason,
     MessageDelta,
@@ -55,10 +56,10 @@ from .events import (
     ToolCallErrorEvent,
     ToolCallStartedEvent,
 )
+from .langmodel import LangModel
 from .results import (
     AgentResponse,
     MessageOutput,
-    ModelCallMetrics,
     ResponseContent,
     ResponseType,
     ToolConfirmation,
@@ -69,7 +70,10 @@ HookKind = Literal["pre", "post"]
 
 
 def model_names(model: Any) -> tuple[str, str]:
-    """A model's id and its provider's name, as Agno's events name them."""
+    """A model's id and its provider's name, as Agno's events name them (a `LangModel`'s
+    are those of the model it runs)."""
+    if isinstance(model, LangModel):
+        model = model.model
     provider = getattr(model, "get_provider", None)
     return (
         str(getattr(model, "id", None) or getattr(model, "name", None) or ""),

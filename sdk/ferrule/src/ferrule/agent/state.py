@@ -18,11 +18,12 @@ from ferrule_kit.storage import SessionSummary, ToolExecution, UserMemory
 
 from ..knowledge.document import MessageReferences
 from ..media import Audio, Image, Video
+from ..metrics import RunMetrics
 from ..tools.context import RunContext
 from .configs import AgentConfig
 from .output_schema import StructuredOutput
 from .request import Decisions, RunKind
-from .results import RunMetrics, RunOutput, RunStatusName, ToolConfirmation
+from .results import RunOutput, RunStatusName, ToolConfirmation
 from .usage import UsageLimits
 
 

@@ -16,8 +16,9 @@ from ferrule_kit.messages import converter
 from ferrule_kit.storage import Run, RunStatus
 
 from ..knowledge.document import MessageReferences
+from ..metrics import RunMetrics
 from .events import run_output_event_from_dict
-from .results import RunMetrics, RunOutput, ToolConfirmation
+from .results import RunOutput, ToolConfirmation
 
 #: Runs that are not history: unfinished, failed or stopped.
 NOT_HISTORY: list[RunStatus] = ["pending", "running", "paused", "error", "cancelled"]
@@ -62,7 +63,7 @@ def stored_output(run: Run) -> RunOutput[Any]:
         run.status,  # type: ignore[arg-type]  # the agent stores no "pending" run
         run.content,
         list(run.messages),
-        converter.structure(run.metrics, RunMetrics) if run.metrics else RunMetrics(),
+        RunMetrics.from_dict(run.metrics),
         [ToolConfirmation(r.tool_call, r.confirmed, r.reason) for r in run.requirements],
         error_from_dict(run.error) if run.error else None,
         agent_id=run.agent_id,

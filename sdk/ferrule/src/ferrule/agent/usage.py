@@ -14,7 +14,7 @@ from __future__ import annotations
 import attrs
 from ferrule_kernel import in_range
 
-from .results import RunMetrics
+from ..metrics import RunMetrics
 from .run_errors import UsageLimitExceeded
 
 

@@ -51,7 +51,8 @@ from ..agent.events import (
     run_output_event_from_dict,
 )
 from ..agent.followups import Followups
-from ..agent.results import RunMetrics, RunOutput, RunStatus
+from ..agent.results import RunOutput, RunStatus
+from ..metrics import RunMetrics
 
 __all__ = [
     "RUN_EVENT_TYPE_REGISTRY",
