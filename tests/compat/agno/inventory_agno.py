@@ -181,10 +181,12 @@ OUT_OF_SUBJECT = {
     r"approval": "approvals",
     r"schedul": "schedules",
     r"(^|_)(trace|traces|span|spans)(_|$)": "traces",
-    r"component|(^|_)(config|configs)(_|$)": "the component registry",
+    r"component|^(get|list|upsert|delete)_configs?$|^(set_current|resolve)_version$"
+    r"|^get_(links|dependents)$": "the component registry",
+    r"(^|_)schema_version$|^versions_table": "Agno's schema migrations (agno.db.migrations)",
+    r"^model_config$": "pydantic's class settings (ferrule's classes are attrs classes)",
     r"agent_os|(^|_)os(_|$)|mcp_oauth|service_account|auth_token": "AgentOS",
     r"(^|_)members?(_|$)": "teams",
-    r"(^|_)(versions?|links|dependents|current_version)(_|$)": "the component registry",
 }
 #: Public names of the subjects' modules whose subject is one of those above, by name.
 OUT_OF_SUBJECT_NAMES = {
@@ -201,6 +203,7 @@ OUT_OF_SUBJECT_NAMES = {
     "agno.agent:get_agents": "the component registry (agents stored as configs)",
     "agno.agent.agent:get_agent_by_id": "the component registry (agents stored as configs)",
     "agno.agent.agent:get_agents": "the component registry (agents stored as configs)",
+    "agno.db.utils:resolve_db_from_config": "the component registry (a db from a stored config)",
     "agno.exceptions:EvalError": "evals",
     "agno.exceptions:RemoteServerUnavailableError": "AgentOS (an agent served elsewhere)",
 }
@@ -891,7 +894,7 @@ def merge_fields(first: list[dict[str, Any]], later: list[dict[str, Any]]) -> li
 
 STATUS = HERE / "agno_status.json"
 #: The statuses an entry may have (see `test_agno_inventory.py`).
-STATUSES = ("same", "declined", "pending-phase-2")
+STATUSES = ("same", "declined")
 
 
 def entries(inventory: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -938,7 +941,7 @@ def status_of(value: Any) -> str:
 
 
 def summary(inventory: dict[str, Any], statuses: dict[str, Any]) -> list[tuple[str, ...]]:
-    """The docs' table: (subject, entries, same, declined, pending) per subject, then all."""
+    """The docs' table: (subject, entries, same, declined) per subject, then all."""
     counts: dict[str, dict[str, int]] = {}
     for key, entry in entries(inventory).items():
         row = counts.setdefault(entry["subject"], dict.fromkeys(("all", *STATUSES), 0))

@@ -15,9 +15,6 @@ file); ``agno_status.json`` gives every entry a status:
 - ``{"status": "declined", ...}``: ferrule refuses it with a clear error naming ferrule's way:
   ``check`` (Python run with ``imports``) raises ``error`` whose message holds ``says``; the
   reason is a line of docs/coming-from-agno.md. At most a tenth of all entries.
-- ``{"status": "pending-phase-2", "needs": ...}``: the Agent's options, its run methods and
-  the events of its turn loop, which the agent package's next change adds; allowed for
-  entries of ``agno.agent`` and ``agno.run`` only, and reported.
 
 Accepting a parameter and ignoring it is neither status.
 """
@@ -58,8 +55,6 @@ TOOL = _load_tool()
 INVENTORY: dict[str, Any] = json.loads((HERE / "agno_inventory.json").read_text())
 STATUSES: dict[str, Any] = TOOL.load_statuses()
 ENTRIES: dict[str, dict[str, Any]] = TOOL.entries(INVENTORY)
-#: Modules whose entries may wait for the agent package's next change.
-PHASE_2_MODULES = ("agno.agent", "agno.run")
 MISSING = object()
 #: What a return annotation of ``Self`` (or a type variable) stands for: the class itself.
 SELF = object()
@@ -428,25 +423,6 @@ def test_every_entry_has_a_status_and_every_status_an_entry():
 def test_declined_entries_are_under_a_tenth():
     declined = [k for k, v in STATUSES.items() if TOOL.status_of(v) == "declined"]
     assert len(declined) < len(ENTRIES) / 10, f"{len(declined)} of {len(ENTRIES)} declined"
-
-
-def test_pending_entries_are_the_agent_packages_only():
-    """Pending entries are Agno's agent and run modules', or others whose behaviour the
-    agent package must add (``agent_package`` names the file); until then such a setting is
-    refused (``check`` raises `InvalidInputError`), never taken and ignored."""
-    pending = [k for k, v in STATUSES.items() if TOOL.status_of(v) == "pending-phase-2"]
-    elsewhere = [k for k in pending if not k.split(":")[0].startswith(PHASE_2_MODULES)]
-    for key in elsewhere:
-        status = STATUSES[key]
-        where = REPOSITORY / str(status.get("agent_package", ""))
-        assert where.is_file() and "ferrule/agent/" in str(where), f"{key}: no agent_package"
-        namespace: dict[str, Any] = {}
-        exec(f"from {ferrule_module_name(key.split(':')[0])} import *", namespace)
-        with pytest.raises(InvalidInputError_()):
-            exec(status["check"], namespace)
-    unexplained = [k for k in pending if not STATUSES[k].get("needs")]
-    assert not unexplained, f"pending with no 'needs': {unexplained[:10]}"
-    print(f"{len(pending)} of {len(ENTRIES)} entries wait for the agent package's phase 2")
 
 
 @pytest.mark.parametrize("subject", INVENTORY["subjects"])
