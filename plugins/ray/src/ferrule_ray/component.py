@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import attrs
@@ -184,53 +184,18 @@ class RayComponent:
 
     def _stream_method(self, method: str) -> Callable[[Any], AsyncIterator[Any]]:
         window = self.options.stream_window
-        if ray.util.client.ray.is_connected():  # type: ignore[no-untyped-call]
-            return self._pulled_stream_method(method)
+        # Ray Client (a ray:// address) has no streaming generators: there, lists are pulled.
+        pulled = ray.util.client.ray.is_connected()  # type: ignore[no-untyped-call]
 
         async def stream(arg: Any) -> AsyncIterator[Any]:
             replica = self._pick()
             replica.outstanding += 1
+            source = _ReplicaStream(replica.handle, method, arg, window, pulled)
+            batches = source.batches()
             sent = 0
             finished = False
-            refs = None
             try:
-                refs = replica.handle.stream.options(
-                    _generator_backpressure_num_objects=_SENDS_IN_FLIGHT
-                ).remote(method, arg, window)
-                async for ref in refs:
-                    for item in await ref:
-                        if isinstance(item, Failure):
-                            finished = True
-                            raise item.exception()
-                        sent += 1
-                        yield item
-                finished = True
-            except _DEATH as exc:
-                finished = True
-                raise self._died(replica, exc, items_sent=sent) from None
-            finally:
-                replica.outstanding -= 1
-                if not finished and refs is not None:
-                    ray.cancel(refs)  # the reader left: stop the actor's generator
-
-        stream.__name__ = method
-        return stream
-
-    def _pulled_stream_method(self, method: str) -> Callable[[Any], AsyncIterator[Any]]:
-        """Streams for a process connected with Ray Client, which has no streaming
-        generators: one call per list of items, so the replica never runs more than its
-        window ahead of the reader."""
-        window = self.options.stream_window
-
-        async def stream(arg: Any) -> AsyncIterator[Any]:
-            replica = self._pick()
-            replica.outstanding += 1
-            sent = 0
-            key = None
-            finished = False
-            try:
-                key = await replica.handle.open_stream.remote(method, arg, window)
-                while (batch := await replica.handle.pull.remote(key)) is not None:
+                async for batch in batches:
                     for item in batch:
                         if isinstance(item, Failure):
                             finished = True
@@ -243,8 +208,9 @@ class RayComponent:
                 raise self._died(replica, exc, items_sent=sent) from None
             finally:
                 replica.outstanding -= 1
-                if not finished and key is not None:
-                    replica.handle.close_stream.remote(key)  # the reader left
+                if not finished:
+                    source.stop()
+                await batches.aclose()
 
         stream.__name__ = method
         return stream
@@ -286,3 +252,40 @@ def _kill(handles: list[Any]) -> None:
             ray.kill(handle, no_restart=True)
         except (ValueError, RayActorError):  # already gone
             continue
+
+
+@attrs.define
+class _ReplicaStream:
+    """One stream's lists of items from a replica: sent by Ray's streaming generator (at
+    most ``_SENDS_IN_FLIGHT`` lists ahead of the reader), or, in a process connected with
+    Ray Client, which has no streaming generators, pulled one call per list, so the
+    replica never runs more than its window ahead of the reader."""
+
+    handle: Any
+    method: str
+    arg: Any
+    window: int
+    pulled: bool
+    #: Once opened: the streaming generator's refs, or the pulled stream's key.
+    opened: Any = None
+
+    async def batches(self) -> AsyncGenerator[list[Any], None]:
+        if self.pulled:
+            self.opened = await self.handle.open_stream.remote(self.method, self.arg, self.window)
+            while (batch := await self.handle.pull.remote(self.opened)) is not None:
+                yield batch
+        else:
+            self.opened = self.handle.stream.options(
+                _generator_backpressure_num_objects=_SENDS_IN_FLIGHT
+            ).remote(self.method, self.arg, self.window)
+            async for ref in self.opened:
+                yield await ref
+
+    def stop(self) -> None:
+        """The reader left: stop the actor's generator, or close the pulled stream."""
+        if self.opened is None:
+            return
+        if self.pulled:
+            self.handle.close_stream.remote(self.opened)
+        else:
+            ray.cancel(self.opened)
