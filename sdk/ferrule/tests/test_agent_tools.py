@@ -17,6 +17,7 @@ import time
 from typing import Literal, Optional
 
 import attrs
+import pydantic
 import pytest
 from aiohttp import web
 from ferrule import Agent, MCPServer, Runtime, Tool, tool
@@ -109,6 +110,52 @@ def test_bad_arguments_give_the_model_an_error_naming_the_field(rt):
     assert "$.mode" in results[0]["error"] and "$.route.stops[0].x" in results[0]["error"]
     assert "'mode' is a required property" in results[1]["error"]
     assert "error" in json.loads(sent[1].messages[-1].text), "the model saw the error"
+
+
+class Window(pydantic.BaseModel):
+    start: int
+    days: int = pydantic.Field(default=7, ge=1, le=31)
+
+
+class Search(pydantic.BaseModel):
+    """What to search for."""
+
+    query: str
+    window: Window | None = None
+    tags: list[str] = []
+
+
+def search(params: Search, extra: list[Window] | None = None) -> str:
+    """Search the notes."""
+    assert isinstance(params, Search)
+    assert params.window is None or isinstance(params.window, Window)
+    assert all(isinstance(w, Window) for w in extra or [])
+    days = params.window.days if params.window else None
+    return f"{params.query}|{days}|{len(extra or [])}"
+
+
+async def search_stream(params: Search):  # an async generator tool, as Agno's cookbook has
+    """Search, yielding what it finds."""
+    yield f"found {params.query}"
+
+
+def test_pydantic_parameters_have_pydantic_schemas_and_arrive_as_models(rt):
+    parameters = Tool.from_function(search).to_dict()["function"]["parameters"]
+    params = parameters["properties"]["params"]
+    assert params["properties"]["query"]["type"] == "string" and params["required"] == ["query"]
+    days = parameters["$defs"]["Window"]["properties"]["days"]
+    assert (days["minimum"], days["maximum"]) == (1, 31)  # the tool's $defs, read from its root
+    results, _ = run_tools(
+        rt,
+        [search, search_stream],
+        call("search", params={"query": "q", "window": {"start": 1, "days": 3}}),
+        call("search", params={"query": "q"}, extra=[{"start": 2}]),
+        call("search", params={"query": "q", "window": {"start": 1, "days": 99}}),
+        call("search_stream", params={"query": "oslo"}),
+    )
+    assert [r.get("result") for r in results[:2]] == ["q|3|0", "q|None|1"]
+    assert "$.params.window" in results[2]["error"]  # pydantic's limits, checked by the schema
+    assert results[3]["result"] == "found oslo"
 
 
 @pytest.mark.parametrize(

@@ -57,6 +57,31 @@ def injected_value(name: str, context: ToolContext) -> Any:
 _CHOICES = re.compile(r"\(choices:\s*(\[.*\])\s*\)\s*$", re.IGNORECASE | re.DOTALL)
 
 
+def _pydantic_adapter(hint: Any) -> Any:
+    """A pydantic ``TypeAdapter`` for a type hint naming a pydantic model anywhere in it
+    (``SearchParams``, ``list[SearchParams] | None``), else None: such a parameter's
+    schema and value are pydantic's (as Agno's tools take them), which neither the
+    kernel's schemas nor the converter know."""
+
+    def names_pydantic(tp: Any) -> bool:
+        if isinstance(tp, type) and hasattr(tp, "model_validate") and hasattr(tp, "model_fields"):
+            return True
+        return any(names_pydantic(arg) for arg in typing.get_args(tp))
+
+    if not names_pydantic(hint):
+        return None
+    from pydantic import TypeAdapter  # installed: the hint names one of its models
+
+    return TypeAdapter(hint)
+
+
+def _hoisted(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's pydantic schema with its ``$defs`` moved into ``definitions``, the
+    tool's (its ``#/$defs/...`` references are read from the tool's schema's root)."""
+    definitions.update(schema.pop("$defs", {}))
+    return schema
+
+
 def _describe(schema: dict[str, Any], description: str) -> None:
     """Set a parameter's ``description``; trailing ``(choices: [...])`` (a JSON list)
     becomes its ``enum`` instead, unless its type hint already limits its values."""
@@ -87,6 +112,8 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
     structure: dict[str, Any] = {}  # parameter -> type hint to structure its value into
     context_parameter: str | None = None
     injected: list[str] = []  # Agno's parameters the run fills in, by name
+    hooks: dict[str, Callable[[Any, Any], Any]] = {}
+    definitions: dict[str, Any] = {}  # the pydantic parameters' $defs
     for parameter in signature.parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
@@ -97,7 +124,12 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
         if hint is ToolContext or typing.get_origin(hint) is ToolContext:  # ToolContext[Deps]
             context_parameter = parameter.name
             continue
-        schema = dict(json_schema(hint))
+        adapter = _pydantic_adapter(hint)
+        if adapter is not None:
+            schema = _hoisted(dict(adapter.json_schema()), definitions)
+            hooks[parameter.name] = lambda value, _, adapter=adapter: adapter.validate_python(value)
+        else:
+            schema = dict(json_schema(hint))
         if parameter.name in documented:
             _describe(schema, documented[parameter.name])
         if parameter.default is parameter.empty:
@@ -110,9 +142,12 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
     parameters: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         parameters["required"] = required
+    if definitions:
+        parameters["$defs"] = definitions
     validate = schema_validator(parameters)
-    hooks = {}
     for name, hint in structure.items():
+        if name in hooks:
+            continue
         try:
             hooks[name] = converter.get_structure_hook(hint)
         except Exception:  # a hint cattrs cannot build (e.g. int | str): the schema check suffices
