@@ -109,20 +109,26 @@ def run(script: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def per_chunk(value: str, setup: str = "") -> dict:
+    """``value``, a Python expression run after ``setup`` with each chunk's ``q, k, v`` and
+    ``past`` at hand, for every chunk of `CHUNKS`, keyed ``"past+q_len"``."""
+    return run(
+        textwrap.dedent(setup)
+        + f"""
+out = {{}}
+for past, q_len in {CHUNKS!r}:
+    q, k, v = states(past, q_len)
+    out[f"{{past}}+{{q_len}}"] = {value}
+print(json.dumps(out))
+"""
+    )
+
+
 def test_exllamav2_as_shipped_prefills_without_a_causal_mask():
     # The bug the replacement exists for: SDPA with no mask, attending to later tokens.
-    result = run(
-        f"""
-        out = {{}}
-        for past, q_len in {CHUNKS!r}:
-            q, k, v = states(past, q_len)
-            shipped = attend(SHIPPED, q, k, v, past, config())
-            out[f"{{past}}+{{q_len}}"] = [
-                error(shipped, reference(q, k, v, past)),
-                error(shipped, reference(q, k, v, past, causal=False)),
-            ]
-        print(json.dumps(out))
-        """
+    result = per_chunk(
+        "[error(shipped := attend(SHIPPED, q, k, v, past, config()), reference(q, k, v, past)),"
+        " error(shipped, reference(q, k, v, past, causal=False))]"
     )
     for chunk, (causal, noncausal) in result.items():
         assert noncausal < 0.01, chunk
@@ -131,17 +137,13 @@ def test_exllamav2_as_shipped_prefills_without_a_causal_mask():
 
 
 def test_the_replacement_attends_causally_in_every_chunk():
-    result = run(
-        f"""
+    result = per_chunk(
+        "error(attend(ExLlamaV2Attention._attn_torch, q, k, v, past, fixed),"
+        " reference(q, k, v, past))",
+        setup="""
         patches.install()
         fixed = config(ferrule_attention=AttentionFix(causal_mask=True, exclude_cudnn=False))
-        out = {{}}
-        for past, q_len in {CHUNKS!r}:
-            q, k, v = states(past, q_len)
-            ours = attend(ExLlamaV2Attention._attn_torch, q, k, v, past, fixed)
-            out[f"{{past}}+{{q_len}}"] = error(ours, reference(q, k, v, past))
-        print(json.dumps(out))
-        """
+        """,
     )
     assert set(result) == {"0+7", "5+7", "9+1"}
     assert all(error < 0.01 for error in result.values()), result
@@ -149,16 +151,8 @@ def test_the_replacement_attends_causally_in_every_chunk():
 
 def test_the_no_sdpa_fallback_attends_causally_in_every_chunk():
     # config.no_sdpa: exllamav2's own matmul attention with its explicit mask.
-    result = run(
-        f"""
-        out = {{}}
-        for past, q_len in {CHUNKS!r}:
-            q, k, v = states(past, q_len)
-            out[f"{{past}}+{{q_len}}"] = error(
-                attend(SHIPPED, q, k, v, past, config(no_sdpa=True)), reference(q, k, v, past)
-            )
-        print(json.dumps(out))
-        """
+    result = per_chunk(
+        "error(attend(SHIPPED, q, k, v, past, config(no_sdpa=True)), reference(q, k, v, past))"
     )
     assert all(error < 0.01 for error in result.values()), result
 
