@@ -61,6 +61,15 @@ def test_without_a_user_the_session_is_the_key():
     assert factory.calls == 2
 
 
+def test_a_deep_copy_keeps_the_factory_and_makes_its_own_tools():
+    factory = Factory()
+    with Agent(model=TestModel(function=offered), tools=factory) as agent:
+        assert agent.run("a", user_id="ann").content == "lookup_ann_1"
+        with agent.deep_copy() as copy:
+            assert copy.run("b", user_id="ann").content == "lookup_ann_2"  # its own cache
+    assert factory.calls == 2
+
+
 def test_cache_callables_false_calls_the_factory_each_run():
     factory = Factory()
     agent = Agent(model=TestModel(function=offered), tools=factory, cache_callables=False)

@@ -528,7 +528,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes, BackgroundExecutor):
         starts with no conversation of its own and defines its own model component. An id
         made from the name follows a new ``name``. It is built in this agent's form (its
         `run` is this one's)."""
-        settings = copied_settings(self, update)
+        settings = copied_settings(self, update, self._toolbox.factory or self.tools)
         if isinstance(self._style, AiloyRun):  # Agent(lm, ...)
             del settings["runtime"]
             return cast("Agent[Any, RunT]", Agent(settings.pop("model"), **settings))

@@ -565,9 +565,9 @@ def agent_signature() -> inspect.Signature:
     return inspect.Signature(parameters, return_annotation="None")
 
 
-def copied_settings(agent: Any, update: Mapping[str, Any] | None) -> dict[str, Any]:
-    """`Agent.deep_copy`'s arguments: ``agent``'s settings (its runtime, model, tools and
-    every option), mutable ones copied, ``update`` over them (each a setting)."""
+def copied_settings(agent: Any, update: Mapping[str, Any] | None, tools: Any) -> dict[str, Any]:
+    """`Agent.deep_copy`'s arguments: ``agent``'s settings (its runtime, model, ``tools`` as
+    given: a factory or the list, and every option), mutable ones copied, ``update`` over them."""
     parameters = [*POSITIONAL, *(name for name in OPTION_GROUPS if name not in POSITIONAL)]
     unknown = sorted(set(update or {}) - set(parameters))
     if unknown:
@@ -577,7 +577,7 @@ def copied_settings(agent: Any, update: Mapping[str, Any] | None) -> dict[str, A
     settings: dict[str, Any] = {}
     for name in parameters:
         if name == "tools":
-            settings[name] = agent.tools
+            settings[name] = tools
         elif name == "id" and agent.id == agent_id_for(agent.name):
             continue  # made from the name: made again from the copy's
         else:
