@@ -166,9 +166,10 @@ def cached_file(
     return Path(found) if isinstance(found, str) else None
 
 
-def _missing_file_message(weights: GGUFWeights, cache_dir: Any, reason: str) -> str:
+def _missing_file(weights: GGUFWeights, cache_dir: Any, reason: str) -> ModelError:
+    """The error for a table model's file that is not cached and could not be had."""
     repo_dir = cache_repo_dir(weights.repo_id, cache_dir)  # type: ignore[arg-type]
-    return (
+    message = (
         f"model {weights.model_id!r} needs {weights.filename} ({weights.quantization}) from the "
         f"Hugging Face repository {weights.repo_id}; it is not in the cache "
         f"({hub_cache(cache_dir)}) and could not be downloaded: {reason}. Either download it "
@@ -176,16 +177,21 @@ def _missing_file_message(weights: GGUFWeights, cache_dir: Any, reason: str) -> 
         f"{repo_dir} to the same place here, or fetch {weights.url} and pass the file's path "
         f"as the model id (LocalModel('/path/to/{weights.filename}'))."
     )
+    return ModelError(
+        message, model=weights.model_id, filename=weights.filename, repo_id=weights.repo_id
+    )
 
 
-def _missing_repo_message(model: hub.HubModel, cache_dir: Any, reason: str) -> str:
-    return (
+def _missing_repo(model: hub.HubModel, cache_dir: Any, reason: str) -> ModelError:
+    """The error for a hub repository's GGUF that is not cached and could not be had."""
+    message = (
         f"model {model.id!r} is a GGUF of the Hugging Face repository {model.repo_id}; it is "
         f"not in the cache ({hub_cache(cache_dir)}) and could not be had: {reason}. Either "
         f"download it where there is network (`ferrule models download {model.id}`) and copy "
         f"{cache_repo_dir(model.repo_id, cache_dir)} to the same place here, or pass the path "
         "of a .gguf file as the model id."
     )
+    return ModelError(message, model=model.id, repo_id=model.repo_id)
 
 
 def _reason(exc: BaseException) -> str:
@@ -279,11 +285,7 @@ def hub_weights(
         return found
     offline = _cannot_download(download)
     if offline is not None:
-        raise ModelError(
-            _missing_repo_message(model, cache_dir, offline),
-            model=model.id,
-            repo_id=model.repo_id,
-        )
+        raise _missing_repo(model, cache_dir, offline)
     from huggingface_hub import HfApi
     from huggingface_hub.errors import RepositoryNotFoundError
 
@@ -296,11 +298,7 @@ def hub_weights(
             model=model.id,
         ) from None
     except Exception as exc:  # HTTP errors, a broken connection
-        raise ModelError(
-            _missing_repo_message(model, cache_dir, _reason(exc)),
-            model=model.id,
-            repo_id=model.repo_id,
-        ) from None
+        raise _missing_repo(model, cache_dir, _reason(exc)) from None
     variant = hub.choose(model, files)
     if variant is None:
         if not hub.variants(files):
@@ -315,11 +313,7 @@ def hub_weights(
     try:
         return weights, _download(weights, cache_dir, progress)
     except Exception as exc:  # HTTP errors, a broken connection, disk full
-        raise ModelError(
-            _missing_repo_message(model, cache_dir, _reason(exc)),
-            model=model.id,
-            repo_id=model.repo_id,
-        ) from None
+        raise _missing_repo(model, cache_dir, _reason(exc)) from None
 
 
 def locate(
@@ -352,17 +346,8 @@ def locate(
         return found
     offline = _cannot_download(download)
     if offline is not None:
-        raise ModelError(
-            _missing_file_message(weights, cache_dir, offline),
-            model=weights.model_id,
-            filename=weights.filename,
-        )
+        raise _missing_file(weights, cache_dir, offline)
     try:
         return _download(weights, cache_dir, progress)
     except Exception as exc:  # DNS, HTTP errors, missing file on the hub, disk full
-        raise ModelError(
-            _missing_file_message(weights, cache_dir, _reason(exc)),
-            model=weights.model_id,
-            filename=weights.filename,
-            repo_id=weights.repo_id,
-        ) from None
+        raise _missing_file(weights, cache_dir, _reason(exc)) from None
