@@ -1,5 +1,5 @@
 """Agno's ``Agent.background_executor``: the agent's own thread pool (three workers named
-``ferrule-bg-N``), made on first use, shut down by ``delete`` / ``adelete`` / leaving
+``ferrule-bg-<agent>_N``), made on first use, shut down by ``delete`` / ``adelete`` / leaving
 ``with agent:`` (waiting for the work already submitted), never shared with a
 ``deep_copy``. Runs real agents on the scripted `TestModel`, from the pool's threads too."""
 

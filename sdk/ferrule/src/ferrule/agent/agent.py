@@ -76,7 +76,7 @@ _knowledge_of, _console_of = attrgetter("_knowledge"), attrgetter("_console")
 _run_sessions_of, _upkeep_of = attrgetter("_run_sessions"), attrgetter("_upkeep")
 
 
-class Agent(RunCalls[OutputT, RunT], AgentAttributes, BackgroundExecutor):
+class Agent(RunCalls[OutputT, RunT], AgentAttributes):
     """A language model with tools, streaming its turns.
 
     Built one of three ways, which also decides what its `run` is (docs/agent.md, "Which
@@ -505,6 +505,7 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes, BackgroundExecutor):
         await self._slots[0].ensure_defined(self.runtime)
 
     load = registry.LoadMethod(blocking(aload))
+    background_executor = BackgroundExecutor()  # Agno's pool for the caller's work
     save = registry.save  # Agno's component registry is not ferrule's: refused
 
     def print(self, response: AgentResponse | MessageOutput, file: Any = None) -> None:
