@@ -241,16 +241,15 @@ class TestAnthropicProvider(ProviderConformance):
             PermissionDeniedError,
             "no access",
         ),
-        "billing-402": (
-            error_reply(402, "billing_error", "Your credit balance is too low"),
-            QuotaExceededError,
-            "credit balance",
-        ),
-        "billing-429": (
-            error_reply(429, "billing_error", "Your credit balance is too low"),
-            QuotaExceededError,
-            "credit balance",
-        ),
+        # Anthropic reports an exhausted balance at either status.
+        **{
+            f"billing-{status}": (
+                error_reply(status, "billing_error", "Your credit balance is too low"),
+                QuotaExceededError,
+                "credit balance",
+            )
+            for status in (402, 429)
+        },
     }
 
     @pytest.fixture
