@@ -189,9 +189,12 @@ class SqliteStorage(BlockingSqlBackend):
         )
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, begin: str) -> Iterator[sqlite3.Connection]:
+        """A transaction opened with ``begin``: ``BEGIN IMMEDIATE`` for a write, which
+        takes the write lock at once; ``BEGIN`` for a read snapshot, several queries seeing
+        one state of the file. Committed when the block ends, rolled back if it fails."""
         with self._errors(), self._pool.connection() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(begin)
             try:
                 yield conn
                 conn.execute("COMMIT")
@@ -199,17 +202,6 @@ class SqliteStorage(BlockingSqlBackend):
                 if conn.in_transaction:  # a failed COMMIT may leave it open
                     conn.execute("ROLLBACK")
                 raise
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """A read snapshot: several queries see one state of the file."""
-        with self._errors(), self._pool.connection() as conn:
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
 
     @contextmanager
     def _plain(self) -> Iterator[sqlite3.Connection]:
@@ -220,9 +212,9 @@ class SqliteStorage(BlockingSqlBackend):
         """Run one contract method's plan (see `ferrule_kit.sqlstore`)."""
         transaction: AbstractContextManager[sqlite3.Connection]
         if plan.mode == "write":
-            transaction = self._write()
+            transaction = self._transaction("BEGIN IMMEDIATE")
         elif plan.mode == "snapshot":
-            transaction = self._read()
+            transaction = self._transaction("BEGIN")
         else:
             transaction = self._plain()
         with transaction as conn:
