@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 from ferrule import AsyncRuntime
 from ferrule_kit.errors import ProviderConnectionError, RateLimitError
-from ferrule_kit.testing.embedding import EmbedderConformance, EmbedderUnderTest
+from ferrule_kit.testing.embedding import EmbedderConformance, LoopbackEmbedder
 from ferrule_kit.testing.loopback import (
     LoopbackServer,
     RecordedRequest,
     Reply,
     all_of,
     json_schema_validator,
+    server_fixture,
 )
 
 KEY = "AIzaSyLOOPBACK-embeddings-0123456789abcdef"
@@ -122,35 +123,23 @@ def answer(dimension: int = 6) -> Any:
     return reply
 
 
-@pytest.fixture
-async def server():
-    async with LoopbackServer(validate=validator) as server:
-        yield server
-
-
-async def define(rt: AsyncRuntime, server: LoopbackServer, **attributes: Any) -> str:
-    await rt.define(
-        "gemini_embedder",
-        "emb",
-        {"api_key": KEY, "base_url": server.url + "/v1beta", "model": "my-embedder", **attributes},
-    )
-    return "emb"
+server = server_fixture(validator)
+define = LoopbackEmbedder(
+    AsyncRuntime, "gemini_embedder", "/v1beta", {"api_key": KEY, "model": "my-embedder"}
+)
 
 
 class TestGeminiEmbedderConformance(EmbedderConformance):
     @pytest.fixture
     async def embedder(self, server):
-        server.script(*[answer() for _ in range(64)])
-        async with AsyncRuntime() as rt:
-            await define(rt, server, max_batch=40)
-            yield EmbedderUnderTest(rt, "emb", tolerance=1e-9)
+        async with define.under_test(server, answer, max_batch=40) as embedder:
+            yield embedder
 
 
 async def test_task_types_batches_and_order(server) -> None:
     server.script(*[answer() for _ in range(4)])
     texts = [f"passage {i}" for i in range(7)]
-    async with AsyncRuntime() as rt:
-        await define(rt, server, max_batch=3)
+    async with define(server, max_batch=3) as rt:
         docs = await rt.call_method("emb", "embed", {"texts": texts})
         query = await rt.call_method("emb", "embed", {"texts": ["q"], "input_type": "query"})
     assert [len(r.json["requests"]) for r in server.requests] == [3, 3, 1, 1]
@@ -169,8 +158,7 @@ async def test_dimensions_are_sent_as_output_dimensionality_and_vectors_are_unit
     server,
 ) -> None:
     server.script(answer())
-    async with AsyncRuntime() as rt:
-        await define(rt, server, model="gemini-embedding-001", dimensions=768)
+    async with define(server, model="gemini-embedding-001", dimensions=768) as rt:
         assert (await rt.call_method("emb", "info", {}))["dimension"] == 768  # no request
         out = await rt.call_method("emb", "embed", {"texts": ["x"]})
     assert server.requests[0].json["requests"][0]["outputDimensionality"] == 768
@@ -187,8 +175,7 @@ async def test_quota_retry_delay_and_typed_errors(server) -> None:
         }
     }
     server.script(Reply.json(busy, 429), answer(), Reply.json(busy, 429), Reply.json(busy, 429))
-    async with AsyncRuntime() as rt:
-        await define(rt, server, max_retries=1)
+    async with define(server, max_retries=1) as rt:
         out = await rt.call_method("emb", "embed", {"texts": ["x"]})
         assert len(out["vectors"]) == 1, "retried after the 429"
         with pytest.raises(RateLimitError) as error:
@@ -210,8 +197,7 @@ async def test_a_server_that_is_down_gives_one_typed_error() -> None:
 
 async def test_a_title_goes_with_documents_and_a_task_type_given_with_every_text(server) -> None:
     server.script(*[answer() for _ in range(4)])
-    async with AsyncRuntime() as rt:
-        await define(rt, server, title="Harbour guide")
+    async with define(server, title="Harbour guide") as rt:
         await rt.call_method("emb", "embed", {"texts": ["tides"]})
         await rt.call_method("emb", "embed", {"texts": ["q"], "input_type": "query"})
         await rt.define(

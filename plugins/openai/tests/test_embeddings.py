@@ -13,13 +13,14 @@ import pytest
 from ferrule import AsyncRuntime
 from ferrule_kit.embedding import EmbedderUnavailableError
 from ferrule_kit.errors import AuthenticationError, ProviderConnectionError, RateLimitError
-from ferrule_kit.testing.embedding import EmbedderConformance, EmbedderUnderTest
+from ferrule_kit.testing.embedding import EmbedderConformance, LoopbackEmbedder
 from ferrule_kit.testing.loopback import (
     LoopbackServer,
     RecordedRequest,
     Reply,
     all_of,
     json_schema_validator,
+    server_fixture,
 )
 
 KEY = "sk-loopback-embeddings-0123456789"
@@ -95,40 +96,23 @@ def answer(dimension: int = 8, *, shuffle: bool = True) -> Any:
     return reply
 
 
-@pytest.fixture
-async def server():
-    async with LoopbackServer(validate=validator) as server:
-        yield server
-
-
-async def define(rt: AsyncRuntime, server: LoopbackServer, **attributes: Any) -> str:
-    await rt.define(
-        "openai_embedder",
-        "emb",
-        {
-            "api_key": KEY,
-            "base_url": server.url + "/v1",
-            "model": "text-embedding-3-small",
-            **attributes,
-        },
-    )
-    return "emb"
+server = server_fixture(validator)
+define = LoopbackEmbedder(
+    AsyncRuntime, "openai_embedder", "/v1", {"api_key": KEY, "model": "text-embedding-3-small"}
+)
 
 
 class TestOpenAIEmbedderConformance(EmbedderConformance):
     @pytest.fixture
     async def embedder(self, server):
-        server.script(*[answer() for _ in range(64)])
-        async with AsyncRuntime() as rt:
-            await define(rt, server, max_batch=50)
-            yield EmbedderUnderTest(rt, "emb", tolerance=1e-9)
+        async with define.under_test(server, answer, max_batch=50) as embedder:
+            yield embedder
 
 
 async def test_batches_keep_order_and_count_usage(server) -> None:
     server.script(*[answer() for _ in range(3)])
     texts = [f"text {i}" for i in range(25)]
-    async with AsyncRuntime() as rt:
-        await define(rt, server, max_batch=10)
+    async with define(server, max_batch=10) as rt:
         out = await rt.call_method("emb", "embed", {"texts": texts})
     assert [len(r.json["input"]) for r in server.requests] == [10, 10, 5]
     assert out["vectors"] == [pytest.approx(fake_vector(t, 8)) for t in texts]
@@ -138,8 +122,7 @@ async def test_batches_keep_order_and_count_usage(server) -> None:
 
 async def test_base64_and_dimensions(server) -> None:
     server.script(answer())
-    async with AsyncRuntime() as rt:
-        await define(rt, server, encoding_format="base64", dimensions=16)
+    async with define(server, encoding_format="base64", dimensions=16) as rt:
         out = await rt.call_method("emb", "embed", {"texts": ["a", "b"], "input_type": "query"})
         info = await rt.call_method("emb", "info", {})
     body = server.requests[0].json
@@ -150,8 +133,7 @@ async def test_base64_and_dimensions(server) -> None:
 
 async def test_unknown_model_info_probes_once(server) -> None:
     server.script(answer(dimension=5))
-    async with AsyncRuntime() as rt:
-        await define(rt, server, model="nomic-embed-text")
+    async with define(server, model="nomic-embed-text") as rt:
         assert (await rt.call_method("emb", "info", {}))["dimension"] == 5
         assert (await rt.call_method("emb", "info", {}))["dimension"] == 5
     assert len(server.requests) == 1
@@ -172,8 +154,7 @@ async def test_errors_are_typed_and_name_the_provider(server) -> None:
         *[Reply.json({"error": {"message": "slow down"}}, 429, {"retry-after": "0"})] * 2,
         Reply.json({"object": "list", "data": [{"index": 0, "embedding": [1.0, 2.0]}]}),
     )
-    async with AsyncRuntime() as rt:
-        await define(rt, server, max_retries=1)
+    async with define(server, max_retries=1) as rt:
         with pytest.raises(AuthenticationError) as error:
             await rt.call_method("emb", "embed", {"texts": ["x"]})
         assert (
@@ -197,8 +178,7 @@ async def test_a_server_that_is_down_gives_one_typed_error() -> None:
 
 async def test_extra_body_fields_go_with_each_request_but_never_replace_its_own(server) -> None:
     server.script(answer(), answer())
-    async with AsyncRuntime() as rt:
-        await define(rt, server, max_batch=1, extra_body={"user": "u-7", "model": "other"})
+    async with define(server, max_batch=1, extra_body={"user": "u-7", "model": "other"}) as rt:
         await rt.call_method("emb", "embed", {"texts": ["a", "b"]})
     bodies = [r.json for r in server.requests]
     assert [b["user"] for b in bodies] == ["u-7", "u-7"]

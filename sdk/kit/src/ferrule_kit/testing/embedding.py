@@ -24,13 +24,18 @@ refused naming the field; for real models, similar texts nearer than unrelated o
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pytest
 from ferrule_kernel import InvalidInputError
 
-__all__ = ["EmbedderConformance", "EmbedderUnderTest", "cosine"]
+if TYPE_CHECKING:
+    from .loopback import LoopbackServer, Scripted
+
+__all__ = ["EmbedderConformance", "EmbedderUnderTest", "LoopbackEmbedder", "cosine"]
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -65,6 +70,38 @@ TEXTS = [
     "Monetary policy tightened to bring prices under control.",
     "Photosynthesis turns light, water and carbon dioxide into sugar.",
 ]
+
+
+@attrs.frozen
+class LoopbackEmbedder:
+    """An API embedder's tests on a loopback server: ``async with define(server,
+    **attributes) as rt`` opens a runtime (``runtime()``, e.g. ``ferrule.AsyncRuntime``)
+    with ``name`` defined as ``component_type``, its API at ``server``'s URL and ``path``,
+    with ``attributes`` over ``defaults`` (the key, the model)."""
+
+    runtime: Callable[[], AbstractAsyncContextManager[Any]]
+    component_type: str
+    path: str
+    defaults: Mapping[str, Any] = attrs.field(factory=dict)
+    name: str = "emb"
+
+    @asynccontextmanager
+    async def __call__(self, server: LoopbackServer, **attributes: Any) -> AsyncIterator[Any]:
+        base_url = server.url + self.path
+        async with self.runtime() as rt:
+            settings = {**self.defaults, "base_url": base_url, **attributes}
+            await rt.define(self.component_type, self.name, settings)
+            yield rt
+
+    @asynccontextmanager
+    async def under_test(
+        self, server: LoopbackServer, answer: Callable[[], Scripted], **attributes: Any
+    ) -> AsyncIterator[EmbedderUnderTest]:
+        """The embedder for `EmbedderConformance`: ``answer()`` scripted for every request
+        the suite makes, its vectors compared exactly (to 1e-9)."""
+        server.script(*[answer() for _ in range(64)])
+        async with self(server, **attributes) as rt:
+            yield EmbedderUnderTest(rt, self.name, tolerance=1e-9)
 
 
 class EmbedderConformance:
