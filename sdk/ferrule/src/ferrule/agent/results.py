@@ -368,8 +368,9 @@ class RunOutput(Generic[OutputT]):
     ``reasoning_content`` (the model's reasoning), ``tools`` (the calls run), ``created_at``
     (seconds), ``followups`` (with ``followups=True``), the fork / regenerate / checkpoint
     ids of a run continuing an ended one (`Agent.continue_run` with ``input``, ``fork``,
-    ``regenerate``...). Those of features ferrule does not have stay None: ``events``
-    (ferrule stores no events), media outputs."""
+    ``regenerate``...), ``events`` (with ``store_events=True``: what a streamed run
+    streamed, less ``events_to_skip``). Media outputs, a feature ferrule does not have,
+    stay None."""
 
     # Every run the agent makes has an id; None only for one built by hand, as Agno's.
     run_id: str = None  # type: ignore[assignment]
