@@ -6,6 +6,7 @@ hinted types (cattrs) and calls it (a sync function in a worker thread)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import re
@@ -75,6 +76,11 @@ def _pydantic_adapter(hint: Any) -> Any:
     return TypeAdapter(hint)
 
 
+def _validated(adapter: Any, value: Any, _hint: Any) -> Any:
+    """A structure hook over a pydantic ``TypeAdapter``: ``value`` as its type."""
+    return adapter.validate_python(value)
+
+
 def _hoisted(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     """A parameter's pydantic schema with its ``$defs`` moved into ``definitions``, the
     tool's (its ``#/$defs/...`` references are read from the tool's schema's root)."""
@@ -127,7 +133,7 @@ def describe_function(function: Callable[..., Any]) -> tuple[str, dict[str, Any]
         adapter = _pydantic_adapter(hint)
         if adapter is not None:
             schema = _hoisted(dict(adapter.json_schema()), definitions)
-            hooks[parameter.name] = lambda value, _, adapter=adapter: adapter.validate_python(value)
+            hooks[parameter.name] = functools.partial(_validated, adapter)
         else:
             schema = dict(json_schema(hint))
         if parameter.name in documented:
