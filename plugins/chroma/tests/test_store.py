@@ -103,11 +103,26 @@ def test_an_unreachable_server_is_a_typed_error(monkeypatch: pytest.MonkeyPatch)
     assert error.value.details["server"] == f"http://127.0.0.1:{port}"
 
 
-@pytest.mark.parametrize("name", ["ab", "_ab", "ab_"])
+def test_a_name_chroma_takes_but_sql_would_not_is_a_chroma_collection(
+    chroma_server: ChromaServer,
+) -> None:
+    database = chroma_server.new_database()
+    with Runtime() as rt:
+        for name in ("thai-recipes", "v1.docs"):
+            attributes = {"url": chroma_server.url, "database": database, "collection": name}
+            rt.define("chroma_vector_store", name, attributes)
+            chunk = {"id": "a", "vector": [1.0, 0.0], "text": name}
+            rt.call_method(name, "upsert", {"chunks": [chunk]})
+            assert rt.call_method(name, "count", {})["count"] == 1
+    client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server.port, database=database)
+    assert sorted(c.name for c in client.list_collections()) == ["thai-recipes", "v1.docs"]
+
+
+@pytest.mark.parametrize("name", ["ab", "_ab", "ab_", "a..b", "a b", "x" * 64])
 def test_a_collection_name_chroma_refuses_names_the_field(name: str) -> None:
     with Runtime() as rt, pytest.raises(InvalidInputError) as error:
         rt.define("chroma_vector_store", "kb", {"collection": name})
-    assert [e["path"] for e in error.value.errors] == ["collection"]
+    assert [e["path"] for e in error.value.errors] == ["$.collection"]
 
 
 async def test_a_url_from_the_network_must_pass_the_address_policy(

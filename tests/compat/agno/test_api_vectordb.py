@@ -182,6 +182,14 @@ def test_chromadb_in_the_process_keeps_its_collection_as_asked(tmp_path):
     fleeting.insert("h1", fresh(FACTS))
     assert fleeting.search("lighthouse log", limit=1)[0].name == "harbour"
     assert ChromaDb(collection="facts").get_count() == 0  # another in-memory collection
+    # Chroma's names (Agno's cookbook has "thai-recipes") in the embedded store, each its own
+    path = str(tmp_path / "names")
+    hyphen = ChromaDb(collection="thai-recipes", path=path, persistent_client=True)
+    hyphen.insert("h1", fresh(FACTS))
+    underscore = ChromaDb(collection="thai_recipes", path=path, persistent_client=True)
+    assert (hyphen.get_count(), underscore.get_count()) == (3, 0)
+    again = ChromaDb(collection="thai-recipes", path=path, persistent_client=True)
+    assert again.search("bread at dawn", limit=1)[0].name == "bakery"
     knowledge = Knowledge(
         vector_db=ChromaDb(collection="kb", path=str(tmp_path / "kb"), persistent_client=True)
     )

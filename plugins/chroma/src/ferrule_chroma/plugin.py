@@ -4,6 +4,7 @@ Imports nothing heavy: the chromadb client loads when a store is defined
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +23,21 @@ COMPONENT_TYPE = "chroma_vector_store"
 #: Where the host puts its Chroma server's URL for stores defined without ``url``.
 URL_ENV = "FERRULE_CHROMA_URL"
 DEFAULT_URL = "http://localhost:8000"
+
+
+#: Chroma's rule for a collection's name: 3 to 63 letters, digits, '.', '_' or '-',
+#: starting and ending with a letter or digit, no '..' (it is not an SQL table name, so not
+#: the SQL stores' rule `VectorStoreAttributes` checks).
+CHROMA_NAME = re.compile(r"(?!.*\.\.)[a-zA-Z0-9][a-zA-Z0-9._-]{1,61}[a-zA-Z0-9]")
+
+
+def _chroma_name(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if not isinstance(value, str) or not CHROMA_NAME.fullmatch(value):
+        raise InvalidInputError(
+            "a Chroma collection's name has 3 to 63 letters, digits, '.', '_' or '-', starts "
+            "and ends with a letter or digit, and has no '..'",
+            field=attribute.name,
+        )
 
 
 def _allowed_server(_instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
@@ -48,6 +64,7 @@ class ChromaAttributes(VectorStoreAttributes):
     """What ``define`` takes: the server, and the collection (see `VectorStoreAttributes`;
     the collection is the Chroma collection's name)."""
 
+    collection: str = attrs.field(default="chunks", validator=_chroma_name)
     #: The Chroma server, ``http(s)://host:port``. Without it, ``$FERRULE_CHROMA_URL``,
     #: else ``http://localhost:8000`` (where ``chroma run`` listens). From a network client
     #: (``ferrule serve``) it must pass the address policy `http_request` has: public

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -111,20 +110,10 @@ def _decode(stored: dict[str, Any] | None) -> tuple[dict[str, Any], str | None, 
     return body["metadata"], body["document_id"], body["content_hash"]
 
 
-#: Chroma's collection names, within ferrule's (letters, digits and '_').
-_CHROMA_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_]{1,61}[a-zA-Z0-9]")
-
-
 class ChromaStore:
     """The contract's methods on a Chroma collection (the module docstring)."""
 
     def __init__(self, attributes: ChromaAttributes) -> None:
-        if not _CHROMA_NAME.fullmatch(attributes.collection):
-            raise InvalidInputError(
-                "a Chroma collection's name has 3 to 63 letters, digits or '_', and starts "
-                "and ends with a letter or digit",
-                field="collection",
-            )
         self.collection = attributes.collection
         self.distance: str = attributes.distance
         url = attributes.url or os.environ.get(URL_ENV) or DEFAULT_URL

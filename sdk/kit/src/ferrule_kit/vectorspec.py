@@ -15,6 +15,7 @@ import attrs
 from ferrule_kernel import ComponentTypeSpec, InvalidInputError, MethodSpec, Target, in_range
 
 __all__ = [
+    "COLLECTION_NAME",
     "METHODS",
     "Distance",
     "VectorStoreAttributes",
@@ -23,7 +24,8 @@ __all__ = [
 
 Distance = Literal["cosine", "dot", "l2"]
 
-_COLLECTION = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+#: A collection name the SQL stores take (it becomes a table name).
+COLLECTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 
 _CONVERTER = "ferrule_kit.vectors:converter"
 
@@ -48,7 +50,7 @@ METHODS = (
 
 def _collection(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
     # It becomes a table name: an SQL identifier, checked here rather than quoted later.
-    if not _COLLECTION.fullmatch(value):
+    if not COLLECTION_NAME.fullmatch(value):
         raise InvalidInputError(
             "must be letters, digits or '_', starting with a letter or '_' (at most 63)",
             field=attribute.name,

@@ -13,12 +13,15 @@ chunks go per request; ``hybrid_rrf_k`` is the hybrid search's fusion constant; 
 
 from __future__ import annotations
 
+import hashlib
+import re
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.vectorspec import COLLECTION_NAME
 
 from ..base import VectorDb
 from ..distance import Distance, store_distance
@@ -32,6 +35,20 @@ NO_CLIENT = (
 )
 #: The file of a persistent collection, under ``path``.
 STORE_FILE = "ferrule-chroma.db"
+
+
+def embedded_collection(name: str) -> str:
+    """The embedded store's collection (an SQL table) for a Chroma collection's name: the
+    name itself where SQL takes it, else (``thai-recipes``) its other characters as ``_``
+    and 8 hex digits of the name's hash, so that two names never share a table."""
+    if COLLECTION_NAME.fullmatch(name):
+        return name
+    safe = re.sub(r"[^A-Za-z0-9_]", "_", name)[:53]
+    return (
+        f"{'' if safe[:1].isalpha() else 'c'}{safe}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    )
+
+
 #: Chunks per request when ``batch_size`` is not given.
 DEFAULT_BATCH_SIZE = 1000
 _CLIENT_KEYWORDS = ("host", "port", "ssl")
@@ -110,10 +127,11 @@ class ChromaDb(VectorDb):
     def attributes(self, runtime: Any) -> dict[str, Any]:
         """The store's attributes: the collection, its metric and the server."""
         out: dict[str, Any] = {
-            "collection": self.collection_name,
+            "collection": embedded_collection(self.collection_name),
             "distance": store_distance(self.distance),
         }
-        if self._server:
+        if self._server:  # Chroma's own server takes Chroma's names as they are
+            out["collection"] = self.collection_name
             scheme = "https" if self.kwargs.get("ssl") else "http"
             out["url"] = f"{scheme}://{self.kwargs['host']}:{int(self.kwargs.get('port', 8000))}"
         elif self.persistent_client:
