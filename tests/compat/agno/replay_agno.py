@@ -86,7 +86,10 @@ EXCLUDED = inventory_agno.COOKBOOK_OUT_OF_SUBJECT
 #: such, not run.
 NOT_COVERED = {
     "agno.team": "teams",
+    "agno.run.team": "teams",
     "agno.workflow": "workflows",
+    "agno.run.workflow": "workflows",
+    "agno.run.approval": "approvals",
     "agno.os": "AgentOS",
     "agno.eval": "evals",
     "agno.learn": "learning",
