@@ -63,7 +63,7 @@ def test_a_pre_hook_changes_what_the_model_sees_and_what_is_stored(rt, tmp_path)
         assert last_user_text(agent) == "HELLO THERE"
         assert output.content == "HELLO THERE"
         stored = agent.get_last_run_output()
-        assert stored is not None and stored.messages[0].text == "HELLO THERE"
+        assert stored is not None and stored.messages[0].content == "HELLO THERE"
 
 
 @settings(max_examples=25, deadline=None)
@@ -275,7 +275,7 @@ def test_tool_hooks_wrap_each_call_first_outermost(rt):
     model = TestModel([{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}}]}, "done"])
     with Agent(rt, model, tools=[add], tool_hooks=[outer, inner]) as agent:
         output = agent.run("add")
-    assert [m.text for m in output.messages if m.role == "tool"] == ["22"]
+    assert [m.content for m in output.messages if m.role == "tool"] == ["22"]
     assert trace == [
         "outer before add[('a', 1), ('b', 2)]",
         "inner before 10",
@@ -299,7 +299,7 @@ def test_a_tool_hook_may_refuse_the_call(rt):
     with Agent(rt, model, tools=[guarded], tool_hooks=[refuse]) as agent:
         output = agent.run("add")
     assert calls == []
-    assert [m.text for m in output.messages if m.role == "tool"] == [
+    assert [m.content for m in output.messages if m.role == "tool"] == [
         '{"error": "PermissionError: guarded is not allowed now"}'
     ]
 
@@ -316,7 +316,7 @@ def test_hooks_on_an_async_runtime():
             agent = Agent(runtime, model, tools=[add], tool_hooks=[plus_100], pre_hooks=[shout])
             output = await agent.arun("go")
             await agent.adelete()
-            return [m.text for m in output.messages]
+            return [m.content for m in output.messages]
 
     assert asyncio.run(main()) == ["GO", "", "103", "done"]
 

@@ -311,7 +311,7 @@ def test_model_retry_from_a_json_schema_tool(rt):
     model = TestModel([{"tool_calls": [call("weather", city="Atlantis")]}, "Sorry."])
     with Agent(rt, model, tools=[Tool.from_schema(schema, handler)]) as agent:
         output = agent.run("Weather?")
-    assert output.messages[2].text == "unknown city 'Atlantis': try a capital"
+    assert output.messages[2].content == "unknown city 'Atlantis': try a capital"
 
 
 # -- UsageLimits ----------------------------------------------------------------------------------
@@ -414,7 +414,7 @@ def test_deps_reach_a_tool_whose_first_parameter_is_the_context(rt):
     with Agent(rt, model, tools=[greet]) as agent:
         output = agent.run("Greet me", deps=deps)
         sent = agent.runtime.kernel.component(agent._component).requests
-    assert output.messages[2].text == "HELLO ADA"
+    assert output.messages[2].content == "HELLO ADA"
     assert len(deps.greetings) == 1
     [schema] = sent[0].tools
     assert schema.function.parameters == {
@@ -448,4 +448,4 @@ async def test_deps_on_an_async_runtime_with_an_async_tool():
         model = TestModel([{"tool_calls": [call("fetch", key="answer")]}, "42"])
         async with Agent(art, model, tools=[fetch]) as agent:
             output = await agent.arun("What is it?", deps={"answer": 42})
-    assert output.messages[2].text == "42"
+    assert output.messages[2].content == "42"

@@ -120,7 +120,7 @@ def test_tool_factory_sees_the_runs_state(rt):
         run = agent.run("plan?", session_state={"paid": True})
         sent = requests_of(agent)[0]
     assert [t.function.name for t in sent.tools] == ["premium"]
-    assert run.messages[2].text == "premium"
+    assert run.messages[2].content == "premium"
 
 
 def test_stop_after_tool_call_ends_the_run_with_the_result(rt):
@@ -158,7 +158,7 @@ def test_retry_agent_run_shows_the_message_and_the_model_tries_again(rt):
         run = agent.run("pick")
     assert tries == [1, 2, 5]
     assert run.content == "5"
-    assert [m.text for m in run.messages if m.role == "tool"] == [
+    assert [m.content for m in run.messages if m.role == "tool"] == [
         "pick a number of at least 3",
         "pick a number of at least 3",
         "picked 5",
@@ -192,7 +192,7 @@ def test_external_execution_waits_for_the_callers_result(rt):
         paused.active_requirements[0].set_external_execution_result("up 3 days, 2 users")
         done = agent.continue_run(paused.run_id, paused.requirements)
     assert done.content == "up 3 days"
-    assert [m.text for m in done.messages if m.role == "tool"] == ["up 3 days, 2 users"]
+    assert [m.content for m in done.messages if m.role == "tool"] == ["up 3 days, 2 users"]
 
 
 def test_agentic_state_tool_changes_the_session_state(rt):
@@ -276,4 +276,4 @@ def test_stop_after_tool_call_without_show_result_ends_with_no_content(rt):
     with Agent(rt, model, tools=[record]) as agent:
         run = agent.run("record it")
     assert run.status == "completed" and run.content == ""
-    assert [m.text for m in run.messages if m.role == "tool"] == ["recorded"]
+    assert [m.content for m in run.messages if m.role == "tool"] == ["recorded"]

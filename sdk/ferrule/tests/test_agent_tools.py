@@ -690,12 +690,12 @@ def test_a_rejected_call_does_not_run_when_the_model_repeats_its_id(rt):
         output = agent.continue_run(paused.run_id, paused.requirements)
     assert wired == [1]
     assert output.status == "completed"
-    results = {m.tool_call_id: m.text for m in output.messages if m.role == "tool"}
+    results = {m.tool_call_id: m.content for m in output.messages if m.role == "tool"}
     assert results[small.tool_call.id] == "wired 1"
     assert "declined" in results[big.tool_call.id]
     # the model's turn as recorded carries the ids its results answer
     turn = next(m for m in output.messages if m.tool_calls)
-    assert [c.id for c in turn.tool_calls] == [big.tool_call.id, small.tool_call.id]
+    assert [c["id"] for c in turn.tool_calls] == [big.tool_call.id, small.tool_call.id]
 
 
 def test_a_decision_by_a_repeated_id_covers_one_call_only(rt):

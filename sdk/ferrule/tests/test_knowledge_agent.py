@@ -64,7 +64,7 @@ def test_the_model_searches_the_knowledge_base(rt: Any, knowledge: Knowledge) ->
     assert isinstance(ref, MessageReferences) and ref.query == "when does the boat to Holm leave?"
     assert ref.references[0]["name"] == "ferry" and ref.time is not None
     tool_message = next(m for m in output.messages if m.role == "tool")
-    shown = json.loads(tool_message.text)
+    shown = json.loads(tool_message.content)
     assert shown[0]["content"] == TEXTS["ferry"][0]  # what the model read is what was found
 
 
@@ -98,7 +98,7 @@ def test_agentic_filters_let_the_model_narrow_its_search(rt: Any, knowledge: Kno
     assert [r["name"] for r in output.references[0].references] == ["ferry"]
     # a bad filter from the model is a tool error the model reads, not the end of the run
     assert output.status == "completed" and len(output.references) == 1
-    tool_results = [m.text for m in output.messages if m.role == "tool"]
+    tool_results = [m.content for m in output.messages if m.role == "tool"]
     assert "$oops" in tool_results[1]
 
 

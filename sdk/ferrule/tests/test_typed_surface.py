@@ -47,7 +47,7 @@ def test_the_agent_runs_a_decorated_function_as_a_tool(rt):
     with Agent(rt, TestModel(script), tools=[add]) as agent:
         output = agent.run("20 + 22?")
     assert output.content == "It is 42."
-    assert [m.text for m in output.messages if m.role == "tool"] == ["42"]
+    assert [m.content for m in output.messages if m.role == "tool"] == ["42"]
 
 
 class City(TypedDict):

@@ -39,7 +39,7 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 
 def tool_results(output: Any) -> list[str]:
-    return [m.text for m in output.messages if m.role == "tool"]
+    return [m.content for m in output.messages if m.role == "tool"]
 
 
 class Shelf:

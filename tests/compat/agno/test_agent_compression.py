@@ -123,7 +123,7 @@ def test_the_run_output_keeps_the_original_results(wire):
     output = agent.run("Weather in Rome?")
     agent.delete()
     tool_messages = [m for m in output.messages if m.role == "tool"]
-    assert [m.text for m in tool_messages] == [weather_report("Rome")]
+    assert [m.content for m in tool_messages] == [weather_report("Rome")]
     assert [texts(m) for m in wire.last["messages"] if m["role"] == "tool"] == [short("Rome")]
 
 

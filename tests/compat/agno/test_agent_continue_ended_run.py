@@ -57,7 +57,7 @@ def test_input_continues_a_completed_run_as_a_fork_kept_in_the_db(rt, tmp_path):
         assert forked.regenerated_from is None
         stored = agent.get_run_output(forked.run_id)
         assert stored is not None and stored.forked_from_run_id == first.run_id
-        assert [m.text for m in stored.messages] == ["What is 2+2?", "Four.", "And 3+3?", "Six."]
+        assert [m.content for m in stored.messages] == ["What is 2+2?", "Four.", "And 3+3?", "Six."]
         original = agent.get_run_output(first.run_id)
         assert original is not None and original.content == "Four."
         assert original.forked_from_run_id is None

@@ -58,7 +58,7 @@ def test_a_filesystem_knowledge_gives_the_model_its_own_tools(rt, tmp_path):
         sent = requests(agent)
     assert sorted(t.function.name for t in sent[0].tools) == ["get_file", "grep_file", "list_files"]
     assert "grep_file(query)" in sent[0].messages[0].text  # its build_context
-    assert "80 degrees" in next(m.text for m in output.messages if m.role == "tool")
+    assert "80 degrees" in next(m.content for m in output.messages if m.role == "tool")
     with Agent(rt, TestModel(["x"]), knowledge=files) as agent:
         docs = agent.get_relevant_docs_from_knowledge("green tea")
     assert docs[0]["name"] == "guide.md" and "80 degrees" in docs[0]["content"]

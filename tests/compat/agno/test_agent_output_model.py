@@ -50,7 +50,7 @@ def test_the_output_model_writes_the_content(wire):
     assert texts(written["messages"][1]) == "What is the capital of France?"
     assert "tools" not in written
     # the run's messages keep the main model's reply, as Agno's do
-    assert output.messages[-1].text == "Paris, on the Seine."
+    assert output.messages[-1].content == "Paris, on the Seine."
 
 
 def test_without_a_prompt_the_output_model_reads_the_agents_system_message(wire):

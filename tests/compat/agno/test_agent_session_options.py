@@ -123,15 +123,15 @@ def test_what_a_stored_run_keeps(rt, db):
         output = agent.run("Echo hi")
         assert [m.role for m in output.messages] == ["user", "assistant", "tool", "assistant"]
         stored = agent.get_run_output(output.run_id)
-        assert [(m.role, m.text) for m in stored.messages] == [
+        assert [(m.role, m.content) for m in stored.messages] == [
             ("user", "Echo hi"),
             ("assistant", "Said it."),
         ]
     with Agent(rt, TestModel(["A dot."]), db=db, store_media=False) as agent:
         output = agent.run("What is it?", images=[Image(content=png(), format="png")])
         stored = agent.get_run_output(output.run_id)
-        assert [p.type for p in stored.messages[0].contents] == ["text"]
-        assert len(output.messages[0].contents) == 2  # the run itself had its image
+        assert stored.messages[0].content == "What is it?"  # its text, without the image
+        assert len(output.messages[0].content) == 2  # the run itself had its image
 
 
 def test_store_history_messages(rt, db):

@@ -206,7 +206,7 @@ def test_a_malformed_call_is_asked_again_with_guidance(wire):
     assert guided[-1]["role"] == "user" and "could not be used" in guided[-1]["content"]
     # the note was for that request only: the run's messages and the next request lack it
     assert not any("could not be used" in json.dumps(m) for m in wire.bodies[2]["messages"])
-    assert not any("could not be used" in (m.text or "") for m in run.messages)
+    assert not any("could not be used" in (m.content or "") for m in run.messages)
 
 
 def test_retry_with_guidance_off_ends_the_run_with_the_error(wire):

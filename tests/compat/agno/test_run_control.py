@@ -115,7 +115,7 @@ def test_retry_agent_run_adds_its_messages(wire, program):
     ]
     assert scope["run"].content == "Booked two tables by the window."
     # they stay in the run's conversation, after the tool message, once
-    texts = [m.text for m in scope["run"].messages]
+    texts = [m.content for m in scope["run"].messages]
     assert texts.count("Then split us over two tables.") == 1
     assert (
         texts.index("Then split us over two tables.") == texts.index("Tables seat at most 8.") + 1
@@ -129,7 +129,7 @@ def test_stop_agent_run_ends_with_its_messages(wire, program):
     run = scope["run"]
     assert run.status == "completed"
     assert run.content == "Transfers over 1000 need a human."
-    assert [(m.role, m.text) for m in run.messages[-2:]] == [
+    assert [(m.role, m.content) for m in run.messages[-2:]] == [
         ("tool", "Transfers over 1000 need a human."),
         ("assistant", "A colleague will call you to confirm the transfer."),
     ]

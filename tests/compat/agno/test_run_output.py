@@ -60,7 +60,7 @@ def test_a_run_output_round_trips_through_its_dict_and_json(rt):
     assert data["input"] == {"input_content": "1+1?"} and data["metadata"] == {"ticket": "T-1"}
     again = RunOutput.from_dict(data)
     assert (again.run_id, again.status, again.content) == (output.run_id, "completed", "2.")
-    assert [m.text for m in again.messages] == [m.text for m in output.messages]
+    assert [m.content for m in again.messages] == [m.content for m in output.messages]
     assert again.metrics.model_calls == output.metrics.model_calls
     assert [t.name for t in again.tools] == ["add"] and again.metadata == {"ticket": "T-1"}
     assert RunOutput().status is RunStatus.running and RunOutput().messages == []

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .agent_config import agent_config, agent_from_dict
 from .history import without_media, without_tool_calls
+from .results import agno_messages, kit_messages
 from .settings import agent_id_for
 
 if TYPE_CHECKING:
@@ -54,9 +55,11 @@ class AgentUpkeep:
         ``store_media``, no media (its messages keep their text; its input and output
         media are dropped); without ``store_tool_messages``, no tool calls and results."""
         if not self.agent.store_tool_messages:
-            run_response.messages = without_tool_calls(run_response.messages)
+            kept = without_tool_calls(kit_messages(run_response.messages))
+            run_response.messages = agno_messages(kept)
         if not self.agent.store_media:
-            run_response.messages = without_media(run_response.messages)
+            kept = without_media(kit_messages(run_response.messages))
+            run_response.messages = agno_messages(kept)
             run_response.images = run_response.videos = None
             run_response.audio = run_response.files = None
             run_input = run_response.input

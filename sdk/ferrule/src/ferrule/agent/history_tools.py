@@ -18,6 +18,7 @@ from ferrule_kit.storage import ListSessionsInput, SessionsResult
 
 from ..tools import Tool, as_tools
 from ..tools.context import ToolContext
+from .results import kit_messages
 
 if TYPE_CHECKING:
     from ..session.agent import AgentSession
@@ -113,7 +114,7 @@ def session_preview(session: AgentSession, num_runs: int) -> dict[str, Any]:
     previews = []
     for run in (session.runs or [])[:num_runs]:
         texts = {"user": "", "assistant": ""}
-        for message in run.messages or []:
+        for message in kit_messages(run.messages or []):
             if message.role in texts and not texts[message.role] and message.text:
                 texts[message.role] = _short(message.text)
         if texts["user"] or texts["assistant"]:
@@ -171,7 +172,7 @@ def read_past_session_tool(reader: SessionReader) -> Any:
         lines.append("")
         runs = session.runs if num_runs is None else session.runs[:num_runs]
         for run in runs:
-            for message in run.messages or []:
+            for message in kit_messages(run.messages or []):
                 if message.role in ("user", "assistant") and message.text:
                     label = "User" if message.role == "user" else "Assistant"
                     lines += [f"{label}: {message.text}", ""]

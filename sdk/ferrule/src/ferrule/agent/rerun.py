@@ -23,7 +23,7 @@ from ferrule_kit.messages import Message
 from ferrule_kit.storage import GetRunInput, GetRunsInput, RunResult, RunsResult
 
 from .history import keep_last_tool_calls
-from .results import RunOutput
+from .results import RunOutput, kit_messages
 from .run_errors import UnknownRunError
 from .stored import NOT_HISTORY, stored_output
 
@@ -225,7 +225,7 @@ async def start_rerun(
             "pending": "it has not started",
         }[str(source.status)]
         raise InvalidInputError(f"cannot continue run {run_id!r}: {why}", field="run_id")
-    own = [m for m in source.messages if m.role != "system"]
+    own = [m for m in kit_messages(source.messages) if m.role != "system"]
     index = boundary(rerun, own)
     messages = own[:index]
     if rerun.text is not None:

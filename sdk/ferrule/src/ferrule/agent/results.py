@@ -18,6 +18,7 @@ from ferrule_kit.storage import ToolExecution
 
 from ..knowledge.document import MessageReferences
 from ..metrics import RunMetrics
+from ..models.message import Message as AgnoMessage
 from ..tools.function import UserInputField
 from .deltas import FinishReason
 
@@ -322,6 +323,40 @@ def _listed(value: list[Any] | None) -> list[Any]:
     return [] if value is None else value
 
 
+def agno_messages(value: list[Any] | None) -> list[AgnoMessage]:
+    """A run's messages in Agno's shape: the engine's (`ferrule_kit.messages.Message`) as
+    `AgnoMessage.from_kit` shows them, Agno's as they are, and a dict of either (a
+    `RunOutput.to_dict` of now, or of before, when it held the engine's)."""
+    out: list[AgnoMessage] = []
+    for message in value or ():
+        if isinstance(message, dict):
+            if "id" in message or "created_at" in message:  # Agno's, as `to_dict` writes it
+                out.append(AgnoMessage.from_dict(message))
+                continue
+            message = converter.structure(message, Message)
+        out.append(message if isinstance(message, AgnoMessage) else AgnoMessage.from_kit(message))
+    calls = {c["id"]: c["function"] for m in out for c in m.tool_calls or () if "function" in c}
+    for message in out:  # a tool result names its call's tool, as Agno's does
+        call = calls.get(message.tool_call_id) if message.role == "tool" else None
+        if call is not None and message.tool_name is None:
+            message.tool_name = call.get("name")
+            message.tool_args = _arguments(call.get("arguments"))
+    return out
+
+
+def _arguments(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else text
+    except json.JSONDecodeError:
+        return text
+
+
+def kit_messages(messages: list[AgnoMessage]) -> list[Message]:
+    """A run's messages as the engine keeps them (each exactly the one shown, unless
+    changed since)."""
+    return [m.to_kit() for m in messages]
+
+
 def _metrics(value: RunMetrics | None) -> RunMetrics:
     return RunMetrics() if value is None else value
 
@@ -361,7 +396,9 @@ class RunOutput(Generic[OutputT]):
     """What a run came to. ``content`` is the final text, or the validated object when the
     run has an ``output_schema`` (``content_type`` names its class; ``"str"`` for text);
     it is None while the run has not completed (paused, cancelled), and JSON for a run read
-    back from a db. ``messages`` are the messages this run added. ``session_state`` is the
+    back from a db. ``messages`` are the messages this run added, in Agno's shape
+    (`ferrule.models.message.Message`: ``role``, ``content``, ``tool_calls``...; given the
+    engine's, they are shown so). ``session_state`` is the
     session's state when the run ended; ``metadata`` the caller's (``run(...,
     metadata=...)``). Agno's other fields: ``agent_name``, ``model`` and ``model_provider``
     (the agent's first model), ``input`` (the `RunInput` the pre-hooks left),
@@ -378,7 +415,7 @@ class RunOutput(Generic[OutputT]):
     # Typed as what a completed run holds, so that `agent.run(...).content` needs no
     # narrowing (as pydantic-ai's `output`); the None of other runs is the documented case.
     content: OutputT = None  # type: ignore[assignment]
-    messages: list[Message] = attrs.field(default=None, converter=_listed)
+    messages: list[AgnoMessage] = attrs.field(default=None, converter=agno_messages)
     metrics: RunMetrics = attrs.field(default=None, converter=_metrics)
     requirements: list[ToolConfirmation] = attrs.field(default=None, converter=_listed)
     error: FerruleError | None = None
@@ -436,8 +473,6 @@ class RunOutput(Generic[OutputT]):
         """The run ``data`` (a `to_dict`) describes; its content comes back as JSON."""
         known = {f.name for f in attrs.fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
-        if values.get("messages") is not None:
-            values["messages"] = converter.structure(values["messages"], list[Message])
         if isinstance(values.get("metrics"), dict):
             values["metrics"] = RunMetrics.from_dict(values["metrics"])
         if values.get("requirements") is not None:

@@ -381,7 +381,7 @@ class Model:
             tool_call_limit=tool_call_limit,
         )
         response = ModelResponse(role="assistant", content=run.content)
-        response.tool_executions = _executions(run.messages)
+        response.tool_executions = _executions([m.to_kit() for m in run.messages])
         return response
 
     def response(

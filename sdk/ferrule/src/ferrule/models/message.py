@@ -6,11 +6,15 @@ ferrule's engine keeps messages as `ferrule_kit.messages.Message` (``contents``:
 `Message.from_kit` and `Message.to_kit` translate, so Agno's shape is a view of the same
 conversation, not a second one: text parts are the ``content`` string, a tool call is an
 OpenAI-style dict (``{"id", "type": "function", "function": {"name", "arguments"}}``, the
-arguments as JSON text), reasoning is ``reasoning_content``.
+arguments as JSON text), reasoning is ``reasoning_content``. A message made by `from_kit`
+remembers the engine's message it shows: while its fields are unchanged, `to_kit` gives
+that message back exactly (its tool result values, media parts and reasoning signatures,
+which Agno's fields cannot all hold).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import shutil
@@ -187,6 +191,26 @@ class Message:
     temporary: bool = False
     checkpoint_status: str | None = None
     checkpoint_created_at: int | None = None
+    # The engine's message `from_kit` made this one from, with the fields `to_kit` reads
+    # as they were then: `to_kit` gives it back while they are unchanged.
+    _origin: tuple[KitMessage, tuple[Any, ...]] | None = attrs.field(
+        default=None, init=False, eq=False, repr=False
+    )
+
+    def _kit_fields(self) -> tuple[Any, ...]:
+        return copy.deepcopy(
+            (
+                self.role,
+                self.content,
+                self.tool_calls,
+                self.tool_call_id,
+                self.reasoning_content,
+                self.images,
+                self.audio,
+                self.videos,
+                self.files,
+            )
+        )
 
     def get_content_string(self) -> str:
         """The content as text: the string itself, a list's first text block, or JSON."""
@@ -254,7 +278,7 @@ class Message:
     def from_dict(cls, data: dict[str, Any]) -> Message:
         """The message of a dict (``to_dict``'s, or one a store kept); keys a message does
         not have are ignored."""
-        known = {f.name for f in attrs.fields(cls)}
+        known = {f.name for f in attrs.fields(cls) if f.init}
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def to_function_call_dict(self) -> dict[str, Any]:
@@ -302,16 +326,17 @@ class Message:
 
     @classmethod
     def from_kit(cls, message: KitMessage) -> Message:
-        """Agno's view of one of the engine's messages."""
-        from ferrule_kit.messages import TextPart
+        """Agno's view of one of the engine's messages: text (and a tool's result value, as
+        its JSON text) is the ``content`` string; with other parts (media), ``content`` is
+        the list of every part as a block."""
+        from ferrule_kit.messages import TextPart, ValuePart
 
-        texts = [p for p in message.contents if isinstance(p, TextPart)]
-        others = [p for p in message.contents if not isinstance(p, TextPart)]
+        others = [p for p in message.contents if not isinstance(p, (TextPart, ValuePart))]
         content: list[Any] | str | None
         if others:
             content = [_block(p) for p in message.contents]
         else:
-            content = "".join(p.text for p in texts) if texts else None
+            content = message.text if message.contents else None
         calls = [
             {
                 "id": call.id,
@@ -320,16 +345,22 @@ class Message:
             }
             for call in message.tool_calls
         ]
-        return cls(
+        view = cls(
             role=message.role,
             content=content,
             tool_call_id=message.tool_call_id,
             tool_calls=calls or None,
             reasoning_content=message.thinking,
         )
+        # a copy, both ways: neither the engine nor the caller changes what the other holds
+        view._origin = (copy.deepcopy(message), view._kit_fields())
+        return view
 
     def to_kit(self) -> KitMessage:
-        """This message as the engine's (what a model is sent)."""
+        """This message as the engine's (what a model is sent): the message `from_kit` made
+        it from while its fields are unchanged, else one built from them."""
+        if self._origin is not None and self._origin[1] == self._kit_fields():
+            return copy.deepcopy(self._origin[0])
         from ferrule_kit.messages import Message as Kit
         from ferrule_kit.messages import ReasoningPart, ToolCall
 

@@ -241,7 +241,7 @@ class ReasoningManager:
         if not found:
             return [], [], NextAction.FINAL_ANSWER
         steps.extend(found)
-        replies = [Message.from_kit(m) for m in run.messages if m.role == "assistant"]
+        replies = [m for m in run.messages if m.role == "assistant"]
         return found, replies, get_next_action(found[-1])
 
     def run_default_reasoning(

@@ -3,7 +3,7 @@ its ids, ``session_data`` (``session_name``, ``session_state``), metadata, runs 
 
 A db's ``get_session`` gives one (`ferrule.db.base.BaseDb`), made from the engine's records
 (`from_kit`); its runs are the agent's `RunOutput` s, their ``messages`` Agno's `Message`
-when read through `get_messages` / `get_chat_history`.
+(as `get_messages` / `get_chat_history` give them).
 """
 
 from __future__ import annotations
@@ -128,8 +128,7 @@ class AgentSession:
         system: Message | None = None
         messages: list[Message] = []
         for run in runs:
-            for kit in run.messages:
-                message = Message.from_kit(kit)
+            for message in run.messages:
                 if skip_roles and message.role in skip_roles:
                     continue
                 if message.role == "system":
@@ -150,7 +149,7 @@ class AgentSession:
             call
             for run in reversed(self.runs or [])
             for message in reversed(run.messages)
-            for call in Message.from_kit(message).tool_calls or ()
+            for call in message.tool_calls or ()
         ]
         return calls[:num_calls] if num_calls is not None else calls
 
@@ -161,8 +160,6 @@ class AgentSession:
 def _run_dict(run: Any) -> dict[str, Any]:
     if isinstance(run, dict):
         return run
-    from ferrule_kit.messages import converter
-
     return {
         "run_id": run.run_id,
         "agent_id": run.agent_id,
@@ -170,7 +167,7 @@ def _run_dict(run: Any) -> dict[str, Any]:
         "user_id": run.user_id,
         "status": str(getattr(run.status, "value", run.status)),
         "content": run.content if isinstance(run.content, (str, dict, list)) else str(run.content),
-        "messages": [converter.unstructure(m) for m in run.messages],
+        "messages": [m.to_dict() for m in run.messages],
     }
 
 
