@@ -56,6 +56,9 @@ SUBJECTS: dict[str, tuple[str, ...]] = {
         "run/messages.py",
         "run/requirement.py",
         "run/cancel.py",
+        "run/cancellation_management/__init__.py",
+        "run/cancellation_management/base.py",
+        "run/cancellation_management/in_memory_cancellation_manager.py",
     ),
     "models": (
         "models/__init__.py",

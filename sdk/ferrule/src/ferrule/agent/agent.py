@@ -57,7 +57,7 @@ from .settings import (
 )
 from .sinks import Channel, Sink
 from .state import RunState, cancel_in_loop, request_cancel
-from .stream import Launch, started_run
+from .stream import Launch, acancel_by_id, cancel_by_id
 from .system_message import Known, system_messages, system_text
 from .toolbox import AgentTools
 
@@ -537,18 +537,16 @@ class Agent(RunCalls[OutputT, RunT], AgentAttributes):
 
     @staticmethod
     def cancel_run(run_id: str) -> bool:
-        """Cancel a running run by id, whichever agent of this process runs it, from any
-        thread (Agno's): it ends ``cancelled``. False if no such run is running."""
-        run = started_run(run_id)
-        if run is None or run.status != "running":
-            return False
-        request_cancel(run)
-        return True
+        """Cancel a run by id through the installed cancellation manager (Agno's): a run of
+        any agent of this process stops at once, from any thread, and ends ``cancelled``;
+        one the manager shares with another process ends at its next checkpoint. False if
+        neither knew the id (the manager keeps the intent, for a run not started yet)."""
+        return cancel_by_id(run_id)
 
     @staticmethod
     async def acancel_run(run_id: str) -> bool:
         """`cancel_run` for async callers (a background run's among them)."""
-        return Agent.cancel_run(run_id)
+        return await acancel_by_id(run_id)
 
     def delete(self, *, db: Any = None, hard_delete: bool = False) -> None:
         """Delete the agent's model component (not a shared `LangModel`) and close its MCP

@@ -24,6 +24,7 @@ from ..metrics import ModelCallMetrics, ModelType, add_model_usage
 from ..models import model_infer_options
 from ..tools import Tool
 from ..tools.function import user_input_for
+from .cancellation import cancelled, installed_manager, register, release
 from .deps import RunDeps
 from .events import IntermediateRunContentEvent
 from .hooks import run_hooks
@@ -80,6 +81,7 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
             calls, run.pending = run.pending, []
             stopped = await execute_tools(deps, run, calls, tools, sink)
         while not stopped:
+            await checkpoint(run)  # before each model request
             if deps.compress is not None:
                 await deps.compress(run, sink, descriptions)
             message, usage = await model_turn(deps, run, sink, descriptions)
@@ -100,24 +102,32 @@ async def drive(deps: RunDeps, run: RunState, sink: Sink) -> None:
             if requirements:
                 await pause(deps, run, message, requirements, sink)
                 return
+            await checkpoint(run)  # before each tool batch
             stopped = await execute_tools(deps, run, calls, tools, sink)
             await deps.sessions.checkpoint(run)
+        await checkpoint(run)  # after the model's answer, before the run completes
         if deps.suggest_followups is not None and run.content is not None:
             await deps.suggest_followups(run, sink)
         await complete(deps, run, sink)
     except BaseException as exc:
         await fail(deps, run, sink, exc)
     finally:
-        settle(deps, run, span, sink)
+        try:
+            await unregister(run)
+        finally:
+            settle(deps, run, span, sink)
 
 
 async def admit(deps: RunDeps, run: RunState, sink: Sink, hooked: bool) -> None:
-    """Let the run in: not cancelled already, its model defined, and (``hooked``: a fresh
-    run with pre-hooks) its input through the pre-hooks, before the run is set up, so that
-    a refused input is not stored."""
+    """Let the run in: registered with the installed cancellation manager and not
+    cancelled already, its model defined, and (``hooked``: a fresh run with pre-hooks) its
+    input through the pre-hooks, before the run is set up, so that a refused input is not
+    stored."""
     run.running = True
-    if run.cancel_requested:
-        raise asyncio.CancelledError
+    manager = installed_manager()
+    await register(manager, run.id)
+    run.canceller = manager
+    await checkpoint(run)
     await deps.slots[0].ensure_defined(deps.runtime)
     if hooked:
         if run.session is not None:  # the hooks see the session's state, as Agno's do
@@ -137,9 +147,29 @@ async def start(deps: RunDeps, run: RunState, sink: Sink, fresh: bool) -> None:
         sink.continued()
     debug(deps, "run_started", run, kind=run.kind.name, messages=len(run.messages))
     if fresh and deps.reason is not None:
+        await checkpoint(run)
         sink.reasoning_started()
         await deps.reason(run, sink)
         sink.reasoning_completed()
+
+
+async def checkpoint(run: RunState) -> None:
+    """Stop here if the run was cancelled: a local cancel, or its cancellation manager
+    saying so (Agno's checkpoints: the run's start, before reasoning, each model request,
+    each item the model streams, each tool batch, the answer); it then ends ``cancelled``
+    as a local cancel ends it. A failing manager ends it with `CancellationManagerError`."""
+    if not run.cancel_requested and run.canceller is not None:
+        run.cancel_requested = await cancelled(run.canceller, run.id)
+    if run.cancel_requested:
+        raise asyncio.CancelledError
+
+
+async def unregister(run: RunState) -> None:
+    """The run ended or paused: removed from its cancellation manager (a resumed run
+    registers again)."""
+    manager, run.canceller = run.canceller, None
+    if manager is not None:
+        await release(manager, run.id)
 
 
 def exceeds_tool_call_limit(run: RunState, calls: list[ToolCall]) -> bool:
@@ -457,6 +487,7 @@ async def stream_reply(
             fold(first)
             async for item in stream:
                 fold(item)
+                await checkpoint(sink.run)
     finally:
         await stream.aclose()
     metrics.latency = time.perf_counter() - start

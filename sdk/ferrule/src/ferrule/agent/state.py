@@ -20,6 +20,7 @@ from ..knowledge.document import MessageReferences
 from ..media import Audio, Image, Video
 from ..metrics import RunMetrics
 from ..tools.context import RunContext
+from .cancellation import BaseRunCancellationManager
 from .configs import AgentConfig
 from .output_schema import StructuredOutput
 from .request import Decisions, RunKind
@@ -108,6 +109,9 @@ class RunState:
     elapsed: float = 0.0  # of earlier legs (before a pause)
     running: bool = False
     cancel_requested: bool = False
+    #: The cancellation manager it registered with as it started (`cancellation`), asked
+    #: at its checkpoints; None while it is not registered (a single step never is).
+    canceller: BaseRunCancellationManager | None = None
     task: asyncio.Task[None] | None = None
     loop: asyncio.AbstractEventLoop | None = None
     #: The session it runs in (None for a single step).

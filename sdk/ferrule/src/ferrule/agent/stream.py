@@ -1,7 +1,8 @@
 """`AgentStream`: one run as its caller reads it, with ``for`` or ``async for``, or awaited
 for its `RunOutput`. It starts the run on its `Launch`'s loop (the runtime's loop thread,
 or the caller's loop on an `AsyncRuntime`), reads the run's `sinks.Channel`, and stops the
-run when the reader leaves early; `started_run` finds any run of this process by id."""
+run when the reader leaves early; `started_run` finds any run of this process by id, and
+`cancel_by_id` cancels one through the installed cancellation manager."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import attrs
 from ferrule_kernel import FerruleError
 
 from .._bridge import Bridge, LoopThread
+from .cancellation import installed_manager
 from .results import OutputT, RunOutput
 from .sinks import END, Channel, Failure, MessageSink, Sink
 from .state import RunState, cancel_in_loop, request_cancel
@@ -230,3 +232,33 @@ def started_run(run_id: str) -> RunState | None:
 def running_runs() -> dict[str, RunState]:
     """The runs of this process's agents that are running now, by id."""
     return {run_id: run for run_id, run in list(_STARTED.items()) if run.status == "running"}
+
+
+def stop_started(run_id: str) -> bool:
+    """Stop a running run of this process at once (from any thread); False if none runs."""
+    run = started_run(run_id)
+    if run is None or run.status != "running":
+        return False
+    request_cancel(run)
+    return True
+
+
+def cancel_by_id(run_id: str) -> bool:
+    """Cancel ``run_id`` through the installed cancellation manager (which another process
+    may be reading), and stop it at once if it runs here, even when the manager fails (its
+    error then reaches the caller). True when the manager knew the id or the run was
+    stopped; an id unknown to both keeps the manager's record, for a run started later."""
+    try:
+        known = installed_manager().cancel_run(run_id)
+    finally:
+        stopped = stop_started(run_id)
+    return known or stopped
+
+
+async def acancel_by_id(run_id: str) -> bool:
+    """`cancel_by_id` through the manager's async twin."""
+    try:
+        known = await installed_manager().acancel_run(run_id)
+    finally:
+        stopped = stop_started(run_id)
+    return known or stopped

@@ -1,30 +1,35 @@
-"""Agno's ``agno.run.cancel``: cancel a run by id from anywhere in the process
-(``cancel_run(run_id)``), and the bookkeeping a custom runner uses to honour cancellation
-(``register_run``, ``is_cancelled``, ``raise_if_cancelled``, ``cleanup_run``,
-``get_active_runs``), each with its ``a``-prefixed async twin.
+"""Agno's ``agno.run.cancel``: cancel a run by id from anywhere (``cancel_run(run_id)``),
+the bookkeeping a custom runner uses to honour cancellation (``register_run``,
+``is_cancelled``, ``raise_if_cancelled``, ``cleanup_run``, ``get_active_runs``), each with its
+``a``-prefixed async twin, and the manager they all go to (``get_cancellation_manager``,
+``set_cancellation_manager``).
 
-It is one `RunCancellationManager` over ferrule's own runs: ``cancel_run`` stops a running
-agent run (whichever agent and thread runs it: its stream ends with `RunCancelledEvent`,
-its output has status ``cancelled``), as `Agent.cancel_run` does, and returns True; for an
-id no agent is running it records the intent (False, as Agno's in-memory manager answers
-for a run it had not registered), which ``is_cancelled`` and ``raise_if_cancelled`` then
-report to the runner that registers that id. ``get_cancellation_manager`` returns the
-manager. Agno's ``set_cancellation_manager`` (a Redis-backed manager shared by processes)
-is refused: ferrule cancels the runs of its own process.
+The manager is the one process-wide setting of cancellation, as Agno's API has it: by
+default an `InMemoryRunCancellationManager` (the runs of this process); install your own
+`BaseRunCancellationManager` subclass (one that keeps cancellations in a file or a database,
+so that another process can cancel a run) with ``set_cancellation_manager(manager)``. Every
+agent run registers its id with the installed manager as it starts, asks it at each of its
+checkpoints whether it was cancelled (each model request and each item the model streams,
+each tool batch), and is removed from it when it ends; a cancelled run ends with status
+``cancelled`` (a stream's last event `RunCancelledEvent`). ``cancel_run`` (as
+``Agent.cancel_run``) records the cancellation with the manager and also stops a run of this
+process at once. A manager that raises while a run asks it (to register, or at a checkpoint)
+ends that run with `CancellationManagerError` (status ``error``); one that fails to clean up
+is logged. The other functions here call the manager directly: its errors reach their caller.
 """
 
 from __future__ import annotations
 
-import threading
-
-from ferrule_kernel import InvalidInputError
-
-from ..agent.state import request_cancel
-from ..agent.stream import running_runs, started_run
-from ..exceptions import RunCancelledException
+from ..agent.cancellation import (
+    BaseRunCancellationManager,
+    CancellationManagerError,
+    install_manager,
+    installed_manager,
+)
+from ..agent.stream import acancel_by_id, cancel_by_id
 
 __all__ = [
-    "RunCancellationManager",
+    "CancellationManagerError",
     "acancel_run",
     "acleanup_run",
     "aget_active_runs",
@@ -42,115 +47,66 @@ __all__ = [
 ]
 
 
-class RunCancellationManager:
-    """The runs registered for cancellation (id -> cancelled), beside the agents' running
-    runs, which are always tracked; safe to call from any thread."""
-
-    def __init__(self) -> None:
-        self._cancelled: dict[str, bool] = {}
-        self._lock = threading.Lock()
-
-    def register_run(self, run_id: str) -> None:
-        """Track ``run_id`` as not cancelled (an intent recorded before stays)."""
-        with self._lock:
-            self._cancelled.setdefault(run_id, False)
-
-    def cancel_run(self, run_id: str) -> bool:
-        """Cancel ``run_id``: a running agent run stops (True); otherwise the intent is
-        kept for its runner (True when it had registered the id)."""
-        run = running_runs().get(run_id)
-        if run is not None:
-            request_cancel(run)  # the run itself knows it is cancelled from now on
-            return True
-        with self._lock:
-            known = run_id in self._cancelled
-            self._cancelled[run_id] = True
-        return known
-
-    def is_cancelled(self, run_id: str) -> bool:
-        run = started_run(run_id)
-        if run is not None and (run.cancel_requested or run.status == "cancelled"):
-            return True
-        with self._lock:
-            return self._cancelled.get(run_id, False)
-
-    def cleanup_run(self, run_id: str) -> None:
-        """Stop tracking ``run_id`` (its run ended)."""
-        with self._lock:
-            self._cancelled.pop(run_id, None)
-
-    def raise_if_cancelled(self, run_id: str) -> None:
-        """Raise `RunCancelledException` when ``run_id`` was cancelled."""
-        if self.is_cancelled(run_id):
-            raise RunCancelledException(f"Run {run_id} was cancelled")
-
-    def get_active_runs(self) -> dict[str, bool]:
-        """Every tracked run, and every running agent run, with whether it was cancelled."""
-        running = {run_id: run.cancel_requested for run_id, run in running_runs().items()}
-        with self._lock:
-            return {**running, **self._cancelled}
+def set_cancellation_manager(manager: BaseRunCancellationManager) -> None:
+    """Make ``manager`` the process's cancellation manager: runs started from now register
+    with it (a run already running keeps the one it registered with). Anything but a
+    `BaseRunCancellationManager` is an `InvalidInputError` naming ``manager``."""
+    install_manager(manager)
 
 
-_MANAGER = RunCancellationManager()
-
-
-def get_cancellation_manager() -> RunCancellationManager:
-    """The process's manager, which the functions below use."""
-    return _MANAGER
-
-
-def set_cancellation_manager(manager: object) -> None:
-    """Refused: ferrule cancels its own process's runs, through its one manager."""
-    raise InvalidInputError(
-        "ferrule cancels the runs of its own process (cancel_run(run_id), Agent.cancel_run); "
-        "a custom cancellation manager is not supported",
-        field="manager",
-    )
+def get_cancellation_manager() -> BaseRunCancellationManager:
+    """The process's cancellation manager, which the functions here use."""
+    return installed_manager()
 
 
 def register_run(run_id: str) -> None:
-    _MANAGER.register_run(run_id)
+    installed_manager().register_run(run_id)
 
 
 async def aregister_run(run_id: str) -> None:
-    _MANAGER.register_run(run_id)
+    await installed_manager().aregister_run(run_id)
 
 
 def cancel_run(run_id: str) -> bool:
-    return _MANAGER.cancel_run(run_id)
+    """Cancel ``run_id`` (`Agent.cancel_run`): True when the manager had it registered or a
+    run of this process was stopped."""
+    return cancel_by_id(run_id)
 
 
 async def acancel_run(run_id: str) -> bool:
-    return _MANAGER.cancel_run(run_id)
+    return await acancel_by_id(run_id)
 
 
 def is_cancelled(run_id: str) -> bool:
-    return _MANAGER.is_cancelled(run_id)
+    return installed_manager().is_cancelled(run_id)
 
 
 async def ais_cancelled(run_id: str) -> bool:
-    return _MANAGER.is_cancelled(run_id)
+    return await installed_manager().ais_cancelled(run_id)
 
 
 def cleanup_run(run_id: str) -> None:
-    _MANAGER.cleanup_run(run_id)
+    installed_manager().cleanup_run(run_id)
 
 
 async def acleanup_run(run_id: str) -> None:
-    _MANAGER.cleanup_run(run_id)
+    await installed_manager().acleanup_run(run_id)
 
 
 def raise_if_cancelled(run_id: str) -> None:
-    _MANAGER.raise_if_cancelled(run_id)
+    """Raise `RunCancelledException` when ``run_id`` was cancelled."""
+    installed_manager().raise_if_cancelled(run_id)
 
 
 async def araise_if_cancelled(run_id: str) -> None:
-    _MANAGER.raise_if_cancelled(run_id)
+    await installed_manager().araise_if_cancelled(run_id)
 
 
 def get_active_runs() -> dict[str, bool]:
-    return _MANAGER.get_active_runs()
+    """Every run id the manager tracks (each running agent run among them), with whether
+    it was cancelled."""
+    return installed_manager().get_active_runs()
 
 
 async def aget_active_runs() -> dict[str, bool]:
-    return _MANAGER.get_active_runs()
+    return await installed_manager().aget_active_runs()
