@@ -153,11 +153,15 @@ async def start(deps: RunDeps, run: RunState, sink: Sink, fresh: bool) -> None:
         sink.reasoning_completed()
 
 
+#: How often (seconds) a streaming model turn asks the run's cancellation manager.
+MANAGER_POLL = 0.05
+
+
 async def checkpoint(run: RunState) -> None:
     """Stop here if the run was cancelled: a local cancel, or its cancellation manager
     saying so (Agno's checkpoints: the run's start, before reasoning, each model request,
-    each item the model streams, each tool batch, the answer); it then ends ``cancelled``
-    as a local cancel ends it. A failing manager ends it with `CancellationManagerError`."""
+    streamed items every `MANAGER_POLL` seconds, each tool batch, the answer); it ends
+    ``cancelled`` as a local cancel ends it. A failing manager ends it with `CancellationManagerError`."""
     if not run.cancel_requested and run.canceller is not None:
         run.cancel_requested = await cancelled(run.canceller, run.id)
     if run.cancel_requested:
@@ -485,9 +489,14 @@ async def stream_reply(
         if first is not None:
             metrics.time_to_first_token = time.perf_counter() - start
             fold(first)
+            polled = time.monotonic()
             async for item in stream:
                 fold(item)
-                await checkpoint(sink.run)
+                # a local cancel stops the task at once; the manager (another process's
+                # cancel) is asked at most every MANAGER_POLL seconds while items stream
+                if time.monotonic() - polled >= MANAGER_POLL:
+                    await checkpoint(sink.run)
+                    polled = time.monotonic()
     finally:
         await stream.aclose()
     metrics.latency = time.perf_counter() - start
