@@ -120,11 +120,13 @@ def test_a_changed_view_is_what_the_engine_gets() -> None:
     assert view.to_kit().tool_calls == [ToolCall("c2", "f", {})]
 
 
-def test_the_view_and_the_engine_do_not_share_a_message() -> None:
+def test_a_caller_never_changes_the_engines_message_through_the_view() -> None:
     kit = KitMessage("assistant", "hi", tool_calls=[ToolCall("c1", "f", {"a": 1})])
     view = Message.from_kit(kit)
-    kit.contents.append("later")  # the engine's message changes after the view was made
-    view.to_kit().tool_calls.clear()  # and so does one a caller was given
-    assert view.to_kit() == KitMessage(
+    given = view.to_kit()
+    assert given == kit and given is not kit  # a copy of it
+    given.tool_calls.clear()  # a caller changes the message it was given
+    given.contents.append("later")
+    assert view.to_kit() == kit == KitMessage(
         "assistant", "hi", tool_calls=[ToolCall("c1", "f", {"a": 1})]
     )

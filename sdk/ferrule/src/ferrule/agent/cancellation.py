@@ -178,6 +178,15 @@ def manager_failed(
     )
 
 
+def cancels_here(manager: BaseRunCancellationManager | None) -> bool:
+    """Whether a run need not ask ``manager`` while its model streams: none, or ferrule's
+    own in-memory manager, which only this process cancels through, and
+    `ferrule.run.cancel.cancel_run` / `Agent.cancel_run` stop the run at once as they
+    record the cancel (one recorded on the manager object itself is seen at the run's next
+    step)."""
+    return manager is None or type(manager) is InMemoryRunCancellationManager
+
+
 async def register(manager: BaseRunCancellationManager, run_id: str) -> None:
     """Register a starting run with ``manager`` (`CancellationManagerError` if it fails)."""
     try:

@@ -115,7 +115,11 @@ def run_context_of(run: Any) -> RunContext:
     context.knowledge_filters = run.knowledge_filters
     if run.output is not None:
         context.output_schema = run.output.source
-    context.messages = [AgnoMessage.from_kit(m) for m in run.messages]
+    views = run.message_views
+    for message in run.messages:
+        if views.get(id(message), (None,))[0] is not message:
+            views[id(message)] = (message, AgnoMessage.from_kit(message))
+    context.messages = [views[id(m)][1] for m in run.messages]
     return context
 
 

@@ -24,7 +24,7 @@ from ..metrics import ModelCallMetrics, ModelType, add_model_usage
 from ..models import model_infer_options
 from ..tools import Tool
 from ..tools.function import user_input_for
-from .cancellation import cancelled, installed_manager, register, release
+from .cancellation import cancelled, cancels_here, installed_manager, register, release
 from .deps import RunDeps
 from .events import IntermediateRunContentEvent
 from .hooks import run_hooks
@@ -489,12 +489,12 @@ async def stream_reply(
         if first is not None:
             metrics.time_to_first_token = time.perf_counter() - start
             fold(first)
-            polled = time.monotonic()
+            # A local cancel (the default manager's too) stops the task at once; another
+            # manager (a cancel from another process) is asked every MANAGER_POLL seconds.
+            polls, polled = not cancels_here(sink.run.canceller), time.monotonic()
             async for item in stream:
                 fold(item)
-                # a local cancel stops the task at once; the manager (another process's
-                # cancel) is asked at most every MANAGER_POLL seconds while items stream
-                if time.monotonic() - polled >= MANAGER_POLL:
+                if polls and time.monotonic() - polled >= MANAGER_POLL:
                     await checkpoint(sink.run)
                     polled = time.monotonic()
     finally:

@@ -142,6 +142,9 @@ class RunState:
     #: The run's Agno `RunContext` (the caller's own, when one was given): one per run,
     #: its state the session's (`inputs.run_context_of`).
     run_context: RunContext | None = None
+    #: Each message's Agno view in that context, made once (id -> (message, view)): the
+    #: engine never changes a message it made, so a view made stays its message's.
+    message_views: dict[int, tuple[Message, Any]] = attrs.Factory(dict)
     #: The caller's other keywords, for the hooks by name (Agno's ``**kwargs``).
     hook_arguments: dict[str, Any] = attrs.Factory(dict)
     #: Its files go to the model with its input (False: the hooks and tools see them only).

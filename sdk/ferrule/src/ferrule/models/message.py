@@ -352,8 +352,9 @@ class Message:
             tool_calls=calls or None,
             reasoning_content=message.thinking,
         )
-        # a copy, both ways: neither the engine nor the caller changes what the other holds
-        view._origin = (copy.deepcopy(message), view._kit_fields())
+        # the engine's message itself (it never changes a message it made: it makes new
+        # ones); `to_kit` hands out copies, so a caller never changes the engine's
+        view._origin = (message, view._kit_fields())
         return view
 
     def to_kit(self) -> KitMessage:
