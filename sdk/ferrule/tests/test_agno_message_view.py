@@ -127,6 +127,8 @@ def test_a_caller_never_changes_the_engines_message_through_the_view() -> None:
     assert given == kit and given is not kit  # a copy of it
     given.tool_calls.clear()  # a caller changes the message it was given
     given.contents.append("later")
-    assert view.to_kit() == kit == KitMessage(
-        "assistant", "hi", tool_calls=[ToolCall("c1", "f", {"a": 1})]
+    assert (
+        view.to_kit()
+        == kit
+        == KitMessage("assistant", "hi", tool_calls=[ToolCall("c1", "f", {"a": 1})])
     )
