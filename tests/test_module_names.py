@@ -1,7 +1,8 @@
 """Rooms by concern (issue 32): in one package tree (the kernel's, the kit's, the app's, each
 plugin's), no two source modules share a file name unless a reason is stated here; and the
 repository imports the kit by its paths now, never by the old flat ones it still answers
-(``ferrule_kit.MOVED_MODULES``, for plugins written before the kit was grouped).
+(``ferrule_kit.MOVED_MODULES``, for plugins written before the kit was grouped), and the
+plugin authors' page (docs/plugins.md) lists each old path with its new one.
 
 A shared name is allowed when every module of the group but one is listed below with its
 reason: a reader who meets ``settings.py`` twice in one tree should find the why here, not
@@ -176,7 +177,7 @@ def test_the_rule_finds_a_planted_twin(tmp_path: Path) -> None:
 
 #: Where the repository's own code and docs name modules: folders (their Python, Markdown
 #: and configuration files) and single files.
-SCANNED = ("kernel", "sdk", "plugins", "tests", "bench", "docs", "examples")
+SCANNED = ("kernel", "sdk", "plugins", "tests", "bench", "docs", "examples", "clients/node/test")
 SCANNED_FILES = ("README.md", "pyproject.toml", "noxfile.py", ".importlinter")
 OLD_PATH = re.compile(
     r"(?<![\w.])ferrule_kit[./](" + "|".join(sorted(MOVED_MODULES, key=len, reverse=True)) + r")\b"
@@ -200,7 +201,9 @@ def test_the_repository_uses_the_kits_paths_now() -> None:
         path
         for folder in SCANNED
         for path in (ROOT / folder).rglob("*")
-        if path.suffix in {".py", ".md", ".toml", ".cfg", ".txt"} and path.is_file()
+        if path.suffix in {".py", ".md", ".toml", ".cfg", ".txt"}
+        and not any(part.startswith(".") for part in path.relative_to(ROOT).parts)  # caches
+        and path.is_file()
     ]
     old = [
         f"{path.relative_to(ROOT)}:{text[: match.start()].count(chr(10)) + 1}: {match.group(0)}"
@@ -217,3 +220,9 @@ def test_the_scan_sees_an_old_path(old: str) -> None:
     assert OLD_PATH.search(f"x = 1\n{old}\n")
     assert not OLD_PATH.search("from ferrule_kit.content.messages import Message\n")
     assert not OLD_PATH.search("from ferrule_kit.testing.storage import StorageConformance\n")
+
+
+def test_the_plugin_authors_page_lists_every_old_path() -> None:
+    page = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `ferrule_kit\.(\w+)` \| `ferrule_kit\.([\w.]+)` \|$", page, re.M)
+    assert dict(rows) == MOVED_MODULES
