@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Mapping
 from importlib.machinery import ModuleSpec
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,43 +48,45 @@ if TYPE_CHECKING:
 
 #: The kit's module paths before it was grouped by concern, each (under ``ferrule_kit.``)
 #: to the module that holds its code now.
-MOVED_MODULES: dict[str, str] = {
-    "messages": "content.messages",
-    "parts": "content.parts",
-    "policy": "content.policy",
-    "lm": "models.lm",
-    "lmspec": "models.lmspec",
-    "providerspec": "models.providerspec",
-    "tool_choice": "models.tool_choice",
-    "control_text": "models.control_text",
-    "qwen3": "models.qwen3",
-    "chat_completions": "models.chat_completions",
-    "sse_model": "models.sse_model",
-    "storage": "stores.storage",
-    "storagespec": "stores.storagespec",
-    "storefiles": "stores.storefiles",
-    "statemerge": "stores.statemerge",
-    "dburls": "stores.dburls",
-    "sqlknowledge": "stores.sql.knowledge",
-    "sqlplan": "stores.sql.plan",
-    "sqlrows": "stores.sql.rows",
-    "sqlrun": "stores.sql.run",
-    "sqlschema": "stores.sql.schema",
-    "sqlstore": "stores.sql.store",
-    "sqltables": "stores.sql.tables",
-    "embedding": "embeddings.embedding",
-    "embedspec": "embeddings.embedspec",
-    "vectors": "embeddings.vectors",
-    "vectorspec": "embeddings.vectorspec",
-    "vectorfilters": "embeddings.vectorfilters",
-    "http": "network.http",
-    "sse": "network.sse",
-    "addresses": "network.addresses",
-    "checked_connector": "network.checked_connector",
-    "keys": "network.keys",
-    "hostpolicy": "network.hostpolicy",
-    "paths": "network.paths",
-}
+MOVED_MODULES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "messages": "content.messages",
+        "parts": "content.parts",
+        "policy": "content.policy",
+        "lm": "models.lm",
+        "lmspec": "models.lmspec",
+        "providerspec": "models.providerspec",
+        "tool_choice": "models.tool_choice",
+        "control_text": "models.control_text",
+        "qwen3": "models.qwen3",
+        "chat_completions": "models.chat_completions",
+        "sse_model": "models.sse_model",
+        "storage": "stores.storage",
+        "storagespec": "stores.storagespec",
+        "storefiles": "stores.storefiles",
+        "statemerge": "stores.statemerge",
+        "dburls": "stores.dburls",
+        "sqlknowledge": "stores.sql.knowledge",
+        "sqlplan": "stores.sql.plan",
+        "sqlrows": "stores.sql.rows",
+        "sqlrun": "stores.sql.run",
+        "sqlschema": "stores.sql.schema",
+        "sqlstore": "stores.sql.store",
+        "sqltables": "stores.sql.tables",
+        "embedding": "embeddings.embedding",
+        "embedspec": "embeddings.embedspec",
+        "vectors": "embeddings.vectors",
+        "vectorspec": "embeddings.vectorspec",
+        "vectorfilters": "embeddings.vectorfilters",
+        "http": "network.http",
+        "sse": "network.sse",
+        "addresses": "network.addresses",
+        "checked_connector": "network.checked_connector",
+        "keys": "network.keys",
+        "hostpolicy": "network.hostpolicy",
+        "paths": "network.paths",
+    }
+)
 
 
 class MovedModules:
