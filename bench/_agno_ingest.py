@@ -30,7 +30,7 @@ from agno.knowledge.embedder.base import Embedder
 from agno.knowledge.knowledge import Knowledge
 from agno.knowledge.reader.text_reader import TextReader
 from agno.vectordb.pgvector import PgVector
-from ferrule_kit.embedding import EmbedInput
+from ferrule_kit.embeddings.embedding import EmbedInput
 from ferrule_minilm.embedder import MiniLMEmbedder
 from ferrule_minilm.plugin import MiniLMAttributes
 

@@ -120,7 +120,7 @@ class Direct:
         import hashlib
 
         import numpy as np
-        from ferrule_kit.embedding import EmbedInput
+        from ferrule_kit.embeddings.embedding import EmbedInput
         from ferrule_split_text.splitter import split_recursively
 
         start = time.perf_counter()

@@ -106,7 +106,7 @@ class Tally:
 
 
 async def one_request(session, url: str, text: str, tally: Tally) -> None:
-    from ferrule_kit.http import sse_events
+    from ferrule_kit.network.http import sse_events
 
     body = {
         "model": MODEL,

@@ -28,8 +28,8 @@ from ferrule.tools.duckduckgo import DuckDuckGoTools
 from ferrule.vectordb.pgvector import PgVector as PgVectorFace
 from ferrule.vectordb.sqlite_vec import SqliteVecDb as SqliteVecFace
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer
 

@@ -10,7 +10,7 @@ import pytest
 from ferrule import Runtime
 from ferrule.agent import Agent
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer
 

@@ -19,7 +19,7 @@ from ferrule.models import route_model, split_provider
 from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule_kernel import Kernel
-from ferrule_kit.http import resolve_api_key
+from ferrule_kit.network.http import resolve_api_key
 from ferrule_kit.testing import ScriptedTurn
 from ferrule_kit.testing import chat_completions as wire
 from ferrule_kit.testing.loopback import LoopbackServer

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 HEAVY = [
-    "ferrule_kit.lm",
-    "ferrule_kit.messages",
-    "ferrule_kit.embedding",
+    "ferrule_kit.models.lm",
+    "ferrule_kit.content.messages",
+    "ferrule_kit.embeddings.embedding",
     "ferrule.agent",
     "aiohttp",
     "llama_cpp",

@@ -4,7 +4,7 @@ renamed or removed function cannot linger in the prose (issue 32).
 
 The rule, precisely. Inline code (one backtick each side, outside fenced blocks) is a
 *dotted name* when it is Python identifiers joined by dots, maybe ending in ``()``:
-``ferrule_kit.http.scrub``, ``Kernel.call_method``, ``ferrule.configure_logging()``.
+``ferrule_kit.network.http.scrub``, ``Kernel.call_method``, ``ferrule.configure_logging()``.
 Anything else is not a name: ``agent.run(x)``, ``--flag``, ``a/b``, ``X-Header``. A dotted
 name whose last part is a file ending (``agent.py``, ``pyproject.toml``, ``keys.json``) is a
 file name and is not checked. Of the rest, a name is checked when its first part is
@@ -322,7 +322,9 @@ def test_the_pages_name_code() -> None:
 
 
 def test_what_the_rule_reads_as_a_name() -> None:
-    assert checked("ferrule_kit.http.scrub") and checked("Kernel.call") and checked("os.path")
+    assert (
+        checked("ferrule_kit.network.http.scrub") and checked("Kernel.call") and checked("os.path")
+    )
     assert not checked("agent.query") and not checked("usage.prompt_tokens")
     assert not checked("COMPONENT.METHOD") and not checked("JSON.parse")
 
@@ -330,8 +332,8 @@ def test_what_the_rule_reads_as_a_name() -> None:
 def test_a_stale_name_is_found() -> None:
     missing = _resolve_in_child(
         [
-            "ferrule_kit.http.scrub",
-            "ferrule_kit.http.no_such_function",
+            "ferrule_kit.network.http.scrub",
+            "ferrule_kit.network.http.no_such_function",
             "Kernel.call_method",
             "Kernel.no_such_method",
             "ferrule.no_such_module",
@@ -340,7 +342,7 @@ def test_a_stale_name_is_found() -> None:
         ]
     )
     assert set(missing) == {
-        "ferrule_kit.http.no_such_function",
+        "ferrule_kit.network.http.no_such_function",
         "Kernel.no_such_method",
         "ferrule.no_such_module",
     }

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import attrs
 import pytest
-from ferrule_kit.storage import STORAGE_DIR_ENV
+from ferrule_kit.stores.storage import STORAGE_DIR_ENV
 from ferrule_kit.testing import chat_completions
 from ferrule_kit.testing.conformance import ScriptedTurn
 from ferrule_kit.testing.loopback import LoopbackServer

@@ -4,7 +4,7 @@ parameter that names a host policy, whatever tools are installed.
 The walk covers every built-in tool there is when the test runs: the builtins
 (`Tool.new_builtin`), the presets, every toolkit class of a ``ferrule.tools`` module, and a
 tool made with `Tool.from_operator` of every installed operator. Each tool's parameters (the
-ones the model sees) are checked against `ferrule_kit.hostpolicy.POLICY_NAMES` and against
+ones the model sees) are checked against `ferrule_kit.network.hostpolicy.POLICY_NAMES` and against
 the fields its operator marks `host_policy`; then a call naming each policy is refused
 with a ``host_policy`` error, and nothing runs.
 """
@@ -24,7 +24,7 @@ from ferrule import AsyncRuntime, Tool
 from ferrule.tools.builtins import BUILTINS
 from ferrule.tools.presets import PRESETS
 from ferrule_kernel import InvalidInputError, Kernel
-from ferrule_kit.hostpolicy import POLICY_NAMES, operator_policies, policy_fields
+from ferrule_kit.network.hostpolicy import POLICY_NAMES, operator_policies, policy_fields
 
 pytestmark = pytest.mark.timeout(120)
 

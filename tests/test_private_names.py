@@ -142,7 +142,7 @@ def test_the_check_finds_each_kind_of_reach(tmp_path: Path) -> None:
     planted.write_text(
         "from ferrule._bridge import Bridge\n"  # a private module of another package
         "from ._inner import helper\n"  # its own package's private module: allowed
-        "from .storage import _rows\n"  # a sibling's underscore name
+        "from .errors import _rows\n"  # a sibling's underscore name
         "from . import _inner\n"  # its own package's private module: allowed
         "import ferrule._transport\n"  # another package's private module
         "import sys\n"
@@ -156,7 +156,7 @@ def test_the_check_finds_each_kind_of_reach(tmp_path: Path) -> None:
     found = _reaches("ferrule_kit.planted", planted, known)
     assert sorted(found, key=lambda reach: int(reach.split(":")[0])) == [
         "1: imports from private module ferrule._bridge",
-        "3: imports _rows from ferrule_kit.storage",
+        "3: imports _rows from ferrule_kit.errors",
         "5: imports private module ferrule._transport",
         "9: reads other._secret",
     ]

@@ -22,8 +22,8 @@ from ferrule_document import DocumentPart
 from ferrule_image import ImagePart
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import kit_plugin
-from ferrule_kit.lm import InferInput, PromptCache
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lm import InferInput, PromptCache
+from ferrule_kit.models.lmspec import ModelRoute
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -394,7 +394,7 @@ def test_count_tokens_on_the_offline_model_is_its_tokenizers_and_decodes_nothing
     count a real run reports, with no token generated for it."""
     pytest.importorskip("ferrule_llamacpp", reason="the llama.cpp backend is not installed")
     pytest.importorskip("ferrule_smollm2", reason="the SmolLM2 weights package is not installed")
-    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 
     _, kernel = server
     request = {"messages": USER, "system": "Be brief.", "tools": [WEATHER_TOOL]}

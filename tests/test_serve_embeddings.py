@@ -22,9 +22,9 @@ from ferrule.runtime import new_kernel
 from ferrule.server import ServerThread
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import kit_plugin
-from ferrule_kit.embedding import EmbeddingUsage, EmbedInput, EmbedOutput, embedder_type
+from ferrule_kit.embeddings.embedding import EmbeddingUsage, EmbedInput, EmbedOutput, embedder_type
 from ferrule_kit.errors import RateLimitError, UnknownModelError
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lmspec import ModelRoute
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 

@@ -44,8 +44,8 @@ import ferrule_testmodel.plugin
 import pytest
 from ferrule.server import MAX_JSON_DEPTH, ServerThread
 from ferrule_kernel import Kernel, OperatorSpec, hookimpl
-from ferrule_kit.embedding import EmbeddingUsage, EmbedInput, EmbedOutput, embedder_type
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.embeddings.embedding import EmbeddingUsage, EmbedInput, EmbedOutput, embedder_type
+from ferrule_kit.models.lmspec import ModelRoute
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 

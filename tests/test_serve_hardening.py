@@ -39,8 +39,8 @@ from ferrule_kernel import (
     hookimpl,
 )
 from ferrule_kernel import outputs as kernel_outputs
-from ferrule_kit.lm import InferInput, finish, text_delta
-from ferrule_kit.lmspec import ModelRoute, language_model_type
+from ferrule_kit.models.lm import InferInput, finish, text_delta
+from ferrule_kit.models.lmspec import ModelRoute, language_model_type
 
 pytestmark = pytest.mark.timeout(60)
 

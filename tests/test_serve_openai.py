@@ -25,8 +25,8 @@ from ferrule_image import ImagePart
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import kit_plugin
 from ferrule_kit.errors import ModelError, UnsupportedContentError
-from ferrule_kit.lm import InferInput, finish, text_delta
-from ferrule_kit.lmspec import ModelRoute, language_model_type
+from ferrule_kit.models.lm import InferInput, finish, text_delta
+from ferrule_kit.models.lmspec import ModelRoute, language_model_type
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -422,7 +422,7 @@ def test_tool_choice_and_json_mode_reach_an_upstream_openai_api_as_sent(client):
     """Through ferrule's OpenAI provider: ``tool_choice`` is passed on, and a client's
     ``json_object`` stays JSON mode (not a json_schema of any object)."""
     pytest.importorskip("ferrule_openai", reason="the OpenAI provider plugin is not installed")
-    from ferrule_kit.messages import ToolCall
+    from ferrule_kit.content.messages import ToolCall
     from ferrule_kit.testing import chat_completions
     from ferrule_kit.testing.conformance import ScriptedTurn
     from ferrule_kit.testing.loopback import LoopbackServer
@@ -737,7 +737,7 @@ def test_the_offline_default_model_through_the_openai_client(client):
     pytest.importorskip("ferrule_llamacpp", reason="the llama.cpp backend is not installed")
     pytest.importorskip("ferrule_smollm2", reason="the SmolLM2 weights package is not installed")
     from ferrule.models import LocalModel
-    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 
     question = [{"role": "user", "content": "What is the capital of France?"}]
     options = {"max_tokens": 12, "temperature": 0}

@@ -24,9 +24,9 @@ from ferrule.server import ServerThread
 from ferrule.server.responses_wire import responses_request_from_openai
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import kit_plugin
-from ferrule_kit.lm import InferInput, Usage, finish, reasoning_delta, text_delta
-from ferrule_kit.lmspec import ModelRoute, language_model_type
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lm import InferInput, Usage, finish, reasoning_delta, text_delta
+from ferrule_kit.models.lmspec import ModelRoute, language_model_type
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 

@@ -100,7 +100,7 @@ def test_plugin_from_the_guide_installs_and_works(tmp_path):
 SEND_A_LOCATION = """
 import json
 from ferrule import LocationPart, Message, Part, Runtime
-from ferrule_kit.qwen3 import render_prompt
+from ferrule_kit.models.qwen3 import render_prompt
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import hookimpl
-from ferrule_kit.lm import InferInput
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lm import InferInput
+from ferrule_kit.models.lmspec import ModelRoute
 from ferrule_testmodel.model import example_instance
 
 #: What ``tool-bot`` reasons before calling a tool, and before answering from its result.

@@ -32,8 +32,8 @@ from typing import Any
 
 import attrs
 import pytest
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 from ferrule_kit.testing import ScriptedTurn, check_stream, tiny_png, tiny_wav
 from ferrule_kit.testing import chat_completions as openai_wire
 from ferrule_kit.testing.loopback import LoopbackServer, RecordedRequest, Reply

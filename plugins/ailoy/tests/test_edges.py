@@ -54,7 +54,7 @@ def test_the_kernel_never_mentions_ailoy() -> None:
 
 def test_the_kit_has_no_ailoy_module() -> None:
     modules = [m.name for m in pkgutil.walk_packages(ferrule_kit.__path__, "ferrule_kit.")]
-    assert "ferrule_kit.lm" in modules
+    assert "ferrule_kit.models.lm" in modules
     assert [m for m in modules if "ailoy" in m] == []
     sources = Path(ferrule_kit.__file__).parent.rglob("*.py")
     assert [str(p) for p in sources if "ferrule_ailoy" in p.read_text()] == []

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from ferrule import AsyncRuntime
 from ferrule_ailoy.testing import WEATHER, APIModelSuite, APIModelUnderTest
-from ferrule_kit.messages import ToolCall
-from ferrule_kit.parts import OPENAI, OPENAI_COMPATIBLE
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import OPENAI, OPENAI_COMPATIBLE
 from ferrule_kit.testing import ScriptedTurn
 from ferrule_kit.testing import chat_completions as wire
 from ferrule_kit.testing.loopback import LoopbackServer

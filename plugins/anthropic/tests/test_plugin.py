@@ -69,7 +69,7 @@ def test_the_installed_plugin_registers_its_type_and_alias():
 def test_discovery_imports_nothing_heavy():
     code = (
         "import sys, ferrule_anthropic.plugin\n"
-        "heavy = [m for m in ('aiohttp', 'ferrule_kit.http', 'ferrule_anthropic.wire', 'ferrule_anthropic.model') if m in sys.modules]\n"
+        "heavy = [m for m in ('aiohttp', 'ferrule_kit.network.http', 'ferrule_anthropic.wire', 'ferrule_anthropic.model') if m in sys.modules]\n"
         "print(heavy)"
     )
     out = subprocess.run(

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from ferrule_anthropic import wire
 from ferrule_anthropic.testing import message_events, request_problems
+from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, ToolCall
+from ferrule_kit.content.parts import registry
 from ferrule_kit.errors import (
     InvalidInputError,
     ModelError,
@@ -17,9 +19,7 @@ from ferrule_kit.errors import (
     QuotaExceededError,
     UnsupportedContentError,
 )
-from ferrule_kit.lm import InferInput, MessageAccumulator, parse_infer_input
-from ferrule_kit.messages import Message, ReasoningPart, TextPart, ToolCall
-from ferrule_kit.parts import registry
+from ferrule_kit.models.lm import InferInput, MessageAccumulator, parse_infer_input
 from ferrule_kit.testing.strategies import cut, texts, tool_calls
 from hypothesis import given
 from hypothesis import strategies as st

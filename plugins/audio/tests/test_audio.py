@@ -11,9 +11,9 @@ import pytest
 from ferrule import AsyncRuntime
 from ferrule_audio import AudioContent, AudioPart, sniff_audio_format
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.content.messages import Message, Part, TextPart
+from ferrule_kit.content.parts import registry
 from ferrule_kit.errors import UnsupportedContentError
-from ferrule_kit.messages import Message, Part, TextPart
-from ferrule_kit.parts import registry
 from ferrule_kit.testing.dialects import PROVIDERS, send
 from ferrule_kit.testing.loopback import LoopbackServer
 from hypothesis import given

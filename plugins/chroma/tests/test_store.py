@@ -11,8 +11,8 @@ import pytest
 from ferrule import Runtime
 from ferrule_chroma.testing import ChromaServer
 from ferrule_kernel import InvalidInputError, Kernel
-from ferrule_kit.addresses import ALLOW_VARIABLE
-from ferrule_kit.vectors import UnsupportedOperationError, VectorStoreUnavailableError
+from ferrule_kit.embeddings.vectors import UnsupportedOperationError, VectorStoreUnavailableError
+from ferrule_kit.network.addresses import ALLOW_VARIABLE
 
 
 def test_chunks_are_in_the_chroma_server(chroma_server: ChromaServer) -> None:

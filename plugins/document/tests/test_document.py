@@ -11,10 +11,10 @@ import pytest
 from ferrule import Agent, APIModel, AsyncRuntime, Runtime
 from ferrule_document import DocumentContent, DocumentPart, sniff_document_mime
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.content.messages import Message, Part, TextPart
+from ferrule_kit.content.parts import registry
 from ferrule_kit.errors import UnsupportedContentError
-from ferrule_kit.messages import Message, Part, TextPart
-from ferrule_kit.parts import registry
-from ferrule_kit.qwen3 import render_prompt
+from ferrule_kit.models.qwen3 import render_prompt
 from ferrule_kit.testing import ScriptedTurn
 from ferrule_kit.testing import chat_completions as chat_wire
 from ferrule_kit.testing.dialects import PROVIDERS, send

@@ -63,8 +63,8 @@ sys.modules["exllamav2.ext"] = ext
 from exllamav2.tokenizer.tokenizer import ExLlamaV2Tokenizer
 from ferrule_exllama import settings
 from ferrule_exllama.attributes import ExLlamaAttributes
-from ferrule_kit.lm import InferInput
-from ferrule_kit.messages import converter
+from ferrule_kit.models.lm import InferInput
+from ferrule_kit.content.messages import converter
 
 config = types.SimpleNamespace(
     model_dir=str(directory), eos_token_id=ids["<|im_end|>"], bos_token_id=ids["<|endoftext|>"],

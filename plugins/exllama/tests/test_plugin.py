@@ -153,7 +153,7 @@ def test_exllamav2_alone_does_not_import_anything(standins):
 
 
 COMPETING = """
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lmspec import ModelRoute
 from ferrule_kernel import hookimpl
 
 class AnyMachineBackend:

@@ -27,10 +27,10 @@ from ferrule_exllama.settings import (
     token_budget,
 )
 from ferrule_kernel import InvalidInputError
-from ferrule_kit import qwen3
+from ferrule_kit.content.messages import Message
 from ferrule_kit.errors import InvalidToolCallError
-from ferrule_kit.lm import InferInput, MessageAccumulator
-from ferrule_kit.messages import Message
+from ferrule_kit.models import qwen3
+from ferrule_kit.models.lm import InferInput, MessageAccumulator
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -7,8 +7,8 @@ import random
 
 import pytest
 from ferrule import Runtime
+from ferrule_kit.embeddings.vectors import UnsupportedOperationError
 from ferrule_kit.testing.vectors import reference_distance
-from ferrule_kit.vectors import UnsupportedOperationError
 
 
 @pytest.mark.parametrize("metric", ["cosine", "dot", "l2"])

@@ -63,7 +63,7 @@ def test_the_installed_plugin_registers_its_type():
 def test_discovery_imports_nothing_heavy():
     code = (
         "import sys, ferrule_gemini.plugin\n"
-        "heavy = [m for m in ('aiohttp', 'ferrule_kit.http', 'ferrule_gemini.wire', 'ferrule_gemini.model') if m in sys.modules]\n"
+        "heavy = [m for m in ('aiohttp', 'ferrule_kit.network.http', 'ferrule_gemini.wire', 'ferrule_gemini.model') if m in sys.modules]\n"
         "print(heavy)"
     )
     out = subprocess.run(

@@ -10,15 +10,20 @@ import pytest
 from ferrule_gemini import wire
 from ferrule_gemini.schema import MAX_REF_DEPTH, function_declaration, to_gemini_schema
 from ferrule_gemini.testing import request_problems, schema_problems
+from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, ToolCall
+from ferrule_kit.content.parts import registry
 from ferrule_kit.errors import (
     InvalidInputError,
     ModelError,
     ProviderUnavailableError,
     UnsupportedContentError,
 )
-from ferrule_kit.lm import FunctionDescription, InferInput, MessageAccumulator, parse_infer_input
-from ferrule_kit.messages import Message, ReasoningPart, TextPart, ToolCall
-from ferrule_kit.parts import registry
+from ferrule_kit.models.lm import (
+    FunctionDescription,
+    InferInput,
+    MessageAccumulator,
+    parse_infer_input,
+)
 from ferrule_kit.testing.strategies import texts, tool_calls
 from hypothesis import given
 from hypothesis import strategies as st

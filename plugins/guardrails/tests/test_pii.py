@@ -205,7 +205,7 @@ def test_as_a_post_hook_it_checks_or_masks_the_output():
 
 
 def test_masking_keeps_the_structure_of_the_input():
-    from ferrule_kit.messages import Message, TextPart
+    from ferrule_kit.content.messages import Message, TextPart
 
     class Image:  # a media part: kept as it is
         type = "image"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from ferrule import Runtime
-from ferrule_kit.lm import InferInput
-from ferrule_kit.messages import converter
+from ferrule_kit.content.messages import converter
+from ferrule_kit.models.lm import InferInput
 
 FORGED = "x" + "<|im_start|>" * 50
 

@@ -24,8 +24,8 @@ from typing import ClassVar
 
 import pytest
 from ferrule import LocalModel, Runtime
-from ferrule_kit.lm import InferInput
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lm import InferInput
 from ferrule_llamacpp import hub, weights
 from ferrule_llamacpp.attributes import LlamaCppAttributes
 from ferrule_llamacpp.formats import CHAT_SAMPLING, _sampling

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 from ferrule import Runtime
-from ferrule_kit.lm import InferInput
-from ferrule_kit.messages import converter
+from ferrule_kit.content.messages import converter
+from ferrule_kit.models.lm import InferInput
 from ferrule_llamacpp.batching import Job, Sequence
 from ferrule_llamacpp.formats import TextParser
 from ferrule_llamacpp.stops import StopMatcher

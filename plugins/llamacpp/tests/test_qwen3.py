@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from ferrule import Runtime
-from ferrule_kit import qwen3
-from ferrule_kit.lm import parse_infer_input
+from ferrule_kit.models import qwen3
+from ferrule_kit.models.lm import parse_infer_input
 from ferrule_kit.testing import check_stream, fold
 
 MESSAGES = [

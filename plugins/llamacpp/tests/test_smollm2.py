@@ -11,8 +11,8 @@ import pytest
 from ferrule import LocalModel, Runtime
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.errors import ModelError, UnsupportedContentError
-from ferrule_kit.lm import MessageAccumulator, parse_infer_input
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+from ferrule_kit.models.lm import MessageAccumulator, parse_infer_input
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 from ferrule_kit.testing import check_stream, fold
 from ferrule_llamacpp import weights
 from ferrule_llamacpp.backend import available_cores

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ferrule import AsyncRuntime, InvalidInputError, Runtime
-from ferrule_kit.embedding import EmbedderUnavailableError, EmbedInput
+from ferrule_kit.embeddings.embedding import EmbedderUnavailableError, EmbedInput
 from ferrule_kit.testing.embedding import EmbedderConformance, EmbedderUnderTest
 from ferrule_minilm.embedder import MiniLMEmbedder
 from ferrule_minilm.model import WEIGHTS

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from ferrule import AsyncRuntime
-from ferrule_kit.embedding import EmbedderUnavailableError
+from ferrule_kit.embeddings.embedding import EmbedderUnavailableError
 from ferrule_kit.errors import AuthenticationError, ProviderConnectionError, RateLimitError
 from ferrule_kit.testing.embedding import EmbedderConformance, LoopbackEmbedder
 from ferrule_kit.testing.loopback import (

@@ -12,6 +12,7 @@ import pytest_asyncio
 from ferrule import APIModel, AsyncRuntime, Runtime
 from ferrule.testing import AgentConformance
 from ferrule_kernel import InvalidInputError, Kernel
+from ferrule_kit.content.messages import ToolCall
 from ferrule_kit.errors import (
     AuthenticationError,
     ModelNotFoundError,
@@ -21,7 +22,6 @@ from ferrule_kit.errors import (
     UnknownModelError,
     UnsupportedContentError,
 )
-from ferrule_kit.messages import ToolCall
 from ferrule_kit.testing import (
     Capabilities,
     LanguageModelConformance,
@@ -665,7 +665,7 @@ def test_plugin_module_imports_nothing_heavy():
     import subprocess
     import sys
 
-    code = "import sys, ferrule, ferrule_openai.plugin; print('aiohttp' in sys.modules, 'ferrule_kit.chat_completions' in sys.modules)"
+    code = "import sys, ferrule, ferrule_openai.plugin; print('aiohttp' in sys.modules, 'ferrule_kit.models.chat_completions' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout

@@ -244,7 +244,7 @@ async def test_reasoning_items_round_trip_with_encrypted_content(define, runtime
     assert items[-1]["usage"] == {"input_tokens": 30, "output_tokens": 20, "reasoning_tokens": 12}
 
     server.script(responses_reply("Paris."))
-    from ferrule_kit.lm import dump
+    from ferrule_kit.models.lm import dump
 
     assistant = dump(message)
     await collect(
@@ -472,7 +472,7 @@ def test_ferrule_serve_is_a_responses_backend(monkeypatch):
         assert message.reasoning and "5 words" in message.reasoning[0].text
         assert items[-1]["usage"]["output_tokens"] > 0
         # The next turn sends the reasoning item back; the server takes it.
-        from ferrule_kit.lm import dump
+        from ferrule_kit.models.lm import dump
 
         inputs["messages"] += [dump(message), {"role": "user", "content": "again please"}]
         items = list(rt.call_iter_method("remote", "infer", inputs))
@@ -494,7 +494,7 @@ def test_any_chunking_folds_back_to_the_turn(text, reasoning, calls, cuts):
     back to the turn's text, reasoning (with signatures) and calls."""
     import asyncio
 
-    from ferrule_kit.sse import sse_events
+    from ferrule_kit.network.sse import sse_events
 
     events = responses_events(
         text,

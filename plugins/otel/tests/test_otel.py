@@ -20,7 +20,7 @@ from ferrule import Agent, Runtime
 from ferrule.server import ServerThread
 from ferrule_kit.errors import ModelError
 from ferrule_kit.instrumentation import instrumentation_of
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lmspec import ModelRoute
 from ferrule_otel import plugin
 from ferrule_otel.ondemand import OnDemandInstrumentation
 from ferrule_otel.spans import CAPTURE_VARIABLE, GenAIInstrumentation

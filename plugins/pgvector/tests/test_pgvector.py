@@ -10,8 +10,8 @@ import psycopg
 import pytest
 from ferrule import AsyncRuntime
 from ferrule_kernel import InvalidInputError, Kernel
+from ferrule_kit.embeddings.vectors import VectorStoreUnavailableError
 from ferrule_kit.testing.postgres import PostgresServer
-from ferrule_kit.vectors import VectorStoreUnavailableError
 from ferrule_pgvector import plugin
 
 

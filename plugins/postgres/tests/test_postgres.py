@@ -22,7 +22,7 @@ from ferrule import Runtime
 from ferrule_kernel import InvalidInputError, Kernel, configure_logging
 from ferrule_kernel.trust import validating
 from ferrule_kit.errors import StorageSchemaError, StorageUnavailableError
-from ferrule_kit.storage import Run, converter
+from ferrule_kit.stores.storage import Run, converter
 from ferrule_kit.testing.postgres import PostgresServer, start_postgres
 from ferrule_postgres import schema
 from ferrule_postgres.attributes import DSN_ENV, PostgresStorageAttributes

@@ -18,7 +18,7 @@ from ferrule import Agent, Runtime
 from ferrule.agent.langmodel import LangModel
 from ferrule_kernel import InvalidInputError, PluginError
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lmspec import ModelRoute
 from ferrule_kit.testing.strategies import plugin_profile
 from ferrule_ray import ADDRESS_VARIABLE, PlacementError, ReplicaDiedError
 from hypothesis import given

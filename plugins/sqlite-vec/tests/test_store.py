@@ -16,7 +16,11 @@ import pytest
 from ferrule import Runtime
 from ferrule_kernel import InvalidInputError, Kernel
 from ferrule_kernel.trust import validating
-from ferrule_kit.vectors import KeywordSearchInput, UpsertInput, VectorStoreUnavailableError
+from ferrule_kit.embeddings.vectors import (
+    KeywordSearchInput,
+    UpsertInput,
+    VectorStoreUnavailableError,
+)
 from ferrule_sqlite_vec import plugin
 from ferrule_sqlite_vec.attributes import DEFAULT_FILE, SqliteVecAttributes
 from ferrule_sqlite_vec.store import SqliteVecStore, fts_query
@@ -57,7 +61,7 @@ def test_data_outlives_the_component(tmp_path: Path) -> None:
 WRITER = """
 import sys
 from ferrule_kernel.trust import validating
-from ferrule_kit.vectors import UpsertInput, Chunk
+from ferrule_kit.embeddings.vectors import UpsertInput, Chunk
 from ferrule_sqlite_vec.attributes import SqliteVecAttributes
 from ferrule_sqlite_vec.store import SqliteVecStore
 
@@ -116,7 +120,7 @@ _STORE: list[SqliteVecStore] = []
 def _memory_store() -> SqliteVecStore:
     if not _STORE:
         store = SqliteVecStore(attributes(path=":memory:", dimension=2))
-        from ferrule_kit.vectors import Chunk
+        from ferrule_kit.embeddings.vectors import Chunk
 
         store.upsert(UpsertInput([Chunk(id="a", vector=[1.0, 0.0], text='He said "AND" NEAR x*')]))
         _STORE.append(store)
@@ -142,7 +146,7 @@ async def test_a_network_client_may_not_name_the_file(tmp_path: Path, monkeypatc
 def test_two_connections_create_and_fill_one_collection_at_once(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from ferrule_kit.vectors import Chunk
+    from ferrule_kit.embeddings.vectors import Chunk
 
     path = str(tmp_path / "kb.db")
     stores = [SqliteVecStore(attributes(path=path, collection="shared")) for _ in range(2)]
@@ -165,7 +169,7 @@ def test_two_connections_create_and_fill_one_collection_at_once(tmp_path: Path) 
 
 def test_a_writer_locked_out_gets_one_typed_error(tmp_path: Path) -> None:
     import apsw
-    from ferrule_kit.vectors import Chunk
+    from ferrule_kit.embeddings.vectors import Chunk
 
     path = str(tmp_path / "kb.db")
     store = SqliteVecStore(attributes(path=path, collection="docs", busy_timeout_ms=50))

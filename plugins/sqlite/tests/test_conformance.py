@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from ferrule import Runtime
 from ferrule.server import ServerThread
-from ferrule_kit.storage import STORAGE_DIR_ENV
+from ferrule_kit.stores.storage import STORAGE_DIR_ENV
 from ferrule_kit.testing.storage import StorageConformance, StorageUnderTest
 
 

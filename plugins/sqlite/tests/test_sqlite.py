@@ -19,8 +19,8 @@ import pytest
 from ferrule import Runtime
 from ferrule_kernel import InvalidInputError, Kernel
 from ferrule_kit.errors import StorageSchemaError, StorageUnavailableError
-from ferrule_kit.paths import REMOTE_PATHS_VARIABLE
-from ferrule_kit.storage import (
+from ferrule_kit.network.paths import REMOTE_PATHS_VARIABLE
+from ferrule_kit.stores.storage import (
     STORAGE_DIR_ENV,
     AppendRunInput,
     GetMessagesInput,

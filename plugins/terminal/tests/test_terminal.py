@@ -152,7 +152,7 @@ async def test_bad_input_names_the_field(rt: AsyncRuntime, inputs: dict, field: 
 async def test_a_calls_allow_list_narrows_the_hosts_and_never_widens_it(
     rt: AsyncRuntime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ferrule_kit.hostpolicy import HostPolicyError
+    from ferrule_kit.network.hostpolicy import HostPolicyError
 
     monkeypatch.setenv(plugin.ALLOW_VARIABLE, "echo")
     with pytest.raises(HostPolicyError) as error:

@@ -21,7 +21,7 @@ from ferrule_kit.errors import (
     QuotaExceededError,
     UnsupportedContentError,
 )
-from ferrule_kit.lm import MessageAccumulator
+from ferrule_kit.models.lm import MessageAccumulator
 from ferrule_kit.testing import (
     Capabilities,
     LanguageModelConformance,

@@ -199,7 +199,7 @@ def test_print_shows_each_kind(rt):
 @pytest.fixture
 def without_ferrule_image():
     """The part registry as if ferrule-image were not installed (read again afterwards)."""
-    from ferrule_kit.parts import registry
+    from ferrule_kit.content.parts import registry
 
     registry.unregister("image")
     yield

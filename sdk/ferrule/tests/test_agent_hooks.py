@@ -539,7 +539,7 @@ def test_debug_mode_logs_each_step_through_the_ferrule_logger(rt, caplog):
 
 def test_run_input_as_text():
     from ferrule.agent import RunInput as Input
-    from ferrule_kit.messages import Message, TextPart
+    from ferrule_kit.content.messages import Message, TextPart
 
     @attrs.define
     class Order:

@@ -35,7 +35,7 @@ from ferrule.agent.tool_execution import (
 from ferrule.exceptions import RetryAgentRun, StopAgentRun
 from ferrule.tools import ModelRetry, ToolError, ToolRetriesExceededError
 from ferrule_kernel import FerruleError, InvalidInputError, RequestCancelledError
-from ferrule_kit.messages import Message, ToolCall
+from ferrule_kit.content.messages import Message, ToolCall
 from ferrule_testmodel import TestModel
 
 

@@ -13,7 +13,7 @@ from ferrule import Agent, Runtime
 from ferrule.agent import MemoryManager
 from ferrule.db.sqlite import SqliteDb
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lm import InferInput
+from ferrule_kit.models.lm import InferInput
 from ferrule_testmodel import TestModel
 
 

@@ -33,7 +33,7 @@ from ferrule_kit.errors import (
     QuotaExceededError,
     RateLimitError,
 )
-from ferrule_kit.lm import InferInput
+from ferrule_kit.models.lm import InferInput
 from ferrule_testmodel import TestModel
 
 pytestmark = pytest.mark.timeout(60)

@@ -40,7 +40,7 @@ from ferrule.server import ServerThread
 from ferrule.shared_runtime import _stop_default_runtime
 from ferrule.tools import ToolContext
 from ferrule_kit.errors import ModelError
-from ferrule_kit.storage import STORAGE_DIR_ENV
+from ferrule_kit.stores.storage import STORAGE_DIR_ENV
 from ferrule_kit.testing.postgres import PostgresServer, postgres_server_fixture
 from ferrule_testmodel import TestModel
 

@@ -1,5 +1,5 @@
 """A run's messages in Agno's shape (`ferrule.models.message.Message`) are a view of the
-engine's (`ferrule_kit.messages.Message`): every path that goes engine -> Agno -> engine
+engine's (`ferrule_kit.content.messages.Message`): every path that goes engine -> Agno -> engine
 (continuing a run, scrubbing one for storage, a run's dict read back) gives the engine's
 message back exactly, tool result values, media parts and reasoning signatures included."""
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from ferrule.agent.results import RunOutput, kit_messages
 from ferrule.models.message import Message
-from ferrule_kit.messages import Message as KitMessage
-from ferrule_kit.messages import Part, ReasoningPart, ToolCall, ValuePart, converter
+from ferrule_kit.content.messages import Message as KitMessage
+from ferrule_kit.content.messages import Part, ReasoningPart, ToolCall, ValuePart, converter
 from ferrule_kit.testing.strategies import json_values, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -13,7 +13,7 @@ import pytest
 from ferrule import Runtime
 from ferrule.catalog import EXPORTS, OBJECTS, PART_TYPES
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import registry
+from ferrule_kit.content.parts import registry
 from ferrule_testmodel import TestModel
 
 ROOT = Path(__file__).resolve().parents[3]

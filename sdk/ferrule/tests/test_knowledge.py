@@ -29,10 +29,10 @@ from ferrule.knowledge.readers import read_text
 from ferrule.knowledge.search import fuse
 from ferrule.knowledge.vectordb import PgVector, SqliteVecDb
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.addresses import ALLOW_VARIABLE
+from ferrule_kit.embeddings.vectors import DimensionMismatchError, VectorStoreUnavailableError
 from ferrule_kit.errors import ProviderConnectionError
+from ferrule_kit.network.addresses import ALLOW_VARIABLE
 from ferrule_kit.testing.postgres import PostgresServer, postgres_server_fixture
-from ferrule_kit.vectors import DimensionMismatchError, VectorStoreUnavailableError
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -620,7 +620,7 @@ def test_over_ferrule_serve_the_components_live_on_the_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ferrule.server import ServerThread
-    from ferrule_kit.storage import STORAGE_DIR_ENV
+    from ferrule_kit.stores.storage import STORAGE_DIR_ENV
 
     monkeypatch.setenv(STORAGE_DIR_ENV, str(tmp_path / "server"))
     with ServerThread() as url, Runtime(url=url) as remote:

@@ -141,7 +141,7 @@ def test_on_a_ferrule_serve(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ferrule.server import ServerThread
-    from ferrule_kit.storage import STORAGE_DIR_ENV
+    from ferrule_kit.stores.storage import STORAGE_DIR_ENV
 
     monkeypatch.setenv(STORAGE_DIR_ENV, str(tmp_path / "server"))
     notes = tmp_path / "notes.txt"

@@ -19,7 +19,7 @@ from ferrule.cli import main
 from ferrule.knowledge import Knowledge, ReadLimits
 from ferrule.knowledge.vectordb import SqliteVecDb
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.addresses import ALLOW_VARIABLE
+from ferrule_kit.network.addresses import ALLOW_VARIABLE
 
 TIDES = "# Tides\n\nThe tide turns twice a day at the harbour, and the ferry waits for it.\n"
 

@@ -8,7 +8,7 @@ from ferrule import APIModel, LocalModel
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import kit_plugin
 from ferrule_kit.errors import UnknownModelError
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lmspec import ModelRoute
 
 
 def kernel(*plugins: object) -> Kernel:

@@ -2,7 +2,7 @@
 
 Each run reads the session's state, its tools change it, and the run stores it with the
 version it read (compare-and-set); a run that finds the state changed by the other process
-re-applies its own change to the stored state (`ferrule_kit.statemerge`) and stores again.
+re-applies its own change to the stored state (`ferrule_kit.stores.statemerge`) and stores again.
 Before, the last run to store its state overwrote the other process's items.
 """
 

@@ -246,7 +246,7 @@ def web_chat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
     from ferrule import LocalModel, Runtime
     from ferrule.db.sqlite import SqliteDb
     from ferrule.webchat import WebChat, WebChatServer, create_app
-    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
     from ferrule_testmodel import TestModel
 
     folder = tmp_path_factory.mktemp("webchat")
@@ -394,7 +394,7 @@ def test_an_image_is_attached_and_reaches_the_model(page, screenshots, tmp_path)
 
 
 def test_the_offline_model_answers_and_refuses_an_image(page, screenshots, tmp_path):
-    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 
     choose(page, "#model", DEFAULT_LOCAL_MODEL)
     page.uncheck("#tools label:has-text('add') input")  # a plain answer: no tools offered
@@ -711,7 +711,7 @@ def test_options_that_do_not_go_with_web_are_refused(options, refusal):
 def test_the_picker_lists_the_installed_models():
     from ferrule import Runtime
     from ferrule.cli.webchat import installed_models
-    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 
     with Runtime() as rt:
         models = installed_models(rt, "claude-sonnet-4-20250514")

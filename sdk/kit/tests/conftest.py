@@ -7,7 +7,7 @@ import pytest
 # --import-mode=importlib does not put test folders on sys.path; the helper modules here need it.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from ferrule_kit.parts import registry
+from ferrule_kit.content.parts import registry
 from parts_for_tests import COLOR, STICKER, ColorPart, StickerPart
 
 

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import ANTHROPIC, OPENAI, TEXT, PartType, check_fields, required
-from ferrule_kit.policy import Encoding
+from ferrule_kit.content.parts import ANTHROPIC, OPENAI, TEXT, PartType, check_fields, required
+from ferrule_kit.content.policy import Encoding
 
 _HEX = re.compile(r"^#[0-9a-f]{6}$")
 

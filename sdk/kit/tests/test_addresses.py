@@ -1,4 +1,4 @@
-"""`ferrule_kit.addresses`: the address policy of `http_request` and knowledge URL ingest.
+"""`ferrule_kit.network.addresses`: the address policy of `http_request` and knowledge URL ingest.
 Properties over every address of the refused ranges, in every spelling the C resolver
 takes; the wire-level checks (redirects, DNS answers) are in the http-request plugin's
 and the knowledge tests, against real loopback servers."""
@@ -9,7 +9,7 @@ import ipaddress
 
 import pytest
 from ferrule_kernel import error_from_dict
-from ferrule_kit.addresses import (
+from ferrule_kit.network.addresses import (
     ALLOW_VARIABLE,
     AddressPolicyError,
     AddressRefusedError,

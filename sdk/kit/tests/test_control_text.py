@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from ferrule_kit.control_text import ControlTextGuard, Segment
-from ferrule_kit.lm import InferInput
-from ferrule_kit.messages import converter
+from ferrule_kit.content.messages import converter
+from ferrule_kit.models.control_text import ControlTextGuard, Segment
+from ferrule_kit.models.lm import InferInput
 from hypothesis import given
 from hypothesis import strategies as st
 

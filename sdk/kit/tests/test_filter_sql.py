@@ -1,11 +1,11 @@
-"""ferrule_kit.vectorfilters.to_sql: a filter's AND / OR / NOT as SQL over the comparisons
+"""ferrule_kit.embeddings.vectorfilters.to_sql: a filter's AND / OR / NOT as SQL over the comparisons
 a store writes in its own dialect (ferrule-pgvector's and ferrule-sqlite-vec's filters)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ferrule_kit.vectorfilters import Compare, parse_filter, to_sql
+from ferrule_kit.embeddings.vectorfilters import Compare, parse_filter, to_sql
 
 
 def compile_with_marks(obj: Any, true: str = "true") -> tuple[str, list[Any]]:

@@ -1,4 +1,4 @@
-"""ferrule_kit.http: the SSE reader (spec cases and any chunking), the retry policy, and the
+"""ferrule_kit.network.http: the SSE reader (spec cases and any chunking), the retry policy, and the
 HTTP client against a real loopback server (retries, typed errors, timeouts, secrets)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ferrule_kit.errors import (
     RateLimitError,
     StreamInterruptedError,
 )
-from ferrule_kit.http import (
+from ferrule_kit.network.http import (
     HTTPClient,
     ProviderErrorInfo,
     RetryPolicy,

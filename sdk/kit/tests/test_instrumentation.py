@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from ferrule_kit.errors import ProviderUnavailableError
 from ferrule_kit.instrumentation import observed_model_stream
-from ferrule_kit.lm import Usage, finish, text_delta
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lm import Usage, finish, text_delta
+from ferrule_kit.models.lmspec import ModelRoute
 
 
 class Recorder:

@@ -8,8 +8,7 @@ import base64
 import attrs
 import pytest
 from ferrule_kernel import InvalidInputError, json_schema, structure_input
-from ferrule_kit.errors import UnsupportedContentError
-from ferrule_kit.messages import (
+from ferrule_kit.content.messages import (
     Message,
     ReasoningPart,
     TextPart,
@@ -17,7 +16,8 @@ from ferrule_kit.messages import (
     converter,
     system_text,
 )
-from ferrule_kit.parts import decoded_size
+from ferrule_kit.content.parts import decoded_size
+from ferrule_kit.errors import UnsupportedContentError
 from hypothesis import given
 from hypothesis import strategies as st
 from parts_for_tests import ColorPart
@@ -149,7 +149,7 @@ def test_system_text_refuses_media_naming_the_part(color):
 
 
 def test_a_tool_message_needs_its_calls_id_and_a_user_message_content():
-    from ferrule_kit.lm import parse_infer_input
+    from ferrule_kit.models.lm import parse_infer_input
 
     data = {
         "messages": [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lmspec import MODEL_ALIASES_VARIABLE, model_aliases, resolve_model_alias
+from ferrule_kit.models.lmspec import MODEL_ALIASES_VARIABLE, model_aliases, resolve_model_alias
 from hypothesis import given
 from hypothesis import strategies as st
 

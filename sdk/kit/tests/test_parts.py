@@ -1,4 +1,4 @@
-"""The open part-type registry (`ferrule_kit.parts`): filled from the ``ferrule_register_part_types``
+"""The open part-type registry (`ferrule_kit.content.parts`): filled from the ``ferrule_register_part_types``
 hook of entry-point plugins, or in-process; structuring and unstructuring on the wire;
 providers' policies checked before the content plugin's encoder runs."""
 
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from ferrule_kernel import InvalidInputError, PluginLoadError
-from ferrule_kit.errors import UnsupportedContentError
-from ferrule_kit.messages import Message, Part, TextPart, message_text
-from ferrule_kit.parts import (
+from ferrule_kit.content.messages import Message, Part, TextPart, message_text
+from ferrule_kit.content.parts import (
     ANTHROPIC,
     GEMINI,
     OPENAI,
@@ -24,7 +23,8 @@ from ferrule_kit.parts import (
     media_bytes,
     registry,
 )
-from ferrule_kit.policy import Accepts, ContentPolicy
+from ferrule_kit.content.policy import Accepts, ContentPolicy
+from ferrule_kit.errors import UnsupportedContentError
 from ferrule_kit.testing.strategies import cut
 from hypothesis import given
 from hypothesis import strategies as st
@@ -46,7 +46,7 @@ def write_distribution(site: Path, name: str, module: str, source: str) -> None:
 
 PLUGIN = """
     from ferrule_kernel import hookimpl
-    from ferrule_kit.parts import OPENAI, PartType
+    from ferrule_kit.content.parts import OPENAI, PartType
 
     @hookimpl
     def ferrule_register_part_types():
@@ -158,10 +158,10 @@ def test_reload_reads_the_entry_points_again_and_keeps_in_process_types(site):
 def test_text_only_work_reads_no_plugin():
     code = (
         "import sys\n"
-        "from ferrule_kit.messages import Message\n"
+        "from ferrule_kit.content.messages import Message\n"
         "m = Message.from_dict({'role': 'user', 'content': [{'type': 'text', 'text': 'hi'}]})\n"
         "m.to_dict(); Message('user', ['a', 'b'])\n"
-        "from ferrule_kit.parts import registry\n"
+        "from ferrule_kit.content.parts import registry\n"
         "print(registry._loaded, [n for n in sys.modules if n.endswith('.plugin')])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,9 +1,9 @@
-"""ferrule_kit.lmspec.ProviderModels: which model ids a provider plugin serves, the data
+"""ferrule_kit.models.lmspec.ProviderModels: which model ids a provider plugin serves, the data
 each provider's ``ferrule_resolve_api_model`` / ``ferrule_resolve_embedder`` answers from."""
 
 from __future__ import annotations
 
-from ferrule_kit.lmspec import ModelRoute, ProviderModels
+from ferrule_kit.models.lmspec import ModelRoute, ProviderModels
 
 GROK = ProviderModels(
     "xai_language_model", frozenset({"xai", "grok"}), prefixes=("grok-",), ids={"beta-1"}

@@ -1,4 +1,4 @@
-"""`ferrule_kit.qwen3.Qwen3StreamParser`: Qwen3 output split into reasoning, text and tool calls,
+"""`ferrule_kit.models.qwen3.Qwen3StreamParser`: Qwen3 output split into reasoning, text and tool calls,
 the same however the output is chunked."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import itertools
 import json
 
 import pytest
+from ferrule_kit.content.messages import Message, ReasoningPart, ToolCall
 from ferrule_kit.errors import InvalidToolCallError
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.messages import Message, ReasoningPart, ToolCall
-from ferrule_kit.qwen3 import SAMPLING, STOP_STRINGS, Qwen3StreamParser, render_prompt
+from ferrule_kit.models.lm import MessageAccumulator
+from ferrule_kit.models.qwen3 import SAMPLING, STOP_STRINGS, Qwen3StreamParser, render_prompt
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -1,4 +1,4 @@
-"""`ferrule_kit.qwen3.render_prompt` against Qwen3's official chat template, rendered by jinja2
+"""`ferrule_kit.models.qwen3.render_prompt` against Qwen3's official chat template, rendered by jinja2
 the way transformers' apply_chat_template renders it.
 
 The template (test_qwen3_chat_template.jinja) is Qwen/Qwen3-0.6B's ``chat_template``,
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, ToolCall
 from ferrule_kit.errors import UnsupportedContentError
-from ferrule_kit.lm import FunctionDescription, ToolDescription
-from ferrule_kit.messages import Message, ReasoningPart, TextPart, ToolCall
-from ferrule_kit.qwen3 import render_prompt
+from ferrule_kit.models.lm import FunctionDescription, ToolDescription
+from ferrule_kit.models.qwen3 import render_prompt
 from hypothesis import given
 from hypothesis import strategies as st
 from jinja2.ext import loopcontrols  # a test dependency: pip install 'ferrule[test]'

@@ -1,4 +1,4 @@
-"""ferrule_kit.sse_model: the connection half every SSE provider component shares, against
+"""ferrule_kit.models.sse_model: the connection half every SSE provider component shares, against
 a loopback server; and the two http helpers it stands on (`HTTPClient.for_component`,
 `SSEEvent.json_data`)."""
 
@@ -11,10 +11,10 @@ import attrs
 import pytest
 from ferrule_kernel.trust import validating
 from ferrule_kit.errors import MissingAPIKeyError, ProviderProtocolError, StreamInterruptedError
-from ferrule_kit.http import HTTPClient, SSEEvent, Timeouts, parse_error_body
-from ferrule_kit.lm import InferInput, finish, parse_infer_input, text_delta
-from ferrule_kit.providerspec import ProviderAttributes
-from ferrule_kit.sse_model import SSELanguageModel, keyed_client
+from ferrule_kit.models.lm import InferInput, finish, parse_infer_input, text_delta
+from ferrule_kit.models.providerspec import ProviderAttributes
+from ferrule_kit.models.sse_model import SSELanguageModel, keyed_client
+from ferrule_kit.network.http import HTTPClient, SSEEvent, Timeouts, parse_error_body
 from ferrule_kit.testing.loopback import LoopbackServer, Pause, Reply, sse
 
 KEY = "sk-test-SECRET-0123456789"

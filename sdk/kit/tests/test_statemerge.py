@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ferrule_kit.statemerge import merge_state
+from ferrule_kit.stores.statemerge import merge_state
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -1,4 +1,4 @@
-"""ferrule_kit.messages.system_and_turns: a conversation split for a provider whose system
+"""ferrule_kit.content.messages.system_and_turns: a conversation split for a provider whose system
 prompt stands apart and whose turns alternate roles (the piece Anthropic's and Gemini's
 wires share)."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ferrule_kit.content.messages import Message, ValuePart, system_and_turns
 from ferrule_kit.errors import UnsupportedContentError
-from ferrule_kit.messages import Message, ValuePart, system_and_turns
 
 
 def conversation(*messages: dict[str, Any]) -> list[Message]:

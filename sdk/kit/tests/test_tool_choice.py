@@ -1,4 +1,4 @@
-"""`ferrule_kit.tool_choice`: a backend that honours only ``output_schema`` honours
+"""`ferrule_kit.models.tool_choice`: a backend that honours only ``output_schema`` honours
 ``tool_choice`` once its ``infer`` is decorated."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lm import (
+from ferrule_kit.models.lm import (
     InferInput,
     MessageAccumulator,
     finish,
@@ -17,7 +17,7 @@ from ferrule_kit.lm import (
     reasoning_delta,
     text_delta,
 )
-from ferrule_kit.tool_choice import forced_call_schema, honour_tool_choice
+from ferrule_kit.models.tool_choice import forced_call_schema, honour_tool_choice
 
 WEATHER = {
     "type": "function",

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 from ferrule_kernel import InvalidInputError, structure_input
-from ferrule_kit.embedding import EmbedderUnavailableError, EmbedInput, check_vectors
-from ferrule_kit.testing.vectors import random_filter, random_metadata
-from ferrule_kit.vectors import (
+from ferrule_kit.embeddings.embedding import EmbedderUnavailableError, EmbedInput, check_vectors
+from ferrule_kit.embeddings.vectors import (
     DeleteInput,
     ReplaceDocumentsInput,
     SearchInput,
@@ -21,6 +20,7 @@ from ferrule_kit.vectors import (
     matches,
     parse_filter,
 )
+from ferrule_kit.testing.vectors import random_filter, random_metadata
 from hypothesis import given
 from hypothesis import strategies as st
 

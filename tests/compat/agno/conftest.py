@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ferrule_kit.messages import ToolCall
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer, RecordedRequest, Reply
 

@@ -66,9 +66,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 import attrs
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
-from ferrule_kit.messages import ToolCall
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer, RecordedRequest, Reply
 from ferrule_openai.testing import ResponsesCall, responses_reply

@@ -18,7 +18,7 @@ from ferrule.models.message import Message as AgnoMessage
 from ferrule.models.openai import OpenAIChat
 from ferrule.run.agent import CompressionCompletedEvent, CompressionStartedEvent
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import OPENAI
+from ferrule_kit.content.parts import OPENAI
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import RecordedRequest, Reply
 

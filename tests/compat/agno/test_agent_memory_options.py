@@ -13,7 +13,7 @@ from ferrule import Runtime
 from ferrule.agent import Agent
 from ferrule.db.sqlite import SqliteDb
 from ferrule.memory import MemoryManager
-from ferrule_kit.lm import InferInput
+from ferrule_kit.models.lm import InferInput
 from ferrule_testmodel import TestModel
 
 

@@ -21,8 +21,8 @@ from ferrule.metrics import MessageMetrics, ModelMetrics, RunMetrics, SessionMet
 from ferrule.models.message import Message
 from ferrule.models.response import ModelResponse, ToolExecution
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import Message as KitMessage
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import Message as KitMessage
+from ferrule_kit.content.messages import ToolCall
 
 
 def test_message_reads_and_round_trips_as_agnos():

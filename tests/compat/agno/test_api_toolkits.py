@@ -22,7 +22,7 @@ from ferrule.tools.python import PythonTools
 from ferrule.tools.shell import ShellTools
 from ferrule.tools.user_control_flow import UserControlFlowTools
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.hostpolicy import HostPolicyError
+from ferrule_kit.network.hostpolicy import HostPolicyError
 
 
 def tool_results(body: dict) -> list[str]:

@@ -96,7 +96,7 @@ def test_cache_results_answers_a_repeated_call_from_the_cache_until_the_ttl(wire
 async def _invoke(function, **arguments):
     from ferrule.shared_runtime import default_runtime
     from ferrule.tools import ToolContext
-    from ferrule_kit.messages import ToolCall
+    from ferrule_kit.content.messages import ToolCall
 
     context = ToolContext(default_runtime(), ToolCall("c1", function.name, arguments))
     return await function.invoke(arguments, context)

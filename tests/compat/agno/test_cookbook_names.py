@@ -144,7 +144,7 @@ def test_requires_user_input_refuses_what_it_cannot_use():
     from ferrule.tools import tool
     from ferrule.tools.function import UserInputField
     from ferrule_kernel import InvalidInputError
-    from ferrule_kit.messages import ToolCall
+    from ferrule_kit.content.messages import ToolCall
 
     def send(to_address: str) -> str:
         """Send."""

@@ -18,8 +18,8 @@ from ferrule.models.google import Gemini
 from ferrule.models.openai import OpenAIChat, OpenAILike
 from ferrule.models.xai import xAI
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.content.messages import ToolCall
 from ferrule_kit.errors import InvalidToolCallError
-from ferrule_kit.messages import ToolCall
 from ferrule_kit.testing import chat_completions
 from ferrule_kit.testing.conformance import ScriptedTurn
 from ferrule_kit.testing.loopback import Reply, sse

@@ -21,7 +21,7 @@ from ferrule.metrics import ModelMetrics, RunMetrics, SessionMetrics
 from ferrule.models.openai import OpenAIChat
 from ferrule.run.agent import RunOutput
 from ferrule.session.summary import SessionSummaryManager
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
 from ferrule_kit.testing import chat_completions
 from ferrule_kit.testing.conformance import ScriptedTurn
 

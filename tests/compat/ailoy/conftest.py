@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 import attrs
 import pytest
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 from ferrule_kit.testing.loopback import LoopbackServer
 
 #: Ailoy's model ids, run here on the offline models.

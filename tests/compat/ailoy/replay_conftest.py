@@ -36,8 +36,8 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
-from ferrule_kit.messages import ToolCall
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer, RecordedRequest, Reply
 

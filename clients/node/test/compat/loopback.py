@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ferrule_kit.messages import ToolCall
-from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer, RecordedRequest, Reply
 

@@ -1,6 +1,6 @@
 """Ailoy 0.1's embedding model, ``tvm_embedding_model``, over ferrule's local embedder
 (``local_embedder``, ferrule-minilm's all-MiniLM-L6-v2) and its contract
-(`ferrule_kit.embedding`)::
+(`ferrule_kit.embeddings.embedding`)::
 
     rt.define("tvm_embedding_model", "em0", {"model": "BAAI/bge-m3"})
     rt.call_method("em0", "infer", {"prompt": "What is BGE-M3?"}) -> {"embedding": [...]}
@@ -8,7 +8,7 @@
 The ``model`` attribute goes through ``$FERRULE_MODEL_ALIASES`` and must then name the
 model the local embedder runs (its ``info``): ``BAAI/bge-m3=all-MiniLM-L6-v2`` runs Ailoy's
 code offline; any other id is refused, naming ``model``. An aliased id keeps the width of
-its own model (`ferrule_kit.embedspec.aliased_dimension`: bge-m3's 1024), which Ailoy's
+its own model (`ferrule_kit.embeddings.embedspec.aliased_dimension`: bge-m3's 1024), which Ailoy's
 code sizes its stores for: the local model's values come first, then zeros, which change no
 cosine, inner product or distance. ``infer`` is the embedder's ``embed`` of one text.
 """
@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import ComponentRequests, InvalidInputError
-from ferrule_kit.embedspec import aliased_dimension
-from ferrule_kit.lmspec import MODEL_ALIASES_VARIABLE, resolve_model_alias
+from ferrule_kit.embeddings.embedspec import aliased_dimension
+from ferrule_kit.models.lmspec import MODEL_ALIASES_VARIABLE, resolve_model_alias
 
 from .plugin import EMBEDDING_MODEL_TYPE, LOCAL_EMBEDDER
 

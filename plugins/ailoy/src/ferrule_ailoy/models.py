@@ -14,7 +14,7 @@ iterator yields exactly one item, the provider's whole reply::
 
 Defining one defines the provider's model (``oai/model``, deleted with it) with the same key
 and model id; ``infer`` streams that model's ``infer``, collects it
-(`ferrule_kit.lm.MessageAccumulator`) and answers with OpenAI's wire message, as Ailoy did:
+(`ferrule_kit.models.lm.MessageAccumulator`) and answers with OpenAI's wire message, as Ailoy did:
 
 - ``content``: the reply's text as a string; absent when the reply only calls tools (OpenAI
   sends null there, which Ailoy left out), and, with Grok, whenever it calls tools;
@@ -39,8 +39,8 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import ComponentRequests, InvalidInputError
-from ferrule_kit.lm import InferInput, MessageAccumulator
-from ferrule_kit.messages import converter
+from ferrule_kit.content.messages import converter
+from ferrule_kit.models.lm import InferInput, MessageAccumulator
 
 from .plugin import API_MODEL_TYPES
 

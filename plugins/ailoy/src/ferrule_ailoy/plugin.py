@@ -20,7 +20,7 @@ nothing heavy: the classes are named as strings, loaded at the first define.
 from __future__ import annotations
 
 from ferrule_kernel import ComponentTypeSpec, MethodSpec, hookimpl
-from ferrule_kit.lmspec import INFER_INPUT, WIRE_CONVERTER
+from ferrule_kit.models.lmspec import INFER_INPUT, WIRE_CONVERTER
 
 #: Ailoy 0.1's API-model types -> the ferrule language-model type each one defines.
 API_MODEL_TYPES = {

@@ -42,10 +42,10 @@ from typing import Any
 import attrs
 import pytest
 from ferrule_kernel import FerruleError, InvalidInputError, configure_logging
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.embeddings.vectors import DimensionMismatchError
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer, Reply
-from ferrule_kit.vectors import DimensionMismatchError
 
 __all__ = [
     "WEATHER",
@@ -221,7 +221,7 @@ class APIModelUnderTest:
     #: The Ailoy type's name: ``openai``, ``gemini``, ``claude`` or ``grok``.
     component_type: str
     model: str
-    #: The provider's wire dialect (`ferrule_kit.parts`), for the scripted replies.
+    #: The provider's wire dialect (`ferrule_kit.content.parts`), for the scripted replies.
     dialect: str
 
     async def define(self, name: str = "ailoy") -> str:

@@ -1,6 +1,6 @@
 """Ailoy 0.1's vector stores, ``faiss_vector_store`` and ``chromadb_vector_store``, over
 ferrule's own stores (``faiss_store``, ``chroma_vector_store``) and their contract
-(`ferrule_kit.vectors`)::
+(`ferrule_kit.embeddings.vectors`)::
 
     rt.define("faiss_vector_store", "vs0", {"dimension": 3})
     rt.call_method("vs0", "insert_many", [
@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import ComponentRequests, InvalidInputError, in_range
-from ferrule_kit.vectors import MAX_TOP_K, DimensionMismatchError
+from ferrule_kit.embeddings.vectors import MAX_TOP_K, DimensionMismatchError
 
 from .plugin import VECTOR_STORE_TYPES
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kit.providerspec import ProviderAttributes
+from ferrule_kit.models.providerspec import ProviderAttributes
 
 
 @attrs.frozen

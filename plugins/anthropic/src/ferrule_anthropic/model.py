@@ -1,5 +1,5 @@
 """The `anthropic_language_model` component: `ferrule_anthropic.wire` for the translation,
-`ferrule_kit.sse_model` for the connection (the kit's SSE reader, retry policy and typed
+`ferrule_kit.models.sse_model` for the connection (the kit's SSE reader, retry policy and typed
 errors)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from ferrule_kit.http import SSEEvent
-from ferrule_kit.lm import InferInput
-from ferrule_kit.sse_model import SSELanguageModel, keyed_client
+from ferrule_kit.models.lm import InferInput
+from ferrule_kit.models.sse_model import SSELanguageModel, keyed_client
+from ferrule_kit.network.http import SSEEvent
 
 from . import wire
 from .attributes import AnthropicAttributes

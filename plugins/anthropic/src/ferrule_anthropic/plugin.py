@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import ProviderModels, language_model_type
+from ferrule_kit.models.lmspec import ProviderModels, language_model_type
 
 COMPONENT_TYPE = "anthropic_language_model"
 PROVIDERS = frozenset({"anthropic", "claude"})

@@ -2,7 +2,7 @@
 
 `build_request` turns an `InferInput` into the JSON body of ``POST /v1/messages`` with
 ``stream: true`` (`build_count_request`: of ``POST /v1/messages/count_tokens``); `StreamTranslator` turns the named SSE events of the reply into
-ferrule's stream items (`ferrule_kit.lm` delta builders). Both are used by the component in
+ferrule's stream items (`ferrule_kit.models.lm` delta builders). Both are used by the component in
 `ferrule_anthropic.model` and tested on their own.
 
 Reasoning round trip: a ``thinking`` block becomes reasoning deltas whose last one
@@ -18,6 +18,9 @@ import json
 import re
 from typing import Any
 
+from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, system_and_turns
+from ferrule_kit.content.parts import ANTHROPIC, registry
+from ferrule_kit.content.policy import Accepts, ContentPolicy
 from ferrule_kit.errors import (
     InvalidInputError,
     ModelError,
@@ -25,9 +28,7 @@ from ferrule_kit.errors import (
     QuotaExceededError,
     StreamInterruptedError,
 )
-from ferrule_kit.http import ProviderErrorInfo, environment_base_url, provider_error
-from ferrule_kit.http import parse_error_body as parse_generic_error
-from ferrule_kit.lm import (
+from ferrule_kit.models.lm import (
     InferInput,
     Usage,
     finish,
@@ -35,9 +36,8 @@ from ferrule_kit.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule_kit.messages import Message, ReasoningPart, TextPart, system_and_turns
-from ferrule_kit.parts import ANTHROPIC, registry
-from ferrule_kit.policy import Accepts, ContentPolicy
+from ferrule_kit.network.http import ProviderErrorInfo, environment_base_url, provider_error
+from ferrule_kit.network.http import parse_error_body as parse_generic_error
 
 PROVIDER = "anthropic"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -104,7 +104,7 @@ def count_tokens_url(base_url: str | None) -> str:
 
 
 def request_headers(api_key: str) -> dict[str, str]:
-    """Anthropic's auth headers (`ferrule_kit.http` adds the content type and ``Accept``)."""
+    """Anthropic's auth headers (`ferrule_kit.network.http` adds the content type and ``Accept``)."""
     return {"x-api-key": api_key, "anthropic-version": ANTHROPIC_VERSION}
 
 
@@ -415,7 +415,7 @@ def parse_error_body(body: Any) -> tuple[str | None, str | None]:
 
 
 def parse_error(status: int, body: bytes, headers: Any) -> ProviderErrorInfo:
-    """`ferrule_kit.http`'s error parser for Anthropic: a ``billing_error`` is never retried."""
+    """`ferrule_kit.network.http`'s error parser for Anthropic: a ``billing_error`` is never retried."""
     kind, message = parse_error_body(body)
     if message is None:
         return parse_generic_error(status, body, headers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ferrule_kit.policy import Encoding
+from ferrule_kit.content.policy import Encoding
 
 from .part import AudioPart
 

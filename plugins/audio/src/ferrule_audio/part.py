@@ -6,7 +6,7 @@ import base64
 from typing import Any, Literal
 
 import attrs
-from ferrule_kit.parts import check_fields, decoded_size, required
+from ferrule_kit.content.parts import check_fields, decoded_size, required
 
 
 @attrs.frozen

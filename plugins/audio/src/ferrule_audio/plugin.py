@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from ferrule_kernel import hookimpl
 
 if TYPE_CHECKING:
-    from ferrule_kit.parts import PartType
+    from ferrule_kit.content.parts import PartType
 
 
 @hookimpl
 def ferrule_register_part_types() -> list[PartType]:
-    from ferrule_kit.parts import GEMINI, OPENAI, OPENAI_COMPATIBLE, PartType
+    from ferrule_kit.content.parts import GEMINI, OPENAI, OPENAI_COMPATIBLE, PartType
 
     chat_completions = "ferrule_audio.encoders:chat_completions"
     return [

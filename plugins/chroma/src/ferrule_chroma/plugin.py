@@ -11,13 +11,13 @@ from urllib.parse import urlsplit
 import attrs
 from ferrule_kernel import ComponentTypeSpec, InvalidInputError, hookimpl
 from ferrule_kernel.trust import caller_is_trusted
-from ferrule_kit.addresses import (
+from ferrule_kit.embeddings.vectorspec import VectorStoreAttributes, vector_store_type
+from ferrule_kit.network.addresses import (
     ALLOW_VARIABLE,
     AddressPolicyError,
     AddressRefusedError,
     Policy,
 )
-from ferrule_kit.vectorspec import VectorStoreAttributes, vector_store_type
 
 COMPONENT_TYPE = "chroma_vector_store"
 #: Where the host puts its Chroma server's URL for stores defined without ``url``.
@@ -42,7 +42,7 @@ def _chroma_name(_instance: Any, attribute: attrs.Attribute[Any], value: Any) ->
 
 def _allowed_server(_instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
     """A ``url`` from the network goes where `http_request` may go, no further: public
-    addresses, and what ``FERRULE_HTTP_REQUEST_ALLOW`` allows (`ferrule_kit.addresses`)."""
+    addresses, and what ``FERRULE_HTTP_REQUEST_ALLOW`` allows (`ferrule_kit.network.addresses`)."""
     if value is None or caller_is_trusted():
         return
     host = urlsplit(value).hostname

@@ -1,4 +1,4 @@
-"""The `chroma_vector_store` component: `ferrule_kit.vectors`' contract over a collection of
+"""The `chroma_vector_store` component: `ferrule_kit.embeddings.vectors`' contract over a collection of
 a Chroma server, through Chroma's own HTTP client.
 
 What lives where. Chroma keeps each chunk's id, vector and text (its "document"); the
@@ -12,7 +12,7 @@ Distances. Chroma's HNSW spaces are ``cosine`` (``1 - cos``, ferrule's), ``ip``
 (``1 - a.b``: ferrule's ``dot`` distance ``-a.b`` is that minus one) and ``l2`` (squared:
 ferrule's is the root). HNSW is approximate; small collections come back exact.
 
-Filters. ferrule's filter language (`ferrule_kit.vectorfilters`) is not Chroma's ``where``
+Filters. ferrule's filter language (`ferrule_kit.embeddings.vectorfilters`) is not Chroma's ``where``
 (types compare differently, keys may be paths into nested objects, lists match), so a
 filter is evaluated here on the chunks' metadata, and the chunks that pass reach Chroma
 as the query's ``ids``: Chroma ranks only those.
@@ -34,8 +34,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from ferrule_kernel import FerruleError, InvalidInputError
-from ferrule_kit.vectorfilters import Filter
-from ferrule_kit.vectors import (
+from ferrule_kit.embeddings.vectorfilters import Filter
+from ferrule_kit.embeddings.vectors import (
     Chunk,
     CountInput,
     DeleteInput,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ferrule_kit.parts import lazy_attributes
+from ferrule_kit.content.parts import lazy_attributes
 
 if TYPE_CHECKING:
     from .content import MAX_DOCUMENT_BYTES, DocumentContent, sniff_document_mime

@@ -6,7 +6,7 @@ import base64
 import os
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import media_bytes, read_media_file
+from ferrule_kit.content.parts import media_bytes, read_media_file
 
 from .part import PDF, TEXT, DocumentPart
 

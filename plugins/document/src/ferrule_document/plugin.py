@@ -10,12 +10,19 @@ from typing import TYPE_CHECKING
 from ferrule_kernel import hookimpl
 
 if TYPE_CHECKING:
-    from ferrule_kit.parts import PartType
+    from ferrule_kit.content.parts import PartType
 
 
 @hookimpl
 def ferrule_register_part_types() -> list[PartType]:
-    from ferrule_kit.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE, TEXT, PartType
+    from ferrule_kit.content.parts import (
+        ANTHROPIC,
+        GEMINI,
+        OPENAI,
+        OPENAI_COMPATIBLE,
+        TEXT,
+        PartType,
+    )
 
     return [
         PartType(

@@ -16,7 +16,7 @@ from ferrule_kernel import (
     local_only,
     text_limit,
 )
-from ferrule_kit.hostpolicy import host_policy
+from ferrule_kit.network.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
 

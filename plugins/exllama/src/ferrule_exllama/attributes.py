@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range, local_only
-from ferrule_kit.paths import check_server_path
+from ferrule_kit.network.paths import check_server_path
 
 from . import weights
 
@@ -16,7 +16,7 @@ CacheMode = Literal["fp16", "q8", "q4"]
 
 def _model(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
     # What `weights.locate` would read as a local directory names a place on the server:
-    # see ferrule_kit.paths for whose requests may do that.
+    # see ferrule_kit.network.paths for whose requests may do that.
     if weights.lookup(value) is None and (
         not weights.is_repo_id(value) or os.path.isdir(os.path.expanduser(value))
     ):

@@ -25,10 +25,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ferrule_kernel import FerruleError, get_logger
-from ferrule_kit import qwen3
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lm import InferInput
-from ferrule_kit.tool_choice import honour_tool_choice
+from ferrule_kit.models import qwen3
+from ferrule_kit.models.lm import InferInput
+from ferrule_kit.models.tool_choice import honour_tool_choice
 
 from . import patches, settings, weights
 from .attributes import ExLlamaAttributes
@@ -84,7 +84,7 @@ def _filter_class() -> type:
 
 
 class ExLlamaLanguageModel:
-    """A Qwen3 model loaded in exllamav2, with the ``infer`` method of `ferrule_kit.lm`."""
+    """A Qwen3 model loaded in exllamav2, with the ``infer`` method of `ferrule_kit.models.lm`."""
 
     def __init__(self, attributes: ExLlamaAttributes) -> None:
         cuda_status().require(attributes.model)

@@ -9,7 +9,7 @@ package's own modules when a model is first routed or a schema listed.
 from __future__ import annotations
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import ModelRoute, language_model_type
+from ferrule_kit.models.lmspec import ModelRoute, language_model_type
 
 COMPONENT_TYPE = "exllama_language_model"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit import qwen3
-from ferrule_kit.control_text import ControlTextGuard, Escapes
-from ferrule_kit.lm import FinishReason, InferInput, Usage, finish
+from ferrule_kit.models import qwen3
+from ferrule_kit.models.control_text import ControlTextGuard, Escapes
+from ferrule_kit.models.lm import FinishReason, InferInput, Usage, finish
 
 from .attributes import CacheMode, ExLlamaAttributes
 
@@ -132,7 +132,7 @@ def plan_turn(
 
 def guard_tokenizer(tokenizer: Any) -> ControlTextGuard:
     """Make an ``ExLlamaV2Tokenizer`` read special tokens only where asked, and return the
-    guard of their texts (see `ferrule_kit.control_text`).
+    guard of their texts (see `ferrule_kit.models.control_text`).
 
     exllamav2 finds special tokens itself (``encode_special_tokens=True`` splits the text
     at their texts) and hands the rest to its Hugging Face tokenizer, which by default

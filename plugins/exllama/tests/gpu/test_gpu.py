@@ -27,8 +27,8 @@ from typing import Any
 
 import attrs
 import pytest
-from ferrule_kit import qwen3
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models import qwen3
 
 GPU_PACKAGES = ("torch", "exllamav2", "transformers", "tokenizers", "safetensors")
 

@@ -1,4 +1,4 @@
-"""The `faiss_store` component: `ferrule_kit.vectors`' contract over a FAISS index.
+"""The `faiss_store` component: `ferrule_kit.embeddings.vectors`' contract over a FAISS index.
 
 The vectors live in a flat FAISS index wrapped in an ``IndexIDMap2`` (so chunks keep
 their int ids across deletes); the chunks' text, metadata and hashes in a dict beside it.
@@ -10,7 +10,7 @@ CPU up to a few million vectors and what the contract's exact-search tests expec
 - ``dot``: an inner-product index; distance is ``-a.b``.
 - ``l2``: an L2 index (FAISS gives squared distances; the contract's is the root).
 
-A metadata filter becomes the set of chunks that pass it (`ferrule_kit.vectorfilters`'
+A metadata filter becomes the set of chunks that pass it (`ferrule_kit.embeddings.vectorfilters`'
 reference semantics) and an ``IDSelectorBatch``: FAISS scores only those. Equal distances
 are ordered by insertion, as the other stores order by row id.
 
@@ -25,7 +25,7 @@ import threading
 from typing import Any
 
 import attrs
-from ferrule_kit.vectors import (
+from ferrule_kit.embeddings.vectors import (
     Chunk,
     CountInput,
     DeleteInput,
@@ -45,7 +45,7 @@ from ferrule_kit.vectors import (
     no_keyword_search,
     score,
 )
-from ferrule_kit.vectorspec import VectorStoreAttributes
+from ferrule_kit.embeddings.vectorspec import VectorStoreAttributes
 
 from .plugin import COMPONENT_TYPE
 

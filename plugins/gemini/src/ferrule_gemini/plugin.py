@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.lmspec import ProviderModels, language_model_type
+from ferrule_kit.models.lmspec import ProviderModels, language_model_type
 
 from .embedspec import EMBEDDER_TYPE, embedder_types
 

@@ -27,15 +27,16 @@ import re
 import uuid
 from typing import Any
 
+from ferrule_kit.content.messages import Message, TextPart, system_and_turns
+from ferrule_kit.content.parts import GEMINI, registry
+from ferrule_kit.content.policy import Accepts, ContentPolicy
 from ferrule_kit.errors import (
     InvalidInputError,
     ModelError,
     ProviderProtocolError,
     StreamInterruptedError,
 )
-from ferrule_kit.http import ProviderErrorInfo, environment_base_url, provider_error
-from ferrule_kit.http import parse_error_body as parse_generic_error
-from ferrule_kit.lm import (
+from ferrule_kit.models.lm import (
     InferInput,
     Usage,
     finish,
@@ -43,9 +44,8 @@ from ferrule_kit.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule_kit.messages import Message, TextPart, system_and_turns
-from ferrule_kit.parts import GEMINI, registry
-from ferrule_kit.policy import Accepts, ContentPolicy
+from ferrule_kit.network.http import ProviderErrorInfo, environment_base_url, provider_error
+from ferrule_kit.network.http import parse_error_body as parse_generic_error
 
 from .schema import function_declaration, to_gemini_schema
 
@@ -116,7 +116,7 @@ def stream_url(base_url: str | None, model: str) -> str:
 
 
 def request_headers(api_key: str) -> dict[str, str]:
-    """Gemini's auth header (`ferrule_kit.http` adds the content type and ``Accept``)."""
+    """Gemini's auth header (`ferrule_kit.network.http` adds the content type and ``Accept``)."""
     return {"x-goog-api-key": api_key}
 
 
@@ -391,7 +391,7 @@ def error_info(error: dict[str, Any]) -> ProviderErrorInfo:
 
 
 def parse_error(status: int, body: bytes, headers: Any) -> ProviderErrorInfo:
-    """`ferrule_kit.http`'s error parser for Gemini: ``RetryInfo.retryDelay`` is the wait to
+    """`ferrule_kit.network.http`'s error parser for Gemini: ``RetryInfo.retryDelay`` is the wait to
     honour, a daily ``QuotaFailure`` is never retried."""
     error = parse_error_body(body)
     if not error.get("message"):

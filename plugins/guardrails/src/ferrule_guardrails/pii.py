@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
+from ferrule_kit.content.messages import Message, TextPart
 from ferrule_kit.guardrails import (
     BaseGuardrail,
     CheckTrigger,
@@ -22,7 +23,6 @@ from ferrule_kit.guardrails import (
     OutputCheckError,
     RunInput,
 )
-from ferrule_kit.messages import Message, TextPart
 
 from .normalize import normalized
 

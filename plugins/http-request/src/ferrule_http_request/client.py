@@ -5,7 +5,7 @@ without the secrets a request may carry: header values, the URL's password and q
 string appear in no message (the URL is shown as scheme://host:port/path).
 
 Every connection, redirects included, goes only where `policy` allows
-(`ferrule_kit.checked_connector`: an address the URL spells, and every address a host
+(`ferrule_kit.network.checked_connector`: an address the URL spells, and every address a host
 name resolves to, checked before connecting). A response body is read up to
 ``FERRULE_HTTP_REQUEST_MAX_BYTES`` (10 MiB by default).
 """
@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from ferrule_kernel import InvalidInputError, get_logger, scrub_secrets
-from ferrule_kit.checked_connector import CheckedConnector
+from ferrule_kit.network.checked_connector import CheckedConnector
 
 from .errors import HTTPRequestError, HTTPRequestTimeoutError
 from .policy import AddressPolicyError, AddressRefusedError, Policy

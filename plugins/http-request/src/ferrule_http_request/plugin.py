@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import attrs
 from ferrule_kernel import InvalidInputError, OperatorSpec, hookimpl, in_range, local_only
-from ferrule_kit.hostpolicy import host_policy
+from ferrule_kit.network.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
 

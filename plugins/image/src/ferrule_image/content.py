@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import media_bytes, read_media_file
+from ferrule_kit.content.parts import media_bytes, read_media_file
 
 from .part import ImagePart
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.parts import check_fields, data_url, decoded_size, parse_data_url, required
+from ferrule_kit.content.parts import check_fields, data_url, decoded_size, parse_data_url, required
 
 
 @attrs.frozen

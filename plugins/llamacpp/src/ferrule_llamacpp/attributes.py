@@ -6,15 +6,15 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import in_range, local_only, refuse_untrusted
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, resolve_model_alias
-from ferrule_kit.paths import check_server_path
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL, resolve_model_alias
+from ferrule_kit.network.paths import check_server_path
 
 from . import hub, weights
 
 
 def model_file(_instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
     """A model id that is a path (not a table id) names a file on the server: see
-    `ferrule_kit.paths` for whose requests may do that. One that names any Hugging Face
+    `ferrule_kit.network.paths` for whose requests may do that. One that names any Hugging Face
     repository has the server download a file its native GGUF parser then reads: not
     for network clients either (the table's ids are vetted)."""
     if weights.lookup(value) is not None:

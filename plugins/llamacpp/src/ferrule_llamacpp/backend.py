@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ferrule_kernel import InvalidInputError, get_logger
-from ferrule_kit.control_text import ControlTextGuard
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lm import InferInput
-from ferrule_kit.tool_choice import constrained_inputs, honour_tool_choice
+from ferrule_kit.models.control_text import ControlTextGuard
+from ferrule_kit.models.lm import InferInput
+from ferrule_kit.models.tool_choice import constrained_inputs, honour_tool_choice
 
 from . import openmp, weights
 from .attributes import LlamaCppAttributes
@@ -76,7 +76,7 @@ def control_texts(model: Any) -> list[str]:
 
 
 class LlamaCppLanguageModel:
-    """A GGUF chat model loaded in llama.cpp, with the ``infer`` method of `ferrule_kit.lm`."""
+    """A GGUF chat model loaded in llama.cpp, with the ``infer`` method of `ferrule_kit.models.lm`."""
 
     def __init__(self, attributes: LlamaCppAttributes) -> None:
         with openmp.prepared():  # how its threads wait: read when the library loads
@@ -136,7 +136,7 @@ class LlamaCppLanguageModel:
             raise
         self._seed = attributes.seed
         #: The vocabulary's control tokens' texts: parsed as tokens in the template's text
-        #: only, never in the request's (see `ferrule_kit.control_text`).
+        #: only, never in the request's (see `ferrule_kit.models.control_text`).
         self._guard = ControlTextGuard(control_texts(self.model))
         self._pieces: dict[int, bytes] = {}
         self._grammars: dict[str, str] = {}

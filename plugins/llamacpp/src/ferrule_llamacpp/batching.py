@@ -56,7 +56,7 @@ from typing import Any
 
 from ferrule_kernel import FerruleError, get_logger
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lm import Usage, finish
+from ferrule_kit.models.lm import Usage, finish
 
 from .formats import StreamParser
 from .stops import StopMatcher

@@ -1,7 +1,7 @@
 """How a request becomes a prompt, and generated text becomes ``infer`` deltas, per model family.
 
 - Qwen3 (GGUF architecture ``qwen3`` / ``qwen3moe``): the sdk's one Qwen3 chat format,
-  `ferrule_kit.qwen3` — thinking on/off, tools, ``<tool_call>`` parsing, Qwen's sampling.
+  `ferrule_kit.models.qwen3` — thinking on/off, tools, ``<tool_call>`` parsing, Qwen's sampling.
 - SmolLM2 (GGUF ``general.basename`` ``smollm2``): its own chat template, with SmolLM2's
   function-calling format around it — the tools as a JSON list in ``<tools>`` in the system
   turn, calls as a JSON list in ``<tool_call>``, results as ``<tool_response>`` user turns.
@@ -18,11 +18,11 @@ from typing import Any, Protocol
 
 import attrs
 from ferrule_kernel import InvalidInputError
+from ferrule_kit.content.messages import message_text
+from ferrule_kit.content.parts import TEXT
+from ferrule_kit.content.policy import ContentPolicy
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lm import InferInput, text_delta
-from ferrule_kit.messages import message_text
-from ferrule_kit.parts import TEXT
-from ferrule_kit.policy import ContentPolicy
+from ferrule_kit.models.lm import InferInput, text_delta
 
 from .attributes import LlamaCppAttributes
 
@@ -63,7 +63,7 @@ CHAT_SAMPLING: dict[str, float | int] = {
     "max_tokens": 1024,
 }
 
-#: Qwen3 on top of Qwen's per-mode sampling (`ferrule_kit.qwen3.SAMPLING`): Qwen asks for no
+#: Qwen3 on top of Qwen's per-mode sampling (`ferrule_kit.models.qwen3.SAMPLING`): Qwen asks for no
 #: repeat penalty (presence_penalty is its remedy) and gives 32768 tokens as the output
 #: length for most queries (thinking takes many).
 QWEN3_GENERATION: dict[str, float | int] = {"repeat_penalty": 1.0, "max_tokens": 32768}
@@ -154,7 +154,7 @@ class Qwen3Format:
         self._attributes = attributes
 
     def turn(self, request: InferInput) -> Turn:
-        from ferrule_kit import qwen3
+        from ferrule_kit.models import qwen3
 
         # A JSON-schema grammar constrains the whole reply, so there is no room for a
         # think block: a request with output_schema is answered without thinking.
@@ -296,7 +296,7 @@ class SmolLM2Format(ChatTemplateFormat):
         return out
 
     def _parser(self) -> StreamParser:
-        from ferrule_kit.qwen3 import Qwen3StreamParser
+        from ferrule_kit.models.qwen3 import Qwen3StreamParser
 
         return Qwen3StreamParser(reasoning=False, call_lists=True)
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError, local_only
-from ferrule_kit.hostpolicy import host_policy
+from ferrule_kit.network.hostpolicy import host_policy
 
 from . import hub, weights
 
 # A cache directory is a place on the server's disk to list, write and delete files in:
 # only code in the server's own process may name one (see ferrule_kernel.trust), and no
-# model's tool call (ferrule_kit.hostpolicy).
+# model's tool call (ferrule_kit.network.hostpolicy).
 _CACHE_DIR = local_only("a directory on the server")
 _CACHE_DIR_POLICY = host_policy("the model cache directory")
 

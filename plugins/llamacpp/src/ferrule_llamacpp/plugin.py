@@ -10,7 +10,7 @@ weights table) when a model is first routed or a schema listed, never at a cold 
 from __future__ import annotations
 
 from ferrule_kernel import ComponentTypeSpec, OperatorSpec, hookimpl
-from ferrule_kit.lmspec import ModelRoute, language_model_type
+from ferrule_kit.models.lmspec import ModelRoute, language_model_type
 
 COMPONENT_TYPE = "llamacpp_language_model"
 

@@ -1,4 +1,4 @@
-"""The `minilm_embedder` component: `ferrule_kit.embedding`'s contract on `ferrule_minilm.model`.
+"""The `minilm_embedder` component: `ferrule_kit.embeddings.embedding`'s contract on `ferrule_minilm.model`.
 
 How it uses the cores: a call's texts are sorted by length and cut into batches, and
 `threads` worker threads each run whole batches, with numpy's BLAS held to one thread
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from ferrule_kernel import get_logger
-from ferrule_kit.embedding import (
+from ferrule_kit.embeddings.embedding import (
     EmbedderInfo,
     EmbedderUnavailableError,
     EmbeddingUsage,

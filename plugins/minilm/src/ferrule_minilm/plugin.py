@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import attrs
 from ferrule_kernel import ComponentTypeSpec, hookimpl, in_range
-from ferrule_kit.embedspec import embedder_type
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.embeddings.embedspec import embedder_type
+from ferrule_kit.models.lmspec import ModelRoute
 
 COMPONENT_TYPE = "minilm_embedder"
 #: The ids (any case) `ferrule_resolve_embedder` answers for, and the providers it is.
@@ -28,7 +28,7 @@ class MiniLMAttributes:
     )
     #: The vectors' dimension: 384 (the model's), or more with zeros after the model's
     #: 384, so that MiniLM can stand in for a wider model (``BAAI/bge-m3``, 1024, by an
-    #: alias: `ferrule_kit.embedspec.aliased_dimension`) in a store sized for it. The zeros
+    #: alias: `ferrule_kit.embeddings.embedspec.aliased_dimension`) in a store sized for it. The zeros
     #: change no cosine, inner product or distance.
     dimension: int = attrs.field(default=384, validator=in_range(384, 65536))
     #: Check each weights file's SHA-256 against the published one (`ferrule_minilm.

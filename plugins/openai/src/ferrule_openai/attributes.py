@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import in_range
-from ferrule_kit.providerspec import ProviderAttributes
+from ferrule_kit.models.providerspec import ProviderAttributes
 
 
 @attrs.frozen

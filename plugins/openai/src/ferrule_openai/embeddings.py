@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import in_range
-from ferrule_kit.embedding import (
+from ferrule_kit.embeddings.embedding import (
     EmbedderInfo,
     EmbeddingUsage,
     EmbedInput,
@@ -36,8 +36,8 @@ from ferrule_kit.embedding import (
     check_vectors,
 )
 from ferrule_kit.errors import ProviderProtocolError
-from ferrule_kit.http import HTTPClient, RetryPolicy, Timeouts, resolve_api_key
-from ferrule_kit.providerspec import ProviderAttributes
+from ferrule_kit.models.providerspec import ProviderAttributes
+from ferrule_kit.network.http import HTTPClient, RetryPolicy, Timeouts, resolve_api_key
 
 from .plugin import API_KEY_VARIABLE, DEFAULT_BASE_URL, PROVIDER
 

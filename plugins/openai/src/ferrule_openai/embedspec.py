@@ -5,7 +5,7 @@ is defined."""
 from __future__ import annotations
 
 from ferrule_kernel import ComponentTypeSpec
-from ferrule_kit.embedspec import embedder_type
+from ferrule_kit.embeddings.embedspec import embedder_type
 
 EMBEDDER_TYPE = "openai_embedder"
 

@@ -1,4 +1,4 @@
-"""The OpenAI component: the shared Chat Completions translator (`ferrule_kit.chat_completions`)
+"""The OpenAI component: the shared Chat Completions translator (`ferrule_kit.models.chat_completions`)
 plus OpenAI's auth headers, content policy and model rules."""
 
 from __future__ import annotations
@@ -6,17 +6,17 @@ from __future__ import annotations
 import os
 import re
 
-from ferrule_kit.chat_completions import (
+from ferrule_kit.content.parts import OPENAI as OPENAI_DIALECT
+from ferrule_kit.content.parts import OPENAI_COMPATIBLE
+from ferrule_kit.content.policy import Accepts, ContentPolicy
+from ferrule_kit.models.chat_completions import (
     MEDIA_LIMITS,
     ChatCompletionsModel,
     Dialect,
     ModelRules,
     make_client,
 )
-from ferrule_kit.http import HTTPClient, resolve_api_key
-from ferrule_kit.parts import OPENAI as OPENAI_DIALECT
-from ferrule_kit.parts import OPENAI_COMPATIBLE
-from ferrule_kit.policy import Accepts, ContentPolicy
+from ferrule_kit.network.http import HTTPClient, resolve_api_key
 
 from .attributes import OpenAIAttributes
 from .plugin import API_KEY_VARIABLE, DEFAULT_BASE_URL, PROVIDER

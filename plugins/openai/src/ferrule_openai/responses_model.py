@@ -1,5 +1,5 @@
 """The `openai_responses_language_model` component: `ferrule_openai.responses_wire` for the
-translation, `ferrule_kit.sse_model` for the connection (the kit's SSE reader, retries and
+translation, `ferrule_kit.models.sse_model` for the connection (the kit's SSE reader, retries and
 typed errors), and the OpenAI component's client (auth, endpoint and key rules)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from ferrule_kit.http import SSEEvent
-from ferrule_kit.lm import InferInput
-from ferrule_kit.sse_model import SSELanguageModel
+from ferrule_kit.models.lm import InferInput
+from ferrule_kit.models.sse_model import SSELanguageModel
+from ferrule_kit.network.http import SSEEvent
 
 from . import responses_wire as wire
 from .attributes import OpenAIResponsesAttributes

@@ -23,14 +23,15 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.chat_completions import Dialect, encode_part, stream_error
+from ferrule_kit.content.messages import Message, ReasoningPart, TextPart
 from ferrule_kit.errors import (
     ModelError,
     ProviderProtocolError,
     StreamInterruptedError,
     UnsupportedContentError,
 )
-from ferrule_kit.lm import (
+from ferrule_kit.models.chat_completions import Dialect, encode_part, stream_error
+from ferrule_kit.models.lm import (
     ANY_JSON_OBJECT,
     FinishReason,
     InferInput,
@@ -41,7 +42,6 @@ from ferrule_kit.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule_kit.messages import Message, ReasoningPart, TextPart
 
 PROVIDER = "openai"
 _SIGNATURE_TAG = "openai-responses"

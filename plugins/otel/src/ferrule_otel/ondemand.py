@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ferrule_kit.lmspec import ModelRoute
-    from ferrule_kit.messages import Message, ToolCall
+    from ferrule_kit.content.messages import Message, ToolCall
+    from ferrule_kit.models.lmspec import ModelRoute
 
     from .spans import GenAIInstrumentation
 

@@ -42,8 +42,8 @@ from opentelemetry.trace import ProxyTracerProvider, SpanKind, Status, StatusCod
 from .ondemand import UNRECORDED, _Unrecorded
 
 if TYPE_CHECKING:
-    from ferrule_kit.lmspec import ModelRoute
-    from ferrule_kit.messages import Message, ToolCall
+    from ferrule_kit.content.messages import Message, ToolCall
+    from ferrule_kit.models.lmspec import ModelRoute
 
 #: ``gen_ai.provider.name`` for ferrule's provider plugins, where the convention names it
 #: differently; other component types give their name without ``_language_model``.
@@ -134,7 +134,7 @@ def set_messages(span: trace.Span, messages: Sequence[Mapping[str, Any]]) -> Non
 
 
 def set_output(span: trace.Span, message: Message, finish_reason: str | None) -> None:
-    from ferrule_kit.messages import converter
+    from ferrule_kit.content.messages import converter
 
     output = semconv_message(converter.unstructure(message))
     if finish_reason is not None:
@@ -279,7 +279,7 @@ class GenAIInstrumentation:
         span.set_attributes(attributes)
         capture = capture_content()
         if capture:
-            from ferrule_kit.messages import converter
+            from ferrule_kit.content.messages import converter
 
             set_messages(span, [converter.unstructure(m) for m in messages])
         return RunSpan(span, capture)

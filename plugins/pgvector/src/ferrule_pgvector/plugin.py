@@ -9,8 +9,8 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import ComponentTypeSpec, InvalidInputError, hookimpl, in_range
 from ferrule_kernel.trust import local_only
-from ferrule_kit.sqltables import schema_name
-from ferrule_kit.vectorspec import VectorStoreAttributes, vector_store_type
+from ferrule_kit.embeddings.vectorspec import VectorStoreAttributes, vector_store_type
+from ferrule_kit.stores.sql.tables import schema_name
 
 COMPONENT_TYPE = "pgvector_store"
 #: Where the host puts the connection string for stores defined over the network (the

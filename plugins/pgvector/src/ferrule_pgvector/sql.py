@@ -1,8 +1,8 @@
-"""The filter language of `ferrule_kit.vectors` compiled to PostgreSQL over a JSONB column.
+"""The filter language of `ferrule_kit.embeddings.vectors` compiled to PostgreSQL over a JSONB column.
 
 Every leaf is ``true`` or ``false``, never NULL (a missing key, a null or a value of
 another kind gives false), so ``NOT`` of any part means "does not hold", as
-`ferrule_kit.vectors.matches` defines it. Values travel as parameters; keys (checked by
+`ferrule_kit.embeddings.vectors.matches` defines it. Values travel as parameters; keys (checked by
 the filter parser) travel as parameters too. Kinds are tested with ``jsonb_typeof``
 inside ``CASE`` (whose order PostgreSQL keeps, unlike ``AND``'s), so no value is ever
 compared with one of another kind; strings compare by code point (``COLLATE "C"``),
@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ferrule_kit.vectorfilters import to_sql
-from ferrule_kit.vectors import Compare, Filter
+from ferrule_kit.embeddings.vectorfilters import to_sql
+from ferrule_kit.embeddings.vectors import Compare, Filter
 
 _ORDER = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 

@@ -1,4 +1,4 @@
-"""The `pgvector_store` component: `ferrule_kit.vectors`' contract on PostgreSQL + pgvector.
+"""The `pgvector_store` component: `ferrule_kit.embeddings.vectors`' contract on PostgreSQL + pgvector.
 
 Layout, in the schema ``S`` (created if missing), per collection ``C``:
 
@@ -37,8 +37,7 @@ import attrs
 import psycopg
 import psycopg_pool
 from ferrule_kernel import get_logger, scrub_secrets
-from ferrule_kit.dburls import postgres_dsn
-from ferrule_kit.vectors import (
+from ferrule_kit.embeddings.vectors import (
     Chunk,
     CountInput,
     DeleteInput,
@@ -57,6 +56,7 @@ from ferrule_kit.vectors import (
     match,
     score,
 )
+from ferrule_kit.stores.dburls import postgres_dsn
 from psycopg import sql
 from psycopg.adapt import Dumper
 from psycopg.pq import Format

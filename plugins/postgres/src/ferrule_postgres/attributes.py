@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import attrs
 from ferrule_kernel import in_range, local_only
-from ferrule_kit.sqlstore import TableNames, table_name
-from ferrule_kit.sqltables import schema_name
+from ferrule_kit.stores.sql.store import TableNames, table_name
+from ferrule_kit.stores.sql.tables import schema_name
 
 #: Where the host puts the connection string for components defined over the network.
 DSN_ENV = "FERRULE_POSTGRES_DSN"
@@ -31,7 +31,7 @@ class PostgresStorageAttributes:
     connect_timeout: int = attrs.field(default=5, validator=in_range(1, 3600))
     #: The tables' names (Agno's ``session_table`` / ``memory_table`` /
     #: ``knowledge_table``): sessions (their runs in ``<session_table>_runs``), user
-    #: memories and knowledge contents (`ferrule_kit.sqlstore.TableNames`).
+    #: memories and knowledge contents (`ferrule_kit.stores.sql.store.TableNames`).
     session_table: str = attrs.field(default="sessions", validator=table_name)
     memory_table: str = attrs.field(default="memories", validator=table_name)
     knowledge_table: str = attrs.field(default="knowledge", validator=table_name)

@@ -1,4 +1,4 @@
-"""The schema's migrations on PostgreSQL: the kit's (`ferrule_kit.sqlschema`) run by psycopg.
+"""The schema's migrations on PostgreSQL: the kit's (`ferrule_kit.stores.sql.schema`) run by psycopg.
 
 The tables live in the component's PostgreSQL schema. `migrate` runs in one transaction
 holding an advisory lock on the schema's name, so processes opening the store at once take
@@ -8,8 +8,8 @@ turns and the later ones find nothing to do.
 from __future__ import annotations
 
 import psycopg
-from ferrule_kit.sqlschema import LATEST, SchemaMigration
-from ferrule_kit.sqlstore import POSTGRES, TableNames, run_async
+from ferrule_kit.stores.sql.schema import LATEST, SchemaMigration
+from ferrule_kit.stores.sql.store import POSTGRES, TableNames, run_async
 
 __all__ = ["LATEST", "migrate"]
 

@@ -1,6 +1,6 @@
-"""`PostgresStorage`: the storage contract (`ferrule_kit.storage`) in PostgreSQL.
+"""`PostgresStorage`: the storage contract (`ferrule_kit.stores.storage`) in PostgreSQL.
 
-The contract's logic is the kit's (`ferrule_kit.sqlstore`); this module connects, migrates
+The contract's logic is the kit's (`ferrule_kit.stores.sql.store`); this module connects, migrates
 the schema and runs each method's plan on psycopg's async connection pool: the methods are
 coroutines on the caller's event loop, waiting on the network without holding a thread.
 Every write is one transaction; `append_run` first locks its session's row (creating it if
@@ -21,9 +21,9 @@ from typing import Any
 import psycopg
 import psycopg_pool
 from ferrule_kernel import get_logger, scrub_secrets
-from ferrule_kit.dburls import postgres_dsn
 from ferrule_kit.errors import StorageConflictError, StorageUnavailableError
-from ferrule_kit.sqlstore import (
+from ferrule_kit.stores.dburls import postgres_dsn
+from ferrule_kit.stores.sql.store import (
     POSTGRES,
     AsyncSqlBackend,
     Plan,
@@ -125,7 +125,7 @@ class PostgresStorage(AsyncSqlBackend):
     # -- errors, connections and transactions ---------------------------------------------
 
     async def execute(self, plan: Plan) -> dict[str, Any]:
-        """Run one contract method's plan (see `ferrule_kit.sqlstore`). A snapshot needs no
+        """Run one contract method's plan (see `ferrule_kit.stores.sql.store`). A snapshot needs no
         transaction here: under READ COMMITTED one would not make several reads one
         snapshot, and it costs two round trips; the kit's plans are written for that."""
         async with _errors(self.store, self._secrets), self._pool.connection() as conn:

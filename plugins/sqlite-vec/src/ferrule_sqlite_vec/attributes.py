@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import attrs
 from ferrule_kernel import in_range
-from ferrule_kit.paths import server_path
-from ferrule_kit.storage import store_file
-from ferrule_kit.vectorspec import VectorStoreAttributes
+from ferrule_kit.embeddings.vectorspec import VectorStoreAttributes
+from ferrule_kit.network.paths import server_path
+from ferrule_kit.stores.storage import store_file
 
 DEFAULT_FILE = "ferrule-vectors.db"
 
@@ -25,7 +25,7 @@ class SqliteVecAttributes(VectorStoreAttributes):
     db_file: str = attrs.field(default=DEFAULT_FILE, validator=store_file)
     #: A path on this machine instead of ``db_file`` (``":memory:"``: a store that lives as
     #: long as the component): any path from code in this process; from a network client
-    #: only under the directories of ``$FERRULE_REMOTE_PATHS`` (`ferrule_kit.paths`).
+    #: only under the directories of ``$FERRULE_REMOTE_PATHS`` (`ferrule_kit.network.paths`).
     path: str | None = attrs.field(default=None, validator=server_path)
     #: Milliseconds to wait for another process's write to finish before giving up.
     busy_timeout_ms: int = attrs.field(default=10_000, validator=in_range(0, 600_000))

@@ -4,7 +4,7 @@ and sqlite-vec load when a store is defined (`ferrule_sqlite_vec.store`)."""
 from __future__ import annotations
 
 from ferrule_kernel import ComponentTypeSpec, hookimpl
-from ferrule_kit.vectorspec import vector_store_type
+from ferrule_kit.embeddings.vectorspec import vector_store_type
 
 COMPONENT_TYPE = "sqlite_vec_store"
 

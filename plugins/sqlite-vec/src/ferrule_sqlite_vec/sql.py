@@ -1,8 +1,8 @@
-"""The filter language of `ferrule_kit.vectors` compiled to SQLite SQL over a JSON column.
+"""The filter language of `ferrule_kit.embeddings.vectors` compiled to SQLite SQL over a JSON column.
 
 Every leaf compiles to an expression that is 0 or 1, never NULL (a missing key, a null or
 a value of another kind gives 0), so ``NOT`` of any part means exactly "does not hold",
-as `ferrule_kit.vectors.matches` defines it. Values always travel as parameters; keys are
+as `ferrule_kit.embeddings.vectors.matches` defines it. Values always travel as parameters; keys are
 checked by the filter parser (letters, digits, ``_``, ``-``) and quoted as JSON path
 labels.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ferrule_kit.vectorfilters import to_sql
-from ferrule_kit.vectors import Compare, Filter
+from ferrule_kit.embeddings.vectorfilters import to_sql
+from ferrule_kit.embeddings.vectors import Compare, Filter
 
 _ORDER = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 

@@ -1,4 +1,4 @@
-"""The `sqlite_vec_store` component: `ferrule_kit.vectors`' contract on one SQLite file.
+"""The `sqlite_vec_store` component: `ferrule_kit.embeddings.vectors`' contract on one SQLite file.
 
 Layout, per collection ``C`` (a checked identifier):
 
@@ -27,8 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ferrule_kernel import get_logger
-from ferrule_kit.storage import resolve_store_file
-from ferrule_kit.vectors import (
+from ferrule_kit.embeddings.vectors import (
     Chunk,
     CountInput,
     DeleteInput,
@@ -47,6 +46,7 @@ from ferrule_kit.vectors import (
     match,
     score,
 )
+from ferrule_kit.stores.storage import resolve_store_file
 
 from .attributes import SqliteVecAttributes
 from .plugin import COMPONENT_TYPE

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import hookimpl
-from ferrule_kit.storagespec import storage_type
+from ferrule_kit.stores.storagespec import storage_type
 
 
 @hookimpl

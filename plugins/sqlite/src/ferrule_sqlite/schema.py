@@ -1,4 +1,4 @@
-"""The schema's migrations on SQLite: the kit's (`ferrule_kit.sqlschema`) run by sqlite3.
+"""The schema's migrations on SQLite: the kit's (`ferrule_kit.stores.sql.schema`) run by sqlite3.
 
 `migrate` runs in the one write transaction (``BEGIN IMMEDIATE``) that opens the store, so
 a store is always at a version it has a row for, and a second process opening it at the
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from ferrule_kit.sqlschema import LATEST, SchemaMigration
-from ferrule_kit.sqlstore import SQLITE, TableNames, run_blocking
+from ferrule_kit.stores.sql.schema import LATEST, SchemaMigration
+from ferrule_kit.stores.sql.store import SQLITE, TableNames, run_blocking
 
 __all__ = ["LATEST", "migrate"]
 

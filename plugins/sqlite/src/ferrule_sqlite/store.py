@@ -1,6 +1,6 @@
-"""`SqliteStorage`: the storage contract (`ferrule_kit.storage`) on one SQLite file.
+"""`SqliteStorage`: the storage contract (`ferrule_kit.stores.storage`) on one SQLite file.
 
-The contract's logic is the kit's (`ferrule_kit.sqlstore`); this module opens the file,
+The contract's logic is the kit's (`ferrule_kit.stores.sql.store`); this module opens the file,
 lends its connections and runs each method's plan in the transaction it asks for. The file
 is in WAL mode, so readers never wait for the writer and a process killed mid-transaction
 leaves the last commit intact: SQLite rolls the torn transaction back when the file is next
@@ -24,7 +24,7 @@ from typing import Any
 
 from ferrule_kernel import get_logger
 from ferrule_kit.errors import StorageError, StorageUnavailableError
-from ferrule_kit.sqlstore import (
+from ferrule_kit.stores.sql.store import (
     SQLITE,
     BlockingSqlBackend,
     Plan,
@@ -32,7 +32,7 @@ from ferrule_kit.sqlstore import (
     TableNames,
     run_blocking,
 )
-from ferrule_kit.storefiles import resolve_store_file
+from ferrule_kit.stores.storefiles import resolve_store_file
 
 from . import schema
 from .attributes import SqliteStorageAttributes
@@ -209,7 +209,7 @@ class SqliteStorage(BlockingSqlBackend):
             yield conn
 
     def execute(self, plan: Plan) -> dict[str, Any]:
-        """Run one contract method's plan (see `ferrule_kit.sqlstore`)."""
+        """Run one contract method's plan (see `ferrule_kit.stores.sql.store`)."""
         transaction: AbstractContextManager[sqlite3.Connection]
         if plan.mode == "write":
             transaction = self._transaction("BEGIN IMMEDIATE")

@@ -20,7 +20,7 @@ from ferrule_kernel import (
     refuse_untrusted,
     text_limit,
 )
-from ferrule_kit.hostpolicy import host_policy
+from ferrule_kit.network.hostpolicy import host_policy
 
 from . import errors as _errors  # noqa: F401  (registers the error kinds for the wire)
 
@@ -72,7 +72,7 @@ class TerminalInput:
     to the command's standard input; after ``timeout`` seconds the command and every
     process it started are killed, as they are when it ends; each of stdout and stderr
     keeps its first ``max_output_bytes`` bytes. ``timeout``, ``max_output_bytes`` and
-    ``allow`` are host policies (`ferrule_kit.hostpolicy`): a tool never takes them from
+    ``allow`` are host policies (`ferrule_kit.network.hostpolicy`): a tool never takes them from
     a model."""
 
     command: str = attrs.field(validator=_check_command)

@@ -16,7 +16,7 @@ import signal
 from typing import TYPE_CHECKING, Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.hostpolicy import narrowed
+from ferrule_kit.network.hostpolicy import narrowed
 
 from .errors import TerminalError
 from .plugin import ALLOW_VARIABLE, DISABLE_VARIABLE, TerminalOutput

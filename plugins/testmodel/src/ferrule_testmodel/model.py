@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from ferrule_kernel.discovery import import_target
+from ferrule_kit.content.messages import Message, TextPart
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lm import (
+from ferrule_kit.models.lm import (
     FinishReason,
     InferInput,
     ToolDescription,
@@ -26,7 +27,6 @@ from ferrule_kit.lm import (
     text_delta,
     tool_call_delta,
 )
-from ferrule_kit.messages import Message, TextPart
 
 from .script import (
     FUNCTIONS,

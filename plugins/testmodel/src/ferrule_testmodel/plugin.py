@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ferrule_kernel import hookimpl
-from ferrule_kit.lmspec import language_model_type
+from ferrule_kit.models.lmspec import language_model_type
 
 #: ``LocalModel("test")`` (and ``ferrule chat -m test``) resolve to the echoing test model.
 MODEL_ID = "test"
@@ -31,6 +31,6 @@ def ferrule_register_component_types() -> list[Any]:
 def ferrule_resolve_local_model(model_id: str) -> Any:
     if model_id != MODEL_ID:
         return None
-    from ferrule_kit.lmspec import ModelRoute
+    from ferrule_kit.models.lmspec import ModelRoute
 
     return ModelRoute("test_language_model", {})

@@ -16,8 +16,8 @@ from typing import Any, Union
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range, local_only, type_name
-from ferrule_kit.lm import FinishReason, Usage
-from ferrule_kit.messages import converter as wire_converter
+from ferrule_kit.content.messages import converter as wire_converter
+from ferrule_kit.models.lm import FinishReason, Usage
 
 #: Text, or the exact pieces to stream it in.
 Pieces = Union[str, list[str]]  # noqa: UP007 (a runtime cattrs key)

@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import Kernel
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lmspec import ModelRoute
 
 from . import script
 from .script import ScriptedToolCall, ScriptedTurn, converter

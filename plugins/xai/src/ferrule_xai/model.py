@@ -9,20 +9,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import attrs
-from ferrule_kit.chat_completions import (
+from ferrule_kit.content.parts import OPENAI_COMPATIBLE
+from ferrule_kit.content.policy import Accepts, ContentPolicy
+from ferrule_kit.models.chat_completions import (
     ChatCompletionsModel,
     Dialect,
     ModelRules,
     make_client,
 )
-from ferrule_kit.http import (
+from ferrule_kit.network.http import (
     ProviderErrorInfo,
     environment_base_url,
     parse_error_body,
     resolve_api_key,
 )
-from ferrule_kit.parts import OPENAI_COMPATIBLE
-from ferrule_kit.policy import Accepts, ContentPolicy
 
 from .attributes import XAIAttributes
 from .plugin import API_KEY_VARIABLE, BASE_URL_VARIABLES, DEFAULT_BASE_URL

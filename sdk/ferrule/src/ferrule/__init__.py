@@ -18,7 +18,7 @@ from .runtime import AsyncRuntime, Runtime
 if TYPE_CHECKING:
     # What `_LAZY` imports on first access, for type checkers (`__getattr__` returns Any):
     # lazy at run time, typed statically. tests/typing/test_typing.py keeps the two equal.
-    from ferrule_kit.messages import Message, Part, ReasoningPart, TextPart, ToolCall
+    from ferrule_kit.content.messages import Message, Part, ReasoningPart, TextPart, ToolCall
 
     from .agent import (
         Agent,
@@ -151,11 +151,11 @@ _LAZY = {
     "BearerAuthenticator": "ferrule.tools",
     "APIModel": "ferrule.models",
     "LocalModel": "ferrule.models",
-    "Message": "ferrule_kit.messages",
-    "Part": "ferrule_kit.messages",
-    "ReasoningPart": "ferrule_kit.messages",
-    "TextPart": "ferrule_kit.messages",
-    "ToolCall": "ferrule_kit.messages",
+    "Message": "ferrule_kit.content.messages",
+    "Part": "ferrule_kit.content.messages",
+    "ReasoningPart": "ferrule_kit.content.messages",
+    "TextPart": "ferrule_kit.content.messages",
+    "ToolCall": "ferrule_kit.content.messages",
     "VectorStore": "ferrule.vector_store",
     "VectorStoreAddInput": "ferrule.vector_store",
     "VectorStoreGetResult": "ferrule.vector_store",
@@ -175,7 +175,7 @@ def __getattr__(name: str) -> Any:
         # AudioContent, ...): `from ferrule import ImageContent` works when ferrule-image
         # is installed and says what to install when it is not. Not cached here: the
         # registry follows what is installed.
-        from ferrule_kit.parts import registry
+        from ferrule_kit.content.parts import registry
 
         try:
             return registry.export(name)
@@ -190,6 +190,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    from ferrule_kit.parts import registry
+    from ferrule_kit.content.parts import registry
 
     return sorted(set(globals()) | set(_LAZY) | set(registry.exported()))

@@ -103,7 +103,7 @@ EXPORTS: dict[str, str] = {
 }
 
 #: Python objects a content plugin turns into parts (in an agent's prompt and files=), by
-#: the public qualified name of their class (`ferrule_kit.parts.class_name`).
+#: the public qualified name of their class (`ferrule_kit.content.parts.class_name`).
 OBJECTS: dict[str, str] = {
     "PIL.Image.Image": "ferrule-image",
     "pathlib.PurePath": "ferrule-document",

@@ -10,7 +10,7 @@
     qwen = "unsloth/Qwen3-4B-GGUF:Q4_K_M"
 
 The CLI reads it; the library does not (a host application's models are its own choice).
-API keys are not kept here but in ``keys.json`` beside it (`ferrule_kit.keys`).
+API keys are not kept here but in ``keys.json`` beside it (`ferrule_kit.network.keys`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError
-from ferrule_kit.keys import config_dir
+from ferrule_kit.network.keys import config_dir
 
 #: The variable naming another config file.
 CONFIG_VARIABLE = "FERRULE_CONFIG"

@@ -7,7 +7,7 @@ shared one when none is named), embedding one text at a time.
 The model id reaches the installed embedder plugins through `ferrule.models.route_embedder`,
 after ``$FERRULE_MODEL_ALIASES``: ``BAAI/bge-m3=all-MiniLM-L6-v2`` runs Ailoy's code on
 the offline MiniLM. An aliased id keeps the dimension its own model has
-(`ferrule_kit.embedspec.aliased_dimension`: bge-m3's vectors are 1024 wide, and
+(`ferrule_kit.embeddings.embedspec.aliased_dimension`: bge-m3's vectors are 1024 wide, and
 Ailoy's code sizes its stores so, ``VectorStore.new_faiss(1024)``): the stand-in is asked
 for vectors that wide (MiniLM pads zeros after its 384 values, which changes no distance),
 as Ailoy 0.1's ``tvm_embedding_model`` is. `ferrule.vector_store.VectorStore`
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.embedspec import MODEL_DIMENSIONS, aliased_dimension
+from ferrule_kit.embeddings.embedspec import MODEL_DIMENSIONS, aliased_dimension
 
 from ._bridge import Bridge, blocking, on_bridge_loop
 from .agent.langmodel import (

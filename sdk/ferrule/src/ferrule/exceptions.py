@@ -28,7 +28,7 @@ from ferrule_kit.errors import StatusError as AgnoError
 from ferrule_kit.guardrails import CheckTrigger, InputCheckError, OutputCheckError
 
 if TYPE_CHECKING:
-    from ferrule_kit.messages import Message
+    from ferrule_kit.content.messages import Message
 
 __all__ = [
     "AgentRunException",

@@ -5,7 +5,7 @@ Each expression is a small value object: ``EQ("year", 2024)``, ``IN("tag", ["a",
 ``|`` and ``~`` combine them. ``to_dict()`` gives Agno's dict shape (``{"op": "EQ", "key":
 ..., "value": ...}``) and `from_dict` reads it back, refusing nesting deeper than
 `MAX_FILTER_DEPTH`. ``to_filter()`` gives the same condition in the vector stores' filter
-language (`ferrule_kit.vectorfilters`), which is what `Knowledge.search(filters=...)` and
+language (`ferrule_kit.embeddings.vectorfilters`), which is what `Knowledge.search(filters=...)` and
 the stores run: ``EQ`` is ``$eq``, ``IN`` ``$in``... ``CONTAINS`` and ``STARTSWITH`` are
 refused (`NO_TEXT_MATCH`): the stores' language compares whole values; a text match inside
 a value is not in it.

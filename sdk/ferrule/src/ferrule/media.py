@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import ContentPart
-from ferrule_kit.parts import registry
+from ferrule_kit.content.messages import ContentPart
+from ferrule_kit.content.parts import registry
 
 MediaT = TypeVar("MediaT", bound="Media")
 

@@ -51,7 +51,7 @@ def new_kernel() -> Kernel:
     """A kernel of this process with ferrule's built-in operators and the catalog's hints
     (each in-process runtime's, ``ferrule serve``'s, and a remote agent's routing one)."""
     from ferrule_kit import kit_plugin
-    from ferrule_kit.parts import registry
+    from ferrule_kit.content.parts import registry
 
     from .catalog import install_hint
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ferrule_kit.lmspec import ModelRoute
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.models.lmspec import ModelRoute
 from ferrule_kit.testing import LanguageModelUnderTest, ScriptedTurn
 
 from .agent import Agent, LangModel

@@ -1,5 +1,5 @@
 """Ailoy's `VectorStore`, both of its APIs on one object: a vector-store component of
-ferrule's contract (`ferrule_kit.vectors`) defined on a runtime.
+ferrule's contract (`ferrule_kit.embeddings.vectors`) defined on a runtime.
 
 Ailoy 0.2: a store of vectors you embed yourself (with `ferrule.EmbeddingModel`)::
 
@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.vectors import VectorStoreUnavailableError
+from ferrule_kit.embeddings.vectors import VectorStoreUnavailableError
 
 from ._bridge import Bridge, blocking, on_bridge_loop
 from .agent.langmodel import component_name

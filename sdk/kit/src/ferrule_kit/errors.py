@@ -157,7 +157,7 @@ class InvalidToolCallError(FerruleError):
     kind = "invalid_tool_call"
 
 
-# -- provider failures (raised through `ferrule_kit.http`) ---------------------------------
+# -- provider failures (raised through `ferrule_kit.network.http`) ---------------------------------
 #
 # Each carries ``details``: ``provider``, ``status`` (the HTTP status, None for a failure
 # below HTTP), ``provider_message`` (the provider's own words, secrets scrubbed) and, when
@@ -283,7 +283,7 @@ class ProviderProtocolError(ModelError):
     kind = "provider_protocol_error"
 
 
-# -- storage (the contract in `ferrule_kit.storage`) ---------------------------------------
+# -- storage (the contract in `ferrule_kit.stores.storage`) ---------------------------------------
 #
 # Each carries ``details``: ``backend`` (``"sqlite"``, ``"postgres"``, ...) and ``store``,
 # the store's name as its operator would say it (a file path; ``host:port/dbname``), never a

@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 from ferrule_kernel import FerruleError, register_error_kind
 
-from .messages import Message, converter
+from .content.messages import Message, converter
 
 __all__ = [
     "BaseGuardrail",

@@ -2,7 +2,7 @@
 
 The kernel's hooks (``ferrule_kernel.hookspecs``) register what a plugin provides; these
 ask questions whose answer belongs to one plugin (which component type serves a model
-id, ...) and register the content part types of ``ferrule_kit.parts``. They are added to
+id, ...) and register the content part types of ``ferrule_kit.content.parts``. They are added to
 a plugin manager by ``ferrule_kit.kit_plugin`` (an implementation of the kernel's
 ``ferrule_add_hookspecs``), which the ``ferrule`` top layer registers on every kernel it
 makes and the part-type registry on its own. Plugins implement them with
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from .content.parts import PartType
     from .instrumentation import Instrumentation
-    from .lmspec import ModelRoute
-    from .parts import PartType
+    from .models.lmspec import ModelRoute
 
 hookspec = pluggy.HookspecMarker("ferrule")
 
@@ -60,7 +60,7 @@ def ferrule_resolve_local_model(model_id: str) -> ModelRoute | None:
 
 @hookspec(firstresult=True)
 def ferrule_resolve_embedder(model_id: str, provider: str | None) -> ModelRoute | None:
-    """Return the `ModelRoute` (an embedder component type of `ferrule_kit.embedding` and
+    """Return the `ModelRoute` (an embedder component type of `ferrule_kit.embeddings.embedding` and
     its attributes) that serves embedding model ``model_id``, or None when this plugin does
     not serve it.
 
@@ -78,11 +78,11 @@ def ferrule_resolve_embedder(model_id: str, provider: str | None) -> ModelRoute 
 
 @hookspec
 def ferrule_register_part_types() -> list[PartType]:
-    """Return the content part types this plugin provides (`ferrule_kit.parts.PartType`:
+    """Return the content part types this plugin provides (`ferrule_kit.content.parts.PartType`:
     the part class, the wire ``type`` values it reads, its (un)structuring on ferrule's
     wire and its encoder for each provider dialect it supports).
 
-    Called by ``ferrule_kit.parts.registry``, once per process (again after its
+    Called by ``ferrule_kit.content.parts.registry``, once per process (again after its
     ``reload()``), the first time a part other than text is structured, encoded or looked
     up, or a name the part types export is asked for (``from ferrule import
     ImageContent``); never at a kernel's discovery, so text-only work never calls it. Not

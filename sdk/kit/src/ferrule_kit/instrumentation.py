@@ -30,8 +30,8 @@ from ferrule_kernel import FerruleError, get_logger
 if TYPE_CHECKING:
     import pluggy
 
-    from .lmspec import ModelRoute
-    from .messages import Message, ToolCall
+    from .content.messages import Message, ToolCall
+    from .models.lmspec import ModelRoute
 
 log = get_logger("ferrule.instrumentation")
 
@@ -180,7 +180,7 @@ async def observed_model_stream(
     agent does. Closing it closes ``items``."""
     import time
 
-    from .lm import MessageAccumulator
+    from .models.lm import MessageAccumulator
 
     span = instrumentation.start_model_call(route=route, inputs=inputs)
     accumulator = MessageAccumulator()

@@ -21,8 +21,8 @@ from typing import Any
 import attrs
 import ferrule as ai
 import pytest
-from ferrule_kit.lm import InferInput
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lm import InferInput
 from ferrule_testmodel import TestModel
 
 

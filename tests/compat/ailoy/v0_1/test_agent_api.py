@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import ferrule as ai
 import pytest
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer
 from PIL import Image

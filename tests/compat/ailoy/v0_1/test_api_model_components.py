@@ -19,8 +19,8 @@ from ferrule_ailoy.testing import APIModelSuite, APIModelUnderTest
 from ferrule_anthropic.testing import validator as anthropic_wire
 from ferrule_gemini.testing import validator as gemini_wire
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import ToolCall
-from ferrule_kit.parts import ANTHROPIC, GEMINI
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer
 

@@ -30,7 +30,7 @@ from ferrule import Runtime
 from ferrule.server import ServerThread
 from ferrule_chroma.testing import ChromaServer
 from ferrule_kernel import InvalidInputError, UnknownComponentError
-from ferrule_kit.addresses import ALLOW_VARIABLE
+from ferrule_kit.network.addresses import ALLOW_VARIABLE
 from ferrule_kit.testing.loopback import LoopbackServer, Reply
 
 SENTENCE = "hello world"

@@ -12,7 +12,7 @@ from typing import Literal
 
 import ferrule as ai
 import pytest
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
 from ferrule_kit.testing.dialects import reply
 from ferrule_kit.testing.loopback import LoopbackServer
 

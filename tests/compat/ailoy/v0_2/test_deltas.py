@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ferrule as ai
 import pytest
-from ferrule_kit.messages import ReasoningPart, ToolCall, ValuePart
+from ferrule_kit.content.messages import ReasoningPart, ToolCall, ValuePart
 
 Text = ai.PartDelta.Text
 Function = ai.PartDelta.Function

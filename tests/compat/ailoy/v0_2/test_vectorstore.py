@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import ferrule as ai
 import pytest
 from ferrule_chroma.testing import ChromaServer
-from ferrule_kit.vectors import DimensionMismatchError
+from ferrule_kit.embeddings.vectors import DimensionMismatchError
 
 STORES = ["faiss", "chroma"]
 

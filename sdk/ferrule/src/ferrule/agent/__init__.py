@@ -33,7 +33,7 @@ from ferrule_kit.guardrails import (
     OutputCheckError,
     RunInput,
 )
-from ferrule_kit.lm import FunctionDescription as ToolDescription  # Ailoy's name
+from ferrule_kit.models.lm import FunctionDescription as ToolDescription  # Ailoy's name
 
 from ..metrics import ModelCallMetrics, RunMetrics
 from ..models.fallback import FallbackConfig

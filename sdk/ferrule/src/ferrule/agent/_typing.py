@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
-from ferrule_kit.lm import Reasoning
+from ferrule_kit.models.lm import Reasoning
 
 from ..compression.manager import CompressionManager
 from ..models.fallback import FallbackConfig

@@ -15,9 +15,9 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast, overload
 
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
+from ferrule_kit.content.messages import Message
 from ferrule_kit.instrumentation import instrumentation_of
-from ferrule_kit.lmspec import ModelRoute
-from ferrule_kit.messages import Message
+from ferrule_kit.models.lmspec import ModelRoute
 
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..models.fallback import model_of  # names "provider:model_id" (Agno's fallbacks)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ferrule_kit.lm import Reasoning
+from ferrule_kit.models.lm import Reasoning
 
 from .memory import MemoryManager
 from .usage import UsageLimits

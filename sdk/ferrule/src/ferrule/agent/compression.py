@@ -14,8 +14,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.messages import Message, TextPart, converter
+from ferrule_kit.content.messages import Message, TextPart, converter
+from ferrule_kit.models.lm import MessageAccumulator
 
 from ..compression.manager import CompressionManager, estimated_tokens
 from ..metrics import ModelType, add_model_usage

@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lm import ANY_JSON_OBJECT
+from ferrule_kit.models.lm import ANY_JSON_OBJECT
 
 __all__ = [
     "AgentConfig",

@@ -131,7 +131,7 @@ class _ResponseView:
             return "".join(self.content) if final is None else final
         if hasattr(final, "model_dump_json"):
             return str(final.model_dump_json(indent=2))
-        from ferrule_kit.messages import converter
+        from ferrule_kit.content.messages import converter
 
         return json.dumps(converter.unstructure(final), ensure_ascii=False, indent=2)
 

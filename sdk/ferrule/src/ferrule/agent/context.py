@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import get_logger
-from ferrule_kit.messages import TextPart
+from ferrule_kit.content.messages import TextPart
 
 from ..tools.context import RunContext
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import Message, ReasoningPart, Role, TextPart, ToolCall, ValuePart
+from ferrule_kit.content.messages import Message, ReasoningPart, Role, TextPart, ToolCall, ValuePart
 
 __all__ = [
     "FinishReason",

@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import attrs
-from ferrule_kit.lmspec import ModelRoute
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lmspec import ModelRoute
 
 from ..tools import Tool
 from .fallback import FallbackModel, ModelSlot

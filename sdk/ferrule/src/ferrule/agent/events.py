@@ -40,8 +40,8 @@ from typing import Any, get_args
 
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError
-from ferrule_kit.messages import converter
-from ferrule_kit.storage import ToolExecution
+from ferrule_kit.content.messages import converter
+from ferrule_kit.stores.storage import ToolExecution
 
 from ..metrics import RunMetrics
 from .results import ToolConfirmation, json_ready

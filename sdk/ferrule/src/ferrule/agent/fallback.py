@@ -34,7 +34,7 @@ from typing import Any
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
 from ferrule_kit.errors import ModelError
-from ferrule_kit.lmspec import ModelRoute
+from ferrule_kit.models.lmspec import ModelRoute
 
 from ..models.fallback import FallbackConfig, fallbacks_listed
 from .langmodel import LangModel, component_name, default_runtime, routing_kernel

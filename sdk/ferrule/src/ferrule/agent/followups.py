@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
 
 from ..metrics import ModelType, add_helper_metrics
 from .events import FollowupsCompletedEvent, FollowupsStartedEvent

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
-from ferrule_kit.messages import Message, TextPart, ValuePart
+from ferrule_kit.content.messages import Message, TextPart, ValuePart
 
 
 def keep_last_tool_calls(messages: Sequence[Message], limit: int) -> list[Message]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ferrule_kit.storage import ListSessionsInput, SessionsResult
+from ferrule_kit.stores.storage import ListSessionsInput, SessionsResult
 
 from ..tools import Tool, as_tools
 from ..tools.context import ToolContext

@@ -49,7 +49,7 @@ def validated_input(value: Any, schema: type) -> Any:
     try:
         if hasattr(schema, "model_validate"):
             return schema.model_validate(dict(content))  # type: ignore[attr-defined]
-        from ferrule_kit.messages import structure_wire
+        from ferrule_kit.content.messages import structure_wire
 
         structured = structure_wire(dict(content), schema, "input")
         return dict(structured) if typing.is_typeddict(schema) else structured

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import Message, converter
+from ferrule_kit.content.messages import Message, converter
 
 from ..models.message import Message as AgnoMessage
 from ..tools import Tool, as_tools

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lmspec import ModelRoute
-from ferrule_kit.messages import Message, TextPart, converter
+from ferrule_kit.content.messages import Message, TextPart, converter
+from ferrule_kit.models.lmspec import ModelRoute
 
 from .._bridge import Bridge, blocking, blocking_iter
 from ..models import (

@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.messages import Message, ToolCall, converter
+from ferrule_kit.content.messages import Message, ToolCall, converter
+from ferrule_kit.models.lm import MessageAccumulator
 
 from ..metrics import ModelCallMetrics, ModelType, add_model_usage
 from ..models import model_infer_options

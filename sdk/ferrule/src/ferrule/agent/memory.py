@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError, get_logger
-from ferrule_kit.messages import Message, converter
-from ferrule_kit.storage import (
+from ferrule_kit.content.messages import Message, converter
+from ferrule_kit.stores.storage import (
     DeletedResult,
     ListMemoriesInput,
     MemoriesResult,

@@ -26,9 +26,9 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError, get_logger
+from ferrule_kit.content.messages import Message
 from ferrule_kit.errors import InvalidToolCallError, ModelError
-from ferrule_kit.lm import ANY_JSON_OBJECT
-from ferrule_kit.messages import Message
+from ferrule_kit.models.lm import ANY_JSON_OBJECT
 
 from .response_cache import ResponseCache
 

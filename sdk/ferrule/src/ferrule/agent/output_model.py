@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.messages import Message, converter
+from ferrule_kit.content.messages import Message, converter
+from ferrule_kit.models.lm import MessageAccumulator
 
 from ..metrics import ModelCallMetrics, ModelType, add_model_usage
 from ..models import model_infer_options

@@ -30,7 +30,7 @@ def structured_output(output_schema: Any) -> StructuredOutput | None:
     if isinstance(output_schema, type) and (
         attrs.has(output_schema) or typing.is_typeddict(output_schema)
     ):
-        from ferrule_kit.messages import structure_wire
+        from ferrule_kit.content.messages import structure_wire
 
         def parse_attrs(value: Any) -> Any:
             try:

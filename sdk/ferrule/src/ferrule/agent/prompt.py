@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ferrule_kernel import InvalidInputError, field_errors
-from ferrule_kit.messages import ContentPart, TextPart
-from ferrule_kit.parts import class_name, registry
+from ferrule_kit.content.messages import ContentPart, TextPart
+from ferrule_kit.content.parts import class_name, registry
 
 from ..media import Media
 

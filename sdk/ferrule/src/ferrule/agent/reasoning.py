@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.messages import Message, converter
+from ferrule_kit.content.messages import Message, converter
+from ferrule_kit.models.lm import MessageAccumulator
 
 from ..compression.manager import CompressionManager
 from ..metrics import ModelType, add_helper_metrics, add_model_usage

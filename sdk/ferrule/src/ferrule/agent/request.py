@@ -21,8 +21,8 @@ from typing import Any, ClassVar
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lm import Reasoning
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lm import Reasoning
 
 from ..models.response import ToolExecution
 from ..tools.context import RunContext

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import Message
-from ferrule_kit.storage import GetRunInput, GetRunsInput, RunResult, RunsResult
+from ferrule_kit.content.messages import Message
+from ferrule_kit.stores.storage import GetRunInput, GetRunsInput, RunResult, RunsResult
 
 from .history import keep_last_tool_calls
 from .results import RunOutput, kit_messages

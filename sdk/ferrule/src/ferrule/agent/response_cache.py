@@ -110,7 +110,7 @@ class ResponseCache:
     ) -> AsyncGenerator[dict[str, Any], None]:
         """``stream`` passed through (and closed with this one), kept under ``key`` once
         it ended and its items read as a message."""
-        from ferrule_kit.lm import MessageAccumulator
+        from ferrule_kit.models.lm import MessageAccumulator
 
         items: list[dict[str, Any]] = []
         try:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError, error_from_dict
-from ferrule_kit.messages import Message, ToolCall, converter
-from ferrule_kit.storage import ToolExecution
+from ferrule_kit.content.messages import Message, ToolCall, converter
+from ferrule_kit.stores.storage import ToolExecution
 
 from ..knowledge.document import MessageReferences
 from ..metrics import RunMetrics
@@ -324,7 +324,7 @@ def _listed(value: list[Any] | None) -> list[Any]:
 
 
 def agno_messages(value: list[Any] | None) -> list[AgnoMessage]:
-    """A run's messages in Agno's shape: the engine's (`ferrule_kit.messages.Message`) as
+    """A run's messages in Agno's shape: the engine's (`ferrule_kit.content.messages.Message`) as
     `AgnoMessage.from_kit` shows them, Agno's as they are, and a dict of either (a
     `RunOutput.to_dict` of now, or of before, when it held the engine's)."""
     out: list[AgnoMessage] = []

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import TextPart
+from ferrule_kit.content.messages import TextPart
 
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences

@@ -16,8 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
-from ferrule_kit.lm import Reasoning
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lm import Reasoning
 from typing_extensions import Unpack
 
 from ..media import media_files

@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ferrule_kernel import get_logger
+from ferrule_kit.content.messages import Message, ToolCall, converter
 from ferrule_kit.errors import SessionStateConflictError
-from ferrule_kit.messages import Message, ToolCall, converter
-from ferrule_kit.statemerge import merge_state
-from ferrule_kit.storage import (
+from ferrule_kit.stores.statemerge import merge_state
+from ferrule_kit.stores.storage import (
     AppendRunInput,
     AppendRunResult,
     GetMessagesInput,

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 import attrs
-from ferrule_kit.lm import Reasoning
+from ferrule_kit.models.lm import Reasoning
 from typing_extensions import TypeVar
 
 from .background import BackgroundRun, background_events, needs_db

@@ -1,7 +1,7 @@
 """Sessions: what an `Agent` with a ``db`` keeps between runs and processes.
 
 `AgentSessions`, the collaborator of `Agent` that talks to its storage component (the
-contract of `ferrule_kit.storage`, reached through the runtime, so it works in-process and
+contract of `ferrule_kit.stores.storage`, reached through the runtime, so it works in-process and
 over ``ferrule serve`` alike) and gives the Agent reference's session methods, each in
 Agno's shape: `get_session` (an Agno `ferrule.session.AgentSession`, with its runs),
 `save_session`, `delete_session`, `fork_session`, the session's name
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.messages import Message as KitMessage
-from ferrule_kit.messages import converter
-from ferrule_kit.storage import (
+from ferrule_kit.content.messages import Message as KitMessage
+from ferrule_kit.content.messages import converter
+from ferrule_kit.stores.storage import (
     AppendRunInput,
     AppendRunResult,
     DeletedResult,
@@ -44,7 +44,7 @@ from ferrule_kit.storage import (
     UpdateSessionStateInput,
     UpsertSessionInput,
 )
-from ferrule_kit.storage import SessionSummary as KitSummary
+from ferrule_kit.stores.storage import SessionSummary as KitSummary
 
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..metrics import RunMetrics, SessionMetrics

@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar, cast
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lm import Reasoning
+from ferrule_kit.models.lm import Reasoning
 
 from ..compression.manager import CompressionManager
 from ..models.fallback import FallbackConfig

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import FerruleError
-from ferrule_kit.messages import Message, ToolCall, ValuePart, converter
-from ferrule_kit.storage import ToolExecution
+from ferrule_kit.content.messages import Message, ToolCall, ValuePart, converter
+from ferrule_kit.stores.storage import ToolExecution
 
 from ..metrics import ModelCallMetrics
 from .deltas import (

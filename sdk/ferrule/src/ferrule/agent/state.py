@@ -11,10 +11,10 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError
+from ferrule_kit.content.messages import Message, ToolCall
 from ferrule_kit.guardrails import RunInput
-from ferrule_kit.lm import Reasoning
-from ferrule_kit.messages import Message, ToolCall
-from ferrule_kit.storage import SessionSummary, ToolExecution, UserMemory
+from ferrule_kit.models.lm import Reasoning
+from ferrule_kit.stores.storage import SessionSummary, ToolExecution, UserMemory
 
 from ..knowledge.document import MessageReferences
 from ..media import Audio, Image, Video

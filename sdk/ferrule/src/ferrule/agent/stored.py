@@ -1,4 +1,4 @@
-"""How an agent's runs are kept in its db (the contract of `ferrule_kit.storage`): what
+"""How an agent's runs are kept in its db (the contract of `ferrule_kit.stores.storage`): what
 ferrule keeps in a stored run's metadata besides the user's (a paused run's
 `RESUME_KEY`, the knowledge searches' `REFERENCES_KEY`, the history of a run stored with
 ``store_history_messages``: `HISTORY_KEY`, the follow-ups suggested: `FOLLOWUPS_KEY`, the
@@ -12,8 +12,8 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import error_from_dict
-from ferrule_kit.messages import converter
-from ferrule_kit.storage import Run, RunStatus
+from ferrule_kit.content.messages import converter
+from ferrule_kit.stores.storage import Run, RunStatus
 
 from ..knowledge.document import MessageReferences
 from ..metrics import RunMetrics

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-from ferrule_kit.messages import Message
-from ferrule_kit.storage import SessionSummary, UserMemory
+from ferrule_kit.content.messages import Message
+from ferrule_kit.stores.storage import SessionSummary, UserMemory
 
 from ..tools.context import RunContext
 from .context import format_variables

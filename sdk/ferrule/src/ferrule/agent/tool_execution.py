@@ -18,8 +18,8 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import FerruleError, get_logger
-from ferrule_kit.messages import Message, ToolCall
-from ferrule_kit.storage import ToolExecution
+from ferrule_kit.content.messages import Message, ToolCall
+from ferrule_kit.stores.storage import ToolExecution
 
 from ..exceptions import AgentRunException, RetryAgentRun, StopAgentRun
 from ..tools import (

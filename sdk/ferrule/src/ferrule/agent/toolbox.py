@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError, get_logger
-from ferrule_kit.lm import FunctionDescription as ToolDescription
+from ferrule_kit.models.lm import FunctionDescription as ToolDescription
 
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools

@@ -62,7 +62,7 @@ def _resumed(agent: Any) -> str:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 
     parser = subparsers.add_parser("chat", help="chat with a model in the terminal")
     parser.add_argument(
@@ -247,7 +247,7 @@ def _question(args: argparse.Namespace) -> str | None:
 def chosen_model(args: argparse.Namespace) -> str:
     """``-m`` (through config.toml's aliases), else config.toml's default, else the
     offline default."""
-    from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL
+    from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL
 
     from ..config import load_config
 

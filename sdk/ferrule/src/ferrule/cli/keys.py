@@ -1,5 +1,5 @@
 """``ferrule keys set PROVIDER``, ``ferrule keys list``, ``ferrule keys path``: API keys kept
-in the user's ``keys.json`` (`ferrule_kit.keys`), which providers read after their
+in the user's ``keys.json`` (`ferrule_kit.network.keys`), which providers read after their
 environment variable. A key is read from the terminal without echo (or from stdin when
 piped), never from the command line (arguments show in ``ps``), and is never printed.
 """
@@ -49,7 +49,7 @@ def _fail(message: str) -> int:
 
 
 def _set(args: argparse.Namespace) -> int:
-    from ferrule_kit.keys import store_key
+    from ferrule_kit.network.keys import store_key
 
     provider = _canonical(args.provider)
     if sys.stdin.isatty():
@@ -70,7 +70,7 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from ferrule_kit.keys import keys_path, stored_keys
+    from ferrule_kit.network.keys import keys_path, stored_keys
 
     try:
         keys = stored_keys()
@@ -88,7 +88,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _path(args: argparse.Namespace) -> int:
-    from ferrule_kit.keys import keys_path
+    from ferrule_kit.network.keys import keys_path
 
     print(keys_path())
     return 0

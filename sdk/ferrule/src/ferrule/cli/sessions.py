@@ -125,7 +125,7 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**session, "messages": messages}, ensure_ascii=False, indent=2))
         return 0
-    from ferrule_kit.messages import Message
+    from ferrule_kit.content.messages import Message
     from rich.console import Console
     from rich.text import Text
 

@@ -6,7 +6,7 @@ protocol of a storage description.
 A db describes a storage component (`StorageDb`: its component type and attributes): the
 agent defines it on its runtime when first needed. Its own methods define it on the
 process's shared runtime (once per db object) and call the storage contract
-(`ferrule_kit.storage`): sessions are `ferrule.session.AgentSession`, memories
+(`ferrule_kit.stores.storage`): sessions are `ferrule.session.AgentSession`, memories
 `ferrule.db.schemas.UserMemory`. Filters, sorting and pages the contract has no field for
 (a session's name, a time range, ``sort_by``...) are applied to what it lists. `AsyncBaseDb`'s
 methods are coroutines; the same store serves sync and async agents alike.

@@ -41,7 +41,7 @@ NO_V1 = "ferrule's stores migrate their own schema when they open; Agno 1.x tabl
 @runtime_checkable
 class StorageDb(Protocol):
     """A storage component description: its component type (one implementing the contract
-    of `ferrule_kit.storage`) and the attributes to define it with on ``runtime``."""
+    of `ferrule_kit.stores.storage`) and the attributes to define it with on ``runtime``."""
 
     component_type: str
 
@@ -97,7 +97,7 @@ class Tables:
     ) -> None:
         if metrics_table is not None:
             raise refused(NO_METRICS, "metrics_table")
-        from ferrule_kit.sqlstore import TableNames
+        from ferrule_kit.stores.sql.store import TableNames
 
         # a name no store could make is refused here, naming it
         TableNames(
@@ -258,8 +258,8 @@ class Records:
 
     @staticmethod
     def session_of(record: dict[str, Any], runs: list[dict[str, Any]] | None) -> AgentSession:
-        from ferrule_kit.messages import converter
-        from ferrule_kit.storage import Run, Session
+        from ferrule_kit.content.messages import converter
+        from ferrule_kit.stores.storage import Run, Session
 
         session = converter.structure(record, Session)
         kit_runs = [converter.structure(r, Run) for r in runs] if runs is not None else None

@@ -76,7 +76,7 @@ class OpenAIModerationGuardrail(BaseGuardrail):
 
     async def async_check(self, run_input: Any) -> None:
         """Stop the run when its input is flagged (see the module docstring)."""
-        from ferrule_kit.http import HTTPClient, environment_base_url, resolve_api_key
+        from ferrule_kit.network.http import HTTPClient, environment_base_url, resolve_api_key
 
         key = resolve_api_key("openai", self.api_key, ["OPENAI_API_KEY"])
         text = run_input.input_content_string()

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import attrs
 from ferrule_kernel import InvalidInputError, get_logger
-from ferrule_kit.vectors import content_hash
+from ferrule_kit.embeddings.vectors import content_hash
 
 from .chunking import MARKDOWN_CUT, chunk_id, split
 from .document import ContentResult, ReadFailure

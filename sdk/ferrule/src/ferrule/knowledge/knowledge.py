@@ -23,7 +23,7 @@ store (`replace_documents`): readers see the old version or the new one, and a p
 killed mid-insert loses no document already written. ``skip_if_exists=True`` (or
 ``upsert=False``) leaves every stored document as it is, changed or not; ``reembed=True``
 embeds even unchanged ones again. Before anything is written the store's collection is
-checked against the embedder's dimension (`ferrule_kit.vectors.DimensionMismatchError`). A
+checked against the embedder's dimension (`ferrule_kit.embeddings.vectors.DimensionMismatchError`). A
 store or embedder that is down ends the call with the one typed error its component raises.
 
 Files are read in a worker thread under `ReadLimits`; a bad file of a folder is a

@@ -12,7 +12,7 @@ extracted text and time, on top of pypdf's own 75 MB limit on each decompressed 
 which stops a decompression bomb), and a bad file in a folder (unreadable, over a
 bound, or a link out of the folder) becomes a `ReadFailure` while the rest is read.
 `read_path` blocks: `Knowledge` runs it in a worker thread, never on the event loop.
-A URL is fetched only where `ferrule_kit.addresses` allows (the address policy of
+A URL is fetched only where `ferrule_kit.network.addresses` allows (the address policy of
 `http_request`, ``FERRULE_HTTP_REQUEST_ALLOW``), every redirect hop checked.
 """
 
@@ -133,7 +133,7 @@ def read_text(
 
 
 def _pdf_text(data: bytes, name: str, field: str, limits: ReadLimits) -> str:
-    from ferrule_kit.parts import registry
+    from ferrule_kit.content.parts import registry
 
     try:
         document_content = registry.export("DocumentContent")
@@ -289,13 +289,13 @@ class Fetched:
 
 
 async def fetch_url(url: str, name: str | None, limits: ReadLimits = ReadLimits()) -> Fetched:
-    """GET an http(s) URL, only where the address policy allows (`ferrule_kit.addresses`,
+    """GET an http(s) URL, only where the address policy allows (`ferrule_kit.network.addresses`,
     every redirect hop checked), under ``limits``."""
     from urllib.parse import urlsplit
 
     import aiohttp
-    from ferrule_kit.addresses import ALLOW_VARIABLE, AddressRefusedError, Policy
-    from ferrule_kit.checked_connector import CheckedConnector
+    from ferrule_kit.network.addresses import ALLOW_VARIABLE, AddressRefusedError, Policy
+    from ferrule_kit.network.checked_connector import CheckedConnector
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.vectors import MAX_TOP_K
+from ferrule_kit.embeddings.vectors import MAX_TOP_K
 
 from .document import Document
 from .vectordb import SEARCH_TYPES

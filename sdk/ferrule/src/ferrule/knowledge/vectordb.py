@@ -5,7 +5,7 @@
     Knowledge(vector_db=PgVector(table_name="documents", db_url="postgresql://..."))
 
 As `ferrule.db.SqliteDb` describes a storage component, these describe a store of the
-contract in `ferrule_kit.vectors` (``sqlite_vec_store`` from ferrule-sqlite-vec,
+contract in `ferrule_kit.embeddings.vectors` (``sqlite_vec_store`` from ferrule-sqlite-vec,
 ``pgvector_store`` from ferrule-pgvector): `Knowledge` defines it on its runtime when first
 needed, so the store lives wherever the runtime does. Any `VectorDb` works, and so does
 the name of a store component already defined on the runtime.
@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.dburls import libpq_url
+from ferrule_kit.stores.dburls import libpq_url
 
 from ..vectordb.search import SearchType, SearchTypeName
 

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 from ferrule_kernel import InvalidInputError, Kernel
 from ferrule_kit.errors import UnknownModelError
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute, resolve_model_alias
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute, resolve_model_alias
 
 
 def check_device_id(device_id: Any, field: str = "device_id") -> None:

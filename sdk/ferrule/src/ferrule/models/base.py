@@ -64,7 +64,7 @@ def _refused(step: str) -> InvalidInputError:
 
 
 def _kit_messages(messages: Sequence[Any], compressed: bool = False) -> list[Any]:
-    from ferrule_kit.messages import Message as KitMessage
+    from ferrule_kit.content.messages import Message as KitMessage
 
     out = []
     for message in messages:
@@ -193,7 +193,7 @@ class Model:
         tool_choice: Any,
         compressed: bool,
     ) -> AsyncIterator[dict[str, Any]]:
-        from ferrule_kit.messages import converter
+        from ferrule_kit.content.messages import converter
 
         from ..agent.langmodel import component_name, routing_kernel
         from ..agent.output_schema import structured_output
@@ -240,7 +240,7 @@ class Model:
         **kwargs: Any,
     ) -> ModelResponse:
         """One request: the model's reply (its tool calls asked for, not run)."""
-        from ferrule_kit.lm import MessageAccumulator
+        from ferrule_kit.models.lm import MessageAccumulator
 
         _no_more(args, kwargs)
 
@@ -550,7 +550,7 @@ def _piece(item: dict[str, Any]) -> ModelResponse:
 
 
 def _empty_assistant() -> Any:
-    from ferrule_kit.messages import Message as KitMessage
+    from ferrule_kit.content.messages import Message as KitMessage
 
     return KitMessage("assistant")
 

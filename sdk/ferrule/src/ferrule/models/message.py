@@ -2,7 +2,7 @@
 (``message.role``, ``message.content``, ``message.tool_calls``...), its `MessageReferences`
 (what knowledge added to a user message) and a model's `Citations`.
 
-ferrule's engine keeps messages as `ferrule_kit.messages.Message` (``contents``: typed parts);
+ferrule's engine keeps messages as `ferrule_kit.content.messages.Message` (``contents``: typed parts);
 `Message.from_kit` and `Message.to_kit` translate, so Agno's shape is a view of the same
 conversation, not a second one: text parts are the ``content`` string, a tool call is an
 OpenAI-style dict (``{"id", "type": "function", "function": {"name", "arguments"}}``, the
@@ -29,7 +29,7 @@ from ..media import Audio, File, Image, Video
 from ..metrics import MessageMetrics
 
 if TYPE_CHECKING:
-    from ferrule_kit.messages import Message as KitMessage
+    from ferrule_kit.content.messages import Message as KitMessage
 
 __all__ = ["Citations", "DocumentCitation", "Message", "MessageReferences", "UrlCitation"]
 
@@ -329,7 +329,7 @@ class Message:
         """Agno's view of one of the engine's messages: text (and a tool's result value, as
         its JSON text) is the ``content`` string; with other parts (media), ``content`` is
         the list of every part as a block."""
-        from ferrule_kit.messages import TextPart, ValuePart
+        from ferrule_kit.content.messages import TextPart, ValuePart
 
         others = [p for p in message.contents if not isinstance(p, (TextPart, ValuePart))]
         content: list[Any] | str | None
@@ -362,8 +362,8 @@ class Message:
         it from while its fields are unchanged, else one built from them."""
         if self._origin is not None and self._origin[1] == self._kit_fields():
             return copy.deepcopy(self._origin[0])
-        from ferrule_kit.messages import Message as Kit
-        from ferrule_kit.messages import ReasoningPart, ToolCall
+        from ferrule_kit.content.messages import Message as Kit
+        from ferrule_kit.content.messages import ReasoningPart, ToolCall
 
         calls = [_tool_call(call, ToolCall) for call in self.tool_calls or []]
         role = self.role if self.role in ("system", "user", "assistant", "tool") else "user"
@@ -384,7 +384,7 @@ class Message:
 
 
 def _block(part: Any) -> dict[str, Any]:
-    from ferrule_kit.messages import converter
+    from ferrule_kit.content.messages import converter
 
     block: dict[str, Any] = converter.unstructure(part)
     return block

@@ -2,7 +2,7 @@
 events of a model's stream (`ModelResponseEvent`), one tool call a run made
 (`ToolExecution`, as ``RunOutput.tools`` and the tool events show it) and `FileType`.
 
-`ToolExecution.from_kit` reads the engine's record of a call (`ferrule_kit.storage`'s);
+`ToolExecution.from_kit` reads the engine's record of a call (`ferrule_kit.stores.storage`'s);
 `ModelResponse.from_kit` the engine's assistant message and usage.
 """
 
@@ -19,8 +19,8 @@ from ..metrics import MessageMetrics, ToolCallMetrics
 from .message import Citations
 
 if TYPE_CHECKING:
-    from ferrule_kit.messages import Message as KitMessage
-    from ferrule_kit.storage import ToolExecution as KitToolExecution
+    from ferrule_kit.content.messages import Message as KitMessage
+    from ferrule_kit.stores.storage import ToolExecution as KitToolExecution
 
     from ..tools.function import UserFeedbackQuestion, UserInputField
 

@@ -40,7 +40,7 @@ class Sampling:
     reasoning: bool = False
 
     def infer_options(self) -> dict[str, Any]:
-        """The `ferrule_kit.lm.InferInput` fields these set."""
+        """The `ferrule_kit.models.lm.InferInput` fields these set."""
         options: dict[str, Any] = {
             name: value
             for name in ("temperature", "top_p", "max_tokens")

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal
 
 import attrs
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
 
 from ..agent.results import ToolConfirmation
 from ..models.response import ToolExecution

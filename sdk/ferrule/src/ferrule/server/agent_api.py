@@ -25,10 +25,10 @@ from ferrule_kernel import (
     UnknownComponentTypeError,
     structure_input,
 )
+from ferrule_kit.content.messages import converter
 from ferrule_kit.instrumentation import instrumentation_of, observed_model_stream
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
-from ferrule_kit.messages import converter
+from ferrule_kit.models.lm import MessageAccumulator
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
 
 from ..agent.agent import DEFAULT_STEP_INSTRUCTIONS
 from ..agent.inputs import as_message
@@ -250,7 +250,7 @@ def _step_tool(spec: Any, where: str) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-#: The fields of a function's description (`ferrule_kit.lm.FunctionDescription`).
+#: The fields of a function's description (`ferrule_kit.models.lm.FunctionDescription`).
 _FUNCTION_FIELDS = ("name", "description", "parameters")
 
 

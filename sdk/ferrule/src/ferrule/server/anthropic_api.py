@@ -14,7 +14,7 @@ before answering, so a model that fails at once gets an error status; a failure 
 that is an ``error`` event.
 
 ``count_tokens`` asks the model itself: its ``count_tokens`` method where its component
-type declares one (`ferrule_kit.lmspec.count_tokens_method`: exact, nothing generated);
+type declares one (`ferrule_kit.models.lmspec.count_tokens_method`: exact, nothing generated);
 else the request's prompt, generated for one token with reasoning off, and the input
 tokens it reports (for an API model, a request it bills).
 """

@@ -26,8 +26,8 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lm import Reasoning
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lm import Reasoning
 
 from .openai_wire import OpenAIError
 

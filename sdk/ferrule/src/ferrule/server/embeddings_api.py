@@ -1,5 +1,5 @@
 """``POST /v1/embeddings``: OpenAI's embeddings API, served by the embedder components of
-`ferrule_kit.embedding` (``minilm_embedder`` offline, ``openai_embedder``,
+`ferrule_kit.embeddings.embedding` (``minilm_embedder`` offline, ``openai_embedder``,
 ``gemini_embedder``, ...). ``model`` is routed by `ferrule.models.route_embedder` (the
 plugins' ``ferrule_resolve_embedder`` hooks); one component per model id, defined on
 first use (a `ModelCatalog` of embedders), with the checks and errors of the other

@@ -29,7 +29,7 @@ from ferrule_kernel import (
     PluginError,
     get_logger,
 )
-from ferrule_kit.http import scrub
+from ferrule_kit.network.http import scrub
 
 from ..remote import (
     CrossOriginError,

@@ -28,8 +28,8 @@ from ferrule_kernel import (
 from ferrule_kernel.errors import interrupts_request, scrub_secrets
 from ferrule_kit.errors import ModelError, UnknownModelError
 from ferrule_kit.instrumentation import instrumentation_of, observed_model_stream
-from ferrule_kit.lm import MessageAccumulator
-from ferrule_kit.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
+from ferrule_kit.models.lm import MessageAccumulator
+from ferrule_kit.models.lmspec import DEFAULT_LOCAL_MODEL, ModelRoute
 
 from ..models import route_model
 from .gate import Gate, Handler, Redactor, access_logged, dumps

@@ -10,7 +10,7 @@ from typing import Any, cast, get_args
 
 import attrs
 from ferrule_kernel import FerruleError, InvalidInputError
-from ferrule_kit.lm import ANY_JSON_OBJECT, MessageAccumulator, ReasoningEffort
+from ferrule_kit.models.lm import ANY_JSON_OBJECT, MessageAccumulator, ReasoningEffort
 
 from .statuses import status_of
 

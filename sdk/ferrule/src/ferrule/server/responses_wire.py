@@ -21,8 +21,8 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.lm import ANY_JSON_OBJECT, Reasoning
-from ferrule_kit.messages import Message
+from ferrule_kit.content.messages import Message
+from ferrule_kit.models.lm import ANY_JSON_OBJECT, Reasoning
 
 from .openai_wire import OpenAIError, check_effort, tool_choice_from_openai
 

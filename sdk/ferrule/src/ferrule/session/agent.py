@@ -17,8 +17,8 @@ from ..models.message import Message
 from .summary import SessionSummary
 
 if TYPE_CHECKING:
-    from ferrule_kit.storage import Run as KitRun
-    from ferrule_kit.storage import Session as KitSession
+    from ferrule_kit.stores.storage import Run as KitRun
+    from ferrule_kit.stores.storage import Session as KitSession
 
 __all__ = ["AgentSession"]
 

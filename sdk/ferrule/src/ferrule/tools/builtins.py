@@ -13,7 +13,7 @@ runtime when called directly (``await tool(command="pwd")``). Endpoints are the 
 own settings: ``base_url`` / ``$FERRULE_DUCKDUCKGO_URL``, ``proxy_url`` /
 ``$FERRULE_WEB_FETCH_PROXY``.
 
-Host policy wins (`ferrule_kit.hostpolicy`): the settings are the host's, and the model
+Host policy wins (`ferrule_kit.network.hostpolicy`): the settings are the host's, and the model
 sees only the parameters below. A call whose arguments name anything else (a setting, an
 allow-list, a timeout, a proxy) is refused with an error the model reads, and a setting
 the host gave (``cwd``) is no longer offered to the model at all.
@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.hostpolicy import checked_arguments, refusal
+from ferrule_kit.network.hostpolicy import checked_arguments, refusal
 
 from .context import ToolContext
 from .tool import Tool

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
 import attrs
-from ferrule_kit.messages import ToolCall
+from ferrule_kit.content.messages import ToolCall
 
 __all__ = ["DepsT", "Handler", "RunContext", "ToolContext"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ferrule_kit.hostpolicy import checked_arguments
+from ferrule_kit.network.hostpolicy import checked_arguments
 
 from . import Tool, ToolContext
 

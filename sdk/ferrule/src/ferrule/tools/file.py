@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ferrule_kit.hostpolicy import HostPolicyError
+from ferrule_kit.network.hostpolicy import HostPolicyError
 
 from .toolkit import Toolkit
 

@@ -462,7 +462,7 @@ class FunctionCall:
 
     async def aexecute(self) -> FunctionExecutionResult:
         """Run the call (its hooks and cache too) on the process's shared runtime."""
-        from ferrule_kit.messages import ToolCall
+        from ferrule_kit.content.messages import ToolCall
 
         from ..shared_runtime import default_runtime
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ferrule_kernel import InvalidInputError, field_errors, json_schema
-from ferrule_kit.messages import converter
+from ferrule_kit.content.messages import converter
 
 from .context import Handler, ToolContext
 from .docstrings import parse_docstring

@@ -23,7 +23,7 @@ async def rest_call(
     from urllib.parse import quote
 
     import aiohttp
-    from ferrule_kit.http import scrub
+    from ferrule_kit.network.http import scrub
 
     rest = dict(arguments)
     target = url

@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.http import scrub
-from ferrule_kit.lm import FunctionDescription
+from ferrule_kit.models.lm import FunctionDescription
+from ferrule_kit.network.http import scrub
 
 from .context import ToolContext
 from .errors import ToolError

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import attrs
-from ferrule_kit.messages import converter
+from ferrule_kit.content.messages import converter
 
 from .errors import ToolError
 

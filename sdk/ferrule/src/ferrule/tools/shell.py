@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.hostpolicy import HostPolicyError
+from ferrule_kit.network.hostpolicy import HostPolicyError
 
 from .toolkit import Toolkit
 

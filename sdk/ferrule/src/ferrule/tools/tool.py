@@ -10,8 +10,8 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range
-from ferrule_kit.hostpolicy import checked_arguments, operator_policies
-from ferrule_kit.lm import FunctionDescription
+from ferrule_kit.models.lm import FunctionDescription
+from ferrule_kit.network.hostpolicy import checked_arguments, operator_policies
 
 from .context import Handler, ToolContext
 from .function_schema import describe_function, is_async, schema_validator
@@ -120,7 +120,7 @@ class Tool:
         """Run the tool outside any run (Ailoy 0.2's ``await tool.call(**arguments)``): the
         arguments are checked as a model's would be, and a tool that calls operators calls
         them on the process's shared runtime. Its failure is raised."""
-        from ferrule_kit.messages import ToolCall
+        from ferrule_kit.content.messages import ToolCall
 
         from ..shared_runtime import default_runtime
 
@@ -253,7 +253,7 @@ class Tool:
 
         Without ``parameters``, the operator's input schema and description are read from
         ``runtime`` (which must then be given), less the fields that hold a host policy
-        (`ferrule_kit.hostpolicy`): the model never sees those, and a call naming one is
+        (`ferrule_kit.network.hostpolicy`): the model never sees those, and a call naming one is
         refused."""
         if parameters is None or description is None:
             if runtime is None:

@@ -1,6 +1,6 @@
 """Agno's ``agno.utils.http``: `set_default_sync_client`, refused: Agno's model SDKs share an
 ``httpx`` client a program may replace; ferrule's providers speak HTTP through their own
-client, one per model component (`ferrule_kit.http`: its timeouts, retries and headers set
+client, one per model component (`ferrule_kit.network.http`: its timeouts, retries and headers set
 on the model: ``timeout``, ``max_retries``, ``default_headers``...)."""
 
 from __future__ import annotations

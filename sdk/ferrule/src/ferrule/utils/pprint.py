@@ -24,7 +24,7 @@ def _content(content: Any, markdown: bool) -> RenderableType:
         return Markdown(content) if markdown else content
     if hasattr(content, "model_dump_json"):
         return JSON(content.model_dump_json(exclude_none=True), indent=2)
-    from ferrule_kit.messages import converter
+    from ferrule_kit.content.messages import converter
 
     return JSON(json.dumps(converter.unstructure(content), default=str), indent=4)
 

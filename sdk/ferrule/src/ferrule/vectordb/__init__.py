@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ferrule_kit.parts import lazy_attributes
+from ferrule_kit.content.parts import lazy_attributes
 
 if TYPE_CHECKING:
     from .base import VectorDb

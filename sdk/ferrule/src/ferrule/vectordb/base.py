@@ -5,7 +5,7 @@ to `Knowledge` (``Knowledge(vector_db=PgVector(...))``).
 A `VectorDb` describes a vector-store component (its ``component_type`` and
 ``attributes``, as `ferrule.knowledge.vectordb` describes one): `Knowledge` defines it on
 its runtime; the db's own methods define it once on the process's shared runtime and call
-the vector-store contract (`ferrule_kit.vectors`), embedding with the db's ``embedder``
+the vector-store contract (`ferrule_kit.embeddings.vectors`), embedding with the db's ``embedder``
 (`ferrule.knowledge.embedder`; the offline MiniLM by default) as `Knowledge` does.
 
 - ``insert`` / ``upsert`` embed the documents that have no embedding and store them (ids:

@@ -4,7 +4,7 @@ Gradio example builds it on `AgentResponse.is_type_switched`.
 A reply streams into the chat as boxes: reasoning (collapsible), each tool call with its
 arguments, each tool result, and the text. Attachments become content parts through what
 content plugins export (``ImageContent``, ``AudioContent``, ``DocumentContent``); the
-chosen model's provider checks them against its `ferrule_kit.policy.ContentPolicy` and a
+chosen model's provider checks them against its `ferrule_kit.content.policy.ContentPolicy` and a
 model that cannot take one refuses it with a typed error, shown in the chat. Every run is
 stored in a session of the chat's storage component, so the session list can reopen a
 conversation, and the model continues it with its history.
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 from ferrule_kernel import FerruleError, InvalidInputError, RequestCancelledError, field_errors
-from ferrule_kit.messages import Message, TextPart
+from ferrule_kit.content.messages import Message, TextPart
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -60,7 +60,7 @@ STOPPED_NOTE = "(stopped)"
 PAUSED_NOTE = "(paused: a tool waits for a confirmation, which this chat cannot give)"
 
 #: What content plugins export for each kind of file: the class whose ``from_path`` makes
-#: the part (`ferrule_kit.parts.PartRegistry.export`; `ferrule.catalog.EXPORTS` says which
+#: the part (`ferrule_kit.content.parts.PartRegistry.export`; `ferrule.catalog.EXPORTS` says which
 #: distribution to install when none does).
 _CONTENT_CLASSES = {"image": "ImageContent", "audio": "AudioContent"}
 _DOCUMENT_CLASS = "DocumentContent"
@@ -68,7 +68,7 @@ _DOCUMENT_CLASS = "DocumentContent"
 
 def attachment_part(path: str, field: str) -> Any:
     """The file at ``path`` as a content part: an image, audio, or else a document."""
-    from ferrule_kit.parts import registry
+    from ferrule_kit.content.parts import registry
 
     from ..catalog import install_hint
 

@@ -1,4 +1,4 @@
-"""`LanguageModelConformance`: the language-model contract of `ferrule_kit.lm` as a test suite
+"""`LanguageModelConformance`: the language-model contract of `ferrule_kit.models.lm` as a test suite
 that any backend plugin (ours or a third party's) runs against itself.
 
 Subclass it in your plugin's tests and provide an ``lm`` fixture that yields a
@@ -51,10 +51,10 @@ import attrs
 import pytest
 from ferrule_kernel import InvalidInputError
 
-from ..errors import UnsupportedContentError
-from ..lm import MessageAccumulator
-from ..messages import ToolCall
-from ..parts import registry
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import registry
+from ferrule_kit.errors import UnsupportedContentError
+from ferrule_kit.models.lm import MessageAccumulator
 
 __all__ = [
     "Capabilities",
@@ -175,7 +175,7 @@ def check_item(item: Any, index: int) -> None:
 
 
 def check_stream(items: list[Any]) -> None:
-    """The stream rules of `ferrule_kit.lm`: item shapes; one final item, last, with usage;
+    """The stream rules of `ferrule_kit.models.lm`: item shapes; one final item, last, with usage;
     the first delta of each tool call carries its id and name."""
     assert items, "the stream yielded nothing"
     for index, item in enumerate(items):

@@ -1,6 +1,6 @@
 """Loopback providers of every wire dialect, for the tests of content plugins.
 
-A content plugin encodes its parts for wire dialects (`ferrule_kit.parts`); its tests check
+A content plugin encodes its parts for wire dialects (`ferrule_kit.content.parts`); its tests check
 the parts as each provider sends them. Plugins never import each other, so a test reaches
 a provider through a Runtime by its component type name (the provider is installed by the
 test extra), pointed at a `ferrule_kit.testing.loopback.LoopbackServer`::
@@ -28,8 +28,9 @@ from typing import Any
 
 import attrs
 
-from ..messages import ToolCall
-from ..parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
+from ferrule_kit.content.messages import ToolCall
+from ferrule_kit.content.parts import ANTHROPIC, GEMINI, OPENAI, OPENAI_COMPATIBLE
+
 from . import chat_completions
 from .conformance import ScriptedTurn
 from .loopback import LoopbackServer, RecordedRequest, Reply, sse

@@ -1,4 +1,4 @@
-"""`EmbedderConformance`: the embedder contract of `ferrule_kit.embedding` as a test suite
+"""`EmbedderConformance`: the embedder contract of `ferrule_kit.embeddings.embedding` as a test suite
 that every embedder plugin (ours or a third party's) runs against itself.
 
 Subclass it and provide an ``embedder`` fixture yielding an `EmbedderUnderTest`: a runtime

@@ -1,5 +1,5 @@
 """`ProviderConformance`: what every API provider plugin does alike, whatever its wire, as a
-test suite its tests subclass. The kit's HTTP client (`ferrule_kit.http`) retries, times
+test suite its tests subclass. The kit's HTTP client (`ferrule_kit.network.http`) retries, times
 out, types errors and hides keys the same way for every provider; each provider's tests
 checked that with a copy of the same dozen tests, which are written here once.
 
@@ -52,7 +52,7 @@ import attrs
 import pytest
 from ferrule_kernel import InvalidInputError, configure_logging
 
-from ..errors import (
+from ferrule_kit.errors import (
     AuthenticationError,
     MissingAPIKeyError,
     ModelError,
@@ -61,6 +61,7 @@ from ..errors import (
     ProviderUnavailableError,
     StreamInterruptedError,
 )
+
 from .conformance import fold
 from .loopback import Action, LoopbackServer, Pause, Reply, Reset
 

@@ -1,4 +1,4 @@
-"""`StorageConformance`: the storage contract of `ferrule_kit.storage` as a test suite that
+"""`StorageConformance`: the storage contract of `ferrule_kit.stores.storage` as a test suite that
 any storage backend (ours or a third party's) runs against itself.
 
 Subclass it in your plugin's tests and provide a ``storage`` fixture yielding a
@@ -40,8 +40,8 @@ from ferrule_kernel import InvalidInputError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ..errors import SessionNotFoundError, SessionStateConflictError, StorageConflictError
-from ..storage import (
+from ferrule_kit.errors import SessionNotFoundError, SessionStateConflictError, StorageConflictError
+from ferrule_kit.stores.storage import (
     AppendRunResult,
     DeletedResult,
     MemoriesResult,
@@ -55,7 +55,8 @@ from ..storage import (
     SessionsResult,
     converter,
 )
-from ..storagespec import METHODS
+from ferrule_kit.stores.storagespec import METHODS
+
 from .storage_concurrency import StorageConcurrencyChecks
 from .storage_fixtures import (
     SHARED_STORE,

@@ -15,7 +15,7 @@ import attrs
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
-from ..storage import RunsResult, converter
+from ferrule_kit.stores.storage import RunsResult, converter
 
 __all__ = [
     "SHARED_STORE",
@@ -110,7 +110,7 @@ json_values = st.recursive(
 )
 json_objects = st.dictionaries(_text, json_values, max_size=5)
 _statuses = st.sampled_from(["pending", "running", "completed", "paused", "cancelled", "error"])
-# Text parts only: media part types belong to content plugins (`ferrule_kit.parts`), which
+# Text parts only: media part types belong to content plugins (`ferrule_kit.content.parts`), which
 # a store's tests need not install; to a store, a part is JSON all the same.
 _parts = _text.map(lambda t: {"type": "text", "text": t})
 _tool_call_wire = st.builds(

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from ferrule_kernel import InvalidInputError
 
-from ..storage import DeletedResult, KnowledgeListResult, KnowledgeResult
+from ferrule_kit.stores.storage import DeletedResult, KnowledgeListResult, KnowledgeResult
+
 from .storage_fixtures import StorageUnderTest, new_id
 
 __all__ = ["StorageKnowledgeChecks"]

@@ -1,4 +1,4 @@
-"""`VectorStoreConformance`: the vector-store contract of `ferrule_kit.vectors` as a test
+"""`VectorStoreConformance`: the vector-store contract of `ferrule_kit.embeddings.vectors` as a test
 suite that every store plugin (ours or a third party's) runs against itself.
 
 Subclass it and provide a ``store`` fixture yielding a `VectorStoreUnderTest`: a runtime
@@ -19,7 +19,7 @@ chunks round-tripping exactly (text, ids, content hashes, any JSON metadata; vec
 float32 precision); upsert replacing by id; a wrong dimension refused before anything is
 written; search against exact nearest neighbours for all three distances, with
 distances and scores as the contract defines them; the filter language against the
-reference `ferrule_kit.vectors.matches` on a few hundred generated filters (search,
+reference `ferrule_kit.embeddings.vectors.matches` on a few hundred generated filters (search,
 count and delete); delete by ids, documents and filter; replace_documents replacing a
 document's chunks, leaving others, and changing nothing when refused; documents()
 reporting content hashes; keyword search (or its refusal); bad input naming the field.
@@ -36,7 +36,7 @@ import attrs
 import pytest
 from ferrule_kernel import FerruleError, InvalidInputError
 
-from ..vectors import DimensionMismatchError, matches, parse_filter
+from ferrule_kit.embeddings.vectors import DimensionMismatchError, matches, parse_filter
 
 __all__ = [
     "VectorStoreConformance",

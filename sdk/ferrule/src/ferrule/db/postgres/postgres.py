@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.dburls import libpq_url
+from ferrule_kit.stores.dburls import libpq_url
 
 from ..base import BaseDb
 

@@ -1,6 +1,6 @@
 """Agno's ``agno.db.schemas.memory``: `UserMemory`, a fact about a user as Agno's programs
 read it (``memory``, ``topics``, ``user_id``...; times as epoch seconds). It is a view of the
-engine's record (`ferrule_kit.storage.UserMemory`): `from_kit` / `to_kit` translate."""
+engine's record (`ferrule_kit.stores.storage.UserMemory`): `from_kit` / `to_kit` translate."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from ferrule_kit.storage import UserMemory as KitMemory
+    from ferrule_kit.stores.storage import UserMemory as KitMemory
 
 __all__ = ["UserMemory", "epoch_seconds"]
 

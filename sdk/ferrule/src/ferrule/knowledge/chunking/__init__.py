@@ -29,7 +29,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ferrule_kit.vectors import content_hash
+from ferrule_kit.embeddings.vectors import content_hash
 
 from ..readers import Source
 

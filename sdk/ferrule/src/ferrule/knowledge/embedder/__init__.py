@@ -3,7 +3,7 @@
     from ferrule.knowledge.embedder import MiniLMEmbedder, OpenAIEmbedder, GeminiEmbedder
     Knowledge(embedder=OpenAIEmbedder(id="text-embedding-3-small"))
 
-Each describes an embedder of the contract in `ferrule_kit.embedding`
+Each describes an embedder of the contract in `ferrule_kit.embeddings.embedding`
 (``minilm_embedder`` from ferrule-minilm, the offline default, also under Agno's name
 `sentence_transformer.SentenceTransformerEmbedder`; ``openai_embedder`` from
 ferrule-openai, which also speaks to any OpenAI-compatible embeddings server through
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ferrule_kit.parts import lazy_attributes
+from ferrule_kit.content.parts import lazy_attributes
 
 if TYPE_CHECKING:
     from .base import Embedder

@@ -131,7 +131,7 @@ class BasePDFReader(Reader):
         return [ContentType.PDF]
 
     def _pages(self, pdf: Any, name: str | None, password: str | None) -> tuple[list[str], str]:
-        from ferrule_kit.parts import registry
+        from ferrule_kit.content.parts import registry
 
         data, label = read_source(pdf, name, self.limits, "pdf_file")
         label = label.replace(" ", "_")

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 from ferrule_kernel import InvalidInputError, Kernel
-from ferrule_kit.lmspec import ModelRoute, resolve_model_alias
+from ferrule_kit.models.lmspec import ModelRoute, resolve_model_alias
 from typing_extensions import Unpack
 
 from ..openai.chat import ChatParams, chat_params

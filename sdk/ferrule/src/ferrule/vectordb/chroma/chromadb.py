@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ferrule_kernel import InvalidInputError
-from ferrule_kit.vectorspec import COLLECTION_NAME
+from ferrule_kit.embeddings.vectorspec import COLLECTION_NAME
 
 from ..base import VectorDb
 from ..distance import Distance, store_distance
