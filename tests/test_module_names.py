@@ -100,14 +100,6 @@ REASONS: dict[str, dict[str, set[str]]] = {
             "server/app.py",
             "webchat/app.py",
         },
-        # Not yet renamed (issue 32 step 4 names them; their packages are being reworked by
-        # its steps 1 to 3): listed so that a new collision fails while these wait.
-        "awaiting a rename (issue 32)": {
-            "tools/context.py",
-            "knowledge/context.py",
-            "tools/results.py",
-            "models/settings.py",
-        },
     },
 }
 

@@ -13,7 +13,7 @@ from ferrule import Runtime
 from ferrule.agent import Agent
 from ferrule.db.sqlite import SqliteDb
 from ferrule.tools import tool
-from ferrule.tools.context import RunContext
+from ferrule.tools.tool_context import RunContext
 from ferrule_kernel import InvalidInputError
 from ferrule_testmodel import TestModel
 

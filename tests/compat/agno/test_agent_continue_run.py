@@ -18,7 +18,7 @@ from ferrule.db.sqlite import SqliteDb
 from ferrule.models.response import ToolExecution
 from ferrule.run.agent import RunOutput
 from ferrule.tools import tool
-from ferrule.tools.context import RunContext
+from ferrule.tools.tool_context import RunContext
 from ferrule_kernel import InvalidInputError
 from ferrule_testmodel import TestModel
 

@@ -14,7 +14,7 @@ from ferrule.db.schemas.memory import UserMemory
 from ferrule.db.sqlite import SqliteDb
 from ferrule.models.message import Message
 from ferrule.tools import Toolkit
-from ferrule.tools.context import RunContext
+from ferrule.tools.tool_context import RunContext
 from ferrule_testmodel import TestModel
 
 

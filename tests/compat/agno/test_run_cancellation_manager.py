@@ -41,7 +41,7 @@ from ferrule.run.cancellation_management import (
     RedisRunCancellationManager,
 )
 from ferrule.tools import tool
-from ferrule.tools.context import RunContext
+from ferrule.tools.tool_context import RunContext
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.errors import ModelError
 from ferrule_testmodel import TestModel

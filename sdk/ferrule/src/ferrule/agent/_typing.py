@@ -20,7 +20,7 @@ from ..compression.manager import CompressionManager
 from ..models.fallback import FallbackConfig
 from ..models.response import ToolExecution
 from ..session.summary import SessionSummaryManager
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from .events import RunEvent
 from .memory import MemoryManager
 from .usage import UsageLimits

@@ -24,7 +24,7 @@ from ..models.fallback import model_of  # names "provider:model_id" (Agno's fall
 from ..models.message import Message as AgnoMessage
 from ..reasoning.manager import steps_reasoner
 from ..tools import Tool, Toolset
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from . import registry
 from .agno_methods import AgentUpkeep
 from .attributes import AgentAttributes

@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from ferrule_kernel import InvalidInputError, get_logger
 
 from ..tools import Tool, Toolset, as_tools
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from .inputs import call_by_name
 
 log = get_logger("ferrule.agent")

@@ -23,7 +23,7 @@ import attrs
 from ferrule_kernel import get_logger
 from ferrule_kit.content.messages import TextPart
 
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 
 log = get_logger("ferrule.agent")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ferrule_kit.stores.storage import ListSessionsInput, SessionsResult
 
 from ..tools import Tool, as_tools
-from ..tools.context import ToolContext
+from ..tools.tool_context import ToolContext
 from .results import kit_messages
 
 if TYPE_CHECKING:

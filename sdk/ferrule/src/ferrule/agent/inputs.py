@@ -19,7 +19,7 @@ from ferrule_kit.content.messages import Message, converter
 
 from ..models.message import Message as AgnoMessage
 from ..tools import Tool, as_tools
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from .prompt import prompt_parts
 
 #: The default instructions of a single step (execute-agent-step-api), used when the

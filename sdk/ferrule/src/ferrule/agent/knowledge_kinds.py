@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 
 
 def is_protocol_knowledge(knowledge: Any) -> bool:

@@ -25,7 +25,7 @@ from ferrule_kit.content.messages import Message
 from ferrule_kit.models.lm import Reasoning
 
 from ..models.response import ToolExecution
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from .configs import AgentConfig
 from .inputs import input_messages
 from .prompt import prompt_parts

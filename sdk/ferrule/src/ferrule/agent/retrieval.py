@@ -39,7 +39,7 @@ from ferrule_kit.content.messages import TextPart
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..knowledge.document import MessageReferences
 from ..tools import Tool, ToolContext, Toolset, as_tools
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from .callable_cache import CacheSettings, CallableCache
 from .context import filters_dict
 from .inputs import call_by_name, run_context_of

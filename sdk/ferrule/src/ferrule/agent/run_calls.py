@@ -22,7 +22,7 @@ from typing_extensions import Unpack
 
 from ..media import media_files
 from ..models.response import ToolExecution
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from ._typing import HookKeywords  # read at run time too: the implementations name it
 from .configs import AgentConfig
 from .deltas import MessageDeltaOutput

@@ -69,7 +69,7 @@ from .system_message import Known
 
 if TYPE_CHECKING:
     from ..session.summary import SessionSummaryManager
-    from ..tools.context import RunContext
+    from ..tools.tool_context import RunContext
     from .sinks import Sink
     from .state import RunState
 

@@ -18,8 +18,8 @@ from typing import Any, Protocol
 from ferrule_kernel import get_logger
 
 from ..tools import Tool, Toolset
-from ..tools.context import RunContext
 from ..tools.function import Function
+from ..tools.tool_context import RunContext
 from ..tools.toolkit import Toolkit
 
 log = get_logger("ferrule.agent")

@@ -19,7 +19,7 @@ from ferrule_kit.stores.storage import SessionSummary, ToolExecution, UserMemory
 from ..knowledge.document import MessageReferences
 from ..media import Audio, Image, Video
 from ..metrics import RunMetrics
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from .cancellation import BaseRunCancellationManager
 from .configs import AgentConfig
 from .output_schema import StructuredOutput

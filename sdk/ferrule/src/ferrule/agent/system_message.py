@@ -22,7 +22,7 @@ import attrs
 from ferrule_kit.content.messages import Message
 from ferrule_kit.stores.storage import SessionSummary, UserMemory
 
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 from .context import format_variables
 from .inputs import call_by_name
 from .knowledge_kinds import run_knowledge

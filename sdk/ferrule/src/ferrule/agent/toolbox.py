@@ -15,9 +15,9 @@ from ferrule_kit.models.lm import FunctionDescription as ToolDescription
 
 from .._bridge import Bridge, blocking, on_bridge_loop
 from ..tools import Tool, Toolset, as_tools
-from ..tools.context import RunContext
 from ..tools.presets import preset_tools
 from ..tools.restapi import restapi_tool
+from ..tools.tool_context import RunContext
 from .callable_cache import CacheKind, CallableCache
 from .inputs import update_session_state_tool
 from .run_tools import RunTool, run_context_for, run_tools

@@ -48,10 +48,10 @@ from ..vectordb.distance import store_distance
 from .chunking import chunk_id
 from .content import ContentAuth
 from .contents import KnowledgeContents, check_contents_db
-from .context import KnowledgeContext
 from .document import ContentResult, Document, MessageReferences
 from .embedder import MiniLMEmbedder
 from .ingest import Chunking, IngestProgress, Mode, Progress, Read, insert, read_content
+from .knowledge_context import KnowledgeContext
 from .many import ContentDict, KnowledgeContentOrigin, contents_of
 from .readers import ReadLimits
 from .search import check_search, search

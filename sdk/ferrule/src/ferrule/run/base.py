@@ -7,6 +7,6 @@ from __future__ import annotations
 
 from ..agent.events import BaseRunOutputEvent
 from ..agent.results import RunStatus
-from ..tools.context import RunContext
+from ..tools.tool_context import RunContext
 
 __all__ = ["BaseRunOutputEvent", "RunContext", "RunStatus"]

@@ -41,7 +41,6 @@ their hooks and cache), `decorator` (`tool`, Agno's decorator: a `Function`), `r
 
 from __future__ import annotations
 
-from .context import ToolContext
 from .decorator import tool
 from .docstrings import parse_docstring
 from .errors import ModelRetry, ToolError, ToolRetriesExceededError
@@ -49,8 +48,9 @@ from .function import Function, FunctionCall
 from .function_schema import get_json_schema
 from .presets import calculator, http_request
 from .restapi import BearerAuthenticator, ToolAuthenticator, restapi_tool
-from .results import result_text
+from .result_text import result_text
 from .tool import FunctionTool, Tool, ToolDesc
+from .tool_context import ToolContext
 from .toolkit import Toolkit
 from .toolsets import Toolset, as_tools
 

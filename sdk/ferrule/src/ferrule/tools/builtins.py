@@ -28,8 +28,8 @@ from typing import Any
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.network.hostpolicy import checked_arguments, refusal
 
-from .context import ToolContext
 from .tool import Tool
+from .tool_context import ToolContext
 
 __all__ = ["BUILTINS", "builtin_tool", "format_search_results"]
 

@@ -21,9 +21,9 @@ from typing import Any, ParamSpec, Protocol, TypedDict, TypeVar, overload
 
 from ferrule_kernel import InvalidInputError
 
-from .context import ToolContext
 from .function import Function
 from .function_schema import describe_function
+from .tool_context import ToolContext
 
 __all__ = ["ToolOptions", "tool"]
 

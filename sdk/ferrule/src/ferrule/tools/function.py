@@ -24,11 +24,11 @@ import attrs
 from ferrule_kernel import InvalidInputError
 
 from ..media import Audio, File, Image, Video
-from .context import ToolContext
 from .docstrings import parse_docstring
 from .function_run import run_function
 from .function_schema import describe_function, schema_validator
 from .tool import FunctionTool
+from .tool_context import ToolContext
 
 __all__ = [
     "AGNO_INJECTED_PARAMS",

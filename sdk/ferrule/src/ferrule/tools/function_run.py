@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import AgentRunException
-from .context import ToolContext
+from .tool_context import ToolContext
 
 if TYPE_CHECKING:
     from .function import Function

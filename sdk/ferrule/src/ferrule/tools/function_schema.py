@@ -17,9 +17,9 @@ from typing import Any
 from ferrule_kernel import InvalidInputError, field_errors, json_schema
 from ferrule_kit.content.messages import converter
 
-from .context import Handler, ToolContext
 from .docstrings import parse_docstring
 from .errors import ToolError
+from .tool_context import Handler, ToolContext
 
 __all__ = ["describe_function", "get_json_schema", "is_async", "schema_validator"]
 

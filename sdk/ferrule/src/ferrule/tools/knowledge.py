@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .context import RunContext
 from .scratchpad import noted
+from .tool_context import RunContext
 from .toolkit import Toolkit
 
 __all__ = ["KnowledgeTools"]

@@ -16,8 +16,8 @@ import uuid
 from typing import Any
 
 from ..db.schemas.memory import UserMemory
-from .context import RunContext
 from .scratchpad import noted
+from .tool_context import RunContext
 from .toolkit import Toolkit
 
 __all__ = ["MemoryTools"]

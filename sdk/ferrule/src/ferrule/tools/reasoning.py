@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from ferrule_kernel import InvalidInputError
 
-from .context import RunContext
+from .tool_context import RunContext
 from .toolkit import Toolkit
 
 __all__ = ["ReasoningTools"]

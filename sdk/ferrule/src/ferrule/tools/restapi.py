@@ -29,10 +29,10 @@ from ferrule_kernel import InvalidInputError
 from ferrule_kit.models.lm import FunctionDescription
 from ferrule_kit.network.http import scrub
 
-from .context import ToolContext
 from .errors import ToolError
 from .function_schema import schema_validator
 from .tool import Tool
+from .tool_context import ToolContext
 
 __all__ = ["BearerAuthenticator", "ToolAuthenticator", "restapi_tool"]
 

@@ -13,9 +13,9 @@ from ferrule_kernel import InvalidInputError, in_range
 from ferrule_kit.models.lm import FunctionDescription
 from ferrule_kit.network.hostpolicy import checked_arguments, operator_policies
 
-from .context import Handler, ToolContext
 from .function_schema import describe_function, is_async, schema_validator
 from .rest import rest_call
+from .tool_context import Handler, ToolContext
 
 __all__ = ["FunctionTool", "Tool", "ToolDesc", "tool"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from .context import ToolContext
+from .tool_context import ToolContext
 from .toolkit import Toolkit
 
 __all__ = ["UserControlFlowTools"]

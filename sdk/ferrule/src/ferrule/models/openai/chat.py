@@ -40,7 +40,7 @@ from ..params import (
     model_params,
     retry_attributes,
 )
-from ..settings import ReasoningEffort, Sampling, client_attributes
+from ..sampling import ReasoningEffort, Sampling, client_attributes
 
 __all__ = ["CHAT_PARAMS", "ChatParams", "OpenAIChat", "chat_params"]
 

@@ -41,7 +41,7 @@ from ..params import (
     model_params,
     retry_attributes,
 )
-from ..settings import ReasoningEffort, Sampling, client_attributes
+from ..sampling import ReasoningEffort, Sampling, client_attributes
 
 __all__ = ["RESPONSES_PARAMS", "OpenAIResponses", "ResponsesParams", "responses_params"]
 
