@@ -25,7 +25,7 @@ def test_masked_input_is_what_the_model_and_the_db_see(rt, tmp_path):
         assert output.content == sent  # the test model echoes it
         stored = agent.get_last_run_output()
         assert stored is not None
-        assert all("GB82" not in m.text for m in stored.messages)
+        assert all("GB82" not in m.get_content_string() for m in stored.messages)
 
 
 def test_a_blocked_input_reaches_neither_model_nor_db(rt, tmp_path):
