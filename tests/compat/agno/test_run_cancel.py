@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 import uuid
 from typing import Any
 
@@ -53,12 +52,13 @@ def test_cancel_run_stops_a_running_agent_run_from_another_thread(rt):
 
         timer = threading.Timer(0.5, cancel)
         timer.start()
-        started = time.perf_counter()
         events = list(stream)
         timer.join()
-        assert time.perf_counter() - started < 1.0  # six pieces would take 1.2 s
-    assert seen == {"active": {stream.run_id: False}, "cancelled": True}
+    # the process's manager may hold other tests' runs: this one was running, not cancelled
+    assert seen["active"][stream.run_id] is False and seen["cancelled"] is True
     assert isinstance(events[-1], RunCancelledEvent)
+    streamed = "".join(getattr(e, "content", None) or "" for e in events[:-1])
+    assert streamed != "one two three four five six"  # stopped before its last piece
     assert stream.output.status == "cancelled"
     # the ended run was cleaned up: no longer tracked, so no longer cancelled either
     assert stream.run_id not in get_active_runs() and not is_cancelled(stream.run_id)
