@@ -185,8 +185,8 @@ def test_duckduckgo_tools_search_through_the_operator_and_feed_the_model(
     assert "duckduckgo_news" not in descriptions and "max_results" not in descriptions
     tool_message = response.messages[-2]
     assert tool_message.role == "tool"
-    assert "The state of AI in 2026: a review" in tool_message.text
-    assert "Long-context" not in tool_message.text  # fixed_max_results=2
+    assert "The state of AI in 2026: a review" in tool_message.content
+    assert "Long-context" not in tool_message.content  # fixed_max_results=2
     agent.delete()
 
 
