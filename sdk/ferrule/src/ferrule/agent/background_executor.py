@@ -28,7 +28,9 @@ def _prefix(agent: Any) -> str:
 
 
 def _lock(agent: Any) -> threading.Lock:
-    lock: threading.Lock = vars(agent).setdefault(_LOCK, threading.Lock())  # atomic
+    lock: threading.Lock | None = vars(agent).get(_LOCK)
+    if lock is None:  # the first use: setdefault keeps one lock if two threads get here
+        lock = vars(agent).setdefault(_LOCK, threading.Lock())
     return lock
 
 

@@ -126,8 +126,7 @@ class InMemoryRunCancellationManager(BaseRunCancellationManager):
             raise RunCancelledException(f"Run {run_id} was cancelled")
 
     async def araise_if_cancelled(self, run_id: str) -> None:
-        if self._cancelled.get(run_id, False):
-            raise RunCancelledException(f"Run {run_id} was cancelled")
+        self.raise_if_cancelled(run_id)
 
     def get_active_runs(self) -> dict[str, bool]:
         with self._lock:
