@@ -8,12 +8,14 @@ inventory pins (``git clone https://github.com/agno-agi/agno && git -C agno chec
 v2.9.0``); without one the tool stops, saying how to make it. It replays every file of the
 cookbook's folders in ferrule's subjects (`inventory_agno.COOKBOOK_IN_SUBJECT`; the other
 folders are listed with their subject), or only those under the PREFIXes given. Each file is
-sorted first: one that imports a subject ferrule does not claim (teams, workflows,
-AgentOS...), a provider, store, reader or toolkit ferrule does not ship, or a package
-ferrule does not install is *not covered*; one that needs the internet (a web toolkit or
-reader, a public URL in its code, a provider's server-side search) is *internet*; the rest
-are *runnable*, and run. ``--list`` sorts without running. Each runnable file is written to
-a fresh temporary folder with ``agno`` replaced by ``ferrule`` and run there as a script
+sorted first: one that imports or turns on a subject ferrule does not claim (teams,
+workflows, AgentOS, culture...), a provider, store, reader or toolkit ferrule does not ship,
+a package ferrule does not install (or that does not import here), or a local server of its
+own is *not covered*; one that needs the internet (a web toolkit or reader, a public URL in
+its code, a cloud SDK, a provider's server-side search) is *internet*; one that fails as shipped, in Agno too (it reads a file Agno's repository does not have, listed
+in `NOT_SHIPPED` and checked against the checkout) is *not shipped*; the rest are
+*runnable*, and run. ``--list`` sorts without running. Each runnable file is written to
+a fresh temporary folder with the package name ``agno`` replaced by ``ferrule`` and run there as a script
 (``python file.py``, ``__name__ == "__main__"``) in its own interpreter, with a timeout,
 answering ``y`` to any question it asks on stdin, against:
 
@@ -49,6 +51,7 @@ import argparse
 import ast
 import collections
 import hashlib
+import io
 import json
 import math
 import os
@@ -58,6 +61,7 @@ import sys
 import tempfile
 import threading
 import time
+import tokenize
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -193,7 +197,25 @@ INTERNET_TOOLS = {
     "agno.context.google",
     "agno.context.mcp",
 }
+#: Third-party packages that reach a cloud service when used.
+INTERNET_PACKAGES = {"boto3": "AWS", "botocore": "AWS", "google.cloud": "Google Cloud"}
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
+#: Local ports the replay serves itself (its PostgreSQL); a file naming another local
+#: server (a memory service, a vector store's own server) needs what the replay does not
+#: start. Ports under 1024 are not servers' here: the cookbook names ``localhost:1`` as an
+#: address that refuses (a model that fails, for fallbacks).
+SERVED_PORTS = {5532}
+#: What a file reads or writes by a relative path (from Agno's repository root) that Agno's
+#: repository does not have, so that it fails as shipped, in Agno as here. Each is checked
+#: against the checkout: a path the checkout has runs the file again.
+NOT_SHIPPED = {
+    "cookbook/02_agents/12_multimodal/image_to_audio.py": (
+        "cookbook/02_agents/12_multimodal/sample.jpg"
+    ),
+    "cookbook/07_knowledge/09_archive/readers/csv_reader_async.py": "data/csv",
+    "cookbook/07_knowledge/09_archive/readers/json_reader.py": "tmp/",
+    "cookbook/90_models/google/gemini/file_search_image_upload.py": "path/to/your/image.jpeg",
+}
 #: Model keywords that turn on a provider's own web search or cloud (Vertex AI).
 SERVER_SIDE_SEARCH = {"search", "grounding", "search_parameters", "vertexai_search", "vertexai"}
 #: Folders given more time than ``--timeout``: their model runs on this machine's CPU.
@@ -444,6 +466,9 @@ class Checkout:
         reason = not_run_reason(source, local)
         if reason is not None:
             return reason
+        missing = NOT_SHIPPED.get(path)
+        if missing is not None and not (self.root / missing).exists():
+            return "not shipped", f"needs {missing}, which Agno's repository does not have"
         for top in sorted({m.split(".")[0] for m in imported_modules(ast.parse(source))}):
             beside = (Path(path).parent / f"{top}.py").as_posix()
             if top in local and beside not in seen and (self.root / beside).is_file():
@@ -539,6 +564,56 @@ def installed(package: str) -> bool:
         return False
 
 
+def namespace_members(tree: ast.AST) -> set[str]:
+    """``google.genai`` for ``from google import genai``: what is imported from a namespace
+    package (one with no code of its own) is a package in its own right."""
+    import importlib.util
+
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if node.module.split(".")[0] in {"agno", "ferrule", "__future__"}:
+                continue
+            try:
+                spec = importlib.util.find_spec(node.module)
+            except (ImportError, ValueError):
+                continue
+            if spec is not None and spec.origin in (None, "namespace"):
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def import_error(module: str) -> str | None:
+    """The first line of the error importing an installed ``module`` raises (a module a
+    newer major version of its package keeps only to say it moved), else None."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError as error:
+        return str(error).split(". ")[0][:120]
+    except Exception:  # any other failure is the program's to meet
+        return None
+    return None
+
+
+def unknown_provider(value: ast.expr) -> str | None:
+    """The provider of a ``model="provider:id"`` string that ferrule does not ship."""
+    if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+        return None
+    provider, colon, model_id = value.value.partition(":")
+    if not colon or not model_id or not re.fullmatch(r"[\w-]+", provider):
+        return None
+    from ferrule.models.fallback import model_of
+    from ferrule_kernel import InvalidInputError
+
+    try:
+        model_of(f"{provider}:x")
+    except InvalidInputError as error:
+        return provider if "unknown provider" in str(error) else None
+    return None
+
+
 def ferrule_has(module: str, name: str) -> bool:
     """Whether ferrule's ``module`` has ``name`` (one the inventory does not list: a
     constant, a name Agno imports into the module)."""
@@ -583,9 +658,25 @@ def not_run_reason(source: str, local: frozenset[str] = frozenset()) -> tuple[st
                 if not ferrule_has(as_ferrule(module), alias.name):
                     return "not covered", f"{module}.{alias.name} is not ferrule's"
     foreign = {m for m in named if m.split(".")[0] not in {"agno", "ferrule", "__future__"}}
+    foreign |= namespace_members(tree)
     for module in sorted(m for m in foreign if m.split(".")[0] not in local):
         if module.split(".")[0] not in sys.stdlib_module_names and not installed(module):
             return "not covered", f"needs {module}, which ferrule does not install"
+        unusable = import_error(module) if "." in module else None
+        if unusable is not None:
+            return "not covered", f"needs {module}, which does not import here: {unusable}"
+        for package, service in INTERNET_PACKAGES.items():
+            if module == package or module.startswith(package + "."):
+                return "internet", f"{service} ({module})"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Agent":
+            for keyword in node.keywords:
+                subject = inventory_agno.out_of_subject(keyword.arg or "")
+                if subject is not None:
+                    return "not covered", f"{subject} (Agent({keyword.arg}=...))"
+                unknown = unknown_provider(keyword.value) if keyword.arg == "model" else None
+                if unknown is not None:
+                    return "not covered", f"a model of {unknown!r}, a provider ferrule lacks"
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
@@ -599,14 +690,29 @@ def not_run_reason(source: str, local: frozenset[str] = frozenset()) -> tuple[st
             if re.match(r"^web_(search|fetch)_\d+$", value):
                 return "internet", f"the provider's server-side {value} tool"
             if re.match(r"^(https?|s3|gs)://", value):
-                host = urlparse(value).hostname or ""
-                if host not in LOCAL_HOSTS:
+                url = urlparse(value)
+                if (url.hostname or "") not in LOCAL_HOSTS:
                     return "internet", f"fetches {value[:60]}"
+                if url.port is not None and url.port >= 1024 and url.port not in SERVED_PORTS:
+                    return "not covered", f"a server of its own on {url.hostname}:{url.port}"
     return None
 
 
 def as_ferrule(source: str) -> str:
-    return re.sub(r"\bagno\b", "ferrule", source)
+    """``source`` with the name ``agno`` made ``ferrule`` where it names the package (an
+    import, ``agno.x``), not in strings or comments (``"libs/agno/agno"`` is a path of
+    Agno's repository, read as it is)."""
+    lines = source.splitlines(keepends=True)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return re.sub(r"\bagno\b", "ferrule", source)
+    for token in reversed(tokens):
+        if token.type == tokenize.NAME and token.string == "agno":
+            row, column = token.start
+            line = lines[row - 1]
+            lines[row - 1] = line[:column] + "ferrule" + line[column + len("agno") :]
+    return "".join(lines)
 
 
 # -- running --------------------------------------------------------------------------------
@@ -615,7 +721,7 @@ def as_ferrule(source: str) -> str:
 @attrs.define
 class Outcome:
     path: str
-    status: str  # pass | fail | internet | not covered | timeout
+    status: str  # pass | fail | internet | not covered | not shipped | timeout
     detail: str = ""
     requests: int = 0
     seconds: float = 0.0
@@ -835,7 +941,7 @@ def main(argv: list[str]) -> int:
         args.json.write_text(json.dumps([attrs.asdict(o) for o in outcomes], indent=1))
     print(
         "\nfolder                                      pass  fail  internet  not-covered"
-        + ("  runnable" if args.list else "")
+        "  not-shipped" + ("  runnable" if args.list else "")
     )
     total: collections.Counter[str] = collections.Counter()
     for folder in sorted(per_folder):
@@ -843,11 +949,12 @@ def main(argv: list[str]) -> int:
         total.update(counts)
         print(
             f"{folder:42} {counts['pass']:5} {counts['fail']:5} {counts['internet']:9}"
-            f" {counts['not covered']:12}" + (f" {counts['runnable']:9}" if args.list else "")
+            f" {counts['not covered']:12} {counts['not shipped']:12}"
+            + (f" {counts['runnable']:9}" if args.list else "")
         )
     print(
         f"{'TOTAL':42} {total['pass']:5} {total['fail']:5} {total['internet']:9}"
-        f" {total['not covered']:12}"
+        f" {total['not covered']:12} {total['not shipped']:12}"
     )
     run = total["pass"] + total["fail"] + total["runnable"]
     print(f"\n{total['pass']} of {run} runnable files pass")
