@@ -34,7 +34,6 @@ CLIENT_NOTE = (
     "ferrule's provider plugin speaks the API over HTTP itself, with no SDK client: give "
     "base_url=, timeout=, max_retries= or default_headers="
 )
-AUDIO_NOTE = "ferrule's models answer in text: no audio output"
 QUERY_NOTE = "query parameters are not sent: put the setting in request_params= (the body)"
 ROLE_NOTE = "the provider plugin maps each role to its API's own"
 

@@ -12,8 +12,11 @@ inference inputs; ``top_k``, ``seed``, ``presence_penalty``, ``frequency_penalty
 ``safety_settings`` and ``cached_content`` are request fields, as ``request_params`` are;
 ``include_thoughts`` or a ``thinking_budget`` above 0 turn thinking on at the model's own
 depth, ``thinking_level`` at that depth, ``thinking_budget=0`` leaves it off. Gemini's
-server-side tools (search, grounding, URL context, File Search stores), Vertex AI and audio
-or image output are not used: each is refused, saying what to do instead.
+server-side tools (search, grounding, URL context, File Search stores) and Vertex AI are not
+used: each is refused, saying what to do instead. ``response_modalities`` (``["TEXT",
+"IMAGE"]``, ``["AUDIO"]``) and ``speech_config`` join ``generationConfig`` (checked:
+`ferrule.models.media_output`); the images the model draws reach ``RunOutput.images``, its
+speech ``RunOutput.response_audio``.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from typing_extensions import Unpack
 
 from .. import APIModel
 from ..base import Model
+from ..media_output import gemini_output_config
 from ..params import (
-    AUDIO_NOTE,
     CLIENT_NOTE,
     AgnoParam,
     ModelParams,
@@ -132,8 +135,8 @@ GEMINI_PARAMS: tuple[AgnoParam, ...] = model_params(
         AgnoParam("presence_penalty"),
         AgnoParam("frequency_penalty"),
         AgnoParam("seed"),
-        declined("response_modalities", AUDIO_NOTE),
-        declined("speech_config", AUDIO_NOTE),
+        AgnoParam("response_modalities"),
+        AgnoParam("speech_config"),
         AgnoParam("cached_content"),
         AgnoParam("thinking_budget"),
         AgnoParam("include_thoughts"),
@@ -199,6 +202,7 @@ class Gemini(APIModel, Model):
                 for name, api in GENERATION_FIELDS.items()
                 if values[name] is not None
             },
+            **gemini_output_config(values["response_modalities"], values["speech_config"]),
         }
         if generation:
             attributes["generation_config"] = generation

@@ -27,8 +27,8 @@ from typing_extensions import Unpack
 
 from .. import APIModel
 from ..base import Model
+from ..media_output import chat_output_fields
 from ..params import (
-    AUDIO_NOTE,
     CLIENT_NOTE,
     QUERY_NOTE,
     ROLE_NOTE,
@@ -105,8 +105,8 @@ CHAT_OWN: tuple[AgnoParam, ...] = (
     AgnoParam("top_logprobs"),
     AgnoParam("max_tokens"),
     AgnoParam("max_completion_tokens"),
-    declined("modalities", AUDIO_NOTE),
-    declined("audio", AUDIO_NOTE),
+    AgnoParam("modalities"),
+    AgnoParam("audio"),
     AgnoParam("presence_penalty"),
     AgnoParam("seed"),
     AgnoParam("stop"),
@@ -197,6 +197,7 @@ def chat_model_settings(values: dict[str, Any]) -> tuple[dict[str, Any], dict[st
     fields = RequestFields(**{name: values.get(name) for name in attrs.fields_dict(RequestFields)})
     extra_body = {
         **fields.body(),
+        **chat_output_fields(values.get("modalities"), values.get("audio")),
         **(values.get("extra_body") or {}),
         **(values.get("request_params") or {}),
     }
