@@ -12,12 +12,15 @@ sorted first: one that imports or turns on a subject ferrule does not claim (tea
 workflows, AgentOS, culture...), a provider, store, reader or toolkit ferrule does not ship,
 a package ferrule does not install (or that does not import here), or a local server of its
 own is *not covered*; one that needs the internet (a web toolkit or reader, a public URL in
-its code, a cloud SDK, a provider's server-side search) is *internet*; one that fails as shipped, in Agno too (it reads a file Agno's repository does not have, listed
-in `NOT_SHIPPED` and checked against the checkout) is *not shipped*; the rest are
-*runnable*, and run. ``--list`` sorts without running. Each runnable file is written to
-a fresh temporary folder with the package name ``agno`` replaced by ``ferrule`` and run there as a script
-(``python file.py``, ``__name__ == "__main__"``) in its own interpreter, with a timeout,
-answering ``y`` to any question it asks on stdin, against:
+its code, a cloud SDK, a provider's server-side search) is *internet*; one that fails as
+shipped, in Agno too (it reads a file Agno's repository does not have, listed in
+`NOT_SHIPPED` and checked against the checkout) is *not shipped*; the rest are *runnable*,
+and run. ``--list`` sorts without running. Each runnable file is laid out in a fresh
+temporary folder that stands for Agno's repository (`Checkout.lay_out`: the file and the
+modules beside it with the package name ``agno`` replaced by ``ferrule``, the rest linked)
+and run from its root as Agno's cookbook is (``python cookbook/.../file.py``, ``__name__ ==
+"__main__"``), in its own interpreter, with a timeout, answering ``y`` to any question it
+asks on stdin, against:
 
 - one loopback server of its own speaking every provider's wire: OpenAI's Chat Completions
   and Responses, Anthropic's Messages, Gemini's ``streamGenerateContent``, xAI's, Ollama's
@@ -477,19 +480,30 @@ class Checkout:
                     return found[0], f"{found[1]} (through {top}.py)"
         return None
 
-    def siblings(self, path: str) -> list[str]:
-        folder = (self.root / path).parent
-        return sorted(p.relative_to(self.root).as_posix() for p in folder.glob("*.py"))
+    def lay_out(self, path: str, folder: Path) -> Path:
+        """The file at ``path`` written under ``folder`` where it lies in Agno's repository,
+        ``folder`` standing for the repository's root (the cookbook's working directory):
+        the file and the modules beside it (``from db import ...``) with the package name
+        rewritten, every other entry of each folder on the way linked (data beside the file,
+        ``README.md``, ``cookbook/07_knowledge/testing_resources``...), so that relative and
+        ``Path(__file__)``-based paths reach what they reach in Agno's repository."""
+        here, there = folder, self.root
+        for part in Path(path).parts[:-1]:
+            self._link_entries(there, here, but=part)
+            here, there = here / part, there / part
+            here.mkdir()
+        for entry in there.iterdir():
+            if entry.suffix == ".py":
+                (here / entry.name).write_text(as_ferrule(entry.read_text(errors="replace")))
+        self._link_entries(there, here, but="")
+        return folder / path
 
-    def link_data(self, path: str, folder: Path) -> None:
-        """What a file reads by a relative path, linked into the folder it runs in: the
-        data beside it (``data/``, ``sample.jpg``) and the checkout's top level
-        (``cookbook/...``: Agno's cookbook is run from the repository's root)."""
-        beside = [p for p in (self.root / path).parent.iterdir() if p.suffix != ".py"]
-        for target in [*beside, *self.root.iterdir()]:
-            link = folder / target.name
-            if not link.exists() and not target.name.startswith((".", "__")):
-                link.symlink_to(target)
+    @staticmethod
+    def _link_entries(there: Path, here: Path, but: str) -> None:
+        for entry in there.iterdir():
+            link = here / entry.name
+            if entry.name != but and not entry.name.startswith((".", "__")) and not link.exists():
+                link.symlink_to(entry)
 
 
 def checkout_at(path: str | None) -> Checkout:
@@ -766,7 +780,6 @@ def sources_at(rev: str, folder: Path) -> list[str]:
 
 
 def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[str]) -> Outcome:
-    source = checkout.read(path)
     for folder, seconds in SLOW_FOLDERS.items():
         if path.startswith(folder):
             timeout = max(timeout, seconds)
@@ -774,13 +787,7 @@ def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[st
     if reason is not None:
         return Outcome(path, reason[0], reason[1])
     with tempfile.TemporaryDirectory(prefix="agno-replay-") as folder:
-        script = Path(folder) / Path(path).name
-        script.write_text(as_ferrule(source))
-        # siblings a file imports (``from db import ...``) come along, renamed the same way
-        for sibling in checkout.siblings(path):
-            if sibling != path:
-                (Path(folder) / Path(sibling).name).write_text(as_ferrule(checkout.read(sibling)))
-        checkout.link_data(path, Path(folder))
+        checkout.lay_out(path, Path(folder))
         server = LoopbackServer()
         server.start_in_thread()
         server.script(*[answer] * 10_000)
@@ -809,7 +816,7 @@ def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[st
         start = time.monotonic()
         try:
             done = subprocess.run(
-                [sys.executable, script.name],
+                [sys.executable, path],
                 cwd=folder,
                 env=env,
                 input="y\n" * 200,
