@@ -119,6 +119,7 @@ FAMILIES = (
     "agno.knowledge.reader",
     "agno.knowledge.embedder",
     "agno.knowledge.chunking",
+    "agno.knowledge.reranker",
     "agno.context",
     "agno.guardrails",
     "agno.reasoning",
