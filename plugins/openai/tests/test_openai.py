@@ -277,6 +277,28 @@ async def test_structured_output(define, runtime, server):
     assert server.requests[1].json["response_format"] == {"type": "json_object"}
 
 
+async def test_strict_output_false_sends_the_schema_as_a_guide(define, runtime, server):
+    name = await define(strict_output=False)
+    server.script(wire.reply(ScriptedTurn(text=('{"a": 1}',))))
+    closed = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    await collect(runtime, name, {"messages": [USER], "output_schema": closed})
+    assert server.requests[0].json["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "output", "schema": closed, "strict": False},
+    }
+
+
+async def test_strict_output_must_be_a_bool(define):
+    with pytest.raises(InvalidInputError) as info:
+        await define(strict_output="no")
+    assert "strict_output" in str(info.value)
+
+
 async def test_images_and_audio_on_the_wire(define, runtime, server):
     name = await define("gpt-4o-audio-preview")
     server.script(wire.reply(ScriptedTurn(text=("a red square",))))

@@ -95,6 +95,20 @@ async def test_request_shape_and_auth(define, runtime, server):
     assert body["temperature"] == 0.3 and "reasoning_effort" not in body
 
 
+async def test_strict_output_false_sends_strict_false(define, runtime, server):
+    name = await define("grok-3", strict_output=False)
+    server.script(wire.reply(ScriptedTurn(text=('{"a": 1}',))))
+    closed = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    await collect(runtime, name, {"messages": [USER], "output_schema": closed})
+    sent = server.requests[0].json["response_format"]["json_schema"]
+    assert sent == {"name": "output", "schema": closed, "strict": False}
+
+
 @pytest.mark.parametrize(
     ("asked", "sent"), [("minimal", "low"), ("low", "low"), ("medium", "high"), ("high", "high")]
 )

@@ -29,6 +29,9 @@ class OpenAIAttributes(ProviderAttributes):
     read_timeout: float = attrs.field(default=60.0, validator=in_range(0.001))
     #: Extra request fields, sent as given (e.g. a compatible server's own sampling options).
     extra_body: dict[str, Any] = attrs.field(factory=dict)
+    #: False: a structured-output schema guides the reply but is never sent as strict
+    #: (``strict: false``); True: strict whenever the schema is closed.
+    strict_output: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
 
 
 @attrs.frozen
@@ -45,8 +48,6 @@ class OpenAIResponsesAttributes(OpenAIAttributes):
         default="auto",
         validator=attrs.validators.optional(attrs.validators.in_(("auto", "concise", "detailed"))),
     )
-    #: False: a structured-output schema guides the reply but is never sent as ``strict``.
-    strict_output: bool = True
     #: ``text.verbosity``: how long the reply is (``low``, ``medium``, ``high``).
     verbosity: str | None = attrs.field(
         default=None,

@@ -118,4 +118,5 @@ async def create(attributes: OpenAIAttributes) -> ChatCompletionsModel:
             attributes.model, official=official, reasoning_model=attributes.reasoning_model
         ),
         extra_body=attributes.extra_body,
+        strict_output=attributes.strict_output,
     )

@@ -18,3 +18,6 @@ class XAIAttributes(ProviderAttributes):
 
     #: Extra request fields, sent as given.
     extra_body: dict[str, Any] = attrs.field(factory=dict)
+    #: False: a structured-output schema guides the reply but is never sent as strict
+    #: (``strict: false``); True: strict whenever the schema is closed.
+    strict_output: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))

@@ -81,4 +81,5 @@ async def create(attributes: XAIAttributes) -> ChatCompletionsModel:
         dialect=XAI,
         rules=rules_for(attributes.model),
         extra_body=attributes.extra_body,
+        strict_output=attributes.strict_output,
     )

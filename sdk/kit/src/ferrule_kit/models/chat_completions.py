@@ -178,8 +178,11 @@ def build_request(
     dialect: Dialect,
     rules: ModelRules,
     extra_body: Mapping[str, Any] | None = None,
+    *,
+    strict_output: bool = True,
 ) -> dict[str, Any]:
-    """The streaming Chat Completions request for ``inputs``."""
+    """The streaming Chat Completions request for ``inputs``. ``strict_output`` False sends
+    a schema as a guide (``strict: false``) rather than as strict when it is closed."""
     request: dict[str, Any] = {
         "model": model,
         "messages": [
@@ -226,7 +229,9 @@ def build_request(
             request["response_format"] = {"type": "json_object"}
         else:
             json_schema: dict[str, Any] = {"name": "output", "schema": schema}
-            if schema.get("additionalProperties") is False:
+            if not strict_output:
+                json_schema["strict"] = False  # asked for: the schema guides, never binds
+            elif schema.get("additionalProperties") is False:
                 json_schema["strict"] = True  # the schema is written for strict structured output
             request["response_format"] = {"type": "json_schema", "json_schema": json_schema}
     if extra_body:
@@ -295,12 +300,15 @@ class ChatCompletionsModel:
         dialect: Dialect,
         rules: ModelRules,
         extra_body: Mapping[str, Any] | None = None,
+        strict_output: bool = True,
     ) -> None:
         self.model = model
         self.client = client
         self.dialect = dialect
         self.rules = rules
         self.extra_body = dict(extra_body or {})
+        #: False: a structured-output schema is sent with ``strict: false`` (a guide).
+        self.strict_output = strict_output
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.client.base_url!r})"
@@ -309,7 +317,14 @@ class ChatCompletionsModel:
         await self.client.close()
 
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
-        request = build_request(self.model, inputs, self.dialect, self.rules, self.extra_body)
+        request = build_request(
+            self.model,
+            inputs,
+            self.dialect,
+            self.rules,
+            self.extra_body,
+            strict_output=self.strict_output,
+        )
         provider = self.dialect.provider
         events = await self.client.open_sse("/chat/completions", request)
         finish_reason: str | None = None

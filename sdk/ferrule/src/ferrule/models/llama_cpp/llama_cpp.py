@@ -67,7 +67,14 @@ class LlamaCpp(OpenAILike):
             k: v for k, v in self.options.items() if k not in ("extra_body", "extra_headers")
         }
         attributes.update(self.options.get("extra_body", {}))
-        for key in ("read_timeout", "max_retries", "retry_delay", "retry_multiplier"):
+        # In process a schema is always a grammar, as llama-server makes of ``strict: false``.
+        for key in (
+            "read_timeout",
+            "max_retries",
+            "retry_delay",
+            "retry_multiplier",
+            "strict_output",
+        ):
             attributes.pop(key, None)
         return ModelRoute(COMPONENT_TYPE, {"model": resolve_model_alias(self.id), **attributes})
 

@@ -12,8 +12,10 @@ import OpenAIChat``).
 agent's and the run's own); ``frequency_penalty``, ``presence_penalty``, ``seed``,
 ``logit_bias``, ``logprobs``, ``top_logprobs``, ``user``, ``service_tier``, ``store``,
 ``metadata``, ``verbosity``, then ``extra_body`` and ``request_params`` are sent as request
-fields as given; ``default_headers`` / ``extra_headers`` with every request; ``timeout`` is
-the seconds to wait for the next byte, ``max_retries`` (or Agno's ``retries``, with
+fields as given; ``strict_output=False`` sends a structured-output schema with ``strict:
+false`` (a guide the model may stray from) where True sends it strict; ``default_headers``
+/ ``extra_headers`` go with every request; ``timeout`` is the seconds to wait for the next
+byte, ``max_retries`` (or Agno's ``retries``, with
 ``delay_between_retries`` and ``exponential_backoff``) the retries of a failed request.
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 import attrs
-from ferrule_kernel import in_range
+from ferrule_kernel import InvalidInputError, in_range
 from typing_extensions import Unpack
 
 from .. import APIModel
@@ -114,12 +116,7 @@ CHAT_OWN: tuple[AgnoParam, ...] = (
     AgnoParam("user"),
     AgnoParam("top_p"),
     AgnoParam("service_tier"),
-    declined(
-        "strict_output",
-        "ferrule-openai sends a schema as strict when it allows no other properties (attrs "
-        "and pydantic schemas); for a loose one give a dict schema",
-        True,
-    ),
+    AgnoParam("strict_output", True),
     AgnoParam("extra_headers"),
     declined("extra_query", QUERY_NOTE),
     AgnoParam("extra_body"),
@@ -207,6 +204,13 @@ def chat_model_settings(values: dict[str, Any]) -> tuple[dict[str, Any], dict[st
     for key in ("organization", "project"):
         if (value := values.get(key)) is not None:
             attributes[key] = value
+    strict_output = values.get("strict_output")
+    if not isinstance(strict_output, bool):
+        raise InvalidInputError(
+            f"must be True or False; got {strict_output!r}", field="strict_output"
+        )
+    if not strict_output:
+        attributes["strict_output"] = False  # the schema sent with ``strict: false``
     headers = {**(values.get("default_headers") or {}), **(values.get("extra_headers") or {})}
     if headers:
         attributes["extra_headers"] = headers
@@ -292,8 +296,6 @@ class OpenAIChat(APIModel, Model):
 
 
 def _no_client() -> Exception:
-    from ferrule_kernel import InvalidInputError
-
     return InvalidInputError(f"get_client: {CLIENT_NOTE}", field="client")
 
 
