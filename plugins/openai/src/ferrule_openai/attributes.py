@@ -53,3 +53,11 @@ class OpenAIResponsesAttributes(OpenAIAttributes):
         default=None,
         validator=attrs.validators.optional(attrs.validators.in_(("low", "medium", "high"))),
     )
+    #: Background mode (`ferrule_openai.responses_background`): the response is created
+    #: with ``background: true`` (and ``store: true``, which the API requires for it), then
+    #: polled every ``background_poll_interval`` seconds until it ends; after
+    #: ``background_max_wait`` seconds it is cancelled at the provider and the request
+    #: ends with a `ProviderTimeoutError`.
+    background: bool = False
+    background_poll_interval: float = attrs.field(default=2.0, validator=in_range(0.001))
+    background_max_wait: float = attrs.field(default=600.0, validator=in_range(0.001))

@@ -1,11 +1,13 @@
 """The `openai_responses_language_model` component: `ferrule_openai.responses_wire` for the
 translation, `ferrule_kit.models.sse_model` for the connection (the kit's SSE reader, retries and
-typed errors), and the OpenAI component's client (auth, endpoint and key rules)."""
+typed errors), and the OpenAI component's client (auth, endpoint and key rules); with
+``background``, `ferrule_openai.responses_background` creates the response and polls it."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from contextlib import aclosing
+from typing import Any, cast
 
 from ferrule_kit.models.lm import InferInput
 from ferrule_kit.models.sse_model import SSELanguageModel
@@ -14,6 +16,7 @@ from ferrule_kit.network.http import SSEEvent
 from . import responses_wire as wire
 from .attributes import OpenAIResponsesAttributes
 from .model import COMPATIBLE, OPENAI, connect, is_reasoning_model
+from .responses_background import Background, poll
 
 
 class OpenAIResponsesModel(SSELanguageModel):
@@ -36,9 +39,24 @@ class OpenAIResponsesModel(SSELanguageModel):
             verbosity=attributes.verbosity,
             extra_body=attributes.extra_body,
         )
+        self.background = (
+            Background(attributes.background_poll_interval, attributes.background_max_wait)
+            if attributes.background
+            else None
+        )
 
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
         return wire.build_request(inputs, self.settings)
+
+    async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
+        stream: AsyncGenerator[dict[str, Any], None]
+        if self.background is None:
+            stream = cast(AsyncGenerator[dict[str, Any], None], super().infer(inputs))
+        else:
+            stream = poll(self.client, self.url, self.build_request(inputs), self.background)
+        async with aclosing(stream) as items:
+            async for item in items:
+                yield item
 
     async def translate(
         self, events: AsyncIterator[SSEEvent]

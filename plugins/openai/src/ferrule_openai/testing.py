@@ -179,3 +179,24 @@ WIRE = ProviderWire(
     not_json=b"event: response.output_text.delta\ndata: {not json\n\n",
     opening=2,
 )
+
+
+def background_response(
+    status: str,
+    text: Sequence[str] | str = (),
+    *,
+    error: Mapping[str, Any] | None = None,
+    incomplete_reason: str | None = None,
+    response_id: str = "resp_1",
+) -> Reply:
+    """A background response object as ``POST /responses`` (``queued``), ``GET
+    /responses/{id}`` and ``POST /responses/{id}/cancel`` answer it: a ``completed`` (or
+    ``incomplete``) one holds a turn of ``text``; a ``failed`` one the ``error`` given."""
+    chunks = [text] if isinstance(text, str) else list(text)
+    if status in ("completed", "incomplete"):
+        final = responses_events(chunks, status=status, incomplete_reason=incomplete_reason)[-1]
+        response = dict(final["response"])
+    else:
+        response = response_object([], status=status)
+    response.update(id=response_id, background=True, error=dict(error) if error else None)
+    return Reply.json(response)

@@ -433,13 +433,9 @@ class HTTPClient:
         # Only the exception's type and text, scrubbed: aiohttp exceptions hold the
         # request (headers included), so they are never chained or kept.
         reason = scrub(f"{type(exc).__name__}: {exc}".rstrip(": "), self._secrets)
-        return cls(
-            f"{self.provider}: {what} ({reason})",
-            provider=self.provider,
-            status=None,
-            provider_message=reason,
-            **details,
-        )
+        # ``details`` may name the reply's status (a 200 whose body is not JSON)
+        details = {"provider": self.provider, "status": None, **details}
+        return cls(f"{self.provider}: {what} ({reason})", provider_message=reason, **details)
 
     # -- requests --------------------------------------------------------------------
 

@@ -9,7 +9,9 @@ set openai``; ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's.
 ``temperature``, ``top_p``, ``max_output_tokens`` and ``reasoning_effort`` (or Agno's
 ``reasoning={"effort": ...}``) are ferrule's inference inputs, under the agent's and the
 run's own; ``reasoning_summary`` (or ``reasoning={"summary": ...}``), ``store``,
-``strict_output`` and ``verbosity`` are the component's; ``metadata``,
+``strict_output`` and ``verbosity`` are the component's, and so are ``background``,
+``background_poll_interval`` and ``background_max_wait`` (the response created in the
+background and polled until it ends: ferrule-openai's README); ``metadata``,
 ``parallel_tool_calls``, ``max_tool_calls``, ``truncation``, ``user``, ``service_tier``,
 then ``extra_body`` and ``request_params`` are sent as request fields as given; ``timeout``
 is the seconds to wait for the next byte, ``max_retries`` the retries of a failed request.
@@ -116,15 +118,9 @@ RESPONSES_OWN: tuple[AgnoParam, ...] = (
     AgnoParam("user"),
     AgnoParam("service_tier"),
     AgnoParam("strict_output", True),
-    declined("background", "ferrule streams each response; no background runs are polled"),
-    declined(
-        "background_poll_interval",
-        "ferrule streams each response; no background runs are polled",
-        2.0,
-    ),
-    declined(
-        "background_max_wait", "ferrule streams each response; no background runs are polled", 600.0
-    ),
+    AgnoParam("background"),
+    AgnoParam("background_poll_interval", 2.0),
+    AgnoParam("background_max_wait", 600.0),
     AgnoParam("extra_headers"),
     declined("extra_query", QUERY_NOTE),
     AgnoParam("extra_body"),
@@ -194,6 +190,43 @@ class RequestFields:
         }
 
 
+def _seconds(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise InvalidInputError(
+            f"must be a number of seconds above 0, got {value!r}", field=attribute.name
+        )
+
+
+def _optional_flag(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, bool):
+        raise InvalidInputError(f"must be True or False, got {value!r}", field=attribute.name)
+
+
+@attrs.frozen
+class BackgroundFields:
+    """Background mode (ferrule-openai's ``background`` attributes), checked: the response
+    is created in the background, polled every ``background_poll_interval`` seconds, and
+    cancelled (a `ProviderTimeoutError`) after ``background_max_wait``."""
+
+    background: bool | None = attrs.field(default=None, validator=_optional_flag)
+    background_poll_interval: float = attrs.field(default=2.0, validator=_seconds)
+    background_max_wait: float = attrs.field(default=600.0, validator=_seconds)
+
+    def attributes(self) -> dict[str, Any]:
+        if not self.background:
+            return {}
+        return {
+            "background": True,
+            "background_poll_interval": float(self.background_poll_interval),
+            "background_max_wait": float(self.background_max_wait),
+        }
+
+
+def _background(params: dict[str, Any]) -> dict[str, Any]:
+    names = attrs.fields_dict(BackgroundFields)
+    return BackgroundFields(**{name: params[name] for name in names}).attributes()
+
+
 def _reasoning(params: dict[str, Any]) -> tuple[Any, Any]:
     """(effort, summary) from ``reasoning_effort`` / ``reasoning_summary`` or Agno's
     ``reasoning`` dict (the keywords win)."""
@@ -235,6 +268,7 @@ def responses_model_settings(params: dict[str, Any]) -> tuple[dict[str, Any], di
             attributes[key] = value
     if summary is not None:
         attributes["reasoning_summary"] = summary
+    attributes.update(_background(params))
     headers = {**(params.get("default_headers") or {}), **(params.get("extra_headers") or {})}
     if headers:
         attributes["extra_headers"] = headers
@@ -280,6 +314,8 @@ class OpenAIResponses(APIModel, Model):
         """The fields every request carries besides the input: the sampling settings and
         the request fields given, with ``tools`` / ``tool_choice`` when given."""
         request = {**self.infer_options, **self.options.get("extra_body", {})}
+        if self.options.get("background"):  # a background response must be stored
+            request.update(background=True, store=True)
         if tools:
             request["tools"] = tools
         if tool_choice is not None:
