@@ -12,6 +12,10 @@ from ferrule_kit.models.lmspec import ProviderModels, language_model_type
 from .embedspec import EMBEDDER_TYPE, embedder_types
 
 COMPONENT_TYPE = "gemini_language_model"
+#: Gemini's Interactions API (`ferrule_gemini.interactions_model`), reached by naming its
+#: provider: the same model ids as generateContent's.
+INTERACTIONS_TYPE = "gemini_interactions_language_model"
+INTERACTIONS_PROVIDERS = frozenset({"gemini-interactions"})
 PROVIDERS = frozenset({"gemini", "google"})
 MODEL_PREFIX = "gemini-"
 #: Embedding model ids served by `gemini_embedder` with no provider named (with or
@@ -21,6 +25,9 @@ API_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 #: Ids with or without ``models/``, as Google's SDK takes them.
 MODELS = ProviderModels(
     COMPONENT_TYPE, PROVIDERS, prefixes=(MODEL_PREFIX,), ignored_prefix="models/"
+)
+INTERACTIONS_MODELS = ProviderModels(
+    INTERACTIONS_TYPE, INTERACTIONS_PROVIDERS, ignored_prefix="models/"
 )
 EMBEDDING_MODELS = ProviderModels(
     EMBEDDER_TYPE, PROVIDERS, prefixes=EMBEDDING_MODEL_PREFIXES, ignored_prefix="models/"
@@ -35,15 +42,22 @@ def ferrule_register_component_types() -> list[ComponentTypeSpec]:
         "ferrule_gemini.attributes:GeminiAttributes",
         description="Google Gemini models through the Gemini API (streamed).",
     )
+    interactions = language_model_type(
+        INTERACTIONS_TYPE,
+        "ferrule_gemini.interactions_model:create",
+        "ferrule_gemini.interactions_attributes:GeminiInteractionsAttributes",
+        description="Google Gemini models and agents through the Interactions API.",
+    )
     return [
         model,
+        interactions,
         *embedder_types(),
     ]
 
 
 @hookimpl
 def ferrule_resolve_api_model(model_id: str, provider: str | None) -> Any:
-    return MODELS.route(model_id, provider)
+    return MODELS.route(model_id, provider) or INTERACTIONS_MODELS.route(model_id, provider)
 
 
 @hookimpl
