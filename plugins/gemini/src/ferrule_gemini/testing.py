@@ -98,8 +98,11 @@ GENERATION_KEYS = frozenset(
         "frequencyPenalty",
         "seed",
         "responseModalities",
+        "speechConfig",
     }
 )
+MODALITIES = frozenset({"TEXT", "IMAGE", "AUDIO"})
+SPEECH_KEYS = frozenset({"voiceConfig", "multiSpeakerVoiceConfig", "languageCode"})
 THINKING_LEVELS = frozenset({"minimal", "low", "medium", "high"})
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
@@ -206,6 +209,32 @@ def reply_records(
             last.append({"text": "", "thoughtSignature": signature})
     candidates += 5 * len(tool_calls) + 1
     records.append(_record(last, finish_reason, usage(), model))
+    return records
+
+
+def media_records(
+    inline: Sequence[tuple[str, bytes]],
+    *,
+    text: Sequence[str] = (),
+    signature: str | None = None,
+    model: str = "gemini-loopback",
+) -> list[dict[str, Any]]:
+    """The records of a reply with media (``responseModalities``): each text piece, then
+    each ``(mimeType, bytes)`` as an ``inlineData`` part of its own record (base64), with
+    ``signature`` on each (as Gemini 3's image models sign their images); the last record
+    ends the reply."""
+    import base64
+
+    records = [_record([{"text": piece}], None, None, model) for piece in text]
+    for mime_type, data in inline:
+        part: dict[str, Any] = {
+            "inlineData": {"mimeType": mime_type, "data": base64.b64encode(data).decode("ascii")}
+        }
+        if signature is not None:
+            part["thoughtSignature"] = signature
+        records.append(_record([part], None, None, model))
+    usage = {"promptTokenCount": 9, "candidatesTokenCount": 7, "totalTokenCount": 16}
+    records.append(_record([], "STOP", usage, model))
     return records
 
 
@@ -387,6 +416,14 @@ def _generation_problems(config: Any) -> list[str]:
         not isinstance(stops, list) or len(stops) > 5 or not all(isinstance(s, str) for s in stops)
     ):
         out.append("generationConfig.stopSequences: up to 5 strings")
+    modalities = config.get("responseModalities")
+    if modalities is not None and (
+        not isinstance(modalities, list) or not modalities or set(modalities) - MODALITIES
+    ):
+        out.append(f"generationConfig.responseModalities: a list of {sorted(MODALITIES)}")
+    speech = config.get("speechConfig")
+    if speech is not None and (not isinstance(speech, dict) or set(speech) - SPEECH_KEYS):
+        out.append(f"generationConfig.speechConfig: an object of {sorted(SPEECH_KEYS)}")
     if "responseSchema" in config:
         if config.get("responseMimeType") != "application/json":
             out.append("generationConfig.responseSchema: needs responseMimeType application/json")

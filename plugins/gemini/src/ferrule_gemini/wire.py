@@ -10,7 +10,8 @@ Thought signatures: Gemini attaches an opaque ``thoughtSignature`` to a part (a 
 summary, the answer's text, or a function call) and wants it back on that same part.
 ferrule keeps each as a reasoning part whose signature names its anchor:
 ``"thought:<sig>"`` (with the thought's text), ``"text:<sig>"`` (the answer's last text
-part) or ``"functionCall.<n>:<sig>"`` (the n-th tool call of that message). Signatures are
+part), ``"functionCall.<n>:<sig>"`` (the n-th tool call of that message) or
+``"inlineData.<n>:<sig>"`` (the n-th image the model drew). Signatures are
 base64, so the colon is unambiguous; a signature without a known anchor is treated as
 ``text``.
 
@@ -18,6 +19,11 @@ Tool calls: Gemini sends each ``functionCall`` part whole, usually without an id
 gives it an id starting with ``GENERATED_ID_PREFIX`` (never sent back to Gemini, which
 matches results by name). Its stream items are a first delta with the id and name, then
 one with the whole ``args`` as the arguments.
+
+Media output (``generationConfig.responseModalities``): an ``inlineData`` part of the reply
+is an image (``image_url`` with a data URL) or speech (``input_audio``, its MIME type as the
+format) on ferrule's wire (`inline_media`); a later turn sends the images back (to edit
+them), not the speech.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import re
 import uuid
 from typing import Any
 
+import attrs
 from ferrule_kit.content.messages import Message, TextPart, system_and_turns
 from ferrule_kit.content.parts import GEMINI, registry
 from ferrule_kit.content.policy import Accepts, ContentPolicy
@@ -40,6 +47,7 @@ from ferrule_kit.models.lm import (
     InferInput,
     Usage,
     finish,
+    media_delta,
     reasoning_delta,
     text_delta,
     tool_call_delta,
@@ -151,10 +159,28 @@ def split_signature(signature: str) -> tuple[str, str]:
     return (anchor, raw) if colon else ("text", signature)
 
 
+def inline_media(blob: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stream item of an ``inlineData`` part of the reply (an image the model drew,
+    speech it said: ``responseModalities``), as an ``image_url`` or ``input_audio`` part."""
+    mime_type, data = blob.get("mimeType"), blob.get("data")
+    if not isinstance(mime_type, str) or not isinstance(data, str) or not data:
+        raise ProviderProtocolError(
+            "Gemini sent an inlineData part without its mimeType and base64 data",
+            provider=PROVIDER,
+        )
+    if mime_type.startswith("audio/"):
+        return [
+            media_delta({"type": "input_audio", "input_audio": {"data": data, "format": mime_type}})
+        ]
+    url = f"data:{mime_type};base64,{data}"
+    return [media_delta({"type": "image_url", "image_url": {"url": url}})]
+
+
 def _model_parts(message: Message, where: str) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     text_signature: str | None = None
     call_signatures: dict[int, str] = {}
+    inline_signatures: dict[int, str] = {}
     for reasoning in message.reasoning:
         if reasoning.signature is None:
             continue  # unsigned reasoning is not needed by Gemini; its text stays with us
@@ -165,8 +191,17 @@ def _model_parts(message: Message, where: str) -> list[dict[str, Any]]:
             text_signature = raw
         elif anchor.startswith("functionCall.") and anchor[13:].isdigit():
             call_signatures[int(anchor[13:])] = raw
+        elif anchor.startswith("inlineData.") and anchor[11:].isdigit():
+            inline_signatures[int(anchor[11:])] = raw
         # other anchors belong to other providers (e.g. Anthropic's redacted thinking)
-    answer = _parts(message, where)
+    # The model's own speech is not sent back (speech models read text); its images are,
+    # for the next turn to edit them.
+    spoken = attrs.evolve(message, contents=[p for p in message.contents if p.type != "audio"])
+    answer = _parts(spoken, where)
+    inline = [p for p in answer if "inlineData" in p]
+    for n, raw in inline_signatures.items():
+        if n < len(inline):
+            inline[n]["thoughtSignature"] = raw
     if text_signature is not None:
         if not answer or "text" not in answer[-1]:
             answer.append({"text": ""})
@@ -271,7 +306,9 @@ def thinking_config(inputs: InferInput, model: str) -> dict[str, Any] | None:
         return config
     # Reasoning off: 2.5 Flash models think unless told not to; Pro models cannot be
     # switched off (budget 0 is refused), so they just keep their thoughts to themselves.
-    if version is not None and (2, 5) <= version < (3, 0) and "flash" in model:
+    # Speech and image models do not think, and take no thinkingConfig.
+    media_model = "-tts" in model or "image" in model
+    if version is not None and (2, 5) <= version < (3, 0) and "flash" in model and not media_model:
         return {"thinkingBudget": 0}
     return None
 
@@ -431,6 +468,7 @@ class StreamTranslator:
         self.block_reason: str | None = None
         self.usage_metadata: dict[str, Any] = {}
         self.tool_calls = 0
+        self.inline_parts = 0
         self._new_call_id = new_call_id
 
     def feed(self, chunk: Any) -> list[dict[str, Any]]:
@@ -486,9 +524,15 @@ class StreamTranslator:
             return items
         if part.get("text"):
             items.append(text_delta(part["text"]))
+        if isinstance(part.get("inlineData"), dict):
+            items += inline_media(part["inlineData"])
+            index, self.inline_parts = self.inline_parts, self.inline_parts + 1
+            if signature:  # Gemini 3's image models sign each image they draw
+                items.append(reasoning_delta("", signature=f"inlineData.{index}:{signature}"))
+            return items
         if signature:
             items.append(reasoning_delta("", signature=f"text:{signature}"))
-        return items  # executableCode, inlineData output, ... are not part of the contract
+        return items  # executableCode, ... are not part of the contract
 
     @property
     def usage(self) -> Usage:

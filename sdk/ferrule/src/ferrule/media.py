@@ -54,6 +54,14 @@ def _bytes(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         )
 
 
+def _audio_content(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not isinstance(value, (bytes, bytearray, str)):
+        raise InvalidInputError(
+            f"content must be bytes or base64 text, got {type(value).__name__}",
+            field=attribute.name,
+        )
+
+
 def _path(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is not None and not isinstance(value, (str, os.PathLike)):
         raise InvalidInputError(
@@ -158,7 +166,8 @@ class Media:
                 continue
             out[field.name] = str(value) if field.name == "filepath" else value
         if include_base64_content and self.content:
-            out["content"] = base64.b64encode(bytes(self.content)).decode("ascii")
+            data = self.get_content_bytes() or b""
+            out["content"] = base64.b64encode(data).decode("ascii")
         return out
 
     def to_part(self, field: str) -> ContentPart:
@@ -198,13 +207,35 @@ class Image(Media):
 @attrs.define(kw_only=True)
 class Audio(Media):
     """A sound (``format`` such as ``"wav"``, else the file's extension or the
-    ``mime_type``'s subtype)."""
+    ``mime_type``'s subtype).
 
+    A model's spoken reply (``RunOutput.response_audio``) holds its ``content`` as the
+    provider's SDK gives it, which Agno's programs rely on: OpenAI's as base64 text (decoded
+    by `ferrule.utils.audio.write_audio_to_file`), Gemini's as bytes (raw 24 kHz PCM:
+    `ferrule.utils.audio.write_wav_audio_to_file`); ``transcript`` is what it says, ``id``
+    and ``expires_at`` how and until when OpenAI keeps it. A streamed piece may hold only
+    its transcript."""
+
+    content: bytes | str | None = attrs.field(  # type: ignore[assignment]
+        default=None, validator=_audio_content, repr=False
+    )
     duration: float | None = None
     sample_rate: int | None = 24000
     channels: int | None = 1
     transcript: str | None = None
     expires_at: int | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.transcript is not None and not (self.content or self.url or self.filepath):
+            self.id = self.id or _new_id()  # a streamed reply's words, without sound
+            return
+        super().__attrs_post_init__()
+
+    def get_content_bytes(self) -> bytes | None:
+        """The sound's bytes (base64 text content decoded)."""
+        if isinstance(self.content, str):
+            return base64.b64decode(self.content)
+        return super().get_content_bytes()
 
     @classmethod
     def from_base64(  # type: ignore[override]
@@ -245,7 +276,7 @@ class Audio(Media):
                 f"{field}: audio content needs its format (format='wav')", field=f"{field}.format"
             )
         else:
-            part = sounds.from_bytes(bytes(self.content or b""), format)
+            part = sounds.from_bytes(self.get_content_bytes() or b"", format)
         return part
 
 

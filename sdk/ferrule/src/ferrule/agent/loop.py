@@ -32,6 +32,7 @@ from .inputs import run_context_of
 from .model_requests import tool_choice_sent
 from .model_settings import StructuredOutputs, guidance_after, model_stream
 from .output_schema import parse_output
+from .reply_media import piece_of
 from .results import RunStatus, ToolConfirmation
 from .run_errors import FallbackModelsFailedError, OutputValidationError, ToolCallLimitError
 from .sinks import END, Sink, model_names
@@ -478,6 +479,9 @@ async def stream_reply(
         for part in delta.get("reasoning", ()):
             if part["text"]:
                 sink.reasoning(part["text"])
+        for part in delta.get("media", ()):
+            if (piece := piece_of(part)) is not None:
+                sink.media(piece)
         content = delta.get("content")
         text = content[0]["text"] if content else ""
         if text:

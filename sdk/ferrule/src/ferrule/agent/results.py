@@ -17,6 +17,7 @@ from ferrule_kit.content.messages import Message, ToolCall, converter
 from ferrule_kit.stores.storage import ToolExecution
 
 from ..knowledge.document import MessageReferences
+from ..media import Audio, Image
 from ..metrics import RunMetrics
 from ..models.message import Message as AgnoMessage
 from ..tools.function import UserInputField
@@ -365,6 +366,11 @@ def _mapping(value: dict[str, Any] | None) -> dict[str, Any]:
     return {} if value is None else value
 
 
+def _media(cls: type[Any], value: Any) -> Any:
+    """A stored run's image or audio (a `to_dict`) as the media object it was."""
+    return cls.from_dict(value) if isinstance(value, dict) else value
+
+
 def _now() -> int:
     return int(time.time())
 
@@ -488,6 +494,10 @@ class RunOutput(Generic[OutputT]):
             values["references"] = converter.structure(
                 values["references"], list[MessageReferences]
             )
+        if values.get("images") is not None:
+            values["images"] = [_media(Image, i) for i in values["images"]]
+        if values.get("response_audio") is not None:
+            values["response_audio"] = _media(Audio, values["response_audio"])
         return cls(**values)
 
     def get_content_as_string(self, **kwargs: Any) -> str:

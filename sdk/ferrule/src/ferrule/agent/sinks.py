@@ -17,6 +17,7 @@ from ferrule_kernel import FerruleError
 from ferrule_kit.content.messages import Message, ToolCall, ValuePart, converter
 from ferrule_kit.stores.storage import ToolExecution
 
+from ..media import Audio
 from ..metrics import ModelCallMetrics
 from .deltas import (
     FinishReason,
@@ -185,6 +186,7 @@ class Sink:
     def summary_completed(self, summary: Any) -> None: ...
     def text(self, delta: str) -> None: ...
     def reasoning(self, delta: str) -> None: ...
+    def media(self, piece: Any) -> None: ...
     def tools_started(self, calls: list[ToolCall]) -> None: ...
     def assistant(
         self, message: Message, usage: dict[str, int] | None, requirements: list[ToolConfirmation]
@@ -443,6 +445,11 @@ class EventSink(Sink):
     def text(self, delta: str) -> None:
         self._put(RunContentEvent(content=delta, **self._ids()))
 
+    def media(self, piece: Any) -> None:
+        """A piece of the reply's audio (``response_audio``) or an image (``image``)."""
+        kind = "response_audio" if isinstance(piece, Audio) else "image"
+        self._put(RunContentEvent(**{kind: piece}, **self._ids()))
+
     def reasoning(self, delta: str) -> None:
         if self.thinking is not None:  # the reasoning model's, before the run's model
             self.thinking.append(delta)
@@ -473,6 +480,8 @@ class EventSink(Sink):
             RunCompletedEvent(
                 content=output.content,
                 content_type=output.content_type,
+                images=output.images,
+                response_audio=output.response_audio,
                 metadata=output.metadata,
                 metrics=output.metrics,
                 session_state=output.session_state,

@@ -23,6 +23,7 @@ from ..tools.tool_context import RunContext
 from .cancellation import BaseRunCancellationManager
 from .configs import AgentConfig
 from .output_schema import StructuredOutput
+from .reply_media import reply_media
 from .request import Decisions, RunKind
 from .results import RunOutput, RunStatusName, ToolConfirmation
 from .usage import UsageLimits
@@ -183,6 +184,7 @@ class RunState:
             reasoning_steps=self.reasoning_steps,
             events=list(self.events) if self.events is not None else None,
         )
+        output.images, output.response_audio = reply_media(self.messages[self.first_new :])
         if context is not None:
             output.agent_id, output.session_id = context.agent_id, context.session_id
             output.user_id, output.content_type = context.user_id, context.content_type

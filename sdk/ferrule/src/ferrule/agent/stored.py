@@ -18,10 +18,11 @@ from ferrule_kit.stores.storage import Run, RunStatus
 from ..knowledge.document import MessageReferences
 from ..metrics import RunMetrics
 from .events import run_output_event_from_dict
+from .reply_media import reply_media
 from .results import RunOutput, ToolConfirmation
 
-#: Runs that are not history: unfinished, failed or stopped.
-NOT_HISTORY: list[RunStatus] = ["pending", "running", "paused", "error", "cancelled"]
+#: Runs that are not history: unfinished, failed, stopped, or replaced by a regenerated run.
+NOT_HISTORY: list[RunStatus] = ["pending", "running", "paused", "error", "cancelled", "regenerated"]
 #: Where a paused run's stored metadata keeps what continuing it needs.
 RESUME_KEY = "ferrule.resume"
 #: Where a run's stored metadata keeps its knowledge searches (`RunOutput.references`).
@@ -79,4 +80,5 @@ def stored_output(run: Run) -> RunOutput[Any]:
     )
     for name, value in run.metadata.get(LINEAGE_KEY, {}).items():
         setattr(output, name, value)
+    output.images, output.response_audio = reply_media(run.messages)
     return output

@@ -17,6 +17,8 @@ module without installing, and registering, the OpenAI plugin.
   ``delta.content`` -> text, ``delta.reasoning_content`` / ``delta.reasoning`` (xAI
   grok-3-mini, vLLM, Ollama, llama.cpp) -> reasoning, ``delta.tool_calls`` fragments keyed
   by ``index`` -> tool-call deltas (ids kept; a server that omits one gets a generated id),
+  ``delta.audio`` pieces -> audio (`ferrule_kit.models.chat_audio`, which also sends a
+  request for audio in a format OpenAI does not stream without streaming),
   ``finish_reason`` and the trailing usage chunk -> the final item. A ``data: {"error":
   ...}`` event or a stream that ends before ``[DONE]`` and before any finish reason ends
   the stream with one typed error.
@@ -44,6 +46,7 @@ from ferrule_kit.network.http import (
     provider_error,
 )
 
+from .chat_audio import STREAMED_FORMAT, assistant_audio, audio_format, audio_item, whole_reply
 from .lm import (
     ANY_JSON_OBJECT,
     FinishReason,
@@ -157,6 +160,9 @@ def _message(message: Message, dialect: Dialect, rules: ModelRules, where: str) 
             ]
         else:
             out["content"] = text
+        audio = assistant_audio(message)
+        if audio is not None:  # OpenAI's audio reply, named by its id (its text is in it)
+            out["content"], out["audio"] = "", audio
         return (
             out  # reasoning of earlier turns is not sent back: Chat Completions has no field for it
         )
@@ -326,6 +332,15 @@ class ChatCompletionsModel:
             strict_output=self.strict_output,
         )
         provider = self.dialect.provider
+        spoken = audio_format(request)
+        if spoken is not None and spoken != STREAMED_FORMAT:
+            # OpenAI streams audio as pcm16 only: another format comes in one reply
+            del request["stream_options"]
+            request["stream"] = False
+            body = await self.client.request_json("/chat/completions", request)
+            for item in whole_reply(body, spoken, self._finish_reason, _usage):
+                yield item
+            return
         events = await self.client.open_sse("/chat/completions", request)
         finish_reason: str | None = None
         usage: dict[str, Any] | None = None
@@ -359,6 +374,10 @@ class ChatCompletionsModel:
                         if calls:
                             for call in calls:
                                 yield self._tool_call(call, ids)
+                        if delta.get("audio") and spoken is not None:
+                            piece = audio_item(delta["audio"], spoken)
+                            if piece is not None:
+                                yield piece
                     reason = choice.get("finish_reason")
                     if reason:
                         finish_reason = reason

@@ -14,7 +14,12 @@ A backend is a component type (see `ferrule_kit.models.lmspec.language_model_typ
 
 ``content`` always holds exactly one text part (empty when the item carries none), so
 ``resp["message"]["content"][0]["text"]`` works on every item, as the runtime seed
-uses it; ``reasoning`` and ``tool_calls`` appear only when they carry something. The
+uses it; ``reasoning`` and ``tool_calls`` appear only when they carry something, as does
+``media``: what the model answers besides text (a model asked for audio or images), each a
+content part on ferrule's wire (``{"type": "image_url", "image_url": {"url": "data:..."}}``,
+``{"type": "input_audio", "input_audio": {"data", "format", "id", "transcript", ...}}``);
+audio arriving in pieces (OpenAI streams it) is one part per piece, the pieces of one reply
+joined by `MessageAccumulator` (see `media_delta`). The
 last item, and only it, has a ``finish_reason``; it carries the run's total ``usage``,
 and ``stop_sequence``, the one of `InferInput.stop` that ended the reply (``finish_reason``
 ``"stop"``, the string itself cut off), where the backend knows which matched; without
@@ -36,13 +41,15 @@ component type's methods and, where it is missing, run ``infer`` for one token i
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any, Literal, Union
 
 import attrs
 from ferrule_kernel import InvalidInputError, in_range
 
-from ferrule_kit.content.messages import Message, ReasoningPart, ToolCall, converter
+from ferrule_kit.content.messages import ContentPart, Message, ReasoningPart, ToolCall, converter
 
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter"]
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
@@ -264,6 +271,22 @@ def tool_call_delta(
     return _beside_empty_text(tool_calls=[call])
 
 
+def media_delta(part: dict[str, Any], text: str = "") -> dict[str, Any]:
+    """A piece of the reply's media: ``part`` is a content part on ferrule's wire (an
+    ``image_url`` part with a ``data:`` URL, an ``input_audio`` part); ``text`` is text that
+    comes with it (an audio piece's transcript). Consecutive audio pieces with no ``id`` or
+    the same one are one sound: their base64 ``data`` is joined as bytes, their
+    ``transcript`` as text."""
+    return {
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "media": [part],
+        },
+        "finish_reason": None,
+    }
+
+
 def finish(
     reason: FinishReason, usage: Usage | None = None, *, stop_sequence: str | None = None
 ) -> dict[str, Any]:
@@ -300,6 +323,7 @@ class MessageAccumulator:
     text: list[str] = attrs.Factory(list)
     reasoning: list[ReasoningPart] = attrs.Factory(list)
     calls: dict[int, _PendingCall] = attrs.Factory(dict)
+    media: list[dict[str, Any]] = attrs.Factory(list)
     finish_reason: str | None = None
     usage: dict[str, int] | None = None
 
@@ -316,6 +340,8 @@ class MessageAccumulator:
             function = call.get("function", {})
             pending.name = function.get("name") or pending.name
             pending.arguments += function.get("arguments", "")
+        for part in message.get("media", ()):
+            self._add_media(part)
         if item.get("finish_reason") is not None:
             self.finish_reason = item["finish_reason"]
         if item.get("usage") is not None:
@@ -328,6 +354,39 @@ class MessageAccumulator:
             self.reasoning[-1] = ReasoningPart(last.text + text, signature)
         elif text or signature is not None:
             self.reasoning.append(ReasoningPart(text, signature))
+
+    def _add_media(self, part: dict[str, Any]) -> None:
+        audio = part.get("input_audio") if part.get("type") == "input_audio" else None
+        last = self.media[-1].get("input_audio") if self.media else None
+        if (
+            isinstance(audio, dict)
+            and isinstance(last, dict)
+            and audio.get("id") in (None, last.get("id"))
+        ):
+            last["data"] = last.get("data", b"") + _decoded(audio.get("data"))
+            if audio.get("transcript"):
+                last["transcript"] = last.get("transcript", "") + audio["transcript"]
+            for key in ("format", "expires_at"):
+                if audio.get(key) is not None:
+                    last[key] = audio[key]
+            return
+        if isinstance(audio, dict):  # a new sound: its pieces' bytes are joined until done
+            audio = {**audio, "data": _decoded(audio.get("data"))}
+            self.media.append({**part, "input_audio": audio})
+        else:
+            self.media.append(part)
+
+    def media_parts(self) -> list[Any]:
+        """The reply's media as content parts (structured by their content plugins: an
+        `InvalidInputError` naming the plugin to install when none reads them)."""
+        parts = []
+        for part in self.media:
+            audio = part.get("input_audio")
+            if isinstance(audio, dict) and isinstance(audio.get("data"), bytes):
+                data = base64.b64encode(audio["data"]).decode("ascii")
+                part = {**part, "input_audio": {**audio, "data": data}}
+            parts.append(converter.structure([part], list[ContentPart])[0])
+        return parts
 
     def tool_calls(self) -> list[ToolCall]:
         out = []
@@ -346,12 +405,25 @@ class MessageAccumulator:
         return out
 
     def message(self) -> Message:
+        text = "".join(self.text)
         return Message(
             role="assistant",
-            contents="".join(self.text),
+            contents=[text, *self.media_parts()] if self.media else text,
             reasoning=list(self.reasoning),
             tool_calls=self.tool_calls(),
         )
+
+
+def _decoded(data: Any) -> bytes:
+    """A piece of base64 audio as bytes (each piece is whole base64 text of its own)."""
+    if not isinstance(data, str) or not data:
+        return b""
+    try:
+        return base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        raise InvalidInputError(
+            "the model's audio is not base64 text", field="media.input_audio.data"
+        ) from None
 
 
 from ferrule_kit.errors import InvalidToolCallError  # noqa: E402  (errors imports nothing from here)

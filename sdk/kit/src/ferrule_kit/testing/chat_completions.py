@@ -10,6 +10,9 @@
   a role chunk, reasoning (``delta.reasoning_content`` by default, as xAI and vLLM send
   it), text, tool calls (the first delta of each with id, type and name, then argument
   fragments), the finish chunk, the usage chunk with ``choices: []`` and ``data: [DONE]``.
+- `audio_chunks(transcript, data)` / `audio_completion(transcript, data)`: a reply with
+  audio (``modalities: ["text", "audio"]``), streamed (``delta.audio`` pieces, pcm16) or
+  whole (``message.audio``, any other format), as OpenAI sends them.
 - `error(message, type, code)`: an error body in OpenAI's shape; `error_reply(status,
   message, headers)` a reply of one.
 - `stream(pieces, delay=...)`: SSE events (and `Pause` / `Reset` actions) as a reply,
@@ -38,6 +41,8 @@ from .providers import ProviderWire
 __all__ = [
     "REQUEST_SCHEMA",
     "WIRE",
+    "audio_chunks",
+    "audio_completion",
     "chunk",
     "chunks",
     "error",
@@ -166,6 +171,7 @@ REQUEST_SCHEMA: dict[str, Any] = {
                                 "content": {"anyOf": [{"type": "null"}, _TEXT_CONTENT]},
                                 "tool_calls": {"type": "array", "minItems": 1, "items": _TOOL_CALL},
                                 "refusal": {"type": ["string", "null"]},
+                                "audio": _closed({"id": {"type": "string", "minLength": 1}}, "id"),
                             },
                         ),
                         _role(
@@ -217,8 +223,20 @@ REQUEST_SCHEMA: dict[str, Any] = {
             "metadata": {"type": "object"},
             "store": {"type": "boolean"},
             "service_tier": {"type": "string"},
-            "modalities": {"type": "array", "items": {"type": "string"}},
-            "audio": {"type": "object"},
+            "modalities": {
+                "type": "array",
+                "minItems": 1,
+                "items": {"enum": ["text", "audio"]},
+                "uniqueItems": True,
+            },
+            "audio": _closed(
+                {
+                    "voice": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "object"}]},
+                    "format": {"enum": ["wav", "aac", "mp3", "flac", "opus", "pcm16"]},
+                },
+                "voice",
+                "format",
+            ),
             "prediction": {"type": "object"},
         },
         "model",
@@ -232,9 +250,15 @@ def _streaming_rules(request: RecordedRequest) -> list[str]:
     if not isinstance(body, dict):
         return []
     problems = []
-    if body.get("stream") is not True:
+    spoken = (body.get("audio") or {}).get("format")
+    if "audio" in (body.get("modalities") or ()) and spoken is None:
+        problems.append("audio: required when modalities has 'audio'")
+    if spoken not in (None, "pcm16"):  # OpenAI streams audio as pcm16 only
+        if body.get("stream"):
+            problems.append(f"stream: audio format {spoken!r} is not streamed (pcm16 is)")
+    elif body.get("stream") is not True:
         problems.append("stream: a streaming client sends true")
-    if (body.get("stream_options") or {}).get("include_usage") is not True:
+    elif (body.get("stream_options") or {}).get("include_usage") is not True:
         problems.append("stream_options.include_usage: must be true to get usage")
     if "max_tokens" in body and "max_completion_tokens" in body:
         problems.append("max_tokens and max_completion_tokens are exclusive")
@@ -260,6 +284,82 @@ def validator(path: str = "/v1/chat/completions") -> Validator:
 
 
 # -- replies --------------------------------------------------------------------------
+
+AUDIO_ID = "audio_loopback_1"
+#: When the loopback's audio replies expire: far ahead, so later turns may name them.
+AUDIO_EXPIRES_AT = 4102444800
+
+
+def audio_completion(
+    transcript: str, data: bytes, *, model: str = "m", audio_id: str = AUDIO_ID
+) -> Reply:
+    """A whole (non-streamed) Chat Completions reply that speaks ``transcript``: its
+    ``message.audio`` holds ``data`` as base64, its ``content`` is null, as OpenAI sends."""
+    import base64
+
+    body = {
+        "id": "chatcmpl-loopback",
+        "object": "chat.completion",
+        "created": 1760000000,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "refusal": None,
+                    "audio": {
+                        "id": audio_id,
+                        "data": base64.b64encode(data).decode("ascii"),
+                        "expires_at": AUDIO_EXPIRES_AT,
+                        "transcript": transcript,
+                    },
+                },
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 11,
+            "completion_tokens": 9,
+            "total_tokens": 20,
+            "completion_tokens_details": {"audio_tokens": 8, "reasoning_tokens": 0},
+        },
+    }
+    return Reply.json(body)
+
+
+def audio_chunks(
+    transcript: Sequence[str], data: Sequence[bytes], *, model: str = "m", audio_id: str = AUDIO_ID
+) -> list[bytes]:
+    """A streamed reply that speaks: the first ``delta.audio`` names the ``id``, then a
+    piece per transcript piece and per ``data`` piece (pcm16, each base64 of its own), the
+    last with ``expires_at``; then the finish and usage chunks and ``[DONE]``."""
+    import base64
+
+    out = [chunk({"role": "assistant", "content": None}, model=model)]
+    out.append(chunk({"audio": {"id": audio_id, "transcript": ""}}, model=model))
+    out += [chunk({"audio": {"transcript": t}}, model=model) for t in transcript]
+    out += [
+        chunk({"audio": {"data": base64.b64encode(d).decode("ascii")}}, model=model) for d in data
+    ]
+    out.append(chunk({"audio": {"expires_at": AUDIO_EXPIRES_AT}}, model=model))
+    out.append(chunk({}, "stop", model=model))
+    usage = {"prompt_tokens": 11, "completion_tokens": 9, "total_tokens": 20}
+    out.append(
+        sse(
+            {
+                "id": "chatcmpl-loopback",
+                "object": "chat.completion.chunk",
+                "created": 1760000000,
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
+        )
+    )
+    out.append(sse("[DONE]"))
+    return out
 
 
 def chunk(
