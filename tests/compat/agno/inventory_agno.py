@@ -71,6 +71,7 @@ SUBJECTS: dict[str, tuple[str, ...]] = {
         "models/anthropic/",
         "models/google/__init__.py",
         "models/google/gemini.py",
+        "models/google/gemini_interactions.py",
         "models/xai/",
         "models/ollama/",
         "models/vllm/",

@@ -1,17 +1,9 @@
-"""Google's models under Agno's module path: `gemini.Gemini`."""
+"""Google's models under Agno's module path: `gemini.Gemini` (generateContent) and
+`gemini_interactions.GeminiInteractions` (the Interactions API)."""
 
 from __future__ import annotations
 
 from .gemini import Gemini
+from .gemini_interactions import GeminiInteractions
 
-__all__ = ["Gemini"]
-
-
-def __getattr__(name: str) -> object:
-    if name == "GeminiInteractions":
-        raise ImportError(
-            "GeminiInteractions (Gemini's Interactions API: state and hosted agents on "
-            "Google's side) is not in ferrule: use Gemini (generateContent), with an Agent "
-            "keeping the conversation"
-        )
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["Gemini", "GeminiInteractions"]
