@@ -16,6 +16,7 @@ from ferrule_anthropic.testing import (
     request_problems,
     stream_reply,
 )
+from ferrule_kernel import InvalidInputError
 from ferrule_kit.errors import (
     AuthenticationError,
     ModelNotFoundError,
@@ -389,3 +390,34 @@ async def test_anthropic_base_url_moves_the_endpoint_when_no_base_url_is_given(s
         items = [i async for i in rt.call_iter_method("claude", "infer", {"messages": [USER]})]
     assert fold(items).message().text == "Hello"
     assert [r.path for r in server.requests] == ["/v1/messages"]
+
+
+async def test_a_trailing_user_message_lets_a_model_that_refuses_prefill_continue(server):
+    server.script(stream_reply(message_events(text=["42."])))
+    async with AsyncRuntime() as rt:
+        await rt.define(
+            "anthropic_language_model",
+            "c",
+            {
+                "model": "claude-sonnet-4-6",
+                "base_url": server.url,
+                "api_key": "sk-ant-x",
+                "trailing_user_message": "continue",
+            },
+        )
+        prefill = {"role": "assistant", "content": "Let me add them."}
+        items = [
+            item async for item in rt.call_iter_method("c", "infer", {"messages": [USER, prefill]})
+        ]
+        assert "".join(fold(items).text) == "42."
+        with pytest.raises(InvalidInputError) as error:
+            await rt.define(
+                "anthropic_language_model",
+                "d",
+                {"model": "claude-sonnet-4-6", "api_key": "k", "trailing_user_message": ""},
+            )
+        assert "trailing_user_message" in str(error.value)
+    assert server.requests[0].json["messages"][-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "continue"}],
+    }

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from ferrule_anthropic import wire
+from ferrule_anthropic import replies, wire
 from ferrule_anthropic.testing import message_events, request_problems
 from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, ToolCall
 from ferrule_kit.content.parts import registry
@@ -48,7 +48,7 @@ def body_for(data: dict, **kw) -> dict:
 
 
 def feed_all(events: list[tuple[str, dict]]) -> tuple[list[dict], MessageAccumulator]:
-    translator = wire.StreamTranslator()
+    translator = replies.StreamTranslator()
     items, acc = [], MessageAccumulator()
     for name, data in events:
         for item in translator.feed(name, {"type": name, **data}):
@@ -628,7 +628,7 @@ def test_the_matched_stop_sequence_is_reported():
 
 
 def test_error_event_mid_stream_raises_one_typed_error():
-    translator = wire.StreamTranslator()
+    translator = replies.StreamTranslator()
     translator.feed("message_start", start()[1])
     with pytest.raises(ModelError) as info:
         translator.feed(
@@ -645,7 +645,7 @@ def test_error_event_mid_stream_raises_one_typed_error():
 
 
 def test_truncated_and_malformed_streams_raise_typed_errors():
-    translator = wire.StreamTranslator()
+    translator = replies.StreamTranslator()
     translator.feed("message_start", start()[1])
     with pytest.raises(ModelError, match="before message_stop"):
         translator.check_complete()
@@ -777,3 +777,104 @@ def test_any_conversation_shape_builds_a_request_anthropic_accepts_or_a_clear_er
         assert all(m.role == "system" for m in messages), exc
         return
     assert request_problems(body, HEADERS) == []
+
+
+# -- system blocks with their own cache marks, and the trailing user turn -----------------
+
+
+SYSTEM_TWO = {
+    "messages": [
+        {"role": "system", "content": "You are an architect."},
+        {"role": "system", "content": "Server time: 12:00."},
+        {"role": "user", "content": "x"},
+    ]
+}
+
+
+def test_system_cache_sends_the_system_as_marked_blocks():
+    body = body_for({**SYSTEM_TWO, "system_cache": [{"ttl": "1h"}, None]})
+    assert body["system"] == [
+        {
+            "type": "text",
+            "text": "You are an architect.",
+            "cache_control": {"type": "ephemeral", "ttl": "1h"},
+        },
+        {"type": "text", "text": "Server time: 12:00."},
+    ]
+    # Fewer marks than system messages: the rest unmarked; none at all: one string, as ever.
+    assert body_for({**SYSTEM_TWO, "system_cache": [None, {}]})["system"][1]["cache_control"] == {
+        "type": "ephemeral",
+        "ttl": "5m",
+    }
+    assert body_for(SYSTEM_TWO)["system"] == "You are an architect.\n\nServer time: 12:00."
+
+
+def test_system_cache_is_refused_where_anthropic_would_refuse_it():
+    with pytest.raises(InvalidInputError) as error:
+        wire.build_request(
+            parse_infer_input({**SYSTEM_TWO, "system_cache": [{"ttl": "5m"}, {"ttl": "1h"}]}),
+            model=MODEL,
+        )
+    assert error.value.errors[0]["path"] == "$.system_cache"
+    assert "1h" in str(error.value)
+    five = [{"role": "system", "content": f"part {i}"} for i in range(5)]
+    with pytest.raises(InvalidInputError) as error:
+        wire.build_request(
+            parse_infer_input(
+                {"messages": [*five, {"role": "user", "content": "x"}], "system_cache": [{}] * 5}
+            ),
+            model=MODEL,
+        )
+    assert error.value.errors[0]["path"] == "$.system_cache"
+    with pytest.raises(InvalidInputError) as error:  # a mark for a message that is not there
+        parse_infer_input({**SYSTEM_TWO, "system_cache": [None, None, {}]})
+    assert error.value.errors[0]["path"] == "$.system_cache"
+
+
+def test_the_loopback_refuses_what_anthropic_refuses_of_cache_marks():
+    request = {"model": MODEL, "max_tokens": 5, "stream": True}
+    user = [{"role": "user", "content": "x"}]
+    late = [
+        {"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "b", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+    ]
+    assert request_problems({**request, "system": late, "messages": user}, HEADERS)
+    many = [{"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}}] * 5
+    assert request_problems({**request, "system": many, "messages": user}, HEADERS)
+    empty = [{"type": "text", "text": ""}]
+    assert request_problems({**request, "system": empty, "messages": user}, HEADERS)
+
+
+TO_CONTINUE = {
+    "messages": [
+        {"role": "user", "content": "What is 15 + 27?"},
+        {"role": "assistant", "content": "Let me think."},
+    ]
+}
+
+
+def test_trailing_user_message_follows_a_conversation_ending_with_the_model():
+    body = body_for(TO_CONTINUE, trailing_user_message="continue")
+    assert body["messages"][-2:] == [
+        {"role": "assistant", "content": [{"type": "text", "text": "Let me think."}]},
+        {"role": "user", "content": [{"type": "text", "text": "continue"}]},
+    ]
+    # Ending with the user: nothing added; without the setting: the conversation as it is.
+    ends_with_user = {"messages": TO_CONTINUE["messages"][:1]}
+    assert len(body_for(ends_with_user, trailing_user_message=".")["messages"]) == 1
+    assert body_for(TO_CONTINUE)["messages"][-1]["role"] == "assistant"
+    counted = wire.build_count_request(
+        parse_infer_input(TO_CONTINUE), model=MODEL, trailing_user_message="."
+    )
+    assert counted["messages"][-1]["content"] == [{"type": "text", "text": "."}]
+
+
+def test_the_loopback_refuses_a_prefill_where_the_model_does():
+    body = wire.build_request(parse_infer_input(TO_CONTINUE), model="claude-sonnet-4-6")
+    assert request_problems(body, HEADERS) == [
+        "messages: this model does not support assistant message prefill"
+    ]
+    fixed = wire.build_request(
+        parse_infer_input(TO_CONTINUE), model="claude-sonnet-4-6", trailing_user_message="go on"
+    )
+    assert request_problems(fixed, HEADERS) == []

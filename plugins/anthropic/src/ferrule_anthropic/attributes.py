@@ -20,3 +20,11 @@ class AnthropicAttributes(ProviderAttributes):
     max_tokens: int = 4096
     #: More request fields, sent as given (``top_k``, ``context_management``...).
     extra_body: dict[str, Any] = attrs.field(factory=dict)
+    #: The text of a user turn added to a conversation that ends with the model's own turn
+    #: (Claude 4.6 and later refuse to continue it); None: the conversation as it is.
+    trailing_user_message: str | None = attrs.field(
+        default=None,
+        validator=attrs.validators.optional(
+            [attrs.validators.instance_of(str), attrs.validators.min_len(1)]
+        ),
+    )

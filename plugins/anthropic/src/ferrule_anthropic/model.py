@@ -11,7 +11,7 @@ from ferrule_kit.models.lm import InferInput
 from ferrule_kit.models.sse_model import SSELanguageModel, keyed_client
 from ferrule_kit.network.http import SSEEvent
 
-from . import wire
+from . import replies, wire
 from .attributes import AnthropicAttributes
 from .plugin import API_KEY_VARIABLE
 
@@ -27,10 +27,16 @@ class AnthropicLanguageModel(SSELanguageModel):
         )
         self.max_tokens = attributes.max_tokens
         self.extra_body = dict(attributes.extra_body)
+        self.trailing_user_message = attributes.trailing_user_message
         self.count_url = wire.count_tokens_url(attributes.base_url)
 
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
-        body = wire.build_request(inputs, model=self.model, max_tokens=self.max_tokens)
+        body = wire.build_request(
+            inputs,
+            model=self.model,
+            max_tokens=self.max_tokens,
+            trailing_user_message=self.trailing_user_message,
+        )
         # the host's fields join the wire's: an object both write (output_config) is merged,
         # the host's fields winning
         for name, value in self.extra_body.items():
@@ -45,14 +51,19 @@ class AnthropicLanguageModel(SSELanguageModel):
     async def count_tokens(self, inputs: InferInput) -> dict[str, int]:
         """Anthropic's own count (``POST /v1/messages/count_tokens``, free: nothing is
         generated) of the request ``infer`` would send."""
-        body = wire.build_count_request(inputs, model=self.model, max_tokens=self.max_tokens)
+        body = wire.build_count_request(
+            inputs,
+            model=self.model,
+            max_tokens=self.max_tokens,
+            trailing_user_message=self.trailing_user_message,
+        )
         reply = await self.client.request_json(self.count_url, body)
         return {"input_tokens": wire.counted_tokens(reply)}
 
     async def translate(
         self, events: AsyncIterator[SSEEvent]
     ) -> AsyncGenerator[dict[str, Any], None]:
-        translator = wire.StreamTranslator()
+        translator = replies.StreamTranslator()
         async for event in events:
             for item in translator.feed(event.event, event.json_data(wire.PROVIDER)):
                 yield item

@@ -1,8 +1,8 @@
 """Anthropic Messages API wire translation: pure functions, no I/O.
 
 `build_request` turns an `InferInput` into the JSON body of ``POST /v1/messages`` with
-``stream: true`` (`build_count_request`: of ``POST /v1/messages/count_tokens``); `StreamTranslator` turns the named SSE events of the reply into
-ferrule's stream items (`ferrule_kit.models.lm` delta builders). Both are used by the component in
+``stream: true`` (`build_count_request`: of ``POST /v1/messages/count_tokens``); the
+reply's events are `ferrule_anthropic.replies`'. Both are used by the component in
 `ferrule_anthropic.model` and tested on their own.
 
 Reasoning round trip: a ``thinking`` block becomes reasoning deltas whose last one
@@ -18,7 +18,13 @@ import json
 import re
 from typing import Any
 
-from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, system_and_turns
+from ferrule_kit.content.messages import (
+    Message,
+    ReasoningPart,
+    TextPart,
+    system_and_turns,
+    system_text,
+)
 from ferrule_kit.content.parts import ANTHROPIC, registry
 from ferrule_kit.content.policy import Accepts, ContentPolicy
 from ferrule_kit.errors import (
@@ -26,15 +32,9 @@ from ferrule_kit.errors import (
     ModelError,
     ProviderProtocolError,
     QuotaExceededError,
-    StreamInterruptedError,
 )
 from ferrule_kit.models.lm import (
     InferInput,
-    Usage,
-    finish,
-    reasoning_delta,
-    text_delta,
-    tool_call_delta,
 )
 from ferrule_kit.network.http import ProviderErrorInfo, environment_base_url, provider_error
 from ferrule_kit.network.http import parse_error_body as parse_generic_error
@@ -74,16 +74,9 @@ CONTENT = ContentPolicy(
     size_unit="MB",
 )
 REDACTED_PREFIX = "redacted_thinking:"
+#: Anthropic caches up to four breakpoints per request.
+MAX_CACHE_BREAKPOINTS = 4
 
-STOP_REASONS = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "pause_turn": "stop",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "tool_use": "tool_calls",
-    "refusal": "content_filter",
-}
 
 # claude-<family>-<major>[-<minor>][-<date>] (Claude 4 and later); Claude 3 ids put the
 # version first (claude-3-7-sonnet-...) and all use budget-based thinking.
@@ -257,21 +250,69 @@ def _thinking(inputs: InferInput, model: str, default_cap: int) -> tuple[dict[st
     return {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1)}, max_tokens
 
 
+def _system_blocks(inputs: InferInput) -> list[dict[str, Any]]:
+    """The ``system`` array: one text block per system message, each carrying the
+    ``cache_control`` its `InferInput.system_cache` mark asks for."""
+    blocks: list[dict[str, Any]] = []
+    marks = iter(inputs.system_cache)
+    for index, message in enumerate(inputs.messages):
+        if message.role != "system":
+            continue
+        mark = next(marks, None)
+        text = system_text(message, f"$.messages[{index}]", PROVIDER)
+        if not text:
+            continue  # Anthropic rejects empty text blocks
+        block: dict[str, Any] = {"type": "text", "text": text}
+        if mark is not None:
+            block["cache_control"] = {"type": "ephemeral", "ttl": mark.ttl}
+        blocks.append(block)
+    return blocks
+
+
+def _check_cache_marks(body: dict[str, Any]) -> None:
+    """Anthropic's rules on cache breakpoints, checked before sending: at most
+    `MAX_CACHE_BREAKPOINTS`, and no hour-long one after a five-minute one."""
+    system = body.get("system")
+    ttls = [b["cache_control"]["ttl"] for b in system or () if "cache_control" in b]
+    if isinstance(system, list) and len(ttls) + ("cache_control" in body) > MAX_CACHE_BREAKPOINTS:
+        raise InvalidInputError(
+            f"Anthropic takes at most {MAX_CACHE_BREAKPOINTS} cache breakpoints "
+            "(the marked system blocks and the prompt cache together)",
+            field="$.system_cache",
+        )
+    if "cache_control" in body:
+        ttls.append(body["cache_control"]["ttl"])
+    if any(ttl == "1h" and "5m" in ttls[:i] for i, ttl in enumerate(ttls)):
+        raise InvalidInputError(
+            "a block cached for 1h cannot follow one cached for 5m (Anthropic's order of "
+            "cache lifetimes): cache the earlier blocks for 1h too, or the later for 5m",
+            field="$.system_cache",
+        )
+
+
 def build_request(
-    inputs: InferInput, *, model: str, max_tokens: int = DEFAULT_MAX_TOKENS
+    inputs: InferInput,
+    *,
+    model: str,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    trailing_user_message: str | None = None,
 ) -> dict[str, Any]:
     """The ``POST /v1/messages`` body for ``inputs``. ``max_tokens`` is the component's
     default cap, used when ``inputs.max_tokens`` is not given (raised, with reasoning on,
-    to fit the thinking budget and an answer)."""
+    to fit the thinking budget and an answer). ``trailing_user_message``: the text of a
+    user turn added when the conversation ends with the model's turn (models from Claude
+    4.6 on refuse to continue a turn of their own, a "prefill")."""
     system, turns = _system_and_turns(inputs.messages)
     if not turns:
         raise InvalidInputError(
             "Anthropic needs at least one user message besides the system prompt",
             field="$.messages",
         )
+    if trailing_user_message is not None and turns[-1]["role"] == "assistant":
+        turns.append({"role": "user", "content": [{"type": "text", "text": trailing_user_message}]})
     body: dict[str, Any] = {"model": model, "messages": turns, "stream": True}
     if system:
-        body["system"] = "\n\n".join(system)
+        body["system"] = _system_blocks(inputs) if inputs.system_cache else "\n\n".join(system)
     if inputs.reasoning_on and not _loop_started_without_thinking(turns):
         if inputs.temperature is not None:
             raise InvalidInputError(
@@ -317,6 +358,7 @@ def build_request(
         body["cache_control"] = {"type": "ephemeral", "ttl": inputs.prompt_cache.ttl}
     if inputs.speed is not None:
         body["speed"] = inputs.speed
+    _check_cache_marks(body)
     return body
 
 
@@ -338,11 +380,17 @@ COUNTED_KEYS = frozenset(
 
 
 def build_count_request(
-    inputs: InferInput, *, model: str, max_tokens: int = DEFAULT_MAX_TOKENS
+    inputs: InferInput,
+    *,
+    model: str,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    trailing_user_message: str | None = None,
 ) -> dict[str, Any]:
     """The ``POST /v1/messages/count_tokens`` body for ``inputs``: `build_request`'s, less
     what the count endpoint refuses, so it counts the prompt ``infer`` would send."""
-    body = build_request(inputs, model=model, max_tokens=max_tokens)
+    body = build_request(
+        inputs, model=model, max_tokens=max_tokens, trailing_user_message=trailing_user_message
+    )
     return {key: value for key, value in body.items() if key in COUNTED_KEYS}
 
 
@@ -435,131 +483,3 @@ def stream_error(error: Any) -> ModelError:
         f"{PROVIDER}: the stream ended with {kind or 'an error'}: {info.message}",
         **{**typed.details, "status": None, "mid_stream": True},
     )
-
-
-# -- response stream -------------------------------------------------------------------
-
-
-class StreamTranslator:
-    """Turns Anthropic's named stream events into ferrule stream items.
-
-    Feed each event with `feed(name, data)`; it returns the items to yield (often none).
-    Usage: input tokens come from ``message_start`` (plus cache reads and writes);
-    ``message_delta.usage`` is cumulative, so its counts replace, never add.
-    """
-
-    def __init__(self) -> None:
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.stop_reason: str | None = None
-        self.stop_sequence: str | None = None  # the stop string that matched, if one did
-        self.finished = False
-        self._tool_index: dict[int, int] = {}  # content block index -> tool-call ordinal
-        self._blocks: set[int] = set()  # every content block index started
-
-    def feed(self, event: str | None, data: Any) -> list[dict[str, Any]]:
-        if not isinstance(data, dict):
-            raise ProviderProtocolError(
-                f"Anthropic sent a malformed {event or 'stream'} event (not a JSON object)",
-                provider=PROVIDER,
-            )
-        kind = data.get("type", event)
-        handler = getattr(self, f"_on_{kind}", None)
-        if handler is None or kind == "ping":
-            return []  # new event types may be added; Anthropic says to ignore them
-        try:
-            return handler(data)
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ProviderProtocolError(
-                f"Anthropic sent a malformed {kind} event ({type(exc).__name__}: {exc})",
-                provider=PROVIDER,
-            ) from None
-
-    def _on_message_start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        self._take_usage(data["message"].get("usage") or {})
-        return []
-
-    def _take_usage(self, usage: dict[str, Any]) -> None:
-        if "input_tokens" in usage:
-            self.input_tokens = sum(
-                usage.get(k) or 0
-                for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-            )
-        if "output_tokens" in usage:
-            self.output_tokens = usage["output_tokens"] or 0
-
-    def _on_content_block_start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        index, block = data["index"], data["content_block"]
-        kind = block["type"]
-        self._blocks.add(index)
-        if kind == "text":
-            return [text_delta(block["text"])] if block.get("text") else []
-        if kind == "thinking":
-            return [reasoning_delta(block["thinking"])] if block.get("thinking") else []
-        if kind == "redacted_thinking":
-            return [reasoning_delta("", signature=REDACTED_PREFIX + block["data"])]
-        if kind == "tool_use":
-            ordinal = self._tool_index[index] = len(self._tool_index)
-            return [tool_call_delta(ordinal, id=block["id"], name=block["name"])]
-        return []
-
-    def _on_content_block_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        delta = data["delta"]
-        kind = delta["type"]
-        if kind == "text_delta":
-            return [text_delta(delta["text"])]
-        if kind == "thinking_delta":
-            return [reasoning_delta(delta["thinking"])]
-        if kind == "signature_delta":
-            return [reasoning_delta("", signature=delta["signature"])]
-        if kind == "input_json_delta":
-            ordinal = self._tool_index.get(data["index"])
-            if ordinal is None:
-                if data["index"] in self._blocks:
-                    return []  # input of a server-side tool (server_tool_use): not ours to run
-                raise ProviderProtocolError(
-                    f"Anthropic sent tool input for block {data['index']}, which was never started",
-                    provider=PROVIDER,
-                )
-            fragment = delta["partial_json"]
-            return [tool_call_delta(ordinal, arguments=fragment)] if fragment else []
-        return []  # citations_delta and future delta types
-
-    def _on_content_block_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        return []
-
-    def _on_message_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        delta = data.get("delta") or {}
-        if delta.get("stop_reason") is not None:
-            self.stop_reason = delta["stop_reason"]
-        if isinstance(delta.get("stop_sequence"), str):
-            self.stop_sequence = delta["stop_sequence"]
-        self._take_usage(data.get("usage") or {})
-        return []
-
-    def _on_message_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        self.finished = True
-        matched = self.stop_sequence if self.stop_reason == "stop_sequence" else None
-        return [finish(self.finish_reason, self.usage, stop_sequence=matched)]
-
-    def _on_error(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        raise stream_error(data.get("error"))
-
-    @property
-    def finish_reason(self) -> Any:
-        if self.stop_reason is None:
-            return "tool_calls" if self._tool_index else "stop"
-        return STOP_REASONS.get(self.stop_reason, "stop")
-
-    @property
-    def usage(self) -> Usage:
-        return Usage(input_tokens=self.input_tokens, output_tokens=self.output_tokens)
-
-    def check_complete(self) -> None:
-        """Raise if the stream ended (connection closed) before ``message_stop``."""
-        if not self.finished:
-            raise StreamInterruptedError(
-                "Anthropic's stream ended before message_stop (connection closed mid-reply)",
-                provider=PROVIDER,
-                status=None,
-            )

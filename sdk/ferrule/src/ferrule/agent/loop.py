@@ -21,7 +21,7 @@ from ferrule_kit.content.messages import Message, ToolCall, converter
 from ferrule_kit.models.lm import MessageAccumulator
 
 from ..metrics import ModelCallMetrics, ModelType, add_model_usage
-from ..models import model_infer_options
+from ..models import model_request
 from ..tools import Tool
 from ..tools.function import user_input_for
 from .cancellation import cancelled, cancels_here, installed_manager, register, release
@@ -562,7 +562,7 @@ async def open_infer(
         slot = deps.slots[index]
         await slot.ensure_defined(deps.runtime)
         # the model's own settings (Agno's OpenAIChat(temperature=...)) under the run's
-        stream = model_stream(deps.runtime, slot, {**model_infer_options(slot.model), **inputs})
+        stream = model_stream(deps.runtime, slot, model_request(slot.model, inputs))
         try:
             first = await anext(stream)
         except StopAsyncIteration:

@@ -19,7 +19,7 @@ from ferrule_kit.content.messages import Message, converter
 from ferrule_kit.models.lm import MessageAccumulator
 
 from ..metrics import ModelCallMetrics, ModelType, add_model_usage
-from ..models import model_infer_options
+from ..models import model_request
 from .events import OutputModelResponseCompletedEvent, OutputModelResponseStartedEvent
 from .model_settings import StructuredOutputs
 from .sinks import model_names
@@ -55,10 +55,14 @@ async def write_output(
     content), its call counted in the run's metrics (under ``"output_model"``)."""
     sink.announce(OutputModelResponseStartedEvent)
     lm = await models.model("output", output_model)
-    inputs: dict[str, Any] = {
-        **model_infer_options(lm.model),
-        "messages": [converter.unstructure(m) for m in output_model_messages(run.messages, prompt)],
-    }
+    inputs = model_request(
+        lm.model,
+        {
+            "messages": [
+                converter.unstructure(m) for m in output_model_messages(run.messages, prompt)
+            ]
+        },
+    )
     if run.output is not None:
         structured = StructuredOutputs.of(lm.model)
         inputs["output_schema"] = structured.schema_sent(run.output.schema, use_json_mode)

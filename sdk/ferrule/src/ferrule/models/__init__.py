@@ -86,6 +86,11 @@ class APIModel:
     #: `APIModel`.
     agno_settings: dict[str, Any] = attrs.field(factory=dict, kw_only=True, repr=False, eq=False)
 
+    def request_inputs(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """One request's ``infer`` inputs as this model sends them: as given here; a
+        subclass adds what it computes per request (Claude's system prompt blocks)."""
+        return inputs
+
     def route(self, kernel: Kernel) -> ModelRoute:
         kernel.load_plugins()  # registers the plugins that answer the hook
         provider = self.route_provider or self.provider
@@ -114,6 +119,14 @@ def model_infer_options(model: object) -> dict[str, Any]:
     `APIModel.infer_options`); none for other models."""
     options = getattr(model, "infer_options", None)
     return dict(options) if isinstance(options, dict) else {}
+
+
+def model_request(model: object, inputs: dict[str, Any]) -> dict[str, Any]:
+    """One ``infer``'s inputs for ``model``: its own settings (`model_infer_options`)
+    under ``inputs``, then what it adds to each request (`APIModel.request_inputs`)."""
+    request = {**model_infer_options(model), **inputs}
+    add = getattr(model, "request_inputs", None)
+    return add(request) if callable(add) else request
 
 
 def fetches_weights(route: ModelRoute) -> bool:

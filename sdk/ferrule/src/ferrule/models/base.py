@@ -197,14 +197,14 @@ class Model:
 
         from ..agent.langmodel import component_name, routing_kernel
         from ..agent.output_schema import structured_output
-        from . import model_infer_options
+        from . import model_request
 
         route = self.route(routing_kernel(runtime))  # type: ignore[attr-defined]
         name = component_name("model")
-        inputs: dict[str, Any] = {
-            **model_infer_options(self),
-            "messages": [converter.unstructure(m) for m in _kit_messages(messages, compressed)],
-        }
+        inputs = model_request(
+            self,
+            {"messages": [converter.unstructure(m) for m in _kit_messages(messages, compressed)]},
+        )
         if tools:
             inputs["tools"] = [
                 {"type": "function", "function": d} for d in _tool_descriptions(tools)

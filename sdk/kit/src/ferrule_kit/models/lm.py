@@ -182,10 +182,20 @@ class InferInput:
     #: The provider's inference speed where it offers a choice (Anthropic); None: its
     #: default. Other backends take it and change nothing: the reply is the same either way.
     speed: Speed | None = None
+    #: Cache marks on the system messages, one per system message in order (fewer: the
+    #: rest unmarked): a `PromptCache` caches the prompt up to the end of that message
+    #: where the provider caches block by block (Anthropic's ``cache_control`` on each
+    #: block of its ``system`` array), None leaves it unmarked. Empty: the backend's own
+    #: way. Backends that cache by themselves or not at all take it and change nothing.
+    system_cache: list[PromptCache | None] = attrs.field(factory=list)
 
     def __attrs_post_init__(self) -> None:
         if not self.messages:
             raise InvalidInputError("must not be empty", field="$.messages")
+        if len(self.system_cache) > sum(m.role == "system" for m in self.messages):
+            raise InvalidInputError(
+                "has more marks than the request has system messages", field="$.system_cache"
+            )
         if self.tool_choice == "required" and not self.tools:
             raise InvalidInputError("'required' needs at least one tool", field="$.tool_choice")
         name = self.forced_tool

@@ -12,12 +12,18 @@ turns extended thinking on (ferrule sizes the budget from ``reasoning_effort``, 
 ``max_tokens``); ``top_k``, ``context_management``, ``output_config`` (its fields join those
 ferrule writes: ``effort``, the JSON schema's ``format``) and ``request_params`` are request
 fields; ``betas`` the ``anthropic-beta`` header; ``cache_system_prompt`` / ``cache_tools``
-cache the prompt (five minutes, an hour with ``extended_cache_time``); ``timeout``,
+cache the prompt (five minutes, an hour with ``extended_cache_time``);
+``system_prompt_blocks`` (a list of `SystemPromptBlock`, or a function answering one, called
+for each request) are more system prompt after the agent's, each cached or not on its own;
+``append_trailing_user_message`` (on by default for Claude 4.6 and later, which refuse to
+continue a turn of their own) adds a user turn of ``trailing_user_message_content`` to a
+conversation that ends with the model's; ``timeout``,
 ``max_retries`` / ``retries`` and ``default_headers`` configure the client.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -43,11 +49,37 @@ __all__ = ["Claude", "SystemPromptBlock"]
 
 @attrs.define(kw_only=True)
 class SystemPromptBlock:
-    """A piece of the system prompt with its own cache setting (``cache``, ``ttl``)."""
+    """A piece of the system prompt sent after the agent's, with its own cache setting:
+    ``cache`` marks it for Anthropic's prompt cache (whatever ``cache_system_prompt``
+    says, which is the agent's block's), for ``ttl`` (``"5m"``, ``"1h"``; None: an hour
+    with the model's ``extended_cache_time``, else five minutes)."""
 
-    text: str
-    cache: bool = True
-    ttl: str | None = None
+    text: str = attrs.field(validator=attrs.validators.instance_of(str))
+    cache: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
+    ttl: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.in_(("5m", "1h")))
+    )
+
+
+#: Claude models that continue a turn of their own (a "prefill"); from Claude 4.6 on
+#: they refuse to, and ``append_trailing_user_message`` defaults to on.
+PREFILL_PREFIXES = (
+    "claude-3-",
+    *(f"claude-{family}-4-{minor}" for family in ("sonnet", "opus", "haiku") for minor in "0125"),
+)
+PREFILL_ALIASES = frozenset({"claude-sonnet-4", "claude-opus-4", "claude-haiku-4"})
+
+
+def supports_prefill(model_id: str) -> bool:
+    """Whether ``model_id`` (Anthropic's id, or a gateway's spelling of it: ``anthropic/``,
+    ``us.anthropic.``, ``@date``, ``-v1:0``) continues a turn of its own; an id that is not
+    a Claude's does."""
+    core = model_id.rsplit("/", 1)[-1].split("anthropic.")[-1].split("@")[0]
+    if ":" in core:
+        core = core.split("-v")[0] if "-v" in core else core.split(":")[0]
+    if not core.startswith("claude"):
+        return True
+    return core in PREFILL_ALIASES or core.startswith(PREFILL_PREFIXES)
 
 
 class ClaudeParams(ModelParams, total=False):
@@ -62,7 +94,7 @@ class ClaudeParams(ModelParams, total=False):
     cache_system_prompt: bool
     extended_cache_time: bool
     cache_tools: bool
-    system_prompt_blocks: list[SystemPromptBlock] | None
+    system_prompt_blocks: list[SystemPromptBlock] | Callable[[], list[SystemPromptBlock]] | None
     request_params: dict[str, Any] | None
     betas: list[str] | None
     context_management: dict[str, Any] | None
@@ -98,11 +130,7 @@ CLAUDE_PARAMS: tuple[AgnoParam, ...] = model_params(
         AgnoParam("cache_system_prompt", False),
         AgnoParam("extended_cache_time", False),
         AgnoParam("cache_tools", False),
-        declined(
-            "system_prompt_blocks",
-            "ferrule-anthropic caches the prompt as a whole, not block by block: put the text "
-            "in system_prompt= (or the Agent's instructions) and turn on cache_system_prompt=",
-        ),
+        AgnoParam("system_prompt_blocks"),
         AgnoParam("request_params"),
         AgnoParam("betas"),
         AgnoParam("context_management"),
@@ -112,14 +140,8 @@ CLAUDE_PARAMS: tuple[AgnoParam, ...] = model_params(
         ),
         declined("skills", "Anthropic's hosted Agent Skills are not used"),
         declined("citations", "ferrule-anthropic does not read citations from replies", True),
-        declined(
-            "append_trailing_user_message", "ferrule-anthropic sends the conversation as it is"
-        ),
-        declined(
-            "trailing_user_message_content",
-            "ferrule-anthropic sends the conversation as it is",
-            "continue",
-        ),
+        AgnoParam("append_trailing_user_message"),
+        AgnoParam("trailing_user_message_content", "continue"),
         AgnoParam("api_key"),
         AgnoParam("default_headers"),
         AgnoParam("timeout"),
@@ -144,6 +166,42 @@ def _thinking_on(thinking: dict[str, Any] | None) -> bool:
             f"type must be 'enabled', 'adaptive' or 'disabled'; got {kind!r}", field="thinking"
         )
     return kind != "disabled"
+
+
+def _trailing_user_message(model_id: str, values: dict[str, Any]) -> str | None:
+    """The text added after a conversation ending with the model's turn (None: none):
+    ``append_trailing_user_message``, by default on for the models that refuse a prefill
+    (the value decided is kept, as Agno's is)."""
+    append = values["append_trailing_user_message"]
+    if append is None:
+        append = values["append_trailing_user_message"] = not supports_prefill(model_id)
+    if not isinstance(append, bool):
+        raise InvalidInputError(
+            f"must be True, False or None; got {append!r}", field="append_trailing_user_message"
+        )
+    content = values["trailing_user_message_content"]
+    if not isinstance(content, str) or not content:
+        raise InvalidInputError(
+            f"must be a non-empty string (Anthropic refuses an empty text); got {content!r}",
+            field="trailing_user_message_content",
+        )
+    return content if append else None
+
+
+def _checked_blocks(blocks: Any) -> list[SystemPromptBlock]:
+    if not isinstance(blocks, list | tuple):
+        raise InvalidInputError(
+            f"must be a list of SystemPromptBlock, or a function answering one; got "
+            f"{type(blocks).__name__}",
+            field="system_prompt_blocks",
+        )
+    for index, block in enumerate(blocks):
+        if not isinstance(block, SystemPromptBlock):
+            raise InvalidInputError(
+                f"must be a SystemPromptBlock; got {type(block).__name__}",
+                field=f"system_prompt_blocks[{index}]",
+            )
+    return list(blocks)
 
 
 @attrs.frozen(init=False)
@@ -204,6 +262,12 @@ class Claude(APIModel, Model):
         }
         if extra:
             attributes["extra_body"] = {**attributes.get("extra_body", {}), **extra}
+        trailing = _trailing_user_message(id, values)
+        if trailing is not None:
+            attributes["trailing_user_message"] = trailing
+        blocks = values["system_prompt_blocks"]
+        if not (blocks is None or callable(blocks)):
+            _checked_blocks(blocks)
         headers = dict(values["default_headers"] or {})
         if values["betas"]:
             headers["anthropic-beta"] = ",".join(values["betas"])
@@ -229,6 +293,33 @@ class Claude(APIModel, Model):
             model_id in cls.NON_STRUCTURED_OUTPUT_ALIASES
             or model_id.startswith(cls.NON_STRUCTURED_OUTPUT_PREFIXES)
         )
+
+    def request_inputs(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The request with ``system_prompt_blocks`` (a callable's, made now) as system
+        messages after the agent's, each marked for the prompt cache as it asks; the
+        agent's own marked when ``cache_system_prompt`` is on. The marks then stand for
+        that setting (no whole-prompt cache unless ``cache_tools``), as in Agno."""
+        given = self.agno_settings.get("system_prompt_blocks")
+        blocks = _checked_blocks(given() if callable(given) else given or [])
+        if not blocks:
+            return inputs
+        settings = self.agno_settings
+        long_ttl = "1h" if settings.get("extended_cache_time") else "5m"
+        messages = list(inputs["messages"])
+        systems = [i for i, m in enumerate(messages) if m.get("role") == "system"]
+        marks: list[dict[str, str] | None] = [None] * len(systems)
+        if systems and settings.get("cache_system_prompt"):
+            marks[-1] = {"ttl": long_ttl}
+        at = systems[-1] + 1 if systems else 0
+        messages[at:at] = [
+            {"role": "system", "content": [{"type": "text", "text": block.text}]}
+            for block in blocks
+        ]
+        marks += [{"ttl": block.ttl or long_ttl} if block.cache else None for block in blocks]
+        request = {**inputs, "messages": messages, "system_cache": marks}
+        if not settings.get("cache_tools"):
+            request.pop("prompt_cache", None)
+        return request
 
     def get_request_params(
         self, response_format: Any = None, tools: list[dict[str, Any]] | None = None
