@@ -153,7 +153,7 @@ def test_a_background_continuation_needs_a_db(rt):
         ({"replace_original": False}, "replace_original"),
         ({"regenerate": True, "fork": True, "replace_original": False}, "fork"),
         ({"input": "a", "additional_instructions": "b"}, "additional_instructions"),
-        ({"regenerate": True}, "replace_original"),
+        ({"regenerate": True, "replace_original": "no"}, "replace_original"),
         ({"regenerate": True, "continue_from": 1, "replace_original": False}, "continue_from"),
         ({"continue_from": "middle"}, "continue_from"),
         ({"continue_from": -1}, "continue_from"),

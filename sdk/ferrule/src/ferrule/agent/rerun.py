@@ -10,6 +10,12 @@ and the history the earlier run had (`history_before`). The new run is always a 
 its own, a fork: a new run id, ``forked_from_run_id`` and ``forked_from_message_index``
 set (Agno forks a completed run, and goes on under the same id with a failed one; ferrule
 keeps one run to one loop for both: the failed run stays as it failed).
+
+Regenerating (``regenerate=True``) replaces the earlier run unless ``replace_original=False``:
+once the new run is stored (completed, or paused for a decision), `hide_replaced` marks the
+earlier one ``regenerated``, kept in the db but left out of every history built from the
+session afterwards (as Agno's ``RunStatus.regenerated``). A regenerated run that fails or is
+cancelled replaces nothing. With ``replace_original=False`` both runs stay history.
 """
 
 from __future__ import annotations
@@ -20,7 +26,14 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.content.messages import Message
-from ferrule_kit.stores.storage import GetRunInput, GetRunsInput, RunResult, RunsResult
+from ferrule_kit.stores.storage import (
+    AppendRunInput,
+    AppendRunResult,
+    GetRunInput,
+    GetRunsInput,
+    RunResult,
+    RunsResult,
+)
 
 from .history import keep_last_tool_calls
 from .results import RunOutput, kit_messages
@@ -104,14 +117,18 @@ class Rerun:
                 "regenerate=True finds where to continue from itself: leave continue_from",
                 field="continue_from",
             )
-        if self.replace_original is not False:
-            # Agno hides the replaced run from the history with a status (REGENERATED)
-            # that ferrule's runs do not have: both runs stay, and the caller says so.
+        if self.replace_original is not None and not isinstance(self.replace_original, bool):
             raise InvalidInputError(
-                "ferrule keeps the original run in the session's history beside the "
-                "regenerated one: pass replace_original=False",
+                f"replace_original must be True, False or None, got "
+                f"{type(self.replace_original).__name__}",
                 field="replace_original",
             )
+
+    @property
+    def replaces(self) -> bool:
+        """Whether the new run replaces the earlier one (Agno's default when regenerating:
+        ``replace_original`` None or True)."""
+        return self.regenerate and self.replace_original is not False
 
     @property
     def plain(self) -> bool:
@@ -196,6 +213,9 @@ class Started:
     history: list[Message]
     lineage: dict[str, Any]
     input: str | None
+    #: The run it replaces once stored (`hide_replaced`): regenerating, unless
+    #: ``replace_original=False``.
+    replaces: str | None = None
 
 
 async def start_rerun(
@@ -243,7 +263,17 @@ async def start_rerun(
     if history is not None and history.get("add") and db_call is not None:
         seen = await history_before(run_id, session_id, history, db_call)
     text = rerun.text if rerun.text is not None else _first_user_text(messages)
-    return Started(messages, seen, lineage, text)
+    return Started(messages, seen, lineage, text, run_id if rerun.replaces else None)
+
+
+async def hide_replaced(run_id: str, session_id: str, db_call: DbCall) -> None:
+    """Mark the stored run ``run_id``, which a regenerated run replaced, ``regenerated``:
+    it stays in the db (its messages, metrics, lineage), but no history reads it again."""
+    stored = (await db_call("get_run", GetRunInput(run_id, session_id), RunResult)).run
+    if stored is None or stored.status == "regenerated":
+        return
+    replaced = attrs.evolve(stored, status="regenerated")
+    await db_call("append_run", AppendRunInput(replaced), AppendRunResult)
 
 
 def _first_user_text(messages: list[Message]) -> str | None:

@@ -26,7 +26,9 @@ from .deltas import FinishReason
 ResponseType = Literal[
     "output_text", "reasoning", "tool_call", "tool_call_result", "error", "paused"
 ]
-RunStatusName = Literal["pending", "running", "completed", "paused", "error", "cancelled"]
+RunStatusName = Literal[
+    "pending", "running", "completed", "paused", "error", "cancelled", "regenerated"
+]
 
 
 class RunStatus(str, enum.Enum):
@@ -40,6 +42,8 @@ class RunStatus(str, enum.Enum):
     paused = "paused"
     error = "error"
     cancelled = "cancelled"
+    #: Replaced by a regenerated run (``continue_run(regenerate=True)``): kept, not history.
+    regenerated = "regenerated"
 
     def __str__(self) -> str:
         return self.value
@@ -53,12 +57,6 @@ class RunStatus(str, enum.Enum):
                 raise InvalidInputError(
                     f"ferrule's run statuses are lower case: RunStatus.{value.lower()} is "
                     f"{value.lower()!r}, not Agno's {value!r}; compare with the member",
-                    field="status",
-                )
-            if value == "REGENERATED":
-                raise InvalidInputError(
-                    "ferrule does not regenerate runs: no run has the status REGENERATED "
-                    "(run the input again for a new run)",
                     field="status",
                 )
 

@@ -47,7 +47,7 @@ from .history import keep_last_tool_calls, without_media, without_tool_calls
 from .inputs import DEFAULT_USER_ID, run_context_of
 from .location import approximate_location
 from .memory import MemoryManager, summarize, update_memories
-from .rerun import DEFAULT_HISTORY_RUNS, start_rerun
+from .rerun import DEFAULT_HISTORY_RUNS, Started, hide_replaced, start_rerun
 from .response_file import save_response
 from .results import RunOutput, ToolConfirmation
 from .run_errors import UnknownRunError
@@ -385,6 +385,14 @@ class RunSessions:
         if self.store.component is None:
             return
         await self._append_run(self._stored_run(run, context), context, summary)
+        started = context.rerun
+        if (
+            isinstance(started, Started)
+            and started.replaces
+            and run.status in ("completed", "paused")
+        ):
+            # a regenerated run, stored: the run it replaces is no longer history
+            await hide_replaced(started.replaces, context.session_id, self.store.db_call)
 
     async def checkpoint(self, run: RunState) -> None:
         """Agno 2.9's ``checkpoint="tool-batch"``: after each batch of tool calls, the run

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: The run statuses `get_session_messages` leaves out unless told (Agno's).
-SKIPPED_STATUSES = ("paused", "cancelled", "error")
+SKIPPED_STATUSES = ("paused", "cancelled", "error", "regenerated")
 #: What `generate_session_name` asks the model.
 NAME_INSTRUCTIONS = (
     "Name the conversation below in at most 5 words. Reply with the name only, without quotes."
@@ -419,8 +419,8 @@ class AgentSessions:
     ) -> list[Message]:
         """The messages of the session's runs, oldest first, as Agno's `Message`: of the
         last ``last_n_runs`` runs, the last ``limit`` messages, without ``skip_roles`` and
-        runs whose status is in ``skip_statuses`` (default: paused, cancelled and failed
-        runs); with ``skip_history_messages=False``, the history each run was given and
+        runs whose status is in ``skip_statuses`` (default: paused, cancelled, failed and
+        regenerated runs); with ``skip_history_messages=False``, the history each run was given and
         stored (``store_history_messages``) before its own messages too."""
         statuses = [
             str(getattr(s, "value", s))

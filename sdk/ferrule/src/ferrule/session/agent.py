@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentSession"]
 
 #: Runs whose messages are not history (Agno's default ``skip_statuses``).
-NOT_HISTORY = ("paused", "cancelled", "error")
+NOT_HISTORY = ("paused", "cancelled", "error", "regenerated")
 
 
 def _summary(value: Any) -> SessionSummary | None:

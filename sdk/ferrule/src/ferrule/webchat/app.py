@@ -315,7 +315,9 @@ class WebChat:
 
     def history(self, session_id: str) -> ChatHistory:
         messages = self.agent(self.default_model).get_session_messages(
-            session_id, skip_roles=["system"], skip_statuses=["cancelled", "error", "paused"]
+            session_id,
+            skip_roles=["system"],
+            skip_statuses=["cancelled", "error", "paused", "regenerated"],
         )
         transcript = Transcript([])
         # Agno's `Message` (what the agent returns) as the engine's, which the chat shows

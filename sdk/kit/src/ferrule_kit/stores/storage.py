@@ -135,8 +135,11 @@ __all__ = [
     "store_file",
 ]
 
-#: pending → running → completed / paused / cancelled / error (a paused run may run again).
-RunStatus = Literal["pending", "running", "completed", "paused", "cancelled", "error"]
+#: pending → running → completed / paused / cancelled / error (a paused run may run again);
+#: regenerated: an ended run that a regenerated run replaced (not history any more).
+RunStatus = Literal[
+    "pending", "running", "completed", "paused", "cancelled", "error", "regenerated"
+]
 RequirementKind = Literal["confirmation", "user_input", "external_execution"]
 
 
