@@ -18,7 +18,7 @@ from ferrule.db.in_memory import InMemoryDb
 from ferrule.media import Audio, Image
 from ferrule.models.google import Gemini
 from ferrule.models.openai import OpenAIChat, OpenAILike
-from ferrule.utils.audio import write_audio_to_file, write_wav_audio_to_file
+from ferrule.utils.audio import pcm_to_wav_bytes, write_audio_to_file, write_wav_audio_to_file
 from ferrule_gemini.testing import validator as gemini_validator
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.testing import chat_completions as chat
@@ -155,6 +155,7 @@ def test_gemini_speaks_raw_samples_into_response_audio(gemini_server, tmp_path):
     write_wav_audio_to_file(str(tmp_path / "hi.wav"), out.response_audio.content)
     with wave.open(str(tmp_path / "hi.wav")) as sound:
         assert sound.readframes(10**6) == pcm16()
+    assert pcm_to_wav_bytes(out.response_audio.content) == (tmp_path / "hi.wav").read_bytes()
 
 
 @pytest.mark.parametrize(
