@@ -31,8 +31,11 @@ asks on stdin, against:
   would: when a request offers tools and the turn holds no tool result yet, it calls the
   first tool offered with arguments made from that tool's JSON schema; when a request asks
   for a JSON schema (``response_format``, ``text.format``, Anthropic's ``output_config``,
-  Gemini's ``responseSchema``), it answers a JSON document of that schema; otherwise a short
-  text. Embeddings are words hashed into a vector of the size asked for.
+  Gemini's ``responseSchema``), it answers a JSON document of that schema; when it asks for
+  audio or images (``modalities``, ``responseModalities``), it answers a short tone and a
+  tiny picture (``loopback_media.py``); otherwise a short text. A background response of
+  OpenAI's Responses API is queued and polled as OpenAI's are (``loopback_background.py``).
+  Embeddings are words hashed into a vector of the size asked for.
 - a throwaway PostgreSQL with pgvector (``ferrule_kit.testing.postgres``) on
   ``localhost:5532`` with role and database ``ai``, where Agno's cookbook expects its
   Docker container, when a selected file names ``localhost:5532``;
@@ -43,8 +46,8 @@ asks on stdin, against:
 temporary folder, first on each program's ``PYTHONPATH``) rather than the working tree's:
 the numbers of a commit, whatever is being edited beside it.
 
-A file passes when it exits 0 with no traceback printed and its server saw no malformed
-request. The summary counts per folder (two levels under ``cookbook/``); ``--json`` keeps
+A file passes when it exits 0 with no traceback and no failed run printed (the ``Error``
+panel of ``print_response``) and its server saw no malformed request. The summary counts per folder (two levels under ``cookbook/``); ``--json`` keeps
 each file's outcome. This file is a tool, not a test (pytest does not collect it).
 """
 
@@ -82,6 +85,8 @@ from ferrule_openai.testing import ResponsesCall, responses_reply
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inventory_agno  # beside this file: the subjects and the cookbook folders
+from loopback_background import background_answer  # beside it: Responses' background mode
+from loopback_media import media_answer  # beside it: replies in audio and images
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 COOKBOOK = "cookbook/"
@@ -237,6 +242,8 @@ KEY_VARIABLES = (
     "XAI_API_KEY",
     "VLLM_API_KEY",
 )
+#: The panel `print_response` shows a failed run in (it prints, and the program goes on).
+ERROR_PANEL = re.compile(r"^╭─ Error ─+╮\n│ (.*?)\s*│$", re.MULTILINE)
 ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt|Warning)\b.*")
 
 
@@ -304,6 +311,9 @@ def answer(request: RecordedRequest) -> Reply:
     """The reply a model would give to ``request`` (see the module docstring)."""
     body = request.json if request.body else {}
     path = request.path
+    special = background_answer(request.method, path, body) or media_answer(path, body)
+    if special is not None:
+        return special
     if path.endswith("/embeddings"):
         inputs = body.get("input", [])
         inputs = [inputs] if isinstance(inputs, str) else inputs
@@ -838,6 +848,9 @@ def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[st
         requests = len([r for r in server.requests if r.method == "POST"])
         if done.returncode != 0 or "Traceback (most recent call last)" in output:
             return Outcome(path, "fail", first_error(done.stderr or output), requests, seconds)
+        panel = ERROR_PANEL.search(output)
+        if panel is not None:
+            return Outcome(path, "fail", "printed an error: " + panel[1][:220], requests, seconds)
         if server.problems:
             return Outcome(
                 path, "fail", "bad request: " + server.problems[0][:200], requests, seconds

@@ -68,3 +68,17 @@ def test_files_are_sorted_by_what_they_need(source: str, status: str, says: str)
 )
 def test_files_in_subject_are_runnable(source: str) -> None:
     assert replay_agno.not_run_reason(source) is None
+
+
+def test_a_failed_run_that_print_response_shows_is_a_failure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ferrule.agent import Agent
+    from ferrule.models.openai import OpenAIChat
+
+    refused = OpenAIChat(
+        id="gpt-4o", base_url="http://127.0.0.1:1/v1", api_key="sk-test-key", max_retries=0
+    )
+    Agent(model=refused).print_response("hi")
+    panel = replay_agno.ERROR_PANEL.search(capsys.readouterr().out)
+    assert panel is not None and "connection failed" in panel[1]
