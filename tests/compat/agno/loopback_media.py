@@ -78,7 +78,13 @@ def _gemini(body: dict[str, Any]) -> Reply | None:
         return None
     record = {
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
-        "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 12},
+        "usageMetadata": {
+            "promptTokenCount": 9,
+            "candidatesTokenCount": 12,
+            "candidatesTokensDetails": [
+                {"modality": "AUDIO" if "AUDIO" in modalities else "IMAGE", "tokenCount": 12}
+            ],
+        },
     }
     return Reply.sse([sse(record)])
 

@@ -73,6 +73,7 @@ def test_an_audio_reply_is_response_audio_and_a_later_turn_names_it(openai_serve
         assert sound.getframerate() == 24000 and sound.readframes(10**6) == pcm16()
     sent = openai_server.requests[0].json
     assert sent["modalities"] == ["text", "audio"] and sent["stream"] is False
+    assert (first.metrics.audio_output_tokens, first.metrics.audio_total_tokens) == (8, 8)
 
     agent.run("What would be in a sequel of this story?")
     history = openai_server.requests[1].json["messages"]
@@ -146,6 +147,7 @@ def test_gemini_speaks_raw_samples_into_response_audio(gemini_server, tmp_path):
     )
     out = Agent(model=model).run("Say cheerfully: Have a wonderful day!")
     assert out.response_audio.content == pcm16()
+    assert out.metrics.audio_output_tokens == 12 and out.metrics.output_tokens == 12
     assert out.response_audio.mime_type == "audio/L16;codec=pcm;rate=24000"
     config = gemini_server.requests[0].json["generationConfig"]
     assert config == {

@@ -454,6 +454,16 @@ def _new_call_id() -> str:
     return GENERATED_ID_PREFIX + uuid.uuid4().hex[:24]
 
 
+def _audio_tokens(details: Any) -> int | None:
+    """The audio tokens of a ``usageMetadata`` token list by modality (None when none)."""
+    counts = [
+        d.get("tokenCount") or 0
+        for d in details or ()
+        if isinstance(d, dict) and d.get("modality") == "AUDIO"
+    ]
+    return sum(counts) or None
+
+
 class StreamTranslator:
     """Turns Gemini's stream records into ferrule stream items.
 
@@ -543,6 +553,8 @@ class StreamTranslator:
             + (meta.get("toolUsePromptTokenCount") or 0),
             output_tokens=(meta.get("candidatesTokenCount") or 0) + (thoughts or 0),
             reasoning_tokens=thoughts,
+            audio_input_tokens=_audio_tokens(meta.get("promptTokensDetails")),
+            audio_output_tokens=_audio_tokens(meta.get("candidatesTokensDetails")),
         )
 
     def close(self) -> dict[str, Any]:

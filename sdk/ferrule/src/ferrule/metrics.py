@@ -484,6 +484,8 @@ def add_model_usage(
             setattr(share, name, value)
     if not share.total_tokens:
         share.total_tokens = share.input_tokens + share.output_tokens
+    if not share.audio_total_tokens:
+        share.audio_total_tokens = share.audio_input_tokens + share.audio_output_tokens
     kind = model_type.value if isinstance(model_type, ModelType) else str(model_type)
     run_metrics.details = _merged_details(run_metrics.details, {kind: [share]})
     run_metrics.add_tokens(share)

@@ -423,10 +423,14 @@ def _usage(usage: dict[str, Any] | None) -> Usage:
         return Usage()  # a server that ignores include_usage: nothing was counted
     details = usage.get("completion_tokens_details") or {}
     reasoning = details.get("reasoning_tokens")
+    heard = (usage.get("prompt_tokens_details") or {}).get("audio_tokens")
+    said = details.get("audio_tokens")
     return Usage(
         input_tokens=int(usage.get("prompt_tokens") or 0),
         output_tokens=int(usage.get("completion_tokens") or 0),
         reasoning_tokens=None if reasoning is None else int(reasoning),
+        audio_input_tokens=int(heard) if heard else None,
+        audio_output_tokens=int(said) if said else None,
     )
 
 

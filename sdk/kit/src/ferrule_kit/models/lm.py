@@ -235,11 +235,15 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int | None = None
+    #: Of the input and output tokens, those of audio, where the provider counts them.
+    audio_input_tokens: int | None = None
+    audio_output_tokens: int | None = None
 
     def to_dict(self) -> dict[str, int]:
         out = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
-        if self.reasoning_tokens is not None:
-            out["reasoning_tokens"] = self.reasoning_tokens
+        for name in ("reasoning_tokens", "audio_input_tokens", "audio_output_tokens"):
+            if (value := getattr(self, name)) is not None:
+                out[name] = value
         return out
 
 
