@@ -191,3 +191,18 @@ def test_bad_gemini_output_settings_are_refused_naming_the_field(keywords, field
     with pytest.raises(InvalidInputError) as raised:
         Gemini(**keywords)
     assert raised.value.to_dict()["details"]["errors"][0]["path"] == field
+
+
+def test_llama_cpp_in_process_takes_text_only_and_a_server_takes_audio():
+    from ferrule.models.llama_cpp import LlamaCpp
+
+    assert "modalities" not in LlamaCpp(modalities=["text"]).route(None).attributes
+    with pytest.raises(InvalidInputError) as raised:
+        LlamaCpp(modalities=["text", "audio"], audio={"voice": "sage", "format": "wav"})
+    assert raised.value.to_dict()["details"]["errors"][0]["path"] == "audio"
+    served = LlamaCpp(
+        base_url="http://127.0.0.1:8081/v1",
+        modalities=["text", "audio"],
+        audio={"voice": "sage", "format": "wav"},
+    )
+    assert served.options["extra_body"]["audio"] == {"voice": "sage", "format": "wav"}

@@ -47,6 +47,8 @@ class LlamaCpp(OpenAILike):
         self._init_chat(id, dict(params))
         if self.in_process:
             sent = set(self.options.get("extra_body", {}))
+            if self.options.get("extra_body", {}).get("modalities") == ["text"]:
+                sent.discard("modalities")  # text only: what it answers in anyway
             refused = sorted(sent - IN_PROCESS_FIELDS)
             if refused:
                 raise InvalidInputError(
@@ -74,6 +76,7 @@ class LlamaCpp(OpenAILike):
             "retry_delay",
             "retry_multiplier",
             "strict_output",
+            "modalities",
         ):
             attributes.pop(key, None)
         return ModelRoute(COMPONENT_TYPE, {"model": resolve_model_alias(self.id), **attributes})
