@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from ferrule_anthropic import replies, wire
 from ferrule_anthropic.testing import message_events, request_problems
-from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, ToolCall
+from ferrule_kit.content.messages import Message, ReasoningPart, TextPart, ToolCall, converter
 from ferrule_kit.content.parts import registry
 from ferrule_kit.errors import (
     InvalidInputError,
     ModelError,
+    ProviderProtocolError,
     ProviderUnavailableError,
     QuotaExceededError,
     UnsupportedContentError,
@@ -878,3 +879,96 @@ def test_the_loopback_refuses_a_prefill_where_the_model_does():
         parse_infer_input(TO_CONTINUE), model="claude-sonnet-4-6", trailing_user_message="go on"
     )
     assert request_problems(fixed, HEADERS) == []
+
+
+# -- server tools: Anthropic runs them; their blocks go back as they came ------------------
+
+CODE_EXECUTION = {"type": "code_execution_20250825", "name": "code_execution"}
+ADVISOR = {"type": "advisor_20260301", "name": "advisor", "model": "claude-opus-4-6"}
+WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
+RESULT = {
+    "type": "code_execution_tool_result",
+    "tool_use_id": "srvtoolu_1",
+    "content": {"type": "code_execution_result", "stdout": "5.5\n", "stderr": "", "return_code": 0},
+}
+
+
+def test_server_tools_go_after_the_function_tools_as_given():
+    body = body_for(
+        {
+            "messages": [{"role": "user", "content": "mean of 1..10?"}],
+            "tools": [WEATHER_TOOL],
+            "provider_tools": [CODE_EXECUTION, ADVISOR],
+        }
+    )
+    assert [t["name"] for t in body["tools"]] == ["get_weather", "code_execution", "advisor"]
+    assert body["tools"][1:] == [CODE_EXECUTION, ADVISOR]  # sent exactly as declared
+
+
+def test_server_tools_are_refused_naming_the_field():
+    request = {"messages": [{"role": "user", "content": "x"}]}
+    with pytest.raises(InvalidInputError) as error:  # the host allows web search only
+        wire.build_request(
+            parse_infer_input({**request, "provider_tools": [CODE_EXECUTION]}),
+            model=MODEL,
+            server_tools=frozenset({"web_search"}),
+        )
+    assert error.value.errors[0]["path"] == "$.provider_tools[0].type"
+    allowed = wire.build_request(
+        parse_infer_input({**request, "provider_tools": [CODE_EXECUTION]}),
+        model=MODEL,
+        server_tools=frozenset({"code_execution"}),
+    )
+    assert allowed["tools"] == [CODE_EXECUTION]
+    with pytest.raises(InvalidInputError) as error:
+        wire.build_request(
+            parse_infer_input({**request, "provider_tools": [{"type": "code_execution_20250825"}]}),
+            model=MODEL,
+        )
+    assert error.value.errors[0]["path"] == "$.provider_tools[0].name"
+    for bad in ({"name": "x"}, {"type": "function", "name": "x"}):
+        with pytest.raises(InvalidInputError) as error:
+            parse_infer_input({**request, "provider_tools": [bad]})
+        assert error.value.errors[0]["path"] == "$.provider_tools[0].type"
+
+
+def test_a_server_tools_work_is_kept_and_sent_back_on_the_next_turn():
+    events = message_events(
+        text=["The mean is 5.5."],
+        server_tools=[("srvtoolu_1", "code_execution", {"code": "print(5.5)"}, RESULT)],
+    )
+    _, accumulator = feed_all(events)
+    assert "".join(accumulator.text) == "The mean is 5.5."
+    use, result = accumulator.reasoning
+    assert (use.text, result.text) == ("", "")  # nothing shown as the model's reasoning
+    message = accumulator.message()
+    body = body_for(
+        {
+            "messages": [
+                {"role": "user", "content": "mean of 1..10?"},
+                converter.unstructure(message),
+                {"role": "user", "content": "and the median?"},
+            ],
+            "provider_tools": [CODE_EXECUTION],
+        }
+    )
+    assert body["messages"][1]["content"] == [
+        {
+            "type": "server_tool_use",
+            "id": "srvtoolu_1",
+            "name": "code_execution",
+            "input": {"code": "print(5.5)"},
+        },
+        RESULT,
+        {"type": "text", "text": "The mean is 5.5."},
+    ]
+    assert accumulator.finish_reason == "stop" and not accumulator.calls
+
+
+def test_a_server_tools_malformed_input_is_a_protocol_error():
+    events = message_events(
+        server_tools=[("srvtoolu_1", "code_execution", {"code": "x"}, RESULT)],
+        split_json=lambda s: [s[:-1]],  # the closing brace never comes
+    )
+    with pytest.raises(ProviderProtocolError):
+        feed_all(events)

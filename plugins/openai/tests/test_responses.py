@@ -15,6 +15,7 @@ import pytest_asyncio
 from ferrule import APIModel, AsyncRuntime, Runtime
 from ferrule.testing import AgentConformance
 from ferrule_kernel import InvalidInputError, Kernel
+from ferrule_kit.content.messages import converter
 from ferrule_kit.errors import (
     AuthenticationError,
     ProviderBadRequestError,
@@ -547,3 +548,57 @@ async def test_message_items_sent_whole_after_reasoning(define, runtime, server)
     items = await collect(runtime, name, {"messages": [USER]})
     check_stream(items)
     assert fold(items).message().text == "Streamed. Whole."
+
+
+# -- provider tools: OpenAI runs them ------------------------------------------------------
+
+WEB_SEARCH_CALL = {
+    "type": "web_search_call",
+    "id": "ws_1",
+    "status": "completed",
+    "action": {"type": "search", "query": "France news"},
+}
+
+
+def searched_then_said(text: str) -> Reply:
+    """A turn whose first output item is a finished web search, then a message."""
+    events = responses_events([text])
+    search = [
+        {"type": "response.output_item.added", "output_index": 0, "item": {**WEB_SEARCH_CALL}},
+        {"type": "response.web_search_call.completed", "output_index": 0, "item_id": "ws_1"},
+        {"type": "response.output_item.done", "output_index": 0, "item": WEB_SEARCH_CALL},
+    ]
+    return stream_events([events[0], *search, *events[1:]])
+
+
+async def test_provider_tools_are_sent_and_their_work_kept_not_sent_back(define, runtime, server):
+    name = await define()
+    server.script(searched_then_said("France held an election."), responses_reply("Yes."))
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
+    first = {
+        "messages": [USER],
+        "tools": [weather],
+        "provider_tools": [{"type": "web_search_preview", "search_context_size": "low"}],
+    }
+    items = [item async for item in runtime.call_iter_method(name, "infer", first)]
+    sent = server.requests[0].json["tools"]
+    assert [t["type"] for t in sent] == ["function", "web_search_preview"]
+    assert sent[1] == {"type": "web_search_preview", "search_context_size": "low"}
+    reply = fold(items)
+    assert "".join(reply.text) == "France held an election."
+    [kept] = reply.reasoning
+    assert kept.text == "" and json.loads(kept.signature)["item"] == WEB_SEARCH_CALL
+    again = {"messages": [USER, converter.unstructure(reply.message()), USER]}
+    await collect(runtime, name, again)
+    second = server.requests[1].json["input"]
+    assert [i.get("type") for i in second] == ["message", "message", "message"]
+    assert second[1]["content"] == [{"type": "output_text", "text": "France held an election."}]
+
+
+async def test_the_host_limits_the_provider_tools(define, runtime, server):
+    name = await define(server_tools=["file_search"])
+    request = {"messages": [USER], "provider_tools": [{"type": "web_search_preview"}]}
+    with pytest.raises(InvalidInputError) as error:
+        await collect(runtime, name, request)
+    assert error.value.errors[0]["path"] == "$.provider_tools[0].type"
+    assert server.requests == []

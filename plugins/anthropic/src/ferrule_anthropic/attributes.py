@@ -22,6 +22,16 @@ class AnthropicAttributes(ProviderAttributes):
     extra_body: dict[str, Any] = attrs.field(factory=dict)
     #: The text of a user turn added to a conversation that ends with the model's own turn
     #: (Claude 4.6 and later refuse to continue it); None: the conversation as it is.
+    #: The server tools (Anthropic runs them: web search, code execution, the advisor...)
+    #: a request may carry, by type (``web_search``: every version; ``web_search_20250305``:
+    #: that one); None: any the caller gives, an empty list: none. A host policy: the
+    #: requests' own tools never widen it.
+    server_tools: list[str] | None = attrs.field(
+        default=None,
+        validator=attrs.validators.optional(
+            attrs.validators.deep_iterable(attrs.validators.instance_of(str))
+        ),
+    )
     trailing_user_message: str | None = attrs.field(
         default=None,
         validator=attrs.validators.optional(

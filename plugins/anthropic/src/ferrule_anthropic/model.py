@@ -25,18 +25,18 @@ class AnthropicLanguageModel(SSELanguageModel):
         super().__init__(
             model=attributes.model, url=wire.messages_url(attributes.base_url), client=client
         )
-        self.max_tokens = attributes.max_tokens
         self.extra_body = dict(attributes.extra_body)
-        self.trailing_user_message = attributes.trailing_user_message
+        self.settings: dict[str, Any] = {
+            "max_tokens": attributes.max_tokens,
+            "trailing_user_message": attributes.trailing_user_message,
+            "server_tools": None
+            if attributes.server_tools is None
+            else frozenset(attributes.server_tools),
+        }
         self.count_url = wire.count_tokens_url(attributes.base_url)
 
     def build_request(self, inputs: InferInput) -> dict[str, Any]:
-        body = wire.build_request(
-            inputs,
-            model=self.model,
-            max_tokens=self.max_tokens,
-            trailing_user_message=self.trailing_user_message,
-        )
+        body = wire.build_request(inputs, model=self.model, **self.settings)
         # the host's fields join the wire's: an object both write (output_config) is merged,
         # the host's fields winning
         for name, value in self.extra_body.items():
@@ -51,12 +51,7 @@ class AnthropicLanguageModel(SSELanguageModel):
     async def count_tokens(self, inputs: InferInput) -> dict[str, int]:
         """Anthropic's own count (``POST /v1/messages/count_tokens``, free: nothing is
         generated) of the request ``infer`` would send."""
-        body = wire.build_count_request(
-            inputs,
-            model=self.model,
-            max_tokens=self.max_tokens,
-            trailing_user_message=self.trailing_user_message,
-        )
+        body = wire.build_count_request(inputs, model=self.model, **self.settings)
         reply = await self.client.request_json(self.count_url, body)
         return {"input_tokens": wire.counted_tokens(reply)}
 

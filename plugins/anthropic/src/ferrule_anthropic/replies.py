@@ -1,15 +1,22 @@
 """Anthropic's streamed reply, translated: `StreamTranslator` turns the named SSE events of
 ``POST /v1/messages`` into ferrule's stream items (`ferrule_kit.models.lm` delta builders).
-Pure, no I/O; the request side is `ferrule_anthropic.wire`."""
+Pure, no I/O; the request side is `ferrule_anthropic.wire`.
+
+A server tool's work (a ``server_tool_use`` block, its input streamed as for a tool call,
+and the ``*_tool_result`` block Anthropic answers it with) is not ours to run: each block,
+whole, becomes a reasoning part with no text whose signature carries it
+(`SERVER_BLOCK_PREFIX`), so the run keeps it and the next turn sends it back as it came.
+The text the model writes about it is text as ever."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ferrule_kit.errors import ProviderProtocolError, StreamInterruptedError
 from ferrule_kit.models.lm import Usage, finish, reasoning_delta, text_delta, tool_call_delta
 
-from .wire import PROVIDER, REDACTED_PREFIX, stream_error
+from .wire import PROVIDER, REDACTED_PREFIX, SERVER_BLOCK_PREFIX, stream_error
 
 STOP_REASONS = {
     "end_turn": "stop",
@@ -37,6 +44,8 @@ class StreamTranslator:
         self.stop_sequence: str | None = None  # the stop string that matched, if one did
         self.finished = False
         self._tool_index: dict[int, int] = {}  # content block index -> tool-call ordinal
+        self._server: dict[int, dict[str, Any]] = {}  # a server tool's blocks, by index
+        self._server_input: dict[int, str] = {}  # their streamed input, by index
         self._blocks: set[int] = set()  # every content block index started
 
     def feed(self, event: str | None, data: Any) -> list[dict[str, Any]]:
@@ -83,6 +92,9 @@ class StreamTranslator:
         if kind == "tool_use":
             ordinal = self._tool_index[index] = len(self._tool_index)
             return [tool_call_delta(ordinal, id=block["id"], name=block["name"])]
+        if kind in ("server_tool_use", "mcp_tool_use") or kind.endswith("_tool_result"):
+            self._server[index] = dict(block)
+            self._server_input[index] = ""
         return []
 
     def _on_content_block_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -97,8 +109,11 @@ class StreamTranslator:
         if kind == "input_json_delta":
             ordinal = self._tool_index.get(data["index"])
             if ordinal is None:
+                if data["index"] in self._server:  # a server tool's input: kept with its block
+                    self._server_input[data["index"]] += delta["partial_json"]
+                    return []
                 if data["index"] in self._blocks:
-                    return []  # input of a server-side tool (server_tool_use): not ours to run
+                    return []
                 raise ProviderProtocolError(
                     f"Anthropic sent tool input for block {data['index']}, which was never started",
                     provider=PROVIDER,
@@ -108,7 +123,19 @@ class StreamTranslator:
         return []  # citations_delta and future delta types
 
     def _on_content_block_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        return []
+        block = self._server.pop(data["index"], None)
+        if block is None:
+            return []
+        streamed = self._server_input.pop(data["index"])
+        if streamed:
+            try:
+                block["input"] = json.loads(streamed)
+            except json.JSONDecodeError:
+                raise ProviderProtocolError(
+                    f"Anthropic sent {block.get('name', 'a server tool')}'s input as malformed JSON",
+                    provider=PROVIDER,
+                ) from None
+        return [reasoning_delta("", signature=SERVER_BLOCK_PREFIX + json.dumps(block))]
 
     def _on_message_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         delta = data.get("delta") or {}

@@ -78,7 +78,11 @@ SYSTEM_BLOCK_KEYS = frozenset({"type", "text", "cache_control", "citations"})
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 EFFORTS = frozenset({"low", "medium", "high", "xhigh", "max"})
 USER_BLOCKS = frozenset({"text", "image", "tool_result", "document"})
-ASSISTANT_BLOCKS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
+ASSISTANT_BLOCKS = frozenset(
+    {"text", "tool_use", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use"}
+)
+#: A server tool's declared type: its name and the date of its version.
+SERVER_TOOL_TYPE = re.compile(r"^[a-z_]+_\d{8}$")
 
 
 def _text_problems(block: dict[str, Any], where: str) -> list[str]:
@@ -110,6 +114,14 @@ def _block_problems(block: Any, role: str, where: str) -> list[str]:
         return [f"{where}: content blocks must be objects"]
     kind = block.get("type")
     allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
+    if role == "assistant" and isinstance(kind, str) and kind.endswith("_tool_result"):
+        if kind == "tool_result" or not isinstance(block.get("tool_use_id"), str):
+            return [f"{where}: a server tool's result needs the tool_use_id it answers"]
+        return []
+    if kind in ("server_tool_use", "mcp_tool_use"):
+        if not isinstance(block.get("id"), str) or not isinstance(block.get("input"), dict):
+            return [f"{where}: a server tool use needs its id and input object"]
+        return []
     if kind not in allowed:
         return [f"{where}.type: {kind!r} is not allowed in a {role} message"]
     if kind == "text":
@@ -259,6 +271,12 @@ def _tools_problems(tools: Any) -> list[str]:
     names = set()
     for i, tool in enumerate(tools):
         where = f"tools[{i}]"
+        if isinstance(tool, dict) and SERVER_TOOL_TYPE.match(str(tool.get("type"))):
+            # a tool Anthropic defines: its own fields, and a name (unique like any)
+            if not isinstance(tool.get("name"), str) or tool["name"] in names:
+                out.append(f"{where}.name: required, and unique among the tools")
+            names.add(tool.get("name"))
+            continue
         if not named_entry(
             tool, where, TOOL_KEYS, TOOL_NAME, names, out, duplicate="tool names must be unique"
         ):

@@ -60,6 +60,7 @@ def message_events(
     signature: str = "c2lnbmF0dXJl",
     redacted: Sequence[str] = (),
     tool_calls: Sequence[tuple[str, str, Any]] = (),
+    server_tools: Sequence[tuple[str, str, Any, dict[str, Any]]] = (),
     stop_reason: str | None = None,
     stop_sequence: str | None = None,
     input_tokens: int = 12,
@@ -68,7 +69,9 @@ def message_events(
     split_json: Callable[[str], list[str]] = _fragments,
 ) -> list[Event]:
     """The named events of one streamed reply, in Anthropic's order: thinking (its deltas,
-    then its signature), redacted thinking, text, then each tool call (``(id, name,
+    then its signature), redacted thinking, each server tool's work (``(id, name, input,
+    result block)``: its ``server_tool_use``, input streamed in fragments, then the
+    ``*_tool_result`` block), text, then each tool call (``(id, name,
     input)``, the input JSON cut into fragments by ``split_json``); ``message_delta``
     carries the stop reason (and ``stop_sequence``, the stop string that matched) and the
     cumulative output tokens, ``message_stop`` ends it."""
@@ -125,6 +128,20 @@ def message_events(
         )
         events.append(("content_block_stop", {"index": index}))
         index += 1
+    for use_id, name, arguments, result in server_tools:
+        use = {"type": "server_tool_use", "id": use_id, "name": name, "input": {}}
+        events.append(("content_block_start", {"index": index, "content_block": use}))
+        events += [
+            (
+                "content_block_delta",
+                {"index": index, "delta": {"type": "input_json_delta", "partial_json": f}},
+            )
+            for f in split_json(json.dumps(arguments))
+        ]
+        events.append(("content_block_stop", {"index": index}))
+        events.append(("content_block_start", {"index": index + 1, "content_block": result}))
+        events.append(("content_block_stop", {"index": index + 1}))
+        index += 2
     if text:
         events.append(
             ("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}})

@@ -74,6 +74,9 @@ CONTENT = ContentPolicy(
     size_unit="MB",
 )
 REDACTED_PREFIX = "redacted_thinking:"
+#: A reasoning part's signature that is a block of a server tool's work (its
+#: ``server_tool_use`` or its ``*_tool_result``), kept whole to go back as it came.
+SERVER_BLOCK_PREFIX = "anthropic_server_block:"
 #: Anthropic caches up to four breakpoints per request.
 MAX_CACHE_BREAKPOINTS = 4
 
@@ -132,10 +135,14 @@ def _content_blocks(message: Message, where: str) -> list[dict[str, Any]]:
 
 
 def reasoning_block(part: ReasoningPart) -> dict[str, Any] | None:
-    """A reasoning part as the thinking block it came from, or None if it has none: no
-    signature, or another provider's (Anthropic signatures are base64, without a colon)."""
+    """A reasoning part as the thinking block (or the server tool's block) it came from,
+    or None if it has none: no signature, or another provider's (Anthropic signatures are
+    base64, without a colon)."""
     if part.signature is None:
         return None
+    if part.signature.startswith(SERVER_BLOCK_PREFIX):
+        block: dict[str, Any] = json.loads(part.signature[len(SERVER_BLOCK_PREFIX) :])
+        return block
     if part.signature.startswith(REDACTED_PREFIX):
         return {"type": "redacted_thinking", "data": part.signature[len(REDACTED_PREFIX) :]}
     if ":" in part.signature:
@@ -296,8 +303,10 @@ def build_request(
     model: str,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     trailing_user_message: str | None = None,
+    server_tools: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """The ``POST /v1/messages`` body for ``inputs``. ``max_tokens`` is the component's
+    """The ``POST /v1/messages`` body for ``inputs``. ``server_tools``: the host's
+    allow-list of the server tools a request may carry (`check_server_tools`). ``max_tokens`` is the component's
     default cap, used when ``inputs.max_tokens`` is not given (raised, with reasoning on,
     to fit the thinking budget and an answer). ``trailing_user_message``: the text of a
     user turn added when the conversation ends with the model's turn (models from Claude
@@ -341,8 +350,12 @@ def build_request(
         body["top_p"] = inputs.top_p
     if inputs.stop:
         body["stop_sequences"] = list(inputs.stop)
+    if inputs.tools or inputs.provider_tools:
+        check_server_tools(inputs.provider_tools, server_tools)
+        body["tools"] = [tool_declaration(tool.function) for tool in inputs.tools] + [
+            dict(tool) for tool in inputs.provider_tools
+        ]
     if inputs.tools:
-        body["tools"] = [tool_declaration(tool.function) for tool in inputs.tools]
         if inputs.tool_choice != "auto":
             body["tool_choice"] = _tool_choice(inputs)
             if "thinking" in body and inputs.tool_choice != "none":
@@ -379,18 +392,11 @@ COUNTED_KEYS = frozenset(
 )
 
 
-def build_count_request(
-    inputs: InferInput,
-    *,
-    model: str,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
-    trailing_user_message: str | None = None,
-) -> dict[str, Any]:
-    """The ``POST /v1/messages/count_tokens`` body for ``inputs``: `build_request`'s, less
-    what the count endpoint refuses, so it counts the prompt ``infer`` would send."""
-    body = build_request(
-        inputs, model=model, max_tokens=max_tokens, trailing_user_message=trailing_user_message
-    )
+def build_count_request(inputs: InferInput, *, model: str, **settings: Any) -> dict[str, Any]:
+    """The ``POST /v1/messages/count_tokens`` body for ``inputs``: `build_request`'s (with
+    the same ``settings``), less what the count endpoint refuses, so it counts the prompt
+    ``infer`` would send."""
+    body = build_request(inputs, model=model, **settings)
     return {key: value for key, value in body.items() if key in COUNTED_KEYS}
 
 
@@ -416,6 +422,26 @@ def _adaptive_effort(effort: str | None) -> str:
     if effort is None:
         return DEFAULT_EFFORT
     return "low" if effort == "minimal" else effort
+
+
+def check_server_tools(tools: list[dict[str, Any]], allowed: frozenset[str] | None) -> None:
+    """Refuse a server tool (Anthropic runs it: ``{"type": "web_search_20250305", "name":
+    "web_search", ...}``) with no name, or one the host's ``allowed`` types (an entry
+    ``web_search`` allows every version, ``web_search_20250305`` that one) leave out."""
+    for index, tool in enumerate(tools):
+        kind = str(tool.get("type"))
+        if not isinstance(tool.get("name"), str) or not tool["name"]:
+            raise InvalidInputError(
+                f"Anthropic's {kind} tool needs its name", field=f"$.provider_tools[{index}].name"
+            )
+        if allowed is not None and not any(
+            kind == entry or kind.startswith(entry + "_") for entry in allowed
+        ):
+            raise InvalidInputError(
+                f"the host allows no {kind} tool here (server_tools: "
+                f"{', '.join(sorted(allowed)) or 'none'})",
+                field=f"$.provider_tools[{index}].type",
+            )
 
 
 def tool_declaration(function: Any) -> dict[str, Any]:

@@ -48,6 +48,15 @@ class OpenAIResponsesAttributes(OpenAIAttributes):
         default="auto",
         validator=attrs.validators.optional(attrs.validators.in_(("auto", "concise", "detailed"))),
     )
+    #: The provider tools (OpenAI runs them: ``web_search_preview``, ``file_search``...) a
+    #: request may carry, by type; None: any the caller gives, an empty list: none. A host
+    #: policy: the requests' own tools never widen it.
+    server_tools: list[str] | None = attrs.field(
+        default=None,
+        validator=attrs.validators.optional(
+            attrs.validators.deep_iterable(attrs.validators.instance_of(str))
+        ),
+    )
     #: ``text.verbosity``: how long the reply is (``low``, ``medium``, ``high``).
     verbosity: str | None = attrs.field(
         default=None,

@@ -38,6 +38,9 @@ class OpenAIResponsesModel(SSELanguageModel):
             strict_output=attributes.strict_output,
             verbosity=attributes.verbosity,
             extra_body=attributes.extra_body,
+            server_tools=None
+            if attributes.server_tools is None
+            else frozenset(attributes.server_tools),
         )
         self.background = (
             Background(attributes.background_poll_interval, attributes.background_max_wait)

@@ -45,6 +45,21 @@ from ferrule_kit.models.lm import (
 
 PROVIDER = "openai"
 _SIGNATURE_TAG = "openai-responses"
+_SERVER_ITEM_TAG = "openai-responses-server-item"
+#: The output items of the tools OpenAI runs (a provider tool's work): kept in the run's
+#: messages as reasoning parts with no text, their item as the signature, and not sent
+#: back (with ``store`` false OpenAI finds no item by its id; the reply's text says what
+#: they found).
+SERVER_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+    }
+)
 
 
 def reasoning_signature(item_id: str, encrypted_content: str | None) -> str:
@@ -65,7 +80,7 @@ def _reasoning_item(part: ReasoningPart) -> dict[str, Any] | None:
     except ValueError:
         return None
     if not isinstance(data, dict) or data.get("format") != _SIGNATURE_TAG:
-        return None
+        return None  # another provider's, or a server tool's item (`SERVER_ITEMS`)
     item: dict[str, Any] = {
         "type": "reasoning",
         "id": data["id"],
@@ -187,7 +202,26 @@ class RequestSettings:
     strict_output: bool = True
     #: ``text.verbosity`` (``low``, ``medium``, ``high``); None: the model's default.
     verbosity: str | None = None
+    #: The provider tools a request may carry, by type; None: any (`check_server_tools`).
+    server_tools: frozenset[str] | None = None
     extra_body: dict[str, Any] = attrs.field(factory=dict)
+
+
+def check_server_tools(tools: list[dict[str, Any]], allowed: frozenset[str] | None) -> None:
+    """Refuse a provider tool (``{"type": "web_search_preview"}``...) whose type the host's
+    ``allowed`` types leave out (None: any)."""
+    for index, tool in enumerate(tools):
+        if allowed is not None and tool.get("type") not in allowed:
+            raise InvalidInputError(
+                f"the host allows no {tool.get('type')} tool here (server_tools: "
+                f"{', '.join(sorted(allowed)) or 'none'})",
+                field=f"$.provider_tools[{index}].type",
+            )
+
+
+def server_item_signature(item: dict[str, Any]) -> str:
+    """The `ReasoningPart.signature` that keeps a server tool's output item."""
+    return json.dumps({"format": _SERVER_ITEM_TAG, "item": item}, separators=(",", ":"))
 
 
 def build_request(inputs: InferInput, settings: RequestSettings) -> dict[str, Any]:
@@ -204,7 +238,8 @@ def build_request(inputs: InferInput, settings: RequestSettings) -> dict[str, An
     }
     if instructions is not None:
         request["instructions"] = instructions
-    if inputs.tools:
+    if inputs.tools or inputs.provider_tools:
+        check_server_tools(inputs.provider_tools, settings.server_tools)
         request["tools"] = [
             {
                 "type": "function",
@@ -213,7 +248,8 @@ def build_request(inputs: InferInput, settings: RequestSettings) -> dict[str, An
                 "parameters": tool.function.parameters,
             }
             for tool in inputs.tools
-        ]
+        ] + [dict(tool) for tool in inputs.provider_tools]
+    if inputs.tools:
         if inputs.tool_choice != "auto":
             request["tool_choice"] = _tool_choice(inputs)
     if not settings.reasoning_model:
@@ -307,6 +343,8 @@ def response_items(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
                 _summary_text(item),
                 reasoning_signature(str(item.get("id", "")), item.get("encrypted_content")),
             )
+        elif kind in SERVER_ITEMS:
+            yield reasoning_delta("", server_item_signature(item))
         elif kind == "function_call":
             yield tool_call_delta(
                 calls,
@@ -403,6 +441,9 @@ class StreamTranslator:
             if not call.streamed:
                 call.streamed = True
                 yield tool_call_delta(call.index, arguments=str(item.get("arguments") or ""))
+        elif kind in SERVER_ITEMS:
+            self.streamed_output = True
+            yield reasoning_delta("", server_item_signature(item))
         elif kind == "message" and str(item.get("id")) not in self.texted:
             # A server that sends a message item whole, with no text deltas.
             self.streamed_output = True

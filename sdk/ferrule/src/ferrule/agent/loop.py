@@ -440,7 +440,11 @@ def infer_inputs(deps: RunDeps, run: RunState, tools: list[dict[str, Any]]) -> d
         run.wire.append(converter.unstructure(message))
     inputs: dict[str, Any] = {**deps.options, **run.infer_options, "messages": run.wire}
     if tools:
-        inputs["tools"] = tools
+        # a provider's own tools (its declarations, not functions) go apart, as given
+        functions = [t for t in tools if t.get("type") == "function"]
+        if len(functions) < len(tools):
+            inputs["provider_tools"] = [t for t in tools if t.get("type") != "function"]
+        inputs["tools"] = functions
         choice = tool_choice_sent(deps.tool_choice, run)
         if choice is not None:
             inputs["tool_choice"] = choice

@@ -125,6 +125,10 @@ def model_request(model: object, inputs: dict[str, Any]) -> dict[str, Any]:
     """One ``infer``'s inputs for ``model``: its own settings (`model_infer_options`)
     under ``inputs``, then what it adds to each request (`APIModel.request_inputs`)."""
     request = {**model_infer_options(model), **inputs}
+    if request.get("provider_tools"):
+        from ..tools.provider_tools import check_provider_tools
+
+        check_provider_tools(model, request["provider_tools"])
     add = getattr(model, "request_inputs", None)
     return add(request) if callable(add) else request
 

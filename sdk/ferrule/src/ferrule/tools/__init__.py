@@ -33,7 +33,8 @@ Where things are: `tool` (`Tool`, its builders, the `tool` decorator), `function
 (a function's schema and handler), `docstrings`, `rest` (a REST tool's call), `presets`,
 `builtins` (Ailoy 0.2's builtin tools), `restapi` (Ailoy 0.1's REST API definitions and
 their authenticators),
-`toolsets` (`as_tools`, `Toolset`), `toolkit` (`Toolkit`), `function` (Agno's
+`toolsets` (`as_tools`, `Toolset`), `provider_tools` (`ProviderTool`, a provider's own tool
+given as its declaration), `toolkit` (`Toolkit`), `function` (Agno's
 ``Function``, a `FunctionTool` with Agno's options, and ``FunctionCall``; `function_run` runs
 their hooks and cache), `decorator` (`tool`, Agno's decorator: a `Function`), `results`
 (`result_text`), `errors`, `context` (`ToolContext`). Every public name is re-exported here.
@@ -47,6 +48,7 @@ from .errors import ModelRetry, ToolError, ToolRetriesExceededError
 from .function import Function, FunctionCall
 from .function_schema import get_json_schema
 from .presets import calculator, http_request
+from .provider_tools import ProviderTool
 from .restapi import BearerAuthenticator, ToolAuthenticator, restapi_tool
 from .result_text import result_text
 from .tool import FunctionTool, Tool, ToolDesc
@@ -60,6 +62,7 @@ __all__ = [
     "FunctionCall",
     "FunctionTool",
     "ModelRetry",
+    "ProviderTool",
     "Tool",
     "ToolAuthenticator",
     "ToolContext",

@@ -1,5 +1,6 @@
 """What users pass as tools, made `Tool`s: a tool, a function, a preset's name,
-``(schema, function)``, or a `Toolset` that provides several (an MCP server)."""
+``(schema, function)``, a provider's own tool's declaration (`ProviderTool`), or a
+`Toolset` that provides several (an MCP server)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 from ferrule_kernel import InvalidInputError
 
 from .presets import PRESETS
+from .provider_tools import provider_tool
 from .tool import Tool
 
 __all__ = ["Toolset", "as_tools"]
@@ -40,6 +42,9 @@ def as_tools(spec: Any) -> Tool | Toolset:
     if callable(spec):
         return Tool.from_function(spec)
     if isinstance(spec, Mapping):
+        served = provider_tool(spec)
+        if served is not None:
+            return served
         raise InvalidInputError(
             "a JSON-schema tool needs the function to call: pass Tool.from_schema(schema, function) "
             "or (schema, function)",

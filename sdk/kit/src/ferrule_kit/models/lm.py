@@ -188,6 +188,13 @@ class InferInput:
     #: block of its ``system`` array), None leaves it unmarked. Empty: the backend's own
     #: way. Backends that cache by themselves or not at all take it and change nothing.
     system_cache: list[PromptCache | None] = attrs.field(factory=list)
+    #: The provider's own tools, run on its servers (Anthropic's code execution, web search
+    #: or advisor; the Responses API's web search, file search...): each the declaration
+    #: the provider documents, its ``type`` naming the tool, sent as given. What they did
+    #: comes back as opaque reasoning parts (a provider's signature) that go back to it
+    #: on the next turn. Only a backend whose provider runs such a tool reads this; the
+    #: sdk sends them to no other.
+    provider_tools: list[dict[str, Any]] = attrs.field(factory=list)
 
     def __attrs_post_init__(self) -> None:
         if not self.messages:
@@ -196,6 +203,13 @@ class InferInput:
             raise InvalidInputError(
                 "has more marks than the request has system messages", field="$.system_cache"
             )
+        for index, tool in enumerate(self.provider_tools):
+            kind = tool.get("type")
+            if not isinstance(kind, str) or not kind or kind == "function":
+                raise InvalidInputError(
+                    "a provider tool is named by its type (a function tool goes in tools)",
+                    field=f"$.provider_tools[{index}].type",
+                )
         if self.tool_choice == "required" and not self.tools:
             raise InvalidInputError("'required' needs at least one tool", field="$.tool_choice")
         name = self.forced_tool
