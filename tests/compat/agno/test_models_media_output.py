@@ -78,6 +78,9 @@ def test_an_audio_reply_is_response_audio_and_a_later_turn_names_it(openai_serve
     agent.run("What would be in a sequel of this story?")
     history = openai_server.requests[1].json["messages"]
     assert history[1] == {"role": "assistant", "content": "", "audio": {"id": chat.AUDIO_ID}}
+    reply = first.messages[-1]  # Agno's Message: the text its content, the sound beside
+    assert (reply.role, reply.content) == ("assistant", TRANSCRIPT)
+    assert reply.audio_output.id == chat.AUDIO_ID
     stored = agent.get_last_run_output()
     assert stored.response_audio.id == chat.AUDIO_ID and stored.response_audio.transcript
     (earlier,) = [r for r in agent.get_session().runs if r.run_id == first.run_id]
@@ -127,6 +130,8 @@ def test_gemini_draws_into_run_output_images_and_edits_them_later(gemini_server)
         "TEXT",
         "IMAGE",
     ]
+    reply = drawn.messages[-1]
+    assert reply.content == "Here is the picture." and reply.images[0].content == tiny_png()
     edited = agent.run("Add a rainbow in the sky.", images=[Image(content=image.content)])
     assert edited.images[0].content == tiny_png()
     model_turn = gemini_server.requests[1].json["contents"][1]

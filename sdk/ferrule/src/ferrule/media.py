@@ -452,3 +452,33 @@ def media_files(files: Any, images: Any = (), audio: Any = (), videos: Any = ())
                 )
         combined.extend(values)
     return combined + list(files or ())
+
+
+# -- what a model answers with --------------------------------------------------------------
+
+
+def reply_audio(data: str, audio_format: str, **fields: Any) -> Audio:
+    """A model's sound (base64 ``data`` in ``audio_format``) as Agno's `Audio`, ``content``
+    as the provider's SDK gives it: bytes where the format is a MIME type (Gemini's raw
+    samples, ``audio/L16;codec=pcm;rate=24000``), else base64 text (OpenAI's ``wav``,
+    ``pcm16``...) with the provider's ``id``; ``fields``: ``id``, ``transcript``,
+    ``expires_at`` (None ones left out)."""
+    given = {k: v for k, v in fields.items() if v is not None and k in ("transcript", "expires_at")}
+    if "/" in audio_format:
+        content = base64.b64decode(data) if data else None
+        return Audio(content=content, mime_type=audio_format, **given)
+    return Audio(content=data or None, format=audio_format, id=fields.get("id") or None, **given)
+
+
+def reply_media_of(part: Any) -> Image | Audio | None:
+    """The engine's image or audio part of a model's reply as Agno's object (None for any
+    other part, or an image by URL)."""
+    kind = getattr(part, "type", None)
+    if kind == "image" and getattr(part, "data", None):
+        return Image(
+            content=base64.b64decode(part.data), mime_type=getattr(part, "mime_type", None)
+        )
+    if kind == "audio":
+        fields = {k: getattr(part, k, None) for k in ("id", "transcript", "expires_at")}
+        return reply_audio(part.data, part.format, **fields)
+    return None

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..media import Audio, File, Image, Video
+from ..media import Audio, File, Image, Video, reply_media_of
 from ..metrics import MessageMetrics
 
 if TYPE_CHECKING:
@@ -332,11 +332,15 @@ class Message:
         from ferrule_kit.content.messages import TextPart, ValuePart
 
         others = [p for p in message.contents if not isinstance(p, (TextPart, ValuePart))]
+        # a model's images and sound are Agno's images / audio_output, its text the content
+        replied = [reply_media_of(p) for p in others] if message.role == "assistant" else []
         content: list[Any] | str | None
-        if others:
+        if others and not (replied and all(replied)):
             content = [_block(p) for p in message.contents]
         else:
             content = message.text if message.contents else None
+        images = [m for m in replied if isinstance(m, Image)] or None
+        sounds = [m for m in replied if isinstance(m, Audio)]
         calls = [
             {
                 "id": call.id,
@@ -351,6 +355,8 @@ class Message:
             tool_call_id=message.tool_call_id,
             tool_calls=calls or None,
             reasoning_content=message.thinking,
+            images=images,
+            audio_output=sounds[-1] if sounds else None,
         )
         # the engine's message itself (it never changes a message it made: it makes new
         # ones); `to_kit` hands out copies, so a caller never changes the engine's
