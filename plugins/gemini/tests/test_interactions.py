@@ -14,6 +14,7 @@ from ferrule_gemini.interactions_testing import (
     InteractionsServer,
     call_step,
     error_body,
+    image_step,
     stream_reply,
     text_step,
     thought_step,
@@ -27,7 +28,7 @@ from ferrule_kit.errors import (
     ProviderTimeoutError,
     UnsupportedContentError,
 )
-from ferrule_kit.testing import fold
+from ferrule_kit.testing import fold, tiny_png
 from ferrule_kit.testing.loopback import Reply, server_fixture
 from ferrule_kit.testing.providers import (
     USER,
@@ -273,6 +274,32 @@ async def test_structured_output_sends_the_schema(server, runtime):
         "schema": schema,
     }
     assert body["generation_config"] == {"seed": 7} and body["service_tier"] == "flex"
+
+
+@pytest.mark.parametrize("background", [False, True])
+async def test_a_drawn_image_comes_back_as_media(server, runtime, background):
+    png = tiny_png()
+    store, _ = answering([image_step(png, text="Here it is.")])
+    store.background_polls = 0
+    server.script(store, store)
+    extra = {"background": True, "poll_interval": 0.01} if background else {}
+    name = await define(runtime, server, response_modalities=["text", "image"], **extra)
+    items = await collect(runtime, name, {"messages": [USER]})
+    media = [part for item in items for part in item["message"].get("media", ())]
+    assert fold(items).message().text == "Here it is."
+    assert media == [
+        {
+            "type": "image_url",
+            "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()},
+        }
+    ]
+    assert server.requests[0].json["response_modalities"] == ["text", "image"]
+
+
+async def test_an_unknown_modality_names_the_field(server, runtime):
+    with pytest.raises(InvalidInputError) as info:
+        await define(runtime, server, response_modalities=["text", "smell"])
+    assert "response_modalities" in str(info.value.errors)
 
 
 # -- the agent path: background interactions, polled --------------------------------------

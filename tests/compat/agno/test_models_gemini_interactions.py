@@ -10,9 +10,16 @@ from ferrule.agent import Agent
 from ferrule.db.sqlite import SqliteDb
 from ferrule.models.google import GeminiInteractions
 from ferrule.tools import tool
-from ferrule_gemini.testing import InteractionsServer, call_step, text_step, thought_step
+from ferrule_gemini.testing import (
+    InteractionsServer,
+    call_step,
+    image_step,
+    text_step,
+    thought_step,
+)
 from ferrule_kernel import InvalidInputError
 from ferrule_kit.errors import ModelError
+from ferrule_kit.testing import tiny_png
 from pydantic import BaseModel
 
 DEEP_RESEARCH = "deep-research-preview-04-2026"
@@ -160,3 +167,40 @@ def test_bad_or_refused_keywords_name_the_field(keywords, field):
     with pytest.raises(InvalidInputError) as info:
         GeminiInteractions(**keywords)
     assert info.value.errors[0]["path"].endswith(field)
+
+
+def test_a_keyword_set_between_turns_applies_to_the_next_request(wire, tmp_path):
+    store, _ = server_saying([text_step("A plan.")], [text_step("The report.")])
+    wire.replies(*[store] * 6)  # each run: create, then read in progress, then done
+    agent = Agent(
+        model=GeminiInteractions(
+            agent=DEEP_RESEARCH, collaborative_planning=True, agent_poll_interval=0.01
+        ),
+        add_history_to_context=True,
+        db=SqliteDb(db_file=str(tmp_path / "collab.db")),
+    )
+    agent.run("Research TPUs.", session_id="collab")
+    agent.model.collaborative_planning = False
+    assert agent.run("Plan looks good!", session_id="collab").content == "The report."
+    plan, execute = wire.bodies
+    assert plan["agent_config"]["collaborative_planning"] is True
+    assert execute["agent_config"]["collaborative_planning"] is False
+    assert execute["previous_interaction_id"] in store.stored
+    with pytest.raises(InvalidInputError):
+        agent.model.visualization = "sometimes"
+    with pytest.raises(AttributeError):
+        agent.model.colaborative_planning = True  # a misspelt keyword is not taken
+
+
+def test_image_generation_gives_the_runs_images(wire):
+    png = tiny_png()
+    store, _ = server_saying([image_step(png, text="A sunset over mountains.")])
+    wire.replies(store)
+    model = GeminiInteractions(
+        id="gemini-3.1-flash-image-preview", response_modalities=["text", "image"]
+    )
+    run = Agent(model=model).run("Generate an image of a sunset over mountains")
+    [image] = run.images
+    assert image.get_content_bytes() == png and image.mime_type == "image/png"
+    assert run.content == "A sunset over mountains."
+    assert wire.last["response_modalities"] == ["text", "image"]

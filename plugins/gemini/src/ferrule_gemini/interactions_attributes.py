@@ -10,6 +10,7 @@ from ferrule_kernel import in_range
 from ferrule_kit.models.providerspec import ProviderAttributes
 
 SERVICE_TIERS = ("flex", "standard", "priority")
+MODALITIES = ("text", "image", "audio")
 
 
 @attrs.frozen
@@ -32,6 +33,13 @@ class GeminiInteractionsAttributes(ProviderAttributes):
     )
     service_tier: str | None = attrs.field(
         default=None, validator=attrs.validators.optional(attrs.validators.in_(SERVICE_TIERS))
+    )
+    #: What the reply may hold: ``["text", "image"]``, ``["audio"]``... (lower case).
+    response_modalities: list[str] | None = attrs.field(
+        default=None,
+        validator=attrs.validators.optional(
+            attrs.validators.deep_iterable(attrs.validators.in_(MODALITIES))
+        ),
     )
     poll_interval: float = attrs.field(default=10.0, validator=in_range(0.0, 600.0))
     max_wait: float = attrs.field(default=1800.0, validator=in_range(0.001, 86400.0))

@@ -40,6 +40,7 @@ class GeminiInteractionsModel(SSELanguageModel):
             background=attributes.background,
             environment=attributes.environment,
             service_tier=attributes.service_tier,
+            response_modalities=attributes.response_modalities,
             generation_config=dict(attributes.generation_config),
             extra_body=dict(attributes.extra_body),
         )

@@ -1,7 +1,7 @@
 """A loopback Gemini Interactions API for tests: what a valid request looks like, checked
 the way the API checks it, and a server that remembers interactions as Google's does.
 
-`request_problems` lists everything wrong with a request: ``POST /v1beta/interactions``
+`request_problems` lists everything wrong with a request (`body_problems`, its body alone): ``POST /v1beta/interactions``
 (``model`` or ``agent``, never both; ``generation_config`` with a model, ``agent_config``
 with an agent; typed input steps, each function result answering a call of the same
 conversation; function tools; a JSON response format) or ``GET /v1beta/interactions/{id}``,
@@ -20,6 +20,7 @@ conversation so far (stored turns, then the new input) and returns the reply's s
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import uuid
@@ -79,6 +80,13 @@ Respond = Callable[[list[dict[str, Any]], dict[str, Any]], list[dict[str, Any]]]
 
 def text_step(text: str) -> dict[str, Any]:
     return {"type": "model_output", "content": [{"type": "text", "text": text}]}
+
+
+def image_step(data: bytes, mime_type: str = "image/png", text: str = "") -> dict[str, Any]:
+    """A reply that draws an image (``response_modalities``), after ``text`` if given."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    image = {"type": "image", "data": base64.b64encode(data).decode(), "mime_type": mime_type}
+    return {"type": "model_output", "content": [*content, image]}
 
 
 def thought_step(summary: str, signature: str | None = None) -> dict[str, Any]:
@@ -200,9 +208,15 @@ def request_problems(
         return out if GET_PATH.match(path) else [*out, f"GET {path}: not an interaction"]
     if method != "POST" or path != CREATE_PATH:
         return [*out, f"{method} {path}: expected POST {CREATE_PATH}"]
+    return out + body_problems(body, calls)
+
+
+def body_problems(body: Any, calls: Iterable[str] = ()) -> list[str]:
+    """What the API would refuse in a ``POST /interactions`` body (``calls``: as in
+    `request_problems`)."""
     if not isinstance(body, dict):
-        return [*out, "body: must be a JSON object"]
-    out += [f"body: unknown field {k!r}" for k in sorted(set(body) - BODY_KEYS)]
+        return ["body: must be a JSON object"]
+    out = [f"body: unknown field {k!r}" for k in sorted(set(body) - BODY_KEYS)]
     if ("model" in body) == ("agent" in body):
         out.append("body: exactly one of model and agent")
     if "agent" in body and "generation_config" in body:
@@ -271,11 +285,12 @@ def _step_events(index: int, step: dict[str, Any]) -> list[dict[str, Any]]:
     if kind == "model_output":
         start["step"] = {"type": kind}
         for item in step["content"]:
+            if item["type"] != "text":
+                deltas.append(item)  # media arrives whole
+                continue
             text = item["text"]
             cut = len(text) // 2
-            deltas += [
-                {"type": "text", "text": piece} for piece in (text[:cut], text[cut:]) if piece
-            ]
+            deltas += [{"type": "text", "text": p} for p in (text[:cut], text[cut:]) if p]
     elif kind == "thought":
         start["step"] = {"type": kind}
         deltas += [{"type": "thought_summary", "content": c} for c in step.get("summary", ())]
@@ -359,7 +374,7 @@ class InteractionsServer:
                 )
             conversation = list(self.stored[previous].conversation)
         calls = {s.get("id") for s in conversation if s.get("type") == "function_call"}
-        problems = _input_problems(body.get("input"), {str(c) for c in calls})
+        problems = body_problems(body, {str(c) for c in calls})
         if problems:
             self.problems += problems
             return Reply.json(error_body(400, "INVALID_ARGUMENT", "; ".join(problems)), status=400)

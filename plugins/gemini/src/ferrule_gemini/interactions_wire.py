@@ -39,7 +39,14 @@ from ferrule_kit.models.lm import (
     tool_call_delta,
 )
 
-from .wire import PROVIDER, encode_part, parse_error_body, split_signature, stream_error
+from .wire import (
+    PROVIDER,
+    encode_part,
+    inline_media,
+    parse_error_body,
+    split_signature,
+    stream_error,
+)
 
 PATH = "interactions"
 #: The anchor of the reasoning part that carries an interaction's id.
@@ -75,6 +82,9 @@ class RequestSettings:
     background: bool = False
     environment: str | dict[str, Any] | None = None
     service_tier: str | None = None
+    #: What the reply may hold (``["text", "image"]``): drawn images and speech come back as
+    #: media parts.
+    response_modalities: list[str] | None = None
     generation_config: dict[str, Any] = attrs.field(factory=dict)
     extra_body: dict[str, Any] = attrs.field(factory=dict)
 
@@ -272,6 +282,8 @@ def build_request(inputs: InferInput, settings: RequestSettings, *, stream: bool
             body["generation_config"] = config
     if settings.service_tier is not None:
         body["service_tier"] = settings.service_tier
+    if settings.response_modalities:
+        body["response_modalities"] = list(settings.response_modalities)
     if settings.agent is not None:
         body["store"] = True  # an agent's interaction lives server-side
     elif settings.store is not None:
@@ -311,6 +323,28 @@ def _usage(usage: Any) -> Usage | None:
         output_tokens=int(usage.get("total_output_tokens") or 0) + int(thoughts or 0),
         reasoning_tokens=int(thoughts) if thoughts is not None else None,
     )
+
+
+#: Content items of the reply that are media (``response_modalities``).
+MEDIA_TYPES = frozenset({"image", "audio"})
+
+
+def _output(content: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stream items of one content item (or delta) of the reply: text, or a drawn image
+    or speech as a media part (as the generateContent wire gives an ``inlineData`` part)."""
+    kind = content.get("type")
+    if kind == "text":
+        return [text_delta(content["text"])] if content.get("text") else []
+    if kind in MEDIA_TYPES:
+        if content.get("uri") and not content.get("data"):
+            raise ProviderProtocolError(
+                f"Gemini sent {kind} output as a uri; ferrule reads inline data only",
+                provider=PROVIDER,
+            )
+        default = "image/png" if kind == "image" else "audio/wav"
+        mime_type = content.get("mime_type") or default
+        return inline_media({"mimeType": mime_type, "data": content.get("data")})
+    return []  # documents, videos: not output the contract carries
 
 
 @attrs.define
@@ -395,8 +429,7 @@ class StreamTranslator:
                 items += self._summary(index, summary)
         elif kind == "model_output":
             for content in step.get("content") or ():
-                if content.get("type") == "text" and content.get("text"):
-                    items.append(text_delta(content["text"]))
+                items += _output(content)
         elif kind == "function_call":
             arguments = step.get("arguments")
             self._calls[index] = _Call(
@@ -417,8 +450,8 @@ class StreamTranslator:
 
     def _delta(self, index: int, delta: dict[str, Any]) -> list[dict[str, Any]]:
         kind = delta["type"]
-        if kind == "text":
-            return [text_delta(delta["text"])] if delta.get("text") else []
+        if kind in MEDIA_TYPES or kind == "text":
+            return _output(delta)
         if kind == "thought_summary":
             return self._summary(index, delta.get("content"))
         if kind == "thought_signature" and delta.get("signature"):

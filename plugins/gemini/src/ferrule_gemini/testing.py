@@ -26,6 +26,7 @@ from ferrule_kit.testing.wire_checks import is_base64, named_entry, turns
 # The Interactions API's loopback (`ferrule_gemini.interactions_testing`), named here too.
 from .interactions_testing import InteractionsServer as InteractionsServer
 from .interactions_testing import call_step as call_step
+from .interactions_testing import image_step as image_step
 from .interactions_testing import text_step as text_step
 from .interactions_testing import thought_step as thought_step
 

@@ -164,6 +164,9 @@ class ModelSlot:
     owned: bool
     defined: bool
     _lock: asyncio.Lock | None = None
+    #: The model's ``options`` when it was routed: a model remade with other settings
+    #: (``GeminiInteractions``' keywords set between runs) has new ones, and is routed again.
+    _options: Any = None
 
     @classmethod
     def of(cls, model: Any, runtime: Any) -> ModelSlot:
@@ -180,9 +183,13 @@ class ModelSlot:
                 field="model",
             )
         route = model.route(routing_kernel(runtime))
-        return cls(model, component_name("agent"), route, owned=True, defined=False)
+        slot = cls(model, component_name("agent"), route, owned=True, defined=False)
+        slot._options = getattr(model, "options", None)
+        return slot
 
     async def ensure_defined(self, runtime: Any) -> None:
+        if self.owned and getattr(self.model, "options", None) is not self._options:
+            await self._reroute(runtime)
         if self.defined:
             return
         if self._lock is None:
@@ -193,6 +200,20 @@ class ModelSlot:
                     self.route.component_type, self.component, self.route.attributes
                 )
                 self.defined = True
+
+    async def _reroute(self, runtime: Any) -> None:
+        """Define the component again for the model's new settings (before the next run)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            options = getattr(self.model, "options", None)
+            if options is self._options:
+                return
+            if self.defined:
+                await runtime.adelete(self.component)
+                self.defined = False
+            self.route = self.model.route(routing_kernel(runtime))
+            self._options = options
 
 
 def model_slots(runtime: Any, model: Any) -> tuple[Any, list[ModelSlot]]:

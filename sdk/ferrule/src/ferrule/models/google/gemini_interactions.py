@@ -18,7 +18,11 @@ gets its ``agent_config`` (``collaborative_planning``, ``thinking_summaries``,
 ``visualization``) and runs in the background, polled every ``agent_poll_interval`` seconds
 for at most ``agent_max_wait``; another agent runs in the foreground with its
 ``environment``. Google's hosted tools (search, URL context, code execution, MCP servers,
-File Search stores) and audio or image output are refused, saying what to do instead.
+File Search stores) are refused, saying what to do instead. ``response_modalities``
+(``["text", "image"]``, ``["audio"]``) asks for drawn images and speech: a run's
+``images`` / ``response_audio``, as with `Gemini`. Agno's keywords may be set on a made model between runs
+(``agent.model.collaborative_planning = False``), as on Agno's dataclass: the agent's next
+run uses the new value; any other attribute is frozen.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing_extensions import Unpack
 
 from .. import APIModel
 from ..base import Model
+from ..media_output import gemini_output_config
 from ..params import (
     CLIENT_NOTE,
     AgnoParam,
@@ -57,12 +62,14 @@ CODE_NOTE = (
 MCP_NOTE = (
     "Google's connection to MCP servers is not used: give the agent ferrule.mcp.MCPServer tools"
 )
-OUTPUT_NOTE = (
-    "GeminiInteractions answers in text: for image or audio output use "
-    "Gemini(response_modalities=[...])"
-)
 #: The Deep Research agent's settings (its ``agent_config``), by Agno's keyword.
 DEEP_RESEARCH_FIELDS = ("collaborative_planning", "thinking_summaries", "visualization")
+#: The values Google takes for each.
+DEEP_RESEARCH_VALUES: dict[str, tuple[Any, ...]] = {
+    "collaborative_planning": (True, False),
+    "thinking_summaries": ("auto", "none"),
+    "visualization": ("off", "auto"),
+}
 
 
 class GeminiInteractionsParams(ModelParams, total=False):
@@ -110,7 +117,7 @@ INTERACTIONS_PARAMS: tuple[AgnoParam, ...] = model_params(
         AgnoParam("max_output_tokens"),
         AgnoParam("stop_sequences"),
         AgnoParam("seed"),
-        declined("response_modalities", OUTPUT_NOTE),
+        AgnoParam("response_modalities"),
         AgnoParam("generation_config"),
         AgnoParam("store"),
         AgnoParam("thinking_level"),
@@ -135,6 +142,10 @@ INTERACTIONS_PARAMS: tuple[AgnoParam, ...] = model_params(
         AgnoParam("max_retries"),
     ),
 )
+
+
+#: The keywords a program may set on a made model (`GeminiInteractions.__setattr__`).
+KEYWORDS = frozenset(p.name for p in INTERACTIONS_PARAMS)
 
 
 def _generation_config(values: dict[str, Any]) -> dict[str, Any]:
@@ -168,6 +179,10 @@ def _agent_attributes(values: dict[str, Any]) -> dict[str, Any]:
         return {}
     if not isinstance(agent, str) or not agent:
         raise InvalidInputError("must be an agent id such as 'deep-research-...'", field="agent")
+    for name, allowed in DEEP_RESEARCH_VALUES.items():
+        value = values[name]
+        if value is not None and (value not in allowed or type(value) is not type(allowed[0])):
+            raise InvalidInputError(f"must be one of {allowed}; got {value!r}", field=name)
     attributes: dict[str, Any] = {"agent": agent}
     if agent.startswith(DEEP_RESEARCH):
         config: dict[str, Any] = {"type": DEEP_RESEARCH}
@@ -209,6 +224,9 @@ class GeminiInteractions(APIModel, Model):
         generation = _generation_config(values)
         if generation:
             attributes["generation_config"] = generation
+        output = gemini_output_config(values["response_modalities"], None)
+        if output:  # checked as Gemini's are; the Interactions API spells them in lower case
+            attributes["response_modalities"] = [m.lower() for m in output["responseModalities"]]
         for key in ("store", "service_tier"):
             if values[key] is not None:
                 attributes[key] = values[key]
@@ -228,4 +246,18 @@ class GeminiInteractions(APIModel, Model):
         raise InvalidInputError(f"get_client: {CLIENT_NOTE}", field="client")
 
 
+def _set_keyword(self: GeminiInteractions, name: str, value: Any) -> None:
+    """An Agno keyword set after construction (Agno's models are mutable dataclasses:
+    ``model.collaborative_planning = False`` between two turns) remakes the model from its
+    keywords with the new value, checked as the constructor checks it; the next request
+    uses it. Anything else is refused as on every frozen model."""
+    if name not in KEYWORDS:
+        raise attrs.exceptions.FrozenInstanceError
+    settings = dict(self.agno_settings)
+    settings[name] = value
+    GeminiInteractions.__init__(self, self.id, **settings)
+
+
+# attrs refuses a frozen class's own __setattr__, so it is put on the made class.
+GeminiInteractions.__setattr__ = _set_keyword  # type: ignore[assignment,method-assign]
 GeminiInteractions.__init__.__signature__ = agno_signature(INTERACTIONS_PARAMS, DEFAULT_ID)  # type: ignore[attr-defined]
