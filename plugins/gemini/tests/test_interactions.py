@@ -6,10 +6,12 @@ requests."""
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any, ClassVar
 
 import pytest
 from ferrule import AsyncRuntime
+from ferrule.testing import AgentConformance
 from ferrule_gemini.interactions_testing import (
     InteractionsServer,
     call_step,
@@ -28,7 +30,13 @@ from ferrule_kit.errors import (
     ProviderTimeoutError,
     UnsupportedContentError,
 )
-from ferrule_kit.testing import fold, tiny_png
+from ferrule_kit.testing import (
+    Capabilities,
+    LanguageModelConformance,
+    LanguageModelUnderTest,
+    fold,
+    tiny_png,
+)
 from ferrule_kit.testing.loopback import Reply, server_fixture
 from ferrule_kit.testing.providers import (
     USER,
@@ -410,3 +418,66 @@ class TestInteractionsProvider(ProviderConformance):
         return await ProviderUnderTest.define(
             runtime, server, WIRE, TYPE, MODEL, KEY, path="/v1beta"
         )
+
+
+# -- the language-model contract: the sdk's conformance suites ----------------------------
+
+STATUS_OF = {"stop": "completed", "tool_calls": "requires_action", "length": "incomplete"}
+
+
+def scripted_events(turn) -> list[Any]:
+    """A turn of the suites as the Interactions API streams it: a thought step of the
+    reasoning pieces, an output step of the text pieces, a function-call step a call."""
+    created = {"id": "v1_turn", "status": "in_progress", "model": MODEL}
+    events: list[Any] = [{"event_type": "interaction.created", "interaction": created}]
+    index = 0
+
+    def step(start, deltas):
+        nonlocal index
+        events.append({"event_type": "step.start", "index": index, "step": start})
+        events.extend(
+            {"event_type": "step.delta", "index": index, "delta": delta} for delta in deltas
+        )
+        events.append({"event_type": "step.stop", "index": index})
+        index += 1
+
+    if turn.reasoning:
+        summaries = [{"type": "text", "text": piece} for piece in turn.reasoning]
+        step({"type": "thought"}, [{"type": "thought_summary", "content": s} for s in summaries])
+    if turn.text:
+        step({"type": "model_output"}, [{"type": "text", "text": t} for t in turn.text])
+    for call in turn.tool_calls:
+        arguments = (
+            call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        )
+        start = {"type": "function_call", "id": call.id, "name": call.name, "arguments": {}}
+        step(start, [{"type": "arguments_delta", "arguments": arguments}])
+    usage = {"total_input_tokens": 7, "total_output_tokens": 3}
+    done = {**created, "status": STATUS_OF[turn.finish_reason], "usage": usage}
+    return [*events, {"event_type": "interaction.completed", "interaction": done}]
+
+
+class TestInteractionsConformance(LanguageModelConformance, AgentConformance):
+    @pytest.fixture
+    async def lm(self, server, runtime):
+        name = await define(runtime, server, "gi_conformance", store=False)
+
+        def script(turn, inputs) -> None:
+            server.script(streamed(scripted_events(turn), delay=turn.chunk_delay))
+
+        capabilities = Capabilities(reasoning=True, output_schema=True, images=True, audio=True)
+        return LanguageModelUnderTest(runtime, name, capabilities, script=script)
+
+
+class TestStoredInteractionsConformance(TestInteractionsConformance):
+    """The same, each later turn continuing the stored interaction (only its new messages)."""
+
+    @pytest.fixture
+    async def lm(self, server, runtime):
+        name = await define(runtime, server, "gi_stored")
+
+        def script(turn, inputs) -> None:
+            server.script(streamed(scripted_events(turn), delay=turn.chunk_delay))
+
+        capabilities = Capabilities(reasoning=True, output_schema=True, images=True, audio=True)
+        return LanguageModelUnderTest(runtime, name, capabilities, script=script)
