@@ -6,11 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
-from ferrule_kernel import in_range
+from ferrule_kernel import InvalidInputError, in_range
 from ferrule_kit.models.providerspec import ProviderAttributes
 
 SERVICE_TIERS = ("flex", "standard", "priority")
 MODALITIES = ("text", "image", "audio")
+
+
+def _modalities(instance: Any, attribute: Any, value: list[str] | None) -> None:
+    for index, modality in enumerate(value or ()):
+        if modality not in MODALITIES:
+            raise InvalidInputError(
+                f"must be one of {MODALITIES}; got {modality!r}",
+                field=f"{attribute.name}[{index}]",
+            )
 
 
 @attrs.frozen
@@ -35,12 +44,7 @@ class GeminiInteractionsAttributes(ProviderAttributes):
         default=None, validator=attrs.validators.optional(attrs.validators.in_(SERVICE_TIERS))
     )
     #: What the reply may hold: ``["text", "image"]``, ``["audio"]``... (lower case).
-    response_modalities: list[str] | None = attrs.field(
-        default=None,
-        validator=attrs.validators.optional(
-            attrs.validators.deep_iterable(attrs.validators.in_(MODALITIES))
-        ),
-    )
+    response_modalities: list[str] | None = attrs.field(default=None, validator=_modalities)
     poll_interval: float = attrs.field(default=10.0, validator=in_range(0.0, 600.0))
     max_wait: float = attrs.field(default=1800.0, validator=in_range(0.001, 86400.0))
     #: More ``generation_config`` fields (``seed``...), sent as given (the model path).

@@ -44,6 +44,7 @@ from .wire import (
     encode_part,
     inline_media,
     parse_error_body,
+    sampling_config,
     split_signature,
     stream_error,
 )
@@ -200,18 +201,17 @@ def input_steps(
     return steps
 
 
+#: The sampling inputs by the names ``generation_config`` gives them.
+SAMPLING_FIELDS = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "max_tokens": "max_output_tokens",
+    "stop": "stop_sequences",
+}
+
+
 def _generation_config(inputs: InferInput) -> dict[str, Any]:
-    config: dict[str, Any] = {}
-    if inputs.temperature is not None:
-        config["temperature"] = inputs.temperature
-    if inputs.top_p is not None:
-        config["top_p"] = inputs.top_p
-    if inputs.max_tokens is not None:
-        config["max_output_tokens"] = inputs.max_tokens
-    if inputs.stop:
-        if len(inputs.stop) > 5:
-            raise InvalidInputError("Gemini accepts at most 5 stop sequences", field="$.stop")
-        config["stop_sequences"] = list(inputs.stop)
+    config = sampling_config(inputs, SAMPLING_FIELDS)
     if inputs.reasoning_on:
         config["thinking_summaries"] = "auto"
         if inputs.effort is not None:

@@ -313,6 +313,30 @@ def thinking_config(inputs: InferInput, model: str) -> dict[str, Any] | None:
     return None
 
 
+#: The sampling inputs by the names ``generationConfig`` gives them.
+SAMPLING_FIELDS = {
+    "temperature": "temperature",
+    "top_p": "topP",
+    "max_tokens": "maxOutputTokens",
+    "stop": "stopSequences",
+}
+
+
+def sampling_config(inputs: InferInput, names: dict[str, str]) -> dict[str, Any]:
+    """The sampling inputs given (temperature, top-p, max tokens, at most 5 stop
+    sequences) under ``names``: generateContent's camelCase or the Interactions API's."""
+    config: dict[str, Any] = {}
+    for field in ("temperature", "top_p", "max_tokens"):
+        value = getattr(inputs, field)
+        if value is not None:
+            config[names[field]] = value
+    if inputs.stop:
+        if len(inputs.stop) > 5:
+            raise InvalidInputError("Gemini accepts at most 5 stop sequences", field="$.stop")
+        config[names["stop"]] = list(inputs.stop)
+    return config
+
+
 def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
     """The ``streamGenerateContent`` body for ``inputs``."""
     system, contents = _system_and_contents(inputs.messages)
@@ -345,17 +369,7 @@ def build_request(inputs: InferInput, *, model: str) -> dict[str, Any]:
             if inputs.forced_tool is not None:
                 calling["allowedFunctionNames"] = [inputs.forced_tool]
             body["toolConfig"] = {"functionCallingConfig": calling}
-    config: dict[str, Any] = {}
-    if inputs.temperature is not None:
-        config["temperature"] = inputs.temperature
-    if inputs.top_p is not None:
-        config["topP"] = inputs.top_p
-    if inputs.max_tokens is not None:
-        config["maxOutputTokens"] = inputs.max_tokens
-    if inputs.stop:
-        if len(inputs.stop) > 5:
-            raise InvalidInputError("Gemini accepts at most 5 stop sequences", field="$.stop")
-        config["stopSequences"] = list(inputs.stop)
+    config = sampling_config(inputs, SAMPLING_FIELDS)
     if inputs.output_schema is not None:
         config["responseMimeType"] = "application/json"
         config["responseSchema"] = to_gemini_schema(inputs.output_schema)
