@@ -222,7 +222,10 @@ NOT_SHIPPED = {
         "cookbook/02_agents/12_multimodal/sample.jpg"
     ),
     "cookbook/07_knowledge/09_archive/readers/csv_reader_async.py": "data/csv",
-    "cookbook/07_knowledge/09_archive/readers/json_reader.py": "tmp/",
+    "cookbook/90_models/google/gemini/image_editing.py": "tmp/test_photo.png",
+    "cookbook/90_models/openai/chat/audio_input_local_file_upload.py": (
+        "cookbook/90_models/openai/chat/sample.mp3"
+    ),
     "cookbook/90_models/google/gemini/file_search_image_upload.py": "path/to/your/image.jpeg",
 }
 #: Model keywords that turn on a provider's own web search or cloud (Vertex AI).
@@ -497,7 +500,10 @@ class Checkout:
         the file and the modules beside it (``from db import ...``) with the package name
         rewritten, every other entry of each folder on the way linked (data beside the file,
         ``README.md``, ``cookbook/07_knowledge/testing_resources``...), so that relative and
-        ``Path(__file__)``-based paths reach what they reach in Agno's repository."""
+        ``Path(__file__)``-based paths reach what they reach in Agno's repository; and an
+        empty ``tmp/``, the scratch folder Agno's ``.gitignore`` keeps out of the repository
+        and its cookbook writes to (``tmp/agent.db``, ``tmp/answer.wav``)."""
+        (folder / "tmp").mkdir()  # the cookbook's scratch folder, in Agno's .gitignore
         here, there = folder, self.root
         for part in Path(path).parts[:-1]:
             self._link_entries(there, here, but=part)
