@@ -6,6 +6,8 @@ checks every request as Anthropic would)."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from ferrule.agent import Agent
@@ -15,6 +17,9 @@ from ferrule.tools import ProviderTool
 from ferrule_anthropic.testing import message_events, stream_reply
 from ferrule_kernel import InvalidInputError
 from ferrule_openai.testing import ResponsesCall, responses_events, responses_reply, stream_events
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback_builtin_tools import TEXT, builtin_tools_answer  # a module beside this file
 
 CODE_RESULT = {
     "type": "code_execution_tool_result",
@@ -121,3 +126,26 @@ def test_the_host_can_forbid_server_tools(wire):
     wire.says("Nothing much.")
     Agent(model=allowed, tools=[{"type": "web_search_20250305", "name": "web_search"}]).run("?")
     assert wire.last["tools"] == [{"type": "web_search_20250305", "name": "web_search"}]
+
+
+def test_the_replays_loopback_answers_provider_tools_as_the_providers_do(wire, program):
+    wire.replies(lambda request: builtin_tools_answer(request.path, request.json))
+    wire.says("Still the loopback.")  # the next turn used the tool already: answered as ever
+    scope = program("anthropic_server_tools")
+    assert scope["first"].content == TEXT
+    assistant = wire.bodies[1]["messages"][1]["content"]
+    assert [b["type"] for b in assistant] == [
+        "server_tool_use",
+        "bash_code_execution_tool_result",
+        "text",
+    ]
+    assert builtin_tools_answer("/v1/messages", wire.bodies[1]) is None
+    assert builtin_tools_answer("/v1/chat/completions", {"tools": []}) is None
+
+
+def test_the_replays_loopback_searches_for_a_responses_model(wire, program):
+    wire.replies(lambda request: builtin_tools_answer(request.path, request.json))
+    scope = program("responses_server_tools")
+    assert scope["run"].content == TEXT
+    assert scope["saved"] == []  # it searched and answered: no function was called
+    assert len(wire.requests) == 1
