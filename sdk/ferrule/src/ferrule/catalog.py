@@ -32,6 +32,7 @@ COMPONENT_TYPES: dict[str, str] = {
     "openai_language_model": "ferrule-openai",
     "openai_responses_language_model": "ferrule-openai",
     "gemini_language_model": "ferrule-gemini",
+    "gemini_interactions_language_model": "ferrule-gemini",
     "anthropic_language_model": "ferrule-anthropic",
     "claude_language_model": "ferrule-anthropic",
     "xai_language_model": "ferrule-xai",
