@@ -382,6 +382,20 @@ async def test_bad_attributes_name_the_field(server, runtime):
     assert "service_tier" in str(info.value.errors)
 
 
+@pytest.mark.parametrize(
+    ("attributes", "field"),
+    [
+        ({"agent": "deep-research-x", "store": False}, "store"),
+        ({"agent_config": {"type": "deep-research"}}, "agent_config"),
+        ({"environment": "remote"}, "environment"),
+    ],
+)
+async def test_agent_settings_that_cannot_hold_name_the_field(server, runtime, attributes, field):
+    with pytest.raises(InvalidInputError) as info:
+        await define(runtime, server, **attributes)
+    assert info.value.errors[0]["path"].endswith(field)
+
+
 async def test_too_many_stop_sequences_name_the_field(server, runtime):
     name = await define(runtime, server)
     with pytest.raises(InvalidInputError) as info:

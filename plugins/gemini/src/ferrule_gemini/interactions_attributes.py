@@ -51,3 +51,13 @@ class GeminiInteractionsAttributes(ProviderAttributes):
     generation_config: dict[str, Any] = attrs.field(factory=dict)
     #: More request fields, sent as given.
     extra_body: dict[str, Any] = attrs.field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        if self.agent is not None and self.store is False:
+            raise InvalidInputError(
+                "an agent's interactions are kept at Google: leave store unset with an agent",
+                field="store",
+            )
+        if self.agent is None and (self.agent_config or self.environment is not None):
+            name = "agent_config" if self.agent_config else "environment"
+            raise InvalidInputError("configures an agent: give agent too", field=name)

@@ -183,6 +183,12 @@ def _agent_attributes(values: dict[str, Any]) -> dict[str, Any]:
         value = values[name]
         if value is not None and (value not in allowed or type(value) is not type(allowed[0])):
             raise InvalidInputError(f"must be one of {allowed}; got {value!r}", field=name)
+    if values["store"] is False:
+        raise InvalidInputError(
+            "an agent's interactions are kept at Google (the agent path needs them stored): "
+            "leave store unset",
+            field="store",
+        )
     attributes: dict[str, Any] = {"agent": agent}
     if agent.startswith(DEEP_RESEARCH):
         config: dict[str, Any] = {"type": DEEP_RESEARCH}
