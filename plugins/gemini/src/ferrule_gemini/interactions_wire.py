@@ -508,7 +508,7 @@ def interaction_items(interaction: Any) -> list[dict[str, Any]]:
         )
     translator = StreamTranslator()
     items = translator.feed({"event_type": "interaction.created", "interaction": interaction})
-    for index, step in enumerate(interaction.get("steps") or interaction.get("outputs") or ()):
+    for index, step in enumerate(interaction.get("steps") or ()):
         items += translator.feed({"event_type": "step.start", "index": index, "step": step})
     return items + translator.feed(
         {"event_type": "interaction.completed", "interaction": interaction}
