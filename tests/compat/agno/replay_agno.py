@@ -33,8 +33,12 @@ asks on stdin, against:
   for a JSON schema (``response_format``, ``text.format``, Anthropic's ``output_config``,
   Gemini's ``responseSchema``), it answers a JSON document of that schema; when it asks for
   audio or images (``modalities``, ``responseModalities``), it answers a short tone and a
-  tiny picture (``loopback_media.py``); otherwise a short text. A background response of
-  OpenAI's Responses API is queued and polled as OpenAI's are (``loopback_background.py``).
+  tiny picture (``loopback_media.py``); when it carries a provider's own tools (code
+  execution, web search), it answers as the provider does having run them
+  (``loopback_builtin_tools.py``); otherwise a short text. A background response of OpenAI's
+  Responses API is queued and polled as OpenAI's are (``loopback_background.py``), and
+  Gemini's Interactions API keeps its interactions as Google's does
+  (``loopback_interactions.py``).
   Embeddings are words hashed into a vector of the size asked for.
 - a throwaway PostgreSQL with pgvector (``ferrule_kit.testing.postgres``) on
   ``localhost:5532`` with role and database ``ai``, where Agno's cookbook expects its
@@ -86,6 +90,8 @@ from ferrule_openai.testing import ResponsesCall, responses_reply
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inventory_agno  # beside this file: the subjects and the cookbook folders
 from loopback_background import background_answer  # beside it: Responses' background mode
+from loopback_builtin_tools import builtin_tools_answer  # beside it: providers' own tools
+from loopback_interactions import interactions_answer  # beside it: Gemini's Interactions API
 from loopback_media import media_answer  # beside it: replies in audio and images
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -314,7 +320,12 @@ def answer(request: RecordedRequest) -> Reply:
     """The reply a model would give to ``request`` (see the module docstring)."""
     body = request.json if request.body else {}
     path = request.path
-    special = background_answer(request.method, path, body) or media_answer(path, body)
+    special = (
+        interactions_answer(request.method, path, body)
+        or background_answer(request.method, path, body)
+        or builtin_tools_answer(path, body)
+        or media_answer(path, body)
+    )
     if special is not None:
         return special
     if path.endswith("/embeddings"):
