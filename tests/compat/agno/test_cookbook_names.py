@@ -73,6 +73,7 @@ def test_run_status_is_agnos_enum_equal_to_the_names_ferrule_emits(wire, tmp_pat
         "paused",
         "error",
         "cancelled",
+        "regenerated",
     ]
 
 
