@@ -228,8 +228,8 @@ def test_content_capture_records_messages_and_tool_io(rt, spans, monkeypatch, va
 
 def test_a_failing_model_marks_its_call_and_the_run(rt, spans):
     turns = [{"text": "partial answer", "error": "the backend fell over"}]
-    with Agent(rt, Scripted(turns)) as agent, pytest.raises(ModelError):
-        agent.run("Hi")
+    with Agent(rt, Scripted(turns)) as agent:
+        assert isinstance(agent.run("Hi").error, ModelError)  # reported, as Agno's
     finished = spans()
     (chat,) = named(finished, "chat")
     (run,) = named(finished, "invoke_agent")

@@ -105,10 +105,11 @@ def refuse_secrets(run_input: RunInput) -> None:
 def test_an_input_check_stops_the_run_before_the_model_and_the_db(rt, tmp_path):
     db = SqliteDb(db_file=tmp_path / "agent.db")
     with Agent(rt, TestModel(), pre_hooks=[refuse_secrets], db=db) as agent:
-        with pytest.raises(InputCheckError) as caught:
-            agent.run("my secret is 42")
-        assert caught.value.check_trigger is CheckTrigger.INPUT_NOT_ALLOWED
-        assert caught.value.to_dict()["details"] == {"check_trigger": "input_not_allowed"}
+        refused = agent.run("my secret is 42")
+        assert refused.status == "error" and refused.content == "no secrets here"
+        assert isinstance(refused.error, InputCheckError)
+        assert refused.error.check_trigger is CheckTrigger.INPUT_NOT_ALLOWED
+        assert refused.error.to_dict()["details"] == {"check_trigger": "input_not_allowed"}
         events = list(agent.run("another secret", stream=True, stream_events=True))
         assert [e.event for e in events] == ["PreHookStarted", "RunError"]
         assert events[0].pre_hook_name == "refuse_secrets"
@@ -158,9 +159,10 @@ class TopicGuardrail(BaseGuardrail):
 
 def test_a_guardrail_object_checks_the_input(rt):
     with Agent(rt, TestModel(), pre_hooks=[TopicGuardrail("football")]) as agent:
-        with pytest.raises(InputCheckError, match="football is off topic") as caught:
-            agent.run("Who won the Football cup?")
-        assert caught.value.check_trigger is CheckTrigger.OFF_TOPIC
+        refused = agent.run("Who won the Football cup?")
+        assert refused.content == "football is off topic"
+        assert isinstance(refused.error, InputCheckError)
+        assert refused.error.check_trigger is CheckTrigger.OFF_TOPIC
         assert agent.run("Who wrote Hamlet?").content == "Who wrote Hamlet?"
 
 
@@ -169,10 +171,10 @@ def test_a_hook_that_breaks_stops_the_run_with_hook_error(rt):
         raise KeyError("oops")
 
     with Agent(rt, TestModel(), pre_hooks=[refuse_secrets, broken]) as agent:
-        with pytest.raises(HookError) as caught:
-            agent.run("hi")
-    assert caught.value.details == {"hook": broken.__qualname__, "index": 1}
-    assert "KeyError" in caught.value.message
+        output = agent.run("hi")
+    assert output.status == "error" and isinstance(output.error, HookError)
+    assert output.error.details == {"hook": broken.__qualname__, "index": 1}
+    assert "KeyError" in output.error.message
 
 
 @pytest.mark.parametrize("hooks", [["not callable"], "shout", [42]])

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pluggy
-import pytest
 from ferrule import Agent, Runtime
 from ferrule_kernel import Kernel, hookimpl
 from ferrule_kit import hookspecs, kit_plugin
@@ -126,8 +125,7 @@ def test_a_failing_model_call_is_finished_with_its_error():
     recorder = Recorder()
     with runtime_with(recorder) as rt:
         agent = Agent(rt, TestModel([{"text": "so", "error": "gone"}]))
-        with pytest.raises(Exception, match="gone"):
-            agent.run("Hi")
+        assert agent.run("Hi").content == "gone"  # a failed run: its error's message
         agent.delete()
     model = next(kwargs for what, kwargs in recorder.log if what == "finish model")
     assert model["message"] is None and "gone" in str(model["exception"])
@@ -163,6 +161,5 @@ def test_a_run_with_pre_hooks_is_traced_from_what_they_leave():
         runs = [kwargs for what, kwargs in recorder.log if what == "start run"]
         assert [m.text for m in runs[0]["messages"]] == ["card ****"]
         recorder.log.clear()
-        with pytest.raises(Exception, match="no secrets"):
-            agent.run("a secret")
+        assert agent.run("a secret").status == "error"
         assert recorder.log == []  # a refused input is never traced

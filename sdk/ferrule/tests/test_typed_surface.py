@@ -68,5 +68,6 @@ def test_a_typeddict_output_schema_gives_a_validated_dict(rt):
 def test_a_reply_that_does_not_match_the_typeddict_is_an_output_validation_error(rt):
     wrong = {"name": "Oslo", "population": "many"}
     with Agent(rt, TestModel([{"output": wrong}]), output_schema=City, output_retries=0) as agent:
-        with pytest.raises(OutputValidationError, match=r"\$\.population"):
-            agent.run("The capital of Norway?")
+        output = agent.run("The capital of Norway?")
+    assert isinstance(output.error, OutputValidationError)
+    assert "$.population" in output.error.message

@@ -47,16 +47,16 @@ def test_without_retries_the_first_failure_ends_the_run(rt):
     with Agent(rt, model=TestModel(function=model)) as agent:
         assert agent.retries == 0 and agent.delay_between_retries == 1
         assert agent.exponential_backoff is False
-        with pytest.raises(ProviderUnavailableError):
-            agent.run("Hi")
+        output = agent.run("Hi")
+    assert output.status == "error" and isinstance(output.error, ProviderUnavailableError)
     assert model.requests == 1
 
 
 def test_retries_count_per_run_and_the_last_failure_ends_it(rt):
     model = Failing("never", [busy(), busy(), busy()])
     with Agent(rt, model=TestModel(function=model), retries=1, delay_between_retries=0) as agent:
-        with pytest.raises(ProviderUnavailableError):
-            agent.run("Hi")
+        failed = agent.run("Hi")  # the retries come before the error status, as Agno's
+        assert failed.status == "error" and isinstance(failed.error, ProviderUnavailableError)
         assert model.requests == 2  # one attempt and one retry
         model.errors = [busy()]
         assert agent.run("Hi again").content == "never"  # a new run has its retries again

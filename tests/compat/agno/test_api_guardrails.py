@@ -11,7 +11,7 @@ import sys
 
 import ferrule_guardrails
 import pytest
-from ferrule.agent import Agent
+from ferrule.agent import Agent, RunStatus
 from ferrule.guardrails import (
     BaseGuardrail,
     OpenAIModerationGuardrail,
@@ -67,10 +67,11 @@ def test_import_ferrule_loads_no_guardrail():
 def test_a_flagged_input_stops_the_run_before_the_model(wire):
     wire.replies(moderation(True, violence=True))
     agent = Agent(model=OpenAIChat(id="gpt-4o"), pre_hooks=[OpenAIModerationGuardrail()])
-    with pytest.raises(InputCheckError) as caught:
-        agent.run("a violent request")
-    assert caught.value.check_trigger is CheckTrigger.INPUT_NOT_ALLOWED
-    assert caught.value.additional_data["categories"]["violence"] is True
+    output = agent.run("a violent request")  # rejected with RunStatus.error, as Agno's
+    assert output.status == RunStatus.error and isinstance(output.error, InputCheckError)
+    assert output.content == output.error.message
+    assert output.error.check_trigger is CheckTrigger.INPUT_NOT_ALLOWED
+    assert output.error.additional_data["categories"]["violence"] is True
     (request,) = wire.requests
     assert request.path == "/v1/moderations"
     assert request.json == {"model": "omni-moderation-latest", "input": "a violent request"}

@@ -382,8 +382,9 @@ def test_every_run_is_cleaned_up_however_it_ends(rt, install):
     failed = f"job-{uuid.uuid4().hex}"
     with Agent(rt, TestModel(function=model)) as agent:
         completed = agent.run("one")
-        with pytest.raises(ModelError, match="the provider broke"):
-            agent.run("two", run_id=failed)
+        broken = agent.run("two", run_id=failed)
+    assert broken.status == "error" and isinstance(broken.error, ModelError)
+    assert broken.content == "the provider broke"
     assert completed.status == "completed"
     assert active_during == [{completed.run_id: False}, {failed: False}]
     assert manager.calls.count("aregister_run") == manager.calls.count("acleanup_run") == 2

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import attrs
-from ferrule_kernel import FerruleError, RequestCancelledError, get_logger
+from ferrule_kernel import FerruleError, get_logger
 from ferrule_kit.content.messages import Message, ToolCall, converter
 from ferrule_kit.models.lm import MessageAccumulator
 
@@ -27,6 +27,7 @@ from ..tools.function import user_input_for
 from .cancellation import cancelled, cancels_here, installed_manager, register, release
 from .deps import RunDeps
 from .events import IntermediateRunContentEvent
+from .failed_runs import failure_of
 from .hooks import run_hooks
 from .inputs import run_context_of
 from .model_requests import tool_choice_sent
@@ -265,21 +266,15 @@ async def complete(deps: RunDeps, run: RunState, sink: Sink) -> None:
 
 
 async def fail(deps: RunDeps, run: RunState, sink: Sink, exc: BaseException) -> None:
-    """End the run with one typed error: cancelled, its own `FerruleError`, or (a bug)
-    any other exception wrapped in one; it is stored as it ended."""
-    if isinstance(exc, asyncio.CancelledError):
-        run.status = "cancelled"
-        run.error = RequestCancelledError("the run was cancelled", run_id=run.id)
-    elif isinstance(exc, FerruleError):
-        run.status, run.error = "error", exc
-    elif isinstance(exc, Exception):
-        log.exception("agent_run_failed", run_id=run.id)
-        run.status = "error"
-        run.error = FerruleError(
-            f"the agent run failed: {type(exc).__name__}: {exc}", run_id=run.id
-        )
-    else:  # KeyboardInterrupt, SystemExit: not the run's to handle
+    """End the run with one typed error (`failed_runs.failure_of`: cancelled, or status
+    ``error``; an Agno run's content its message when it has none); it is stored as it
+    ended. ``KeyboardInterrupt`` and ``SystemExit`` are not the run's to handle."""
+    failure = failure_of(exc, run.id)
+    if failure is None:
         raise exc
+    run.status, run.error = failure
+    if run.status == "error" and run.kind.returns_output and run.content is None:
+        run.content = run.error.message
     await deps.sessions.end_quietly(run)
     sink.failed(run.error)
 

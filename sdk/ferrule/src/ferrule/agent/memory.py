@@ -33,6 +33,7 @@ from .._bridge import Bridge, blocking, on_bridge_loop
 from ..metrics import ModelType, RunMetrics, add_helper_metrics
 from ..tools import Tool, ToolContext, ToolError, as_tools
 from .deps import SecondModels
+from .failed_runs import raise_failed
 from .inputs import DEFAULT_USER_ID, as_message
 from .langmodel import LangModel, component_name
 
@@ -430,7 +431,7 @@ async def manage_memories(
         f"<stored_memories>\n{_listed(stored.memories)}\n</stored_memories>\n\n"
         f"<{heading}>\n" + "\n".join(f"- {text}" for text in said) + f"\n</{heading}>"
     )
-    return (await helper.arun([Message("user", prompt)], user_id=user_id)).metrics
+    return raise_failed(await helper.arun([Message("user", prompt)], user_id=user_id)).metrics
 
 
 def agentic_memory_tool(models: Callable[[], SecondModels], manager: MemoryManager) -> Tool:
@@ -482,7 +483,7 @@ async def summarize(
     try:
         lm = await models.model("summary", model)
         helper = models.new_agent(lm, system_message=instructions, output_schema=_SummaryReply)
-        output = await helper.arun([Message("user", prompt)])
+        output = raise_failed(await helper.arun([Message("user", prompt)]))
         reply = output.content
     except FerruleError as exc:
         log.warning("summary_not_updated", run_id=run.id, error=exc.message)

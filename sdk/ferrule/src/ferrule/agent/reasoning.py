@@ -20,6 +20,7 @@ from ..compression.manager import CompressionManager
 from ..metrics import ModelType, add_helper_metrics, add_model_usage
 from .compression import compress_tool_results
 from .deps import SecondModels
+from .failed_runs import raise_failed
 from .followups import suggest_followups
 from .output_model import write_output
 from .reasoning_steps import reason_in_steps, reasons_in_steps
@@ -84,7 +85,7 @@ async def parse_with_model(
         output_schema=run.output.schema,
         output_retries=output_retries,
     )
-    parsed = await helper.arun([Message("user", reply)])
+    parsed = raise_failed(await helper.arun([Message("user", reply)]))
     add_helper_metrics(run.metrics, ModelType.PARSER_MODEL, parsed.metrics)
     return run.output.parse(parsed.content)
 

@@ -410,7 +410,8 @@ class RunOutput(Generic[OutputT]):
     (seconds), ``followups`` (with ``followups=True``), the fork / regenerate / checkpoint
     ids of a run continuing an ended one (`Agent.continue_run` with ``input``, ``fork``,
     ``regenerate``...), ``events`` (with ``store_events=True``: what a streamed run
-    streamed, less ``events_to_skip``). Media outputs, a feature ferrule does not have,
+    streamed, less ``events_to_skip``). ``error`` (ferrule's; Agno's has none) is the typed
+    error of a run that failed (status ``error``, `failed_runs`) or was cancelled. Media outputs, a feature ferrule does not have,
     stay None."""
 
     # Every run the agent makes has an id; None only for one built by hand, as Agno's.

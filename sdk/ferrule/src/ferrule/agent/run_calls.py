@@ -26,9 +26,10 @@ from ..tools.tool_context import RunContext
 from ._typing import HookKeywords  # read at run time too: the implementations name it
 from .configs import AgentConfig
 from .deltas import MessageDeltaOutput
+from .failed_runs import run_output
 from .request import INPUT, MESSAGES, QUERY, RunRequest, continuation_of_call
 from .results import AgentResponse, MessageOutput, OutputT, RunOutput, ToolConfirmation
-from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT, output_of
+from .runs import AgentRuns, AgnoRun, AiloyRun, RunStyle, RunT
 from .stream import AgentStream
 from .usage import UsageLimits
 
@@ -235,8 +236,9 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         pydantic model or a dict (sent as JSON); ``files`` go after a prompt, then
         ``images`` / ``audio`` / ``videos`` (Agno's `ferrule.media` objects).
 
-        - ``stream=False`` or unset: run to the end and return the `RunOutput` (a failed
-          run raises its typed error).
+        - ``stream=False`` or unset: run to the end and return the `RunOutput`; a run that
+          fails is returned too, as Agno's, with status ``error`` and its typed error in
+          ``error`` (`failed_runs`; a refused argument raises).
         - ``stream=True``: stream the typed events of `ferrule.agent.events` (all of them
           with ``stream_events=True``, else the content and how the run stopped).
 
@@ -526,7 +528,7 @@ class RunCalls(ABC, Generic[OutputT, RunT]):
         ``regenerate=True`` drops the final reply (``additional_instructions`` steer the
         new one; ``replace_original=False``: both stay)."""
         agent_stream, eager = self._agent_runs().continued(continuation_of_call(locals()))
-        return output_of(agent_stream) if eager else agent_stream
+        return run_output(agent_stream) if eager else agent_stream
 
     @overload
     def acontinue_run(

@@ -31,6 +31,7 @@ from typing_extensions import TypeVar
 
 from .background import BackgroundRun, background_events, needs_db
 from .context import effective_filters, merged_dependencies, merged_metadata
+from .failed_runs import run_output
 from .input_schema import validated_input
 from .output_schema import StructuredOutput, structured_output
 from .request import INPUT, MESSAGES, QUERY, Continuation, RunKind, RunRequest
@@ -365,7 +366,7 @@ class AgnoRun(RunStyle):
                 "Agent(lm) with a LangModel given first"
             )
         stream = runs.start(request)
-        return stream if runs.streams(request) else output_of(stream)
+        return stream if runs.streams(request) else run_output(stream)
 
 
 class AiloyRun(RunStyle):
@@ -388,11 +389,3 @@ class AiloyRun(RunStyle):
 
 #: Which `Agent.run` an agent has: `AgnoRun` unless built as Ailoy 0.2's ``Agent(lm)``.
 RunT = TypeVar("RunT", bound=RunStyle, default=AgnoRun)
-
-
-def output_of(stream: AgentStream[Any, Any]) -> RunOutput[Any]:
-    """Run ``stream`` to its end: its `RunOutput`, or the typed error of a failed run."""
-    output = stream.result()
-    if output.status == "error" and output.error is not None:
-        raise output.error
-    return output

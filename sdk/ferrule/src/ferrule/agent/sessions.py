@@ -52,6 +52,7 @@ from ..models.message import Message
 from ..session.agent import AgentSession
 from ..session.summary import SessionSummary
 from .deps import SecondModels
+from .failed_runs import raise_failed
 from .inputs import DEFAULT_USER_ID
 from .langmodel import component_name
 from .results import RunOutput
@@ -347,7 +348,7 @@ class AgentSessions:
         writer = models.new_agent(models.main(), system_message=NAME_INSTRUCTIONS)
         name = ""
         for _attempt in range(4):
-            name = str((await writer.arun([KitMessage("user", prompt)])).content or "")
+            name = str(raise_failed(await writer.arun([KitMessage("user", prompt)])).content or "")
             name = name.replace('"', "").strip()
             if name and len(name.split()) <= 5:
                 return name

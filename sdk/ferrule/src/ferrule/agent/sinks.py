@@ -15,6 +15,7 @@ from typing import Any, Literal
 import attrs
 from ferrule_kernel import FerruleError
 from ferrule_kit.content.messages import Message, ToolCall, ValuePart, converter
+from ferrule_kit.guardrails import InputCheckError, OutputCheckError
 from ferrule_kit.stores.storage import ToolExecution
 
 from ..media import Audio
@@ -494,10 +495,13 @@ class EventSink(Sink):
         if self.run.status == "cancelled":
             self._put(RunCancelledEvent(reason=error.message, **self._ids()))
             return
+        # a check names its trigger (Agno's error_id, which its other errors leave None)
+        checks = (InputCheckError, OutputCheckError)
         self._put(
             RunErrorEvent(
                 content=error.message,
                 error_type=error.kind,
+                error_id=error.error_id if isinstance(error, checks) else None,
                 additional_data=error.to_dict(),
                 error=error,
                 **self._ids(),

@@ -16,6 +16,7 @@ from ferrule_kernel import FerruleError
 
 from .._bridge import Bridge, LoopThread
 from .cancellation import installed_manager
+from .failed_runs import raise_failed, refused_call
 from .results import OutputT, RunOutput
 from .sinks import END, Channel, Failure, MessageSink, Sink
 from .state import RunState, cancel_in_loop, request_cancel
@@ -57,8 +58,11 @@ class AgentStream(Generic[T, OutputT]):
     items of type ``T``; its `RunOutput` holds an ``OutputT``.
 
     `output` is the `RunOutput` (complete once the iteration ended); `result` /
-    `aresult` drain the stream and return it, and so does ``await stream``, which raises
-    the typed error of a failed run instead. `cancel` stops the run from any thread.
+    `aresult` drain the stream and return it, and so does ``await stream``: for a run of
+    Agno's (``await agent.arun(...)``, ``acontinue_run``) however it ended, as Agno's
+    (`failed_runs`: a failed run's status is ``error``, its typed error in ``error``);
+    for a query or a run of messages, raising the typed error of a failed run instead.
+    `cancel` stops the run from any thread.
     """
 
     def __init__(self, launch: Launch, run: RunState, sink: type[Sink]) -> None:
@@ -201,13 +205,13 @@ class AgentStream(Generic[T, OutputT]):
         return self.output
 
     def __await__(self) -> Generator[Any, None, RunOutput[OutputT]]:
-        return self._raising().__await__()
+        return self._awaited().__await__()
 
-    async def _raising(self) -> RunOutput[OutputT]:
+    async def _awaited(self) -> RunOutput[OutputT]:
         output = await self.aresult()
-        if output.status == "error" and output.error is not None:
-            raise output.error
-        return output
+        if self._run.kind.returns_output:  # Agno's arun: a failed run's output too
+            return refused_call(output)
+        return raise_failed(output)
 
     def cancel(self) -> None:
         """Stop the run (from any thread or task); its stream ends with a cancellation error."""

@@ -333,6 +333,7 @@ class MemoryManager(AgentMemoryManager):
 
     def _relevant(self, query: str, memories: list[UserMemory]) -> list[UserMemory]:
         from ..agent import Agent
+        from ..agent.failed_runs import raise_failed
 
         listed = "\n".join(f"- [{m.memory_id}] {m.memory}" for m in memories)
         finder: Agent[Any] = Agent(
@@ -340,7 +341,8 @@ class MemoryManager(AgentMemoryManager):
             instructions=["Give the ids of the memories that are relevant to the query."],
             output_schema=MemorySearchResponse,
         )
-        reply = finder.run(f"<memories>\n{listed}\n</memories>\n\n<query>{query}</query>").content
+        asked = f"<memories>\n{listed}\n</memories>\n\n<query>{query}</query>"
+        reply = raise_failed(finder.run(asked)).content
         by_id = {m.memory_id: m for m in memories}
         return [by_id[i] for i in reply.memory_ids if i in by_id]
 

@@ -371,6 +371,7 @@ class Model:
         """The model's answer to ``messages``, its tool calls (``tools``: functions,
         `Function`s or toolkits) run by ferrule's agent loop until it answers."""
         from ..agent import Agent
+        from ..agent.failed_runs import raise_failed
 
         agent: Agent[Any] = Agent(
             model=self, tools=list(tools or ()), compression_manager=compression_manager
@@ -380,6 +381,7 @@ class Model:
             output_schema=response_format,
             tool_call_limit=tool_call_limit,
         )
+        raise_failed(run)  # Agno's model raises what failed (a run reports it)
         response = ModelResponse(role="assistant", content=run.content)
         response.tool_executions = _executions([m.to_kit() for m in run.messages])
         return response
@@ -425,6 +427,7 @@ class Model:
     ) -> AsyncIterator[ModelResponse]:
         """`aresponse`, as the stream of its text pieces then the whole answer."""
         from ..agent import Agent
+        from ..agent.events import RunErrorEvent
 
         agent: Agent[Any] = Agent(
             model=self, tools=list(tools or ()), compression_manager=compression_manager
@@ -437,6 +440,8 @@ class Model:
         )
         async for event in stream:
             content = getattr(event, "content", None)
+            if isinstance(event, RunErrorEvent) and event.error is not None:
+                raise event.error  # Agno's model raises what failed (a run reports it)
             if getattr(event, "event", None) == "RunContent" and content:
                 yield ModelResponse(role="assistant", content=content)
 

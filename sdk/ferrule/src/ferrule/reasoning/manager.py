@@ -249,6 +249,7 @@ class ReasoningManager:
     ) -> Iterator[tuple[ReasoningStep | None, ReasoningResult | None]]:
         """Each step as the reasoning agent writes it (``(step, None)``), then
         ``(None, result)`` (see the module docstring)."""
+        from ..agent.failed_runs import raise_failed
         from .helpers import update_messages_with_reasoning
         from .native import kit_messages
 
@@ -261,7 +262,7 @@ class ReasoningManager:
                 break
             rounds += 1
             try:
-                run = agent.run(kit_messages(_messages(run_messages), False))
+                run = raise_failed(agent.run(kit_messages(_messages(run_messages), False)))
             except Exception as exc:
                 yield None, ReasoningResult(steps=steps, success=False, error=str(exc))
                 return
@@ -278,6 +279,7 @@ class ReasoningManager:
         self, model: Any, run_messages: Any
     ) -> AsyncIterator[tuple[ReasoningStep | None, ReasoningResult | None]]:
         """`run_default_reasoning`, asynchronously."""
+        from ..agent.failed_runs import raise_failed
         from .helpers import update_messages_with_reasoning
         from .native import kit_messages
 
@@ -290,7 +292,7 @@ class ReasoningManager:
                 break
             rounds += 1
             try:
-                run = await agent.arun(kit_messages(_messages(run_messages), False))
+                run = raise_failed(await agent.arun(kit_messages(_messages(run_messages), False)))
             except Exception as exc:
                 yield None, ReasoningResult(steps=steps, success=False, error=str(exc))
                 return

@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from ..agent.failed_runs import raise_failed
 from ..models.message import Message
 
 __all__ = [
@@ -98,7 +99,7 @@ def native_reasoning(
     """The reasoning message of ``reasoning_agent`` on ``messages`` (see the module
     docstring); ``system_role`` sends developer messages as system ones."""
     try:
-        run = reasoning_agent.run(kit_messages(messages, system_role))
+        run = raise_failed(reasoning_agent.run(kit_messages(messages, system_role)))
     except Exception as exc:  # the run goes on without reasoning, as Agno's does
         _LOG.warning("reasoning failed: %s: %s", type(exc).__name__, exc)
         return None
@@ -115,7 +116,7 @@ async def anative_reasoning(
 ) -> Message | None:
     """`native_reasoning`, awaited."""
     try:
-        run = await reasoning_agent.arun(kit_messages(messages, system_role))
+        run = raise_failed(await reasoning_agent.arun(kit_messages(messages, system_role)))
     except Exception as exc:
         _LOG.warning("reasoning failed: %s: %s", type(exc).__name__, exc)
         return None

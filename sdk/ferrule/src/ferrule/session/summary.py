@@ -122,6 +122,7 @@ class SessionSummaryManager:
         """Summarize ``session`` and set its ``summary`` (None when it has no conversation)."""
         # the Agent class, as the agent package hands it to its memory module (this module
         # sits below the agent package's top, which imports it through the agent's sessions)
+        from ..agent.failed_runs import raise_failed
         from ..agent.memory import agent_class as Agent
 
         if self.model is None:
@@ -135,7 +136,7 @@ class SessionSummaryManager:
             system_message=system.get_content_string(),
             output_schema=SessionSummaryResponse,
         )
-        reply = (await writer.arun(self.summary_request_message)).content
+        reply = raise_failed(await writer.arun(self.summary_request_message)).content
         summary = SessionSummary(reply.summary, list(reply.topics or []), datetime.now())
         session.summary = summary
         self.summaries_updated = True
