@@ -220,18 +220,14 @@ LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
 #: start. Ports under 1024 are not servers' here: the cookbook names ``localhost:1`` as an
 #: address that refuses (a model that fails, for fallbacks).
 SERVED_PORTS = {5532}
-#: What a file reads or writes by a relative path (from Agno's repository root) that Agno's
-#: repository does not have, so that it fails as shipped, in Agno as here. Each is checked
-#: against the checkout: a path the checkout has runs the file again.
+#: What a file reads or writes by a path relative to the working directory (Agno's
+#: repository root) that Agno's repository does not have, so that it fails as shipped, in
+#: Agno as here. Each is checked against the checkout: a path the checkout has runs the file
+#: again. (A file beside the program, ``Path(__file__).parent.joinpath("sample.jpg")``, is
+#: found by `files_beside`.)
 NOT_SHIPPED = {
-    "cookbook/02_agents/12_multimodal/image_to_audio.py": (
-        "cookbook/02_agents/12_multimodal/sample.jpg"
-    ),
     "cookbook/07_knowledge/09_archive/readers/csv_reader_async.py": "data/csv",
     "cookbook/90_models/google/gemini/image_editing.py": "tmp/test_photo.png",
-    "cookbook/90_models/openai/chat/audio_input_local_file_upload.py": (
-        "cookbook/90_models/openai/chat/sample.mp3"
-    ),
     "cookbook/90_models/google/gemini/file_search_image_upload.py": "path/to/your/image.jpeg",
 }
 #: Model keywords that turn on a provider's own web search or cloud (Vertex AI).
@@ -253,6 +249,13 @@ KEY_VARIABLES = (
 )
 #: The panel `print_response` shows a failed run in (it prints, and the program goes on).
 ERROR_PANEL = re.compile(r"^╭─ Error ─+╮\n│ (.*?)\s*│$", re.MULTILINE)
+#: Files that show runs refused on purpose (a guardrail at work), with what each refusal
+#: says: such a file passes when it shows at least one refusal and every run it shows failed
+#: is one of them.
+SHOWN_REFUSALS = {
+    "cookbook/02_agents/08_guardrails/pii_detection.py": "Potential PII detected",
+    "cookbook/02_agents/08_guardrails/prompt_injection.py": "prompt injection detected",
+}
 ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt|Warning)\b.*")
 
 
@@ -392,8 +395,9 @@ def responses_answer(body: dict[str, Any]) -> Reply:
     fmt = (body.get("text") or {}).get("format") or {}
     if fmt.get("type") == "json_schema":
         return responses_reply(json.dumps(example_of(fmt.get("schema"), {})))
-    if fmt.get("type") == "json_object":
-        return responses_reply(json.dumps(example_of(_schema_in(items), {})))
+    if fmt.get("type") == "json_object":  # the schema is in the instructions or the input
+        schema = _schema_in([body.get("instructions"), items])
+        return responses_reply(json.dumps(example_of(schema, {})))
     return responses_reply("Answered by the loopback model.")
 
 
@@ -494,9 +498,11 @@ class Checkout:
         reason = not_run_reason(source, local)
         if reason is not None:
             return reason
-        missing = NOT_SHIPPED.get(path)
-        if missing is not None and not (self.root / missing).exists():
-            return "not shipped", f"needs {missing}, which Agno's repository does not have"
+        needed = [NOT_SHIPPED[path]] if path in NOT_SHIPPED else []
+        needed += [(Path(path).parent / name).as_posix() for name in files_beside(source)]
+        for missing in needed:
+            if not (self.root / missing).exists():
+                return "not shipped", f"needs {missing}, which Agno's repository does not have"
         for top in sorted({m.split(".")[0] for m in imported_modules(ast.parse(source))}):
             beside = (Path(path).parent / f"{top}.py").as_posix()
             if top in local and beside not in seen and (self.root / beside).is_file():
@@ -604,6 +610,36 @@ def installed(package: str) -> bool:
         return importlib.util.find_spec(package) is not None
     except (ImportError, ValueError):
         return False
+
+
+def files_beside(source: str) -> list[str]:
+    """The files a program reads from beside itself: ``Path(__file__).parent.joinpath(
+    "sample.jpg")`` or ``Path(__file__).parent / "sample.jpg"``, in a program that makes no
+    file or folder (which may be that one)."""
+
+    def is_own_folder(node: ast.expr) -> bool:
+        return (
+            isinstance(node, ast.Attribute)
+            and node.attr == "parent"
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", None) == "Path"
+            and [getattr(a, "id", None) for a in node.value.args] == ["__file__"]
+        )
+
+    names = []
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        name: ast.expr | None = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "joinpath" and is_own_folder(node.func.value) and node.args:
+                name = node.args[0]
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            name = node.right if is_own_folder(node.left) else None
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            names.append(name.value)
+    code = ast.unparse(tree)  # without its comments ("please download a sample...")
+    makes = r"\.write_(bytes|text)\(|\.mkdir\(|open\([^)]*[\"']w|download|urlretrieve"
+    return [] if re.search(makes, code) else names
 
 
 def namespace_members(tree: ast.AST) -> set[str]:
@@ -865,9 +901,14 @@ def run_file(checkout: Checkout, path: str, timeout: float, python_path: list[st
         requests = len([r for r in server.requests if r.method == "POST"])
         if done.returncode != 0 or "Traceback (most recent call last)" in output:
             return Outcome(path, "fail", first_error(done.stderr or output), requests, seconds)
-        panel = ERROR_PANEL.search(output)
-        if panel is not None:
-            return Outcome(path, "fail", "printed an error: " + panel[1][:220], requests, seconds)
+        refusal = SHOWN_REFUSALS.get(path)
+        failed = [
+            text for text in ERROR_PANEL.findall(output) if not refusal or refusal not in text
+        ]
+        if failed:
+            return Outcome(path, "fail", "printed an error: " + failed[0][:220], requests, seconds)
+        if refusal and refusal not in output:
+            return Outcome(path, "fail", f"showed no refusal ({refusal})", requests, seconds)
         if server.problems:
             return Outcome(
                 path, "fail", "bad request: " + server.problems[0][:200], requests, seconds

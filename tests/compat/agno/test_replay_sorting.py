@@ -82,3 +82,27 @@ def test_a_failed_run_that_print_response_shows_is_a_failure(
     Agent(model=refused).print_response("hi")
     panel = replay_agno.ERROR_PANEL.search(capsys.readouterr().out)
     assert panel is not None and "connection failed" in panel[1]
+
+
+@pytest.mark.parametrize(
+    ("source", "beside"),
+    [
+        (
+            'from pathlib import Path\nP = Path(__file__).parent.joinpath("sample.jpg")',
+            ["sample.jpg"],
+        ),
+        ('from pathlib import Path\nP = Path(__file__).parent / "notes.md"', ["notes.md"]),
+        # a program that makes its folder, or fetches its sample (a comment says nothing)
+        (
+            'from pathlib import Path\nW = Path(__file__).parent / "ws"\nW.mkdir()',
+            [],
+        ),
+        (
+            "from pathlib import Path\n# please download a sample first\n"
+            'P = Path(__file__).parent.joinpath("s.mp3")',
+            ["s.mp3"],
+        ),
+    ],
+)
+def test_files_read_from_beside_the_program_are_found(source: str, beside: list[str]) -> None:
+    assert replay_agno.files_beside(source) == beside
