@@ -149,7 +149,7 @@ class AgentStream(Generic[T, OutputT]):
                 raise item.error
             yield item
 
-    def __iter__(self) -> Iterator[T]:
+    def __iter__(self) -> Generator[T, None, None]:
         launch = self._launch_with
         if launch.thread is None:
             raise TypeError(ASYNC_ONLY)
@@ -188,11 +188,14 @@ class AgentStream(Generic[T, OutputT]):
     def result(self) -> RunOutput[OutputT]:
         """Run to the end (if not iterated yet) and return the `RunOutput`."""
         if not self._iterated:
+            items = iter(self)
             try:
-                for _ in self:
+                for _ in items:
                     pass
             except FerruleError:
                 pass  # recorded in the output
+            finally:  # left early (Ctrl-C between two items): the run is stopped now
+                items.close()
         return self.output
 
     async def aresult(self) -> RunOutput[OutputT]:
