@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import TypedDict
 
 import pytest
 from ferrule.agent import Agent
@@ -239,6 +240,21 @@ def test_input_schema_validates_each_input(wire):
     with pytest.raises(InvalidInputError) as refused:
         Agent(model=model(), input_schema="Ticket")
     assert refused.value.errors[0]["path"] == "input_schema"
+
+
+class Query(TypedDict):
+    topic: str
+    depth: int
+
+
+def test_a_typeddict_input_schema_validates_each_input(wire):
+    wire.says("Ok.")
+    agent = Agent(model=model(), input_schema=Query)
+    agent.run({"topic": "tides", "depth": 2})
+    assert json.loads(user_texts(wire.last)[0]) == {"topic": "tides", "depth": 2}
+    with pytest.raises(InvalidInputError) as refused:
+        agent.run({"topic": "tides"})
+    assert refused.value.errors[0]["path"] == "input" and "Query" in refused.value.message
 
 
 def test_run_keywords_reach_the_hooks_by_name(wire):

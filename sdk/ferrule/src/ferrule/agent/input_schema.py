@@ -36,10 +36,11 @@ def validated_input(value: Any, schema: type) -> Any:
     if value is None:
         raise InvalidInputError("this agent's input_schema needs an input", field="input")
     name = schema.__name__
-    if isinstance(value, schema) and not typing.is_typeddict(schema):
+    is_class = not typing.is_typeddict(schema)  # a TypedDict refuses isinstance checks
+    if is_class and isinstance(value, schema):
         return value
     content = _content(value)
-    if isinstance(content, schema) and not typing.is_typeddict(schema):
+    if is_class and isinstance(content, schema):
         return content
     if not isinstance(content, Mapping):
         raise InvalidInputError(
