@@ -11,7 +11,7 @@ import pytest
 from ferrule import Runtime
 from ferrule.knowledge.chunking import heading_only, split, utf8_size
 from ferrule.knowledge.readers import Source
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 
@@ -64,6 +64,13 @@ DOCUMENT = st.lists(SECTION, min_size=1, max_size=8).map("\n\n".join)
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(text=DOCUMENT, size=st.integers(200, 1500), share=st.floats(0.0, 0.2))
+# bare headings joined to a section's own, too long to repeat on each of its pieces
+@example(
+    text="### aaa aaaaaaaa\n\n# aa aa aaa\n\n###### a aaaaaaaa aaaaaaéé\n\n" * 2
+    + "# a\n\n# aaaaaaa aaaaaaaa\n\n#### a\n\na a aaaa aaaé aaaaa aaaaaa aaaaaaé aaaaaaaé",
+    size=200,
+    share=0.0,
+)
 def test_headings_stay_with_their_text_and_nothing_is_lost(
     rt: Runtime, text: str, size: int, share: float
 ) -> None:

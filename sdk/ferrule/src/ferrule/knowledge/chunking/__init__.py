@@ -10,8 +10,10 @@ heading is never a chunk alone: it names the text after it, so it stays with tha
   makes a node of each; packing small neighbours together, as this module did before,
   found fewer answers first on the labelled questions of ``bench/data/docs/``). A longer
   one is cut by ``split_text`` with its heading repeated at the top of every piece, so
-  that each chunk of it says what it is about (a heading longer than half the chunk
-  size is not repeated: the pieces would be mostly heading).
+  that each chunk of it says what it is about. Headings longer than half the chunk size
+  (bare ones joined to the section's own) head its first piece only, and the later
+  pieces carry the section's own heading line when that is short enough: repeated, they
+  would leave the pieces mostly heading, and alone they would be a chunk of headings.
 
 Every byte of the text is in some chunk (blank space at a chunk's ends aside), and no
 chunk is over ``chunk_size`` UTF-8 bytes. The one chunk that may hold only headings is
@@ -49,7 +51,7 @@ _FENCE = re.compile(r"^(```|~~~)")
 _MAX_ID = 512
 #: Part of a Markdown document's version (`ferrule.knowledge.ingest.version`): a change
 #: of how Markdown is cut re-embeds what the older cut stored.
-MARKDOWN_CUT = "sections-2"
+MARKDOWN_CUT = "sections-3"
 
 #: ``cut(text, size, overlap)``: ``text``'s chunks of at most ``size`` bytes (`split_text`).
 Cut = Callable[[str, int, int], Awaitable[list[str]]]
@@ -79,11 +81,16 @@ async def markdown_chunks(text: str, chunk_size: int, chunk_overlap: int, cut: C
         room = chunk_size - utf8_size(title) - 2  # the title, a blank line, the piece
         if utf8_size(whole) <= chunk_size:
             chunks.append(whole)
-        elif not title or utf8_size(title) > chunk_size // 2 or room < 1:
+        elif not title or room < 1:
             chunks += await cut(whole, chunk_size, chunk_overlap)
         else:
-            pieces = await cut(body, room, chunk_overlap)
-            chunks += [f"{title}\n\n{piece.strip()}" for piece in pieces]
+            # Every piece carries the headings; where they are too long to repeat (bare
+            # headings joined to the section's own), the first piece carries them all and
+            # the others the section's own heading, if that is short enough.
+            pieces = [p.strip() for p in await cut(body, room, chunk_overlap)]
+            repeated = title if utf8_size(title) <= chunk_size // 2 else title.splitlines()[-1]
+            again = f"{repeated}\n\n" if utf8_size(repeated) <= chunk_size // 2 else ""
+            chunks += [f"{title}\n\n{pieces[0]}", *(again + piece for piece in pieces[1:])]
     return _tidy(chunks)
 
 
