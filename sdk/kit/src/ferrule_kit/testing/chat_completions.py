@@ -346,20 +346,7 @@ def audio_chunks(
     out.append(chunk({"audio": {"expires_at": AUDIO_EXPIRES_AT}}, model=model))
     out.append(chunk({}, "stop", model=model))
     usage = {"prompt_tokens": 11, "completion_tokens": 9, "total_tokens": 20}
-    out.append(
-        sse(
-            {
-                "id": "chatcmpl-loopback",
-                "object": "chat.completion.chunk",
-                "created": 1760000000,
-                "model": model,
-                "choices": [],
-                "usage": usage,
-            }
-        )
-    )
-    out.append(sse("[DONE]"))
-    return out
+    return out + _usage_and_done(usage, model)
 
 
 def chunk(
@@ -381,6 +368,20 @@ def chunk(
         **extra,
     }
     return sse(body)
+
+
+def _usage_and_done(usage: dict[str, Any], model: str) -> list[bytes]:
+    """A stream's last events: the chunk with no choices that carries the usage, then
+    ``[DONE]``."""
+    last = {
+        "id": "chatcmpl-loopback",
+        "object": "chat.completion.chunk",
+        "created": 1760000000,
+        "model": model,
+        "choices": [],
+        "usage": usage,
+    }
+    return [sse(last), sse("[DONE]")]
 
 
 def _fragments(text: str, parts: int) -> list[str]:
@@ -427,20 +428,7 @@ def chunks(
             "total_tokens": 11 + output,
             "completion_tokens_details": {"reasoning_tokens": len(turn.reasoning)},
         }
-    out.append(
-        sse(
-            {
-                "id": "chatcmpl-loopback",
-                "object": "chat.completion.chunk",
-                "created": 1760000000,
-                "model": model,
-                "choices": [],
-                "usage": usage,
-            }
-        )
-    )
-    out.append(sse("[DONE]"))
-    return out
+    return out + _usage_and_done(usage, model)
 
 
 def stream(pieces: Iterable[Action], *, delay: float = 0.0) -> Reply:
