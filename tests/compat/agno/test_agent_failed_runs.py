@@ -242,7 +242,8 @@ def test_a_provider_echoing_the_key_leaks_it_to_neither_content_nor_logs(wire, c
     assert "agent_run_error" in caplog.text and TEST_KEY not in caplog.text
 
 
-def test_ctrl_c_while_run_waits_ends_the_run_cancelled(rt):
+def test_ctrl_c_while_run_waits_ends_the_run_cancelled(rt, ctrl_c_raises):
+    # ctrl_c_raises: Python's own SIGINT handler, also where the suite runs with it ignored
     @tool
     def slow() -> str:
         os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the run waits
