@@ -270,11 +270,11 @@ def test_ferrule_batch_decodes_its_runs_together(tmp_path: Path, smollm2_gguf: P
     assert rates and float(rates[-1]) > 0, done.stderr
 
 
-async def test_a_request_copies_the_start_it_shares_with_another_slot(
+async def test_a_request_gets_the_start_it_shares_with_another_slot_loaded(
     rt: Runtime, smollm2_gguf: Path
 ) -> None:
     """Requests that share a long system prompt (the default mode): one that lands in an
-    empty slot gets the shared start copied from the slot holding it and reads only the
+    empty slot gets the shared start loaded from where it is held and reads only the
     rest. (Read in other pieces than alone, its reply may round differently: see
     test_packed.py; the deterministic mode copies nothing.)"""
     await rt.adefine("llamacpp_language_model", "sharing", {"parallel": 3, "n_ctx": 512})
@@ -288,13 +288,14 @@ async def test_a_request_copies_the_start_it_shares_with_another_slot(
     await stream(rt, "sharing", request("Name a colour."))
     assert decoder.slot_tokens()[1:] == [0, 0]
     read_before = decoder.stats.prompt[1]
-    # Two at once: one takes slot 0 (the shared start cached there), the other slot 1,
-    # which gets that start copied in.
+    # Two at once: one takes slot 0 (the shared start held there), the other slot 1,
+    # which gets that start loaded: from slot 0, or from the prompt cache, which kept
+    # slot 0's first conversation when a new question took the slot.
     both = await asyncio.gather(
         stream(rt, "sharing", request("Name a colour.")),
         stream(rt, "sharing", request("Name a fruit.")),
     )
-    assert decoder.stats.copies == 1
+    assert decoder.stats.copies + decoder.prompt_cache.hits == 1
     assert all(tokens > 80 for tokens in decoder.slot_tokens()[:2])
     # Nothing but the new ends of the two prompts was read (each at least its last token).
     assert decoder.stats.prompt[1] - read_before < 30
@@ -302,6 +303,69 @@ async def test_a_request_copies_the_start_it_shares_with_another_slot(
         check_stream(items)
         assert items[-1]["usage"]["output_tokens"] > 0
     await rt.adelete("sharing")
+
+
+def shared_start(system: str, question: str) -> dict[str, Any]:
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": question}]
+    return {"messages": messages, "temperature": 0.0, "max_tokens": 8}
+
+
+#: System prompts of different lengths, so that a slot's token count says whose it holds.
+SYSTEMS = [
+    f"You are assistant {n}. " + "Answer briefly and plainly. " * (4 + 3 * n) for n in range(3)
+]
+
+
+async def slots_by_system(rt: Runtime, name: str) -> list[int]:
+    """Run one request per system prompt at once; for each slot, the system prompt it holds."""
+    decoder = rt.kernel.component(name).decoder
+    await asyncio.gather(*(stream(rt, name, shared_start(s, "Name a colour.")) for s in SYSTEMS))
+    order = sorted(range(len(SYSTEMS)), key=lambda slot: decoder.slot_tokens()[slot])
+    return [order.index(slot) for slot in range(len(SYSTEMS))]
+
+
+async def test_a_request_takes_the_free_slot_that_holds_its_start(
+    rt: Runtime, smollm2_gguf: Path
+) -> None:
+    """All slots free: a prompt goes to the slot holding its start (read no prompt twice,
+    copy nothing), not to the lowest; llama-server picks its slot so too."""
+    await rt.adefine("llamacpp_language_model", "choosing", {"parallel": 3, "n_ctx": 512})
+    decoder = rt.kernel.component("choosing").decoder
+    holds = await slots_by_system(rt, "choosing")
+    before = decoder.slot_tokens()
+    copies, read = decoder.stats.copies, decoder.stats.prompt[1]
+    last = holds[2]  # the slot holding the third system prompt (not slot 0 if they differ)
+    items = await stream(rt, "choosing", shared_start(SYSTEMS[last], "Name a fruit."))
+    check_stream(items)
+    after = decoder.slot_tokens()
+    assert after[:2] == before[:2]
+    assert decoder.stats.copies == copies
+    assert decoder.stats.prompt[1] - read < 20  # the new question, not the system prompt
+    await rt.adelete("choosing")
+
+
+async def test_a_free_slot_that_splits_the_busy_ids_is_passed_over(
+    rt: Runtime, smollm2_gguf: Path
+) -> None:
+    """Slot 0 busy: a request whose start slot 2 holds takes slot 1 and gets that start
+    copied in, since busy slots 0 and 2 would cost every step a second pass over the
+    weights (llama.cpp decodes only consecutive sequence ids together)."""
+    await rt.adefine("llamacpp_language_model", "passes", {"parallel": 3, "n_ctx": 512})
+    decoder = rt.kernel.component("passes").decoder
+    holds = await slots_by_system(rt, "passes")
+    long_run = rt.acall_iter_method(
+        "passes", "infer", {**ask("Tell me a long story about a dragon."), "max_tokens": 400}
+    )
+    await anext(long_run)  # a new prompt shares nothing: it takes slot 0
+    assert decoder.running == 1
+    before, copies = decoder.slot_tokens(), decoder.stats.copies
+    items = await stream(rt, "passes", shared_start(SYSTEMS[holds[2]], "Name a fruit."))
+    await long_run.aclose()
+    check_stream(items)
+    assert decoder.stats.copies == copies + 1
+    after = decoder.slot_tokens()
+    assert after[2] == before[2] and after[1] != before[1]
+    await rt.adelete("passes")
 
 
 async def test_the_deterministic_mode_reads_every_prompt_whole(

@@ -52,6 +52,11 @@ class LlamaCppAttributes:
     #: Prompt tokens read per decode step (a longer prompt is read in chunks, between the
     #: other requests' steps).
     n_batch: int = attrs.field(default=512, validator=in_range(1))
+    #: MiB of memory for the prompt cache, as llama-server's ``--cache-ram``: what a slot
+    #: held before another request took it (a conversation, a long system prompt), so that
+    #: a later request starting the same way loads it instead of reading it again. 0: none
+    #: (the deterministic mode keeps none either).
+    cache_ram: int = attrs.field(default=1024, validator=in_range(0, 1 << 20))
     #: The reply length limit for requests that set no max_tokens; None: the model's default
     #: (1024 tokens for chat models, 32768 for Qwen3; never more than the context's room).
     max_tokens: int | None = attrs.field(default=None, validator=in_range(1))

@@ -130,6 +130,7 @@ class LlamaCppLanguageModel:
                 threads=self.threads,
                 piece=self._piece,
                 deterministic=attributes.deterministic,
+                cache_bytes=attributes.cache_ram << 20,
             )
         except BaseException:
             self.model.close()

@@ -34,14 +34,16 @@ keys of a lone query across threads (more than 511 cached tokens) but not those 
 several, which changes rounding. With greedy decoding a request's tokens are the same
 alone and among others (tested for 1 to 8 at once); with a unified KV cache they were not.
 
-A slot keeps its tokens when its request ends. A new request takes the lowest free slot
-(consecutive sequence ids decode in one pass over the weights, a gap costs another) and,
-but in the deterministic mode, reads only what that slot does not already hold of its
-prompt, as ``Llama.generate`` does for one sequence (an agent's next turn repeats the
-conversation so far); where another slot holds a longer start of it (concurrent requests
-share a system prompt), that slot's KV stream is copied in first (llama.cpp copies whole
-streams). The copy is exact, but the rest of the prompt is read in another piece than a
-fresh read, which can round differently, as above.
+A slot keeps its tokens when its request ends. A new request takes a free slot that keeps
+the busy sequence ids in the fewest runs of consecutive ids (llama.cpp decodes each run in
+a pass of its own over the weights), of those the one holding the longest start of its
+prompt (an agent's next turn repeats the conversation so far), then the lowest. Except in
+the deterministic mode, it reads only what that slot does not already hold of its prompt,
+as ``Llama.generate`` does for one sequence; where another slot or the prompt cache
+(`prompt_cache`: what slots held before other requests took them) holds a longer start of
+it (concurrent requests share a system prompt, a conversation comes back after others),
+that KV state is loaded into the slot first. The state is exact, but the rest of the
+prompt is read in another piece than a fresh read, which can round differently, as above.
 """
 
 from __future__ import annotations
@@ -49,7 +51,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -59,12 +60,19 @@ from ferrule_kit.errors import ModelError
 from ferrule_kit.models.lm import Usage, finish
 
 from .formats import StreamParser
+from .prompt_cache import PromptCache, common_prefix, read_state, write_state
+from .step_stats import StepStats
 from .stops import StopMatcher
 
 log = get_logger("ferrule.llamacpp")
 
-#: The fewest prompt tokens another slot's KV stream must save to be copied (see _admit).
-_MIN_COPY = 16
+#: A start held elsewhere (another slot, the prompt cache) is loaded into a request's slot
+#: when it saves reading at least this many prompt tokens, and one per this many tokens of
+#: the state loaded: measured on SmolLM2 Q4_1 on 2 cores, a state moves in ~0.03 ms a
+#: token and a prompt token reads in ~7.5 ms (Q4_1 has no matrix-matrix kernel), ~250x;
+#: 32 leaves room for models and CPUs whose prompt reads are several times faster.
+_MIN_LOAD = 4
+_TOKENS_PER_READ = 32
 
 _END = object()
 
@@ -133,56 +141,6 @@ class _Slot:
         self.sequence: Sequence | None = None
 
 
-class StepStats:
-    """Time in ``llama_decode``: decode steps by how many sequences they held, and steps
-    that read prompt tokens (with generating sequences or not). Wall seconds, and the
-    worker thread's CPU seconds: with one thread llama.cpp computes on the calling thread,
-    so that is the step's work whatever else the machine runs."""
-
-    def __init__(self) -> None:
-        #: sequences decoded together -> [steps, seconds, CPU seconds].
-        self.decode: dict[int, list[float]] = {}
-        #: Steps that read prompt tokens: [steps, tokens, seconds, CPU seconds].
-        self.prompt = [0, 0, 0.0, 0.0]
-        #: Of those, steps that also decoded generating sequences (packed mode only), and
-        #: the most prompts one step read.
-        self.mixed = 0
-        self.peak_prompts = 0
-        #: Prompt starts copied from another slot's KV stream (see BatchDecoder._admit).
-        self.copies = 0
-
-    def timed(
-        self, decode: Callable[[], int], sequences: int, prompt_tokens: int, prompts: int = 1
-    ) -> int:
-        """Run ``decode`` (a llama_decode of ``sequences`` generating sequences' tokens and
-        ``prompt_tokens`` of ``prompts`` prompts), count its time, return its status."""
-        wall, cpu = time.perf_counter(), time.thread_time()
-        status = decode()
-        wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
-        if prompt_tokens:
-            self.mixed += sequences > 0
-            self.peak_prompts = max(self.peak_prompts, prompts)
-            self.prompt[0] += 1
-            self.prompt[1] += prompt_tokens
-            self.prompt[2] += wall
-            self.prompt[3] += cpu
-        else:
-            entry = self.decode.setdefault(sequences, [0, 0.0, 0.0])
-            entry[0] += 1
-            entry[1] += wall
-            entry[2] += cpu
-        return status
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 class BatchDecoder:
     """The decode loop of one model: ``parallel`` sequences of ``n_ctx`` tokens each."""
 
@@ -198,6 +156,7 @@ class BatchDecoder:
         piece: Callable[[int], bytes],
         deterministic: bool = False,
         kv_unified: bool = False,
+        cache_bytes: int = 0,
     ) -> None:
         import llama_cpp
         from llama_cpp._internals import LlamaContext
@@ -208,6 +167,9 @@ class BatchDecoder:
         self.n_batch = n_batch
         #: Read prompts alone and keep a KV stream per sequence (see the module).
         self.deterministic = deterministic
+        #: What slots held before other requests took them (none in the deterministic
+        #: mode, which reads every prompt whole).
+        self.prompt_cache = PromptCache(cache_bytes) if cache_bytes and not deterministic else None
         self._piece = piece
         self._vocab = model.vocab
         params = llama_cpp.llama_context_default_params()
@@ -291,8 +253,8 @@ class BatchDecoder:
             return [len(s.cached) for s in self._slots]
 
     def clear_cache(self) -> None:
-        """Forget the tokens idle slots hold: the next requests read their whole prompt
-        (benchmarks; done by the worker before it admits the next request)."""
+        """Forget the tokens idle slots and the prompt cache hold: the next requests read
+        their whole prompt (benchmarks; done by the worker before it admits the next one)."""
         with self._cond:
             self._clear_cache = True
 
@@ -418,43 +380,75 @@ class BatchDecoder:
             for slot in self._slots:
                 if slot.sequence is None:
                     self._forget(slot, 0)
+            if self.prompt_cache is not None:
+                self.prompt_cache.clear()
         while self._waiting:
             free = [s for s in self._slots if s.sequence is None]
             if not free:
                 return
             sequence = self._waiting.popleft()
             prompt = sequence.prompt
-            # The lowest free id: llama.cpp decodes consecutive sequence ids in one pass
-            # over the weights, a gap costs another (its split_equal).
-            slot = free[0]
+            # How much of the prompt each slot (busy or free) holds: an agent's next turn
+            # repeats its conversation, concurrent requests share a system prompt.
+            held = [common_prefix(s.cached, prompt) for s in self._slots]
             # Deterministic: nothing kept, the prompt read whole as on a fresh component
             # (a start kept from before would have the rest read in other pieces).
-            keep = 0 if self.deterministic else _common_prefix(slot.cached, prompt)
-            # The slot (busy or free) holding the longest start of this prompt: an agent's
-            # next turn repeats its conversation, concurrent requests share a system prompt.
-            # Its whole KV stream is copied (llama.cpp copies streams, not cells), so it
-            # must save enough prompt to pay for copying n_ctx tokens' worth.
-            source = max(self._slots, key=lambda s: (_common_prefix(s.cached, prompt), -s.seq_id))
-            shared = _common_prefix(source.cached, prompt)
-            wanted = max(_MIN_COPY, self.n_ctx // 64)
-            if not self.deterministic and source is not slot and shared - keep >= wanted:
-                self._copy(source, slot, shared)
-                keep = shared
+            slot = min(
+                free,
+                key=lambda s: (
+                    self._passes(s),
+                    0 if self.deterministic else -held[s.seq_id],
+                    s.seq_id,
+                ),
+            )
+            keep = 0
+            if not self.deterministic:
+                self._save(slot, held[slot.seq_id])
+                keep = self._load_start(slot, prompt, held)
             # At least the prompt's last token is read again, for its logits.
             self._forget(slot, min(keep, len(prompt) - 1))
             slot.sequence = sequence
             sequence.slot = slot
             self._running.append(sequence)
 
-    def _copy(self, source: _Slot, target: _Slot, tokens: int) -> None:
-        """Give ``target`` the first ``tokens`` tokens ``source`` holds (the copy is made
-        at the start of the next llama_decode, before that step's rows are read)."""
-        import llama_cpp
+    def _passes(self, taken: _Slot) -> int:
+        """The runs of consecutive ids the busy slots make with ``taken`` busy too: a step
+        decodes each run in a pass of its own over the weights (llama.cpp's split_equal
+        puts only consecutive sequence ids in one micro-batch)."""
+        busy = [s.sequence is not None or s is taken for s in self._slots]
+        return sum(b and (i == 0 or not busy[i - 1]) for i, b in enumerate(busy))
 
-        llama_cpp.llama_memory_seq_cp(self._memory, source.seq_id, target.seq_id, -1, -1)
-        target.cached = source.cached[:]
-        self._forget(target, tokens)
-        self.stats.copies += 1
+    def _save(self, slot: _Slot, keep: int) -> None:
+        """Put what ``slot`` holds in the prompt cache, if a new request is to drop enough
+        of it (past its first ``keep`` tokens) for another to want it back."""
+        if self.prompt_cache is None or len(slot.cached) - keep < _MIN_LOAD:
+            return
+        state = read_state(self._ctx, slot.seq_id)
+        if state is not None:
+            self.prompt_cache.save(slot.cached[:], state)
+
+    def _load_start(self, slot: _Slot, prompt: list[int], held: list[int]) -> int:
+        """Load into ``slot`` the longest start of ``prompt`` another slot or the prompt
+        cache holds, where that saves enough reading (see _MIN_LOAD); how many tokens of
+        the prompt the slot then holds."""
+        keep = held[slot.seq_id]
+        source = max(self._slots, key=lambda s: (held[s.seq_id], -s.seq_id))
+        saved, shared = (None, 0) if self.prompt_cache is None else self.prompt_cache.best(prompt)
+        if held[source.seq_id] >= shared:
+            saved, shared = None, held[source.seq_id]
+        tokens = saved.tokens if saved is not None else source.cached
+        if shared - keep < max(_MIN_LOAD, len(tokens) // _TOKENS_PER_READ):
+            return keep
+        state = saved.state if saved is not None else read_state(self._ctx, source.seq_id)
+        if state is None or not write_state(self._ctx, self._memory, state, slot.seq_id):
+            slot.cached.clear()
+            return 0
+        if saved is not None and self.prompt_cache is not None:
+            self.prompt_cache.used(saved)
+        else:
+            self.stats.copies += 1
+        slot.cached = tokens[:]
+        return shared
 
     def _forget(self, slot: _Slot, keep: int) -> None:
         """Drop the slot's cached tokens from position ``keep`` on."""
