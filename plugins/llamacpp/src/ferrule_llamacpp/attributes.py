@@ -56,7 +56,7 @@ class LlamaCppAttributes:
     #: held before another request took it (a conversation, a long system prompt), so that
     #: a later request starting the same way loads it instead of reading it again. 0: none
     #: (the deterministic mode keeps none either).
-    cache_ram: int = attrs.field(default=1024, validator=in_range(0, 1 << 20))
+    cache_ram: int = attrs.field(default=1024, validator=in_range(0, 1 << 16))
     #: The reply length limit for requests that set no max_tokens; None: the model's default
     #: (1024 tokens for chat models, 32768 for Qwen3; never more than the context's room).
     max_tokens: int | None = attrs.field(default=None, validator=in_range(1))
