@@ -635,7 +635,9 @@ def report(
     parts = [
         f"""`ferrule serve` (its OpenAI route, the component it defines by default: 4
 sequences, {available_cores()} threads) against {server}: `--parallel {SLOTS}`, the same threads and
-context, the model's repeat penalty sent with each request; once as its users run it
+context, the model's repeat penalty sent with each request, each keeping prompts between
+requests by its defaults (llama-server's `--cache-ram` 8192 MiB, ferrule's `cache_ram`
+1024); once as its users run it
 (GNU OpenMP's own wait at llama.cpp's barriers) and once with `GOMP_SPINCOUNT=1000`, the
 short spin ferrule gives llama.cpp (`ferrule_llamacpp.openmp`), so that the engines are
 also compared waiting alike. A measurement still running after {DEADLINE:.0f} s is cut
