@@ -9,8 +9,8 @@ model's, Agno's ``Model.response``) still get the typed error. Models fail as pr
 from __future__ import annotations
 
 import logging
-import os
 import signal
+import threading
 import time
 from typing import Any
 
@@ -244,9 +244,14 @@ def test_a_provider_echoing_the_key_leaks_it_to_neither_content_nor_logs(wire, c
 
 def test_ctrl_c_while_run_waits_ends_the_run_cancelled(rt, ctrl_c_raises):
     # ctrl_c_raises: Python's own SIGINT handler, also where the suite runs with it ignored
+    main = threading.main_thread().ident
+    assert main is not None
+
     @tool
     def slow() -> str:
-        os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the run waits
+        # the user presses Ctrl-C while the run waits: a terminal's SIGINT reaches the main
+        # thread, which waits for the run (os.kill lets the kernel pick any thread)
+        signal.pthread_kill(main, signal.SIGINT)
         time.sleep(0.5)
         return "done"
 
