@@ -423,6 +423,10 @@ class BatchDecoder:
         of it (past its first ``keep`` tokens) for another to want it back."""
         if self.prompt_cache is None or len(slot.cached) - keep < _MIN_LOAD:
             return
+        held = self.prompt_cache.holding(slot.cached)
+        if held is not None:  # kept already: no need to read the state again
+            self.prompt_cache.save(slot.cached[:], held.state)
+            return
         state = read_state(self._ctx, slot.seq_id)
         if state is not None:
             self.prompt_cache.save(slot.cached[:], state)

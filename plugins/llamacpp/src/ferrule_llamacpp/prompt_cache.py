@@ -96,16 +96,23 @@ class PromptCache:
         self._entries.append(entry)
         self.hits += 1
 
+    def holding(self, tokens: list[int]) -> SavedPrompt | None:
+        """An entry that holds all of ``tokens`` (they start it), if any."""
+        for entry in self._entries:
+            if common_prefix(entry.tokens, tokens) == len(tokens):
+                return entry
+        return None
+
     def save(self, tokens: list[int], state: Any) -> None:
         """Keep ``tokens``' state; entries whose tokens start it are dropped (it holds all
         they do), and if an entry already holds all of it, that one is kept instead."""
         if len(state) > self.capacity:
             return
-        for entry in self._entries:
-            if common_prefix(entry.tokens, tokens) == len(tokens):
-                self._entries.remove(entry)
-                self._entries.append(entry)
-                return
+        held = self.holding(tokens)
+        if held is not None:
+            self._entries.remove(held)
+            self._entries.append(held)
+            return
         for entry in [e for e in self._entries if common_prefix(e.tokens, tokens) == len(e.tokens)]:
             self._drop(entry)
         self._entries.append(SavedPrompt(tokens, state))

@@ -21,7 +21,7 @@ class StepStats:
         #: the most prompts one step read.
         self.mixed = 0
         self.peak_prompts = 0
-        #: Prompt starts copied from another slot's KV stream (see BatchDecoder._admit).
+        #: Prompt starts loaded from another slot's KV state (see BatchDecoder._load_start).
         self.copies = 0
 
     def timed(
