@@ -22,16 +22,18 @@ servers, stream counts and loads; each figure is the median over rounds:
 
 Then the threads and wait-policy matrix behind ferrule's defaults (`ferrule_llamacpp.openmp`):
 ``ferrule serve`` at 4 streams with every core and GNU OpenMP's own spin, with the
-default short spin, with ``OMP_WAIT_POLICY=passive``, and with one thread fewer, in each
-load.
+default short spin, with a middle spin, with ``OMP_WAIT_POLICY=passive``, and with one
+thread fewer, in each load.
 
 Models: the shipped SmolLM2-135M-Instruct Q4_1 and the random 0.5B llama of
 ``bench_batching.py``.
 
     python bench/bench_llamacpp_server.py       # nox -s bench -- llamacpp_server
-    BENCH_SERVER_ROUNDS=3 BENCH_SERVER_LARGE=0 BENCH_SERVER_LOADS=quiet,same,higher
+    BENCH_SERVER_ROUNDS=3 BENCH_SERVER_LOADS=quiet,same,higher
+    BENCH_SERVER_PARTS=shipped,large,threads (what to measure: each part writes a section
+    of its own in bench/results, so one can be measured again alone)
     BENCH_SERVER_NICE=-10 (as root: every process of the bench that much above the rest
-    of the machine, so other jobs disturb it less) BENCH_SERVER_MATRIX=0 (skip the matrix)
+    of the machine, so other jobs disturb it less)
     FERRULE_LLAMA_SERVER=/path/to/llama-server (use that binary)
 """
 
@@ -57,6 +59,7 @@ from _common import write_section
 from _llama_server import find_or_build
 from bench_batching import LARGE_TITLE, MODEL_CACHE, p99, prompt, random_llama
 from ferrule_llamacpp.backend import available_cores
+from ferrule_llamacpp.openmp import SPIN_COUNT
 
 ROUNDS = int(os.environ.get("BENCH_SERVER_ROUNDS", "3"))
 STREAMS = (1, 4, 8)
@@ -157,7 +160,7 @@ def start_ferrule(model: str, **env: str) -> Server:
 
 
 #: llama-server's second run: with the short spin ferrule gives llama.cpp's threads.
-SPIN_NAME = "llama-server, GOMP_SPINCOUNT=1000"
+SPIN_NAME = f"llama-server, GOMP_SPINCOUNT={SPIN_COUNT}"
 
 
 def start_llama_server(
@@ -174,7 +177,7 @@ def start_llama_server(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         # As its users run it (GNU OpenMP's own wait), or with ferrule's spin.
-        env=plain_env(**({"GOMP_SPINCOUNT": "1000"} if spin else {})),
+        env=plain_env(**({"GOMP_SPINCOUNT": SPIN_COUNT} if spin else {})),
         preexec_fn=lambda: os.nice(BASE_NICE) if BASE_NICE else None,
     )
     url = f"http://127.0.0.1:{port}"
@@ -434,7 +437,8 @@ def side_by_side(
 def variants() -> list[tuple[str, dict[str, str], int]]:
     cores = available_cores()
     out = [
-        (f"{cores} threads, default (GOMP_SPINCOUNT=1000)", {}, cores),
+        (f"{cores} threads, default (GOMP_SPINCOUNT={SPIN_COUNT})", {}, cores),
+        (f"{cores} threads, GOMP_SPINCOUNT=20000", {"GOMP_SPINCOUNT": "20000"}, cores),
         (f"{cores} threads, GNU OpenMP's own spin", {"GOMP_SPINCOUNT": "300000"}, cores),
         (f"{cores} threads, OMP_WAIT_POLICY=passive", {"OMP_WAIT_POLICY": "passive"}, cores),
     ]
@@ -572,57 +576,86 @@ def matrix_table(results: Table) -> str:
     return "\n".join(rows)
 
 
+#: What a run measures (BENCH_SERVER_PARTS), each written to a section of its own, so that
+#: one part can be measured again without the others: (section, title).
+PARTS = {
+    "shipped": ("llamacpp_server", "ferrule serve and llama-server side by side"),
+    "large": ("llamacpp_server_large", "ferrule serve and llama-server side by side: a 0.5B model"),
+    "threads": ("llamacpp_server_threads", "llama.cpp's threads and waiting under load"),
+}
+
+
 def main() -> None:
     import ferrule_smollm2
     from ferrule_llamacpp.formats import CHAT_SAMPLING
     from ferrule_llamacpp.weights import SMOLLM2_GENERATION
 
+    parts = os.environ.get("BENCH_SERVER_PARTS", ",".join(PARTS)).split(",")
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        raise SystemExit(f"BENCH_SERVER_PARTS: unknown {unknown}; known: {', '.join(PARTS)}")
     shipped = str(ferrule_smollm2.gguf_path())
-    models = {
-        "SmolLM2-135M-Instruct Q4_1 (shipped)": (
-            "SmolLM2-135M-Instruct",
-            shipped,
-            WORKLOADS["shipped"],
-            float(SMOLLM2_GENERATION["repeat_penalty"]),
-        )
-    }
-    if os.environ.get("BENCH_SERVER_LARGE", "1") == "1":
-        large = random_llama(shipped)
-        models[LARGE_TITLE] = (
-            large,
-            large,
-            WORKLOADS["large"],
-            float(CHAT_SAMPLING["repeat_penalty"]),
-        )
-    binary = find_or_build()
-    if binary is None:
-        print("llama-server is not available: measuring ferrule alone", file=sys.stderr)
-    load_before = os.getloadavg()
-    tables = {
-        title: side_by_side(model_id, path, workload, penalty, binary)
-        for title, (model_id, path, workload, penalty) in models.items()
-    }
-    threads_table = None
-    if os.environ.get("BENCH_SERVER_MATRIX", "1") == "1":
-        threads_table = matrix("SmolLM2-135M-Instruct", WORKLOADS["shipped"])
-    load_after = os.getloadavg()
-    body = report(tables, threads_table, binary, load_before, load_after)
-    path = write_section("llamacpp_server", "ferrule serve and llama-server side by side", body)
-    print(body)
-    print(f"wrote {path}")
+    binary = None
+    if {"shipped", "large"} & set(parts):
+        binary = find_or_build()
+        if binary is None:
+            print("llama-server is not available: measuring ferrule alone", file=sys.stderr)
+    for part in parts:
+        load_before = os.getloadavg()
+        title = ""
+        if part == "shipped":
+            penalty = float(SMOLLM2_GENERATION["repeat_penalty"])
+            model = "SmolLM2-135M-Instruct"
+            results = side_by_side(model, shipped, WORKLOADS["shipped"], penalty, binary)
+            title = "SmolLM2-135M-Instruct Q4_1 (shipped)"
+        elif part == "large":
+            large = random_llama(shipped)
+            penalty = float(CHAT_SAMPLING["repeat_penalty"])
+            results = side_by_side(large, large, WORKLOADS["large"], penalty, binary)
+            title = LARGE_TITLE
+        else:
+            results = matrix("SmolLM2-135M-Instruct", WORKLOADS["shipped"])
+        body = report(part, title, results, binary, (load_before, os.getloadavg()))
+        path = write_section(*PARTS[part], body)
+        print(body)
+        print(f"wrote {path}")
 
 
 def report(
-    tables: dict[str, Table],
-    threads_table: Table | None,
+    part: str,
+    title: str,
+    results: Table,
     binary: Path | None,
-    load_before: tuple[float, float, float],
-    load_after: tuple[float, float, float],
+    loads: tuple[tuple[float, float, float], tuple[float, float, float]],
 ) -> str:
     import importlib.metadata
 
-    version = importlib.metadata.version("llama-cpp-python")
+    before, after = (" / ".join(f"{x:.1f}" for x in times) for times in loads)
+    load_line = (
+        f"Bench processes' base niceness {BASE_NICE}. Load average (1, 5, 15 min) before "
+        f"{before}, after {after}."
+    )
+    command = (
+        "`python bench/bench_llamacpp_server.py` (or `nox -s bench -- llamacpp_server`; "
+        f"BENCH_SERVER_PARTS={part} measures this section alone; BENCH_SERVER_ROUNDS, "
+        "BENCH_SERVER_LOADS, BENCH_SERVER_NICE, FERRULE_LLAMA_SERVER)."
+    )
+    if part == "threads":
+        return (
+            f"`ferrule serve`'s own API, {SLOTS} streams, the shipped model: what "
+            "`ferrule_llamacpp.openmp` chooses from, in the loads of the side-by-side "
+            f"section. Medians of {ROUNDS} interleaved rounds. {load_line}\n\n"
+            f"{matrix_table(results)}\n\n{command}"
+        )
     ways = ["ferrule serve", "llama-server", SPIN_NAME, "Agent.arun"]
+    if part == "large":
+        return (
+            "As in the side-by-side section above (the same servers, settings and "
+            f"clients), on {title}: {WORKLOADS['large'][0]} requests of `max_tokens` "
+            f"{WORKLOADS['large'][1]} per stream. Medians of {ROUNDS} interleaved rounds. "
+            f"{load_line}\n\n**{title}**\n\n{table(results, ways)}\n\n{command}"
+        )
+    version = importlib.metadata.version("llama-cpp-python")
     server = (
         f"`llama-server` built from the llama.cpp that llama-cpp-python {version} vendors "
         # the home folder as ``~``: the report goes into the repository
@@ -630,41 +663,23 @@ def report(
         if binary
         else "no `llama-server` (it could not be built here: ferrule alone)"
     )
-    loads = " / ".join(f"{x:.1f}" for x in load_before)
-    after = " / ".join(f"{x:.1f}" for x in load_after)
-    parts = [
-        f"""`ferrule serve` (its OpenAI route, the component it defines by default: 4
+    intro = f"""`ferrule serve` (its OpenAI route, the component it defines by default: 4
 sequences, {available_cores()} threads) against {server}: `--parallel {SLOTS}`, the same threads and
 context, the model's repeat penalty sent with each request, each keeping prompts between
 requests by its defaults (llama-server's `--cache-ram` 8192 MiB, ferrule's `cache_ram`
 1024); once as its users run it
-(GNU OpenMP's own wait at llama.cpp's barriers) and once with `GOMP_SPINCOUNT=1000`, the
+(GNU OpenMP's own wait at llama.cpp's barriers) and once with `GOMP_SPINCOUNT={SPIN_COUNT}`, the
 short spin ferrule gives llama.cpp (`ferrule_llamacpp.openmp`), so that the engines are
 also compared waiting alike. A measurement still running after {DEADLINE:.0f} s is cut
 short: its tokens/s is then an upper bound (streamed chunks over the time, "≤") and its
 latencies those of the replies that finished (a lower bound, "≥"). `Agent.arun`: one agent per
 client, streamed, on one model shared by all (`LangModel`), in a process of its own.
 Clients over loopback; each stream sends requests one after another (greedy,
-{WORKLOADS["shipped"][0]} of `max_tokens` {WORKLOADS["shipped"][1]} on the shipped model,
-{WORKLOADS["large"][0]} of {WORKLOADS["large"][1]} on the 0.5B one). Medians of {ROUNDS}
-interleaved rounds. Busy processes: two `while True: pass` interpreters, at the servers'
-priority, or at a higher one (the servers and clients at niceness +5 from theirs).
-Bench processes' base niceness {BASE_NICE}. Load average (1, 5, 15 min) before {loads},
-after {after}.""",
-    ]
-    for title, results in tables.items():
-        parts.append(f"**{title}**\n\n" + table(results, ways))
-    if threads_table is not None:
-        parts.append(
-            "**Threads and waiting** (`ferrule serve`'s own API, 4 streams, the shipped model; "
-            "what `ferrule_llamacpp.openmp` chooses from)\n\n" + matrix_table(threads_table)
-        )
-    parts.append(
-        "`python bench/bench_llamacpp_server.py` (or `nox -s bench -- llamacpp_server`; "
-        "BENCH_SERVER_ROUNDS, BENCH_SERVER_LOADS, BENCH_SERVER_LARGE=0, BENCH_SERVER_MATRIX=0, "
-        "BENCH_SERVER_NICE, FERRULE_LLAMA_SERVER)."
-    )
-    return "\n\n".join(parts)
+{WORKLOADS["shipped"][0]} of `max_tokens` {WORKLOADS["shipped"][1]} on the shipped model).
+Medians of {ROUNDS} interleaved rounds. Busy processes: two `while True: pass` interpreters,
+at the servers' priority, or at a higher one (the servers and clients at niceness +5 from
+theirs). {load_line}"""
+    return f"{intro}\n\n**{title}**\n\n{table(results, ways)}\n\n{command}"
 
 
 if __name__ == "__main__":
