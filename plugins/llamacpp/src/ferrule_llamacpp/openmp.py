@@ -1,21 +1,29 @@
-"""How llama.cpp's threads wait for each other: a short spin, then sleep.
+"""How llama.cpp's threads wait for each other: a middle spin, then sleep.
 
 llama.cpp (built with GNU OpenMP, llama-cpp-python's default on Linux) makes its threads
 meet at a barrier after every operation of the model's graph, hundreds of times per
 token. GNU OpenMP's threads spin at a barrier for 300,000 turns before they sleep: on an
 idle machine the others come within microseconds, but on a busy one a thread that the
 scheduler has taken away comes milliseconds later while the others burn their cores
-spinning for it, the very cores it needs. Measured on 2 shared cores (docs/benchmarks.md,
-"llama.cpp under load"): 1-2.5 tokens/s with the default spin, about 25 with a spin of
-1000 turns, which costs no speed on a quiet machine (a barrier there waits microseconds).
+spinning for it, the very cores it needs. Measured on 2 shared cores beside busy
+processes of a higher priority (docs/benchmarks.md, "ferrule serve and llama-server side
+by side"): llama-server with GNU OpenMP's spin gives 2-2.5x fewer tokens/s than with a
+spin of 1000 turns.
 
-So around llama.cpp's library's first load, `prepared` sets ``GOMP_SPINCOUNT=1000``
-for it (the spin GNU OpenMP itself uses when a machine has more threads than cores),
-unless the environment says how to wait (``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT``):
-``OMP_WAIT_POLICY=active`` keeps GNU OpenMP's own spin on a machine that runs nothing
-else, ``passive`` never spins. The variable is read once, when the library loads, and
-is taken out of the environment again afterwards, so processes ferrule starts do not
-inherit it.
+Too short a spin costs too: a thread that sleeps at a barrier the others reach a moment
+later waits to be woken and scheduled again, and on a machine whose other work holds the
+cores at the same priority that wait is long. Measured through ``ferrule serve`` on 2
+cores, 20,000 turns against 1000 (plugins/llamacpp/README.md has the table): on a 0.5B
+model a median 3% more tokens/s on a quiet machine and 15% more beside two busy
+processes of the same priority; on the 135M SmolLM2, whose steps are short, 12-24% more
+under load and 5% fewer on a quiet machine.
+
+So around llama.cpp's library's first load, `prepared` sets ``GOMP_SPINCOUNT`` to
+`SPIN_COUNT` for it, unless the environment says how to wait (``OMP_WAIT_POLICY`` or
+``GOMP_SPINCOUNT``): ``OMP_WAIT_POLICY=active`` keeps GNU OpenMP's own spin on a machine
+that runs nothing else, ``passive`` never spins. The variable is read once, when the
+library loads, and is taken out of the environment again afterwards, so processes ferrule
+starts do not inherit it.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from ferrule_kernel import get_logger
 log = get_logger("ferrule.llamacpp")
 
 #: GNU OpenMP's spin at a barrier before a thread sleeps, in turns of its wait loop.
-SPIN_COUNT = "1000"
+SPIN_COUNT = "20000"
 #: Set in the environment, these say how to wait instead.
 SETTINGS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
