@@ -14,8 +14,9 @@ import pytest
 from ferrule import Runtime
 from ferrule_kit.content.messages import converter
 from ferrule_kit.models.lm import InferInput
-from ferrule_llamacpp.batching import Job, Sequence
+from ferrule_llamacpp.batching import Sequence
 from ferrule_llamacpp.formats import TextParser
+from ferrule_llamacpp.jobs import Job
 from ferrule_llamacpp.stops import StopMatcher
 
 #: Prompts of different lengths and replies of different lengths.

@@ -3,8 +3,8 @@
 llama.cpp calls block for as long as a prompt takes to read or a token to compute, so
 they never run on the event loop. Each component owns one llama.cpp context and one worker
 thread that decodes the requests to the model together, ``parallel`` at a time, each a
-sequence of its own (`ferrule_llamacpp.batching`); the worker hands each delta to the async
-``infer`` generator through the loop (``call_soon_threadsafe`` into an `asyncio.Queue`).
+sequence of its own (`ferrule_llamacpp.batching`); the worker hands a step's deltas to the
+async ``infer`` generators through the loop as the next step starts (`ferrule_llamacpp.jobs`).
 When the consumer stops — closes the stream, is cancelled, or the runtime's loop goes away —
 its sequence leaves at the next step (a prompt is read in chunks of ``n_batch`` tokens).
 """
@@ -27,7 +27,7 @@ from ferrule_kit.models.tool_choice import constrained_inputs, honour_tool_choic
 
 from . import openmp, weights
 from .attributes import LlamaCppAttributes
-from .batching import _END, BatchDecoder, Job, Sequence
+from .batching import BatchDecoder, Sequence
 from .formats import (
     QWEN3_ARCHITECTURES,
     SMOLLM2_BASENAMES,
@@ -36,6 +36,8 @@ from .formats import (
     SmolLM2Format,
     Turn,
 )
+from .jobs import END, Job
+from .sampling import Penalties, Sampler
 from .stops import StopMatcher
 
 log = get_logger("ferrule.llamacpp")
@@ -172,7 +174,7 @@ class LlamaCppLanguageModel:
         try:
             while True:
                 item = await job.queue.get()
-                if item is _END:
+                if item is END:
                     return
                 if isinstance(item, BaseException):
                     raise item
@@ -235,43 +237,43 @@ class LlamaCppLanguageModel:
             parser=turn.parser,
         )
 
-    def _sampler(self, sampling: dict[str, Any], grammar: str | None) -> Any:
-        """The request's sampler chain, as llama-cpp-python's ``Llama`` builds it (so a
-        greedy reply is the one ``create_chat_completion`` gives): repeat penalties, the
-        grammar, then greedy at temperature 0, else top-k, top-p, min-p, temperature and a
-        seeded draw."""
+    def _sampler(self, sampling: dict[str, Any], grammar: str | None) -> Sampler:
+        """The request's sampler, as llama-cpp-python's ``Llama`` builds its chain (so a
+        greedy reply is the one ``create_chat_completion`` gives): repeat penalties (applied
+        by `Sampler`, see `ferrule_llamacpp.sampling`), the grammar, then greedy at
+        temperature 0 (without a grammar, `Sampler` takes the highest logit itself), else
+        top-k, top-p, min-p, temperature and a seeded draw."""
         import llama_cpp
         from llama_cpp._internals import LlamaSampler
 
-        sampler = LlamaSampler()
-        sampler.add_penalties(
-            n_vocab=self.model.n_vocab(),
-            penalty_last_n=_PENALTY_LAST_N,
-            penalty_repeat=sampling["repeat_penalty"],
-            penalty_freq=0.0,
-            penalty_present=sampling["presence_penalty"],
-        )
-        if grammar is not None:
-            constraint = llama_cpp.llama_sampler_init_grammar(
-                self.model.vocab, grammar.encode("utf-8"), b"root"
-            )
-            if not constraint:
-                sampler.close()
-                raise InvalidInputError(
-                    "llama.cpp could not compile this JSON schema's grammar",
-                    field="$.output_schema",
-                )
-            llama_cpp.llama_sampler_chain_add(sampler.sampler, constraint)
         temperature = sampling["temperature"]
-        if temperature == 0.0:
-            sampler.add_greedy()
+        if temperature == 0.0 and grammar is None:
+            chain = None  # greedy: the row's highest logit (see Sampler)
         else:
-            sampler.add_top_k(sampling["top_k"])
-            sampler.add_top_p(sampling["top_p"], 1)
-            sampler.add_min_p(sampling["min_p"], 1)
-            sampler.add_temp(temperature)
-            sampler.add_dist(self._seed if self._seed is not None else random.getrandbits(32))
-        return sampler
+            chain = LlamaSampler()
+            if grammar is not None:
+                constraint = llama_cpp.llama_sampler_init_grammar(
+                    self.model.vocab, grammar.encode("utf-8"), b"root"
+                )
+                if not constraint:
+                    chain.close()
+                    raise InvalidInputError(
+                        "llama.cpp could not compile this JSON schema's grammar",
+                        field="$.output_schema",
+                    )
+                llama_cpp.llama_sampler_chain_add(chain.sampler, constraint)
+            if temperature == 0.0:
+                chain.add_greedy()
+            else:
+                chain.add_top_k(sampling["top_k"])
+                chain.add_top_p(sampling["top_p"], 1)
+                chain.add_min_p(sampling["min_p"], 1)
+                chain.add_temp(temperature)
+                chain.add_dist(self._seed if self._seed is not None else random.getrandbits(32))
+        penalty = (_PENALTY_LAST_N, sampling["repeat_penalty"], sampling["presence_penalty"])
+        return Sampler(
+            chain, self.model.n_vocab(), Penalties(*penalty) if Penalties.needed(*penalty) else None
+        )
 
     def _piece(self, token: int) -> bytes:
         piece = self._pieces.get(token)

@@ -48,7 +48,6 @@ prompt is read in another piece than a fresh read, which can round differently, 
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import threading
 from collections import deque
@@ -60,7 +59,9 @@ from ferrule_kit.errors import ModelError
 from ferrule_kit.models.lm import Usage, finish
 
 from .formats import StreamParser
+from .jobs import Job
 from .prompt_cache import PromptCache, common_prefix, read_state, write_state
+from .sampling import Sampler
 from .step_stats import StepStats
 from .stops import StopMatcher
 
@@ -74,36 +75,6 @@ log = get_logger("ferrule.llamacpp")
 _MIN_LOAD = 4
 _TOKENS_PER_READ = 32
 
-_END = object()
-
-
-class Job:
-    """One ``infer`` request as both sides see it: the worker sends stream items, the
-    ``infer`` generator reads them from ``queue``."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.queue: asyncio.Queue[Any] = asyncio.Queue()
-        self.cancelled = threading.Event()
-        #: The tokens generated so far (read by tests and logs after the job ends).
-        self.tokens: list[int] = []
-
-    def _send(self, item: Any) -> None:
-        try:
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
-        except RuntimeError:  # the loop is closed: nobody is listening any more
-            self.cancelled.set()
-
-    def put(self, item: dict[str, Any]) -> None:
-        self._send(item)
-
-    def fail(self, error: FerruleError) -> None:
-        self._send(error)
-        self._send(_END)
-
-    def end(self) -> None:
-        self._send(_END)
-
 
 class Sequence:
     """A request ready to decode: its prompt's tokens, its sampler chain and how its text
@@ -113,7 +84,7 @@ class Sequence:
         self,
         job: Job,
         prompt: list[int],
-        sampler: Any,
+        sampler: Sampler,
         *,
         limit: int,
         stops: StopMatcher,
@@ -121,7 +92,7 @@ class Sequence:
     ) -> None:
         self.job = job
         self.prompt = prompt
-        #: A llama_cpp._internals.LlamaSampler (a chain); freed when the sequence ends.
+        #: Closed when the sequence ends (it holds a llama.cpp sampler chain).
         self.sampler = sampler
         self.limit = limit
         self.stops = stops
@@ -199,6 +170,8 @@ class BatchDecoder:
         self._slots = [_Slot(i) for i in range(parallel)]
         self._waiting: deque[Sequence] = deque()
         self._running: list[Sequence] = []  # in the order they were admitted
+        #: Jobs given stream items since the last hand-over (see `ferrule_llamacpp.jobs`).
+        self._outgoing: list[Job] = []
         self._cond = threading.Condition()
         self._closing = False
         self._clear_cache = False
@@ -220,6 +193,7 @@ class BatchDecoder:
             if self._closing:
                 sequence.sampler.close()
                 sequence.job.fail(self._deleted())
+                sequence.job.flush()
                 return
             self._waiting.append(sequence)
             busy = sum(s.sequence is not None for s in self._slots) + len(self._waiting) - 1
@@ -278,6 +252,8 @@ class BatchDecoder:
     def _loop(self) -> None:
         while True:
             with self._cond:
+                if not (self._closing or self._waiting or self._running):
+                    self._hand_over()  # no decode follows to hand them over before
                 self._cond.wait_for(lambda: self._closing or self._waiting or self._running)
                 if self._closing:
                     break
@@ -296,6 +272,7 @@ class BatchDecoder:
         for sequence in ended:
             self._release(sequence)
             sequence.job.fail(self._deleted())
+        self._hand_over()
         with self._cond:
             self._cond.notify_all()  # wait_idle
 
@@ -470,6 +447,7 @@ class BatchDecoder:
             sequence.job.end()
 
     def _release(self, sequence: Sequence) -> None:
+        self._outgoing.append(sequence.job)  # its last items follow
         if sequence in self._running:
             self._running.remove(sequence)
         if sequence.slot is not None:
@@ -489,7 +467,14 @@ class BatchDecoder:
             batch.n_seq_id[i] = 1
             batch.seq_id[i][0] = seq_id
             batch.logits[i] = logits
+        self._hand_over()
         return int(llama_cpp.llama_decode(self._ctx, batch))
+
+    def _hand_over(self) -> None:
+        """Send the stream items put since the last step to their loops."""
+        for job in self._outgoing:
+            job.flush()
+        self._outgoing.clear()
 
     def _failed(self, sequences: list[Sequence], why: str) -> None:
         """A decode failed: end these requests with the error and clear their slots."""
@@ -546,6 +531,7 @@ class BatchDecoder:
         stream its text; end the request where it ends."""
         import llama_cpp
 
+        self._outgoing.append(sequence.job)
         try:
             token = sequence.sampler.sample(self._context, index)
             if llama_cpp.llama_vocab_is_eog(self._vocab, token):
