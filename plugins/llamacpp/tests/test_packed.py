@@ -84,6 +84,30 @@ async def test_prompts_that_arrive_together_are_read_in_one_step(model: Any) -> 
     assert stats.peak_prompts == 4
 
 
+async def client(rt: Runtime, questions: list[str]) -> None:
+    """A client in a loop: each request sent as soon as the reply before it has ended."""
+    for question in questions:
+        request = {"messages": [{"role": "user", "content": question}], "temperature": 0.0}
+        async for _ in rt.acall_iter_method("packed", "infer", {**request, "max_tokens": 6}):
+            pass
+
+
+async def test_requests_sent_together_are_read_in_one_step_and_so_are_their_next(
+    rt: Runtime, model: Any
+) -> None:
+    """Four clients start together, and each sends its next request when its reply ends:
+    the first prompt ready waits for the three still being rendered and tokenized, and the
+    first next request for the clients whose replies ended with its own, so each round's
+    four prompts are read in one step (read as they came, the first would be read alone
+    and the others after it)."""
+    stats = model.decoder.stats
+    steps_before = stats.prompt[0]
+    rounds = [[f"{q} (round {r})" for r in range(3)] for q, _ in QUESTIONS[:4]]
+    await asyncio.gather(*(client(rt, questions) for questions in rounds))
+    assert stats.prompt[0] - steps_before == 3
+    assert stats.peak_prompts == 4
+
+
 async def test_a_long_prompt_is_read_in_chunks_between_generated_tokens(
     rt: Runtime, smollm2_gguf: Path
 ) -> None:

@@ -168,9 +168,10 @@ class LlamaCppLanguageModel:
     @honour_tool_choice  # a forced call: a JSON-schema grammar, as output_schema
     async def infer(self, inputs: InferInput) -> AsyncIterator[dict[str, Any]]:
         job = Job(asyncio.get_running_loop())
-        # Rendering, tokenizing and compiling a grammar take milliseconds: off the loop.
-        sequence = await asyncio.to_thread(self._sequence, inputs, job)
-        self._decoder.submit(sequence)
+        with self._decoder.arriving():  # read with prompts sent at the same time
+            # Rendering, tokenizing and compiling a grammar take milliseconds: off the loop.
+            sequence = await asyncio.to_thread(self._sequence, inputs, job)
+            self._decoder.submit(sequence)
         try:
             while True:
                 item = await job.queue.get()

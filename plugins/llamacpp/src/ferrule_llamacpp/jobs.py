@@ -1,4 +1,5 @@
-"""The hand-off between a model's decode thread and the ``infer`` generators on the loop.
+"""A request as the decode loop sees it (`Sequence`, in a `Slot` of the context), and the
+hand-off (`Job`) between a model's decode thread and the ``infer`` generators on the loop.
 
 The decode thread puts a request's stream items in its job's outbox while it samples, and
 hands a step's items over (`Job.flush`) just before the next ``llama_decode``, which
@@ -11,10 +12,15 @@ was ~1 ms of a ~100 ms step spent waiting.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import threading
 from typing import Any
 
 from ferrule_kernel import FerruleError
+
+from .formats import StreamParser
+from .sampling import Sampler
+from .stops import StopMatcher
 
 #: The last item of a job's queue.
 END = object()
@@ -54,3 +60,39 @@ class Job:
     def _deliver(self, items: list[Any]) -> None:
         for item in items:
             self.queue.put_nowait(item)
+
+
+class Sequence:
+    """A request ready to decode: its prompt's tokens, its sampler chain and how its text
+    is cut and parsed."""
+
+    def __init__(
+        self,
+        job: Job,
+        prompt: list[int],
+        sampler: Sampler,
+        *,
+        limit: int,
+        stops: StopMatcher,
+        parser: StreamParser,
+    ) -> None:
+        self.job = job
+        self.prompt = prompt
+        #: Closed when the sequence ends (it holds a llama.cpp sampler chain).
+        self.sampler = sampler
+        self.limit = limit
+        self.stops = stops
+        self.parser = parser
+        self.decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        self.slot: Slot | None = None
+        #: The token sampled last, to be decoded in the next step (None: reading the prompt).
+        self.next_token: int | None = None
+
+
+class Slot:
+    """A sequence id of the context and the tokens its KV stream holds."""
+
+    def __init__(self, seq_id: int) -> None:
+        self.seq_id = seq_id
+        self.cached: list[int] = []
+        self.sequence: Sequence | None = None
