@@ -43,6 +43,18 @@ def test_the_least_recently_used_go_first_and_a_state_over_budget_is_not_kept() 
     assert cache.best([4]) == (None, 0) and cache.size == 8 and cache.hits == 1
 
 
+def test_a_prompt_a_slot_holds_again_is_kept_longer_without_counting_a_hit() -> None:
+    cache = PromptCache(capacity=8)
+    cache.save([1, 2], b"1111")
+    cache.save([3], b"3333")
+    held = cache.holding([1])
+    assert held is not None and held.tokens == [1, 2]
+    cache.touch(held)  # [1, 2] is now the most recently used
+    cache.save([5], b"5555")  # over 8 bytes: [3] goes, not [1, 2]
+    assert [e.tokens for e in cache] == [[1, 2], [5]]
+    assert cache.hits == 0 and cache.saves == 3
+
+
 @given(
     st.integers(min_value=0, max_value=64),
     st.lists(

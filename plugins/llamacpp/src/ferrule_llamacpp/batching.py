@@ -401,7 +401,7 @@ class BatchDecoder:
             return
         held = self.prompt_cache.holding(slot.cached)
         if held is not None:  # kept already: no need to read the state again
-            self.prompt_cache.save(slot.cached[:], held.state)
+            self.prompt_cache.touch(held)
             return
         state = read_state(self._ctx, slot.seq_id)
         if state is not None:

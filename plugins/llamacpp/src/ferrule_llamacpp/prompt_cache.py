@@ -92,9 +92,13 @@ class PromptCache:
 
     def used(self, entry: SavedPrompt) -> None:
         """``entry`` was loaded: the most recently used now."""
+        self.touch(entry)
+        self.hits += 1
+
+    def touch(self, entry: SavedPrompt) -> None:
+        """``entry`` is the most recently used now (a slot held its tokens again)."""
         self._entries.remove(entry)
         self._entries.append(entry)
-        self.hits += 1
 
     def holding(self, tokens: list[int]) -> SavedPrompt | None:
         """An entry that holds all of ``tokens`` (they start it), if any."""
@@ -110,8 +114,7 @@ class PromptCache:
             return
         held = self.holding(tokens)
         if held is not None:
-            self._entries.remove(held)
-            self._entries.append(held)
+            self.touch(held)
             return
         for entry in [e for e in self._entries if common_prefix(e.tokens, tokens) == len(e.tokens)]:
             self._drop(entry)

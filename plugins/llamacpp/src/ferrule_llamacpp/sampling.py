@@ -4,11 +4,11 @@ temperature and a seeded draw), or, greedy without a grammar, the row's highest 
 
 llama.cpp's penalties sampler looks every token of the vocabulary up in a hash map of the
 recent ones: ~1 ms a token on SmolLM2's 49 152 tokens on a 2.5 GHz Xeon (greedy alone
-takes 0.13 ms), three times that on Qwen3's 151 936, paid on the decode thread for every
-sequence of every step while llama.cpp's threads wait for the next one. `Penalties` does
-the same float32 arithmetic on the tokens of the window only (at most ``last_n``), in
-tens of microseconds, with the same result bit for bit (tests/test_sampling.py checks it
-against llama.cpp's own sampler).
+takes 0.13 ms), and more on larger vocabularies (Qwen3's has 151 936), paid on the decode
+thread for every sequence of every step while llama.cpp's threads wait for the next one.
+`Penalties` does the same float32 arithmetic on the tokens of the window only (at most
+``last_n``), in tens of microseconds, with the same result bit for bit
+(tests/test_sampling.py checks it against llama.cpp's own sampler).
 """
 
 from __future__ import annotations
