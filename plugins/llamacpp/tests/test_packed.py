@@ -14,9 +14,9 @@ import pytest
 from ferrule import Runtime
 from ferrule_kit.content.messages import converter
 from ferrule_kit.models.lm import InferInput
-from ferrule_llamacpp.batching import Sequence
+from ferrule_llamacpp import batching
 from ferrule_llamacpp.formats import TextParser
-from ferrule_llamacpp.jobs import Job
+from ferrule_llamacpp.jobs import Job, Sequence
 from ferrule_llamacpp.stops import StopMatcher
 
 #: Prompts of different lengths and replies of different lengths.
@@ -106,6 +106,15 @@ async def test_requests_sent_together_are_read_in_one_step_and_so_are_their_next
     await asyncio.gather(*(client(rt, questions) for questions in rounds))
     assert stats.prompt[0] - steps_before == 3
     assert stats.peak_prompts == 4
+
+
+async def test_replies_that_ended_long_ago_hold_no_request_back(rt: Runtime, model: Any) -> None:
+    """Four replies end together; a request sent well after that (their clients did not
+    come back at once) is read at once: the step waits for nobody."""
+    await asyncio.gather(*(client(rt, [question]) for question, _ in QUESTIONS[:4]))
+    await asyncio.sleep(2 * batching._GATHER)
+    with model.decoder._cond:
+        assert model.decoder._gathering() == 0.0
 
 
 async def test_a_long_prompt_is_read_in_chunks_between_generated_tokens(
