@@ -27,7 +27,7 @@ from ferrule_kit.models.tool_choice import constrained_inputs, honour_tool_choic
 
 from . import openmp, weights
 from .attributes import LlamaCppAttributes
-from .batching import BatchDecoder, Sequence
+from .batching import BatchDecoder
 from .formats import (
     QWEN3_ARCHITECTURES,
     SMOLLM2_BASENAMES,
@@ -36,7 +36,7 @@ from .formats import (
     SmolLM2Format,
     Turn,
 )
-from .jobs import END, Job
+from .jobs import END, Job, Sequence
 from .sampling import Penalties, Sampler
 from .stops import StopMatcher
 
