@@ -241,10 +241,12 @@ class BatchDecoder:
     def _loop(self) -> None:
         while True:
             with self._cond:
-                if not (self._closing or self._waiting or self._running):
+                if not self._has_work():
                     self._hand_over()  # no decode follows to hand them over before
-                self._cond.wait_for(lambda: self._closing or self._waiting or self._running)
-                self._cond.wait_for(lambda: self._gathering() <= 0, self._gathering())
+                self._cond.wait_for(self._has_work)
+                wait = self._gathering()
+                if wait > 0:
+                    self._cond.wait_for(lambda: self._gathering() <= 0, wait)
                 if self._closing:
                     break
                 self._admit()
@@ -265,6 +267,10 @@ class BatchDecoder:
         self._hand_over()
         with self._cond:
             self._cond.notify_all()  # wait_idle
+
+    def _has_work(self) -> bool:
+        """Requests to admit or decode, or the decoder closing (called holding the lock)."""
+        return bool(self._closing or self._waiting or self._running)
 
     def _gathering(self) -> float:
         """Seconds the next step is to wait for requests on their way, if it would read
